@@ -1,0 +1,54 @@
+// The commander program and the one place that turns errors into messages and exit codes.
+import { Command, CommanderError } from 'commander';
+import { processIO, writeLine, type CliIO } from './cli-io.js';
+import { ElenchosError, ExitCode } from './errors.js';
+import { elenchosVersion } from './version.js';
+import { registerCheck } from './commands/check.js';
+
+/** Builds the program; `setExit` records the outcome's exit code. */
+export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+  const program = new Command('elenchos')
+    .description("Refuses to take a coding agent's word that a task is done: the verifier decides, with evidence.")
+    .version(elenchosVersion(), '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  registerCheck(program, io, setExit);
+  for (const sub of program.commands) sub.exitOverride();
+  return program;
+}
+
+/** Runs the CLI and resolves to the exit code (never calls process.exit). */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  let exitCode: number = ExitCode.VERIFIED;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (error) {
+    return handleError(error, io);
+  }
+}
+
+/** Expected errors: one line (plus details) and their exit code; unexpected ones: a stack and exit 2. */
+export function handleError(error: unknown, io: CliIO): number {
+  if (error instanceof CommanderError) {
+    // Help and version are not failures; commander has already printed them and every usage error.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
+    if (error.code === 'commander.help') return 0;
+    return ExitCode.INPUT;
+  }
+  if (error instanceof ElenchosError) {
+    writeLine(io.stderr, `elenchos: ${error.message}`);
+    for (const line of error.details) writeLine(io.stderr, `  ${line}`);
+    return error.exitCode;
+  }
+  writeLine(io.stderr, 'elenchos: unexpected error (a bug in Elenchos; please report it with this trace):');
+  writeLine(io.stderr, error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return ExitCode.ERROR;
+}

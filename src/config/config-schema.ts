@@ -1,0 +1,57 @@
+// elenchos.config.json: the one zod schema that schemas/config.schema.json is generated from.
+import { z } from 'zod';
+import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
+
+export const AGENT_TYPES = ['claude', 'codex', 'command'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
+const envRecord = z.record(z.string(), z.string()).default({});
+
+export const AgentConfigSchema = z.strictObject({
+  type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
+  command: z.string().min(1).optional().describe('Executable (defaults: `claude`, `codex`; required for `command`).'),
+  args: z.array(z.string()).default([]).describe('Extra arguments.'),
+  timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
+  env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
+});
+
+export const AppConfigSchema = z.strictObject({
+  command: z.string().min(1).optional().describe('Starts the app in the worktree; `{port}` is replaced by the run\'s port.'),
+  url: z.string().min(1).default('http://127.0.0.1:{port}/').describe('Where the app answers once ready.'),
+  port: z.number().int().min(0).max(65_535).default(0).describe('0 picks a free loopback port per run.'),
+  readyTimeoutSeconds: seconds(120).describe('How long the app may take to answer.'),
+  env: envRecord.describe('Extra environment variables for the app.'),
+});
+
+export const SetupConfigSchema = z.strictObject({
+  command: z.string().min(1).optional().describe('Runs in each fresh worktree before the agent (e.g. `npm ci`).'),
+  copy: z.array(z.string().min(1)).default([]).describe('Git-ignored files copied from the main checkout (e.g. `.env`).'),
+  timeoutSeconds: seconds(600).describe('Wall-clock limit of the setup command.'),
+});
+
+export const VerifierConfigSchema = z.strictObject({
+  type: z.enum(VERIFIER_TYPES).default('kane').describe('Which verifier decides pass or fail.'),
+  command: z.string().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
+  args: z.array(z.string()).default([]).describe('Extra arguments.'),
+  timeoutSeconds: seconds(900).describe('Wall-clock limit of one verification (Kane\'s own --timeout is not trusted).'),
+  variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
+  env: envRecord.describe('Extra environment variables for the verifier.'),
+  browserPath: z.string().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
+});
+
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  agent: AgentConfigSchema.prefault({}),
+  app: AppConfigSchema.prefault({}),
+  setup: SetupConfigSchema.prefault({}),
+  verifier: VerifierConfigSchema.prefault({}),
+  maxRepairAttempts: z.number().int().min(0).max(20).default(2).describe('Repairs after the first attempt.'),
+  maxVerifierRetries: z.number().int().min(0).max(10).default(1).describe('Re-verifications after a verifier error, not charged to repairs.'),
+  tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
+  retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
+  redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -1,0 +1,90 @@
+// `elenchos check`: validate tasks, config, test files and the criteria ↔ steps mapping, all at once.
+import path from 'node:path';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import type { MappedStep } from '../contract/criteria-map.js';
+import { ElenchosError, describeError } from '../errors.js';
+import { findRepoRoot } from '../git/git.js';
+import { resolveTask } from './resolve-task.js';
+
+export interface CheckOptions {
+  cwd: string;
+  files: string[];
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface TaskCheck {
+  file: string;
+  ok: boolean;
+  id: string | null;
+  title: string | null;
+  verifier: string | null;
+  testFile: string | null;
+  steps: MappedStep[];
+  criteria: { id: string; description: string; steps: number[] }[];
+  problems: string[];
+}
+
+export interface CheckReport {
+  ok: boolean;
+  root: string;
+  config: { file: string; ok: boolean; problems: string[] };
+  tasks: TaskCheck[];
+}
+
+/** Checks every task file and the config, collecting every problem instead of stopping at the first. */
+export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
+  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  let loaded: LoadedConfig | null = null;
+  const configProblems: string[] = [];
+  try {
+    loaded = await loadConfig({ root, file: options.configFile, env: options.env });
+  } catch (error) {
+    configProblems.push(...problemLines(error));
+  }
+  const tasks: TaskCheck[] = [];
+  for (const file of options.files) {
+    tasks.push(await checkOne(path.resolve(options.cwd, file), root, loaded));
+  }
+  const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
+  return { ok, root, config: { file: loaded?.label ?? options.configFile ?? 'elenchos.config.json', ok: configProblems.length === 0, problems: configProblems }, tasks };
+}
+
+async function checkOne(file: string, root: string, loaded: LoadedConfig | null): Promise<TaskCheck> {
+  const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
+  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [] };
+  if (!loaded) {
+    result.problems.push('not checked further: the configuration is invalid');
+    return result;
+  }
+  try {
+    const resolved = await resolveTask(file, root, loaded.config);
+    const { task, map } = resolved;
+    Object.assign(result, {
+      id: task.id,
+      title: task.title,
+      verifier: resolved.verifierType,
+      testFile: resolved.testFileLabel,
+      steps: map.steps,
+      criteria: task.acceptanceCriteria.map((c) => ({ id: c.id, description: c.description, steps: map.byCriterion.get(c.id) ?? [] })),
+    });
+    const where = `${resolved.label}: ${resolved.testFileLabel}`;
+    if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
+    for (const id of map.unmapped) {
+      result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; add "@verifies ${id}" to the step that checks it in ${resolved.testFileLabel}`);
+    }
+    for (const u of map.unknown) {
+      const fix = u.suggestion ? `did you mean ${u.suggestion}?` : 'add the criterion to the contract or fix the id';
+      result.problems.push(`${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`);
+    }
+  } catch (error) {
+    result.problems.push(...problemLines(error));
+  }
+  result.ok = result.problems.length === 0;
+  return result;
+}
+
+function problemLines(error: unknown): string[] {
+  if (error instanceof ElenchosError) return error.details.length > 0 ? [...error.details] : [error.message];
+  throw error instanceof Error ? error : new Error(describeError(error));
+}

@@ -1,0 +1,35 @@
+// Loads a task and everything needed to verify it: effective verifier, test file, criteria map.
+import path from 'node:path';
+import type { Config } from '../config/config-schema.js';
+import { mapCriteria, type CriteriaMap } from '../contract/criteria-map.js';
+import { loadTask, type LoadedTask } from '../contract/load-task.js';
+import { checkRepoRelative, resolveRepoFile } from '../contract/repo-path.js';
+import type { VerifierType } from '../contract/task-schema.js';
+import { InputError } from '../errors.js';
+import { loadVerifier } from '../verifiers/registry.js';
+import type { VerifierAdapter } from '../verifiers/types.js';
+
+export interface ResolvedTask extends LoadedTask {
+  verifierType: VerifierType;
+  verifier: VerifierAdapter;
+  /** Repo-relative, normalized. */
+  testFileLabel: string;
+  testFilePath: string;
+  map: CriteriaMap;
+}
+
+/** Loads `file` and resolves its test file and criteria map against `root`; throws InputError on any problem. */
+export async function resolveTask(file: string, root: string, config: Config): Promise<ResolvedTask> {
+  const loaded = await loadTask(file, { root });
+  const { task, label } = loaded;
+  const verifierType = task.verification.verifier ?? config.verifier.type;
+  const verifier = await loadVerifier(verifierType);
+  const key = `${label}: verification.testFile`;
+  const testFileLabel = checkRepoRelative(task.verification.testFile, key);
+  const nameProblem = verifier.checkTestFileName(testFileLabel);
+  if (nameProblem) throw new InputError(`${key}: ${nameProblem}`);
+  const testFilePath = await resolveRepoFile(testFileLabel, { root, label: key });
+  const steps = await verifier.readSteps(testFilePath);
+  const map = mapCriteria(task.acceptanceCriteria, steps);
+  return { ...loaded, verifierType, verifier, testFileLabel, testFilePath: path.resolve(testFilePath), map };
+}

@@ -1,0 +1,10 @@
+// The library API: everything the CLI does is callable from code.
+export { loadTask, type LoadedTask } from './contract/load-task.js';
+export { TaskSchema, type Task, type Criterion } from './contract/task-schema.js';
+export { loadConfig, type LoadedConfig } from './config/load-config.js';
+export { ConfigSchema, type Config } from './config/config-schema.js';
+export { parseTestMd, readVerifies, type TestMd, type TestMdStep } from './verifiers/kane/test-md.js';
+export { mapCriteria, judgeCriteria, type CriteriaMap, type CriterionResult } from './contract/criteria-map.js';
+export { checkTasks, type CheckReport } from './core/check.js';
+export * from './errors.js';
+export { main } from './cli.js';

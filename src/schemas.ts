@@ -1,0 +1,16 @@
+// Renders the published JSON Schemas from the zod schemas.
+import { z } from 'zod';
+import { ConfigSchema } from './config/config-schema.js';
+import { TaskSchema } from './contract/task-schema.js';
+
+const BASE = 'https://elenchos.dev/schemas';
+
+/** File name → JSON text of every published schema. */
+export function renderSchemas(): Record<string, string> {
+  const render = (schema: z.ZodType, id: string, title: string) =>
+    `${JSON.stringify({ $id: `${BASE}/${id}`, title, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) }, null, 2)}\n`;
+  return {
+    'task.schema.json': render(TaskSchema, 'task.schema.json', 'Elenchos task contract'),
+    'config.schema.json': render(ConfigSchema, 'config.schema.json', 'Elenchos configuration (elenchos.config.json)'),
+  };
+}

@@ -1,0 +1,29 @@
+// Turns zod issues into `file: json.path: message` lines, every issue at once.
+import type { z } from 'zod';
+
+/** Formats a JSON path the way a user would type it: `acceptanceCriteria[1].id`. */
+export function formatJsonPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(key))) out += out ? `.${String(key)}` : String(key);
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+/** One line per zod issue, unknown keys split one per key so each names its fix. */
+export function formatZodIssues(label: string, issues: readonly z.core.$ZodIssue[]): string[] {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        lines.push(`${label}: ${formatJsonPath([...issue.path, key])}: unknown key; remove it or check its spelling`);
+      }
+      continue;
+    }
+    lines.push(`${label}: ${formatJsonPath(issue.path)}: ${issue.message}`);
+  }
+  return lines;
+}

@@ -1,0 +1,17 @@
+// The Kane CLI verifier: `kane-cli testmd run <test> --agent --headless`, read and classified.
+import { readFile } from 'node:fs/promises';
+import type { VerifierAdapter } from '../types.js';
+import { kaneLockedInputs, kaneOutputPaths } from './inputs.js';
+import { parseTestMd } from './test-md.js';
+import { runKane } from './run-kane.js';
+
+export const kaneAdapter: VerifierAdapter = {
+  type: 'kane',
+  defaultCommand: () => ({ command: 'kane-cli', args: [] }),
+  checkTestFileName: (relative) =>
+    relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
+  readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
+  lockedInputs: kaneLockedInputs,
+  outputPaths: kaneOutputPaths,
+  verify: runKane,
+};

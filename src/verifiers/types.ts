@@ -1,0 +1,90 @@
+// The interface every verifier (kane, playwright, command) implements, and what it returns.
+import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
+import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
+
+export type AttemptStatus = 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE';
+
+/** The verifier's triage of a failed step, kept side by side with the finding. */
+export interface Verdict {
+  confirmed: boolean | null;
+  family: string | null;
+  category: string | null;
+  severity: string | null;
+  confidence: number | null;
+  bugTitle: string | null;
+  oneLiner: string | null;
+}
+
+/** One thing that went wrong, with everything a person (or the repair prompt) needs beside it. */
+export interface Finding {
+  step: number | null;
+  heading: string | null;
+  /** How Elenchos classifies this finding. */
+  kind: 'product_failure' | 'verifier_error' | 'unattributed_failure' | 'inconsistency';
+  reason: string | null;
+  reasonCode: string | null;
+  resultCode: number | null;
+  verdict: Verdict | null;
+  sessionId: string | null;
+  evidencePack: string | null;
+}
+
+/** Live progress a verifier reports while it runs (the terminal reporter renders it). */
+export type VerifierProgress =
+  | { kind: 'step-start'; step: number; heading: string }
+  | { kind: 'step-end'; step: number; heading: string; status: 'passed' | 'failed'; durationSeconds: number | null }
+  | { kind: 'note'; message: string };
+
+export interface VerifyContext {
+  /** Where the verifier runs (the worktree, or the checkout with --in-place). */
+  cwd: string;
+  /** Absolute path of the test file inside `cwd`. */
+  testFile: string;
+  /** Repo-relative path of the test file. */
+  testFileLabel: string;
+  /** The running app's URL. */
+  url: string;
+  criteria: readonly Criterion[];
+  map: CriteriaMap;
+  variables: Record<string, Variable>;
+  command: string | undefined;
+  args: readonly string[];
+  /** Extra environment configured for the verifier. */
+  env: Record<string, string>;
+  /** Environment the child environment is built from (credentials included: the verifier needs them). */
+  baseEnv: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  /** The attempt's `verifier/` evidence directory (exists). */
+  evidenceDir: string;
+  browserPath: string | undefined;
+  signal: AbortSignal;
+  onProgress?: (progress: VerifierProgress) => void;
+}
+
+export interface VerificationResult {
+  status: AttemptStatus;
+  /** One line for people: why this status. */
+  summary: string;
+  criteria: CriterionResult[];
+  findings: Finding[];
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Verifier-specific facts (Kane: session id, counts of skipped lines, evidence pack path). */
+  details: Record<string, unknown>;
+}
+
+export interface VerifierAdapter {
+  readonly type: VerifierType;
+  /** Default executable, for preflight and for spawning. */
+  defaultCommand(): { command: string; args: string[] };
+  /** A problem with the test file's name for this verifier (null when fine). */
+  checkTestFileName(relative: string): string | null;
+  /** The steps/tests the test file declares, with the criteria each claims to verify. */
+  readSteps(testFile: string): Promise<DeclaredStep[]>;
+  /** Repo-relative paths of every input the verifier reads besides the test file (imports, variables files). */
+  lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
+  /** Repo-relative path prefixes the verifier writes as its own output (excluded from stability, kept as evidence). */
+  outputPaths(testFileLabel: string): string[];
+  verify(context: VerifyContext): Promise<VerificationResult>;
+}

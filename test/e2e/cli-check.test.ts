@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { kaneTest, taskJson, tempRepo } from '../helpers/temp.js';
+
+describe('elenchos (built CLI)', () => {
+  it('prints --version and --help with exit 0', () => {
+    const dir = tempRepo({ 'a.txt': 'x' });
+    expect(runCli(['--version'], dir)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+    const help = runCli(['--help'], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('check [options] <tasks...>');
+  });
+
+  it('exits 3 with commander\'s message for unknown commands and flags, never a stack', () => {
+    const dir = tempRepo({ 'a.txt': 'x' });
+    const unknown = runCli(['frobnicate'], dir);
+    expect(unknown).toMatchObject({ code: 3, stdout: '' });
+    expect(unknown.stderr).toBe("error: unknown command 'frobnicate'\n");
+    const flag = runCli(['check', '--colour', 'x.json'], dir);
+    expect(flag.code).toBe(3);
+    expect(flag.stderr).toBe("error: unknown option '--colour'\n");
+    expect(runCli(['check'], dir)).toMatchObject({ code: 3, stderr: "error: missing required argument 'tasks'\n" });
+  });
+});
+
+describe('elenchos check', () => {
+  const good = { 'tasks/add-task.json': taskJson(), 'tests/add-task_test.md': kaneTest(2) };
+
+  it('prints a clear report and exits 0 when everything maps', () => {
+    const dir = tempRepo(good);
+    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      [
+        '✓ tasks/add-task.json  add-task: Add a task',
+        '  verifier kane, test tests/add-task_test.md, 2 step(s)',
+        '  AC-001  step 1        criterion 1',
+        '  AC-002  step 2        criterion 2',
+        'all 1 task(s) OK',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('reports unmapped criteria and unknown @verifies ids, exit 3', () => {
+    const dir = tempRepo({
+      'tasks/add-task.json': taskJson({}, 3),
+      'tests/add-task_test.md': `${kaneTest(2)}\n## Step 3 — extra @verifies AC-3, AC-9\nx\n`,
+    });
+    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('  AC-003  NO STEP       criterion 3');
+    expect(run.stdout).toContain(
+      '  ✗ tasks/add-task.json: criterion AC-003 is verified by no step; add "@verifies AC-003" to the step that checks it in tests/add-task_test.md',
+    );
+    expect(run.stdout).toContain(
+      '  ✗ tasks/add-task.json: tests/add-task_test.md: step 3 ("Step 3 — extra @verifies AC-3, AC-9") says @verifies AC-3, which is not a criterion of this task; did you mean AC-003?',
+    );
+    expect(run.stdout).toContain('says @verifies AC-9, which is not a criterion of this task; add the criterion to the contract or fix the id');
+  });
+
+  it('checks several tasks, reporting each bad input with exit 3', () => {
+    const dir = tempRepo({
+      ...good,
+      'tasks/broken.json': '{ "id": "x", }',
+      'tasks/escape.json': taskJson({ verification: { testFile: '../../etc/passwd_test.md' } }),
+      'tasks/wrong-name.json': taskJson({ verification: { testFile: 'tests/add-task.md' } }),
+    });
+    const run = runCli(['check', 'tasks/add-task.json', 'tasks/broken.json', 'tasks/escape.json', 'tasks/wrong-name.json', 'tasks/none.json'], dir);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('✓ tasks/add-task.json');
+    expect(run.stdout).toContain('  tasks/broken.json:1:14: invalid JSON: Expected double-quoted property name');
+    expect(run.stdout).toContain('  tasks/escape.json: verification.testFile: must not contain ".." (it must stay inside the repository)');
+    expect(run.stdout).toContain('  tasks/wrong-name.json: verification.testFile: "tests/add-task.md" must end in _test.md (Kane runs only _test.md files)');
+    expect(run.stdout).toContain('  tasks/none.json: cannot read (no such file); check the path');
+    expect(run.stdout).toContain('4 input(s) with problems');
+    expect(run.stderr).toBe('');
+  });
+
+  it('validates the config too', () => {
+    const dir = tempRepo({ ...good, 'elenchos.config.json': '{"maxRepairAttempts": "two"}' });
+    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('✗ config elenchos.config.json');
+    expect(run.stdout).toContain('  elenchos.config.json: maxRepairAttempts: Invalid input: expected number, received string');
+  });
+
+  it('prints JSON with --json', () => {
+    const dir = tempRepo(good);
+    const run = runCli(['check', '--json', 'tasks/add-task.json'], dir);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ ok: true, tasks: [{ id: 'add-task', verifier: 'kane', criteria: [{ id: 'AC-001', steps: [1] }, { id: 'AC-002', steps: [2] }] }] });
+  });
+});
