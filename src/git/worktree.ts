@@ -1,0 +1,81 @@
+// Detached worktrees: where an agent works without touching the main checkout.
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitBytes, splitNul } from './git.js';
+
+/** Creates a detached worktree of `ref` at `dir` (parents created), leaving every branch alone. */
+export async function addWorktree(root: string, dir: string, ref = 'HEAD'): Promise<void> {
+  const target = path.resolve(root, dir);
+  await mkdir(path.dirname(target), { recursive: true });
+  await git(['worktree', 'add', '--quiet', '--detach', target, ref], { cwd: root });
+}
+
+/** Removes the worktree at `dir`, even when dirty or half-gone; never throws when it is already gone. */
+export async function removeWorktree(root: string, dir: string): Promise<void> {
+  const target = path.resolve(root, dir);
+  try {
+    await git(['worktree', 'remove', '--force', target], { cwd: root });
+    return;
+  } catch {
+    // Not a worktree any more, locked, or its .git file is broken: delete the files and
+    // let git forget the registration on its own terms.
+  }
+  await rm(target, { recursive: true, force: true });
+  await git(['worktree', 'prune'], { cwd: root }).catch(() => undefined);
+}
+
+export interface WorktreeInfo {
+  path: string;
+  /** Commit checked out; empty for a bare repository entry. */
+  head: string;
+  detached: boolean;
+  branch: string | null;
+  bare: boolean;
+  locked: boolean;
+  /** Git thinks the directory is gone and `git worktree prune` would drop it. */
+  prunable: boolean;
+}
+
+/** Every worktree git knows about, the main checkout first (`git worktree list --porcelain -z`). */
+export async function listWorktrees(root: string): Promise<WorktreeInfo[]> {
+  const fields = splitNul(await gitBytes(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
+  const worktrees: WorktreeInfo[] = [];
+  let current: WorktreeInfo | undefined;
+  for (const field of fields) {
+    if (field === '') {
+      current = undefined; // a blank field ends one record
+      continue;
+    }
+    const space = field.indexOf(' ');
+    const key = space < 0 ? field : field.slice(0, space);
+    const value = space < 0 ? '' : field.slice(space + 1);
+    if (key === 'worktree') {
+      current = { path: value, head: '', detached: false, branch: null, bare: false, locked: false, prunable: false };
+      worktrees.push(current);
+    } else if (current) {
+      if (key === 'HEAD') current.head = value;
+      else if (key === 'detached') current.detached = true;
+      else if (key === 'branch') current.branch = value;
+      else if (key === 'bare') current.bare = true;
+      else if (key === 'locked') current.locked = true;
+      else if (key === 'prunable') current.prunable = true;
+    }
+  }
+  return worktrees;
+}
+
+/** Adds `pattern` to the repository's `info/exclude` unless a line already says it; returns whether it wrote. */
+export async function ensureExcluded(root: string, pattern = '.elenchos/'): Promise<boolean> {
+  // --git-path resolves to the common dir, so this also works from inside a linked worktree.
+  const relative = (await git(['rev-parse', '--git-path', 'info/exclude'], { cwd: root })).trim();
+  const file = path.resolve(root, relative);
+  const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  if (current.split(/\r?\n/).some((line) => line.trim() === pattern)) return false;
+  await mkdir(path.dirname(file), { recursive: true });
+  const separator = current === '' || current.endsWith('\n') ? '' : '\n';
+  await appendFile(file, `${separator}${pattern}\n`);
+  return true;
+}

@@ -1,0 +1,85 @@
+import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dirtyPaths, headCommit, isCommittedClean, isTracked } from '../../src/git/status.js';
+import { gitSync, tempRepo, writeFiles } from '../helpers/temp.js';
+
+const files = { '.gitignore': 'node_modules/\n*.log\n', 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'tests/x_test.md': '# x\n' };
+
+describe('headCommit', () => {
+  it('returns the full sha of HEAD', async () => {
+    const root = tempRepo(files);
+    expect(await headCommit(root)).toBe(gitSync(root, 'rev-parse', 'HEAD').trim());
+    expect(await headCommit(root)).toMatch(/^[0-9a-f]{40}$/);
+  });
+});
+
+describe('dirtyPaths', () => {
+  it('is empty for a clean checkout', async () => {
+    expect(await dirtyPaths(tempRepo(files))).toEqual([]);
+  });
+
+  it('lists staged, unstaged, untracked and deleted paths, not ignored ones nor .elenchos/', async () => {
+    const root = tempRepo(files);
+    writeFiles(root, {
+      'src/a.ts': 'staged\n',
+      'src/b.ts': 'unstaged\n',
+      'new/deep/file.txt': 'untracked\n',
+      'node_modules/x/index.js': 'ignored\n',
+      'debug.log': 'ignored\n',
+      '.elenchos/runs/r/run.json': '{}',
+    });
+    gitSync(root, 'add', 'src/a.ts');
+    unlinkSync(path.join(root, 'tests/x_test.md'));
+    expect(await dirtyPaths(root)).toEqual(['new/deep/file.txt', 'src/a.ts', 'src/b.ts', 'tests/x_test.md']);
+  });
+
+  it('reports both sides of a staged rename and honours extra ignore prefixes', async () => {
+    const root = tempRepo(files);
+    gitSync(root, 'mv', 'src/a.ts', 'src/renamed.ts');
+    writeFiles(root, { 'tests/output-x/report.html': '<p>', 'space name.txt': 'x' });
+    expect(await dirtyPaths(root, { ignore: ['tests/output-x/'] })).toEqual(['space name.txt', 'src/a.ts', 'src/renamed.ts']);
+  });
+});
+
+describe('isTracked and isCommittedClean', () => {
+  it('tells committed, modified, staged-only, untracked and missing files apart', async () => {
+    const root = tempRepo(files);
+    writeFiles(root, { 'src/b.ts': 'changed\n', 'staged.md': 's\n', 'loose.md': 'l\n', 'weird[1]*.md': 'w\n' });
+    gitSync(root, 'add', 'staged.md');
+
+    expect(await isTracked(root, 'tests/x_test.md')).toBe(true);
+    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(true);
+    expect(await isCommittedClean(root, './tests/x_test.md')).toBe(true);
+
+    expect(await isTracked(root, 'src/b.ts')).toBe(true);
+    expect(await isCommittedClean(root, 'src/b.ts')).toBe(false);
+
+    expect(await isTracked(root, 'staged.md')).toBe(true);
+    expect(await isCommittedClean(root, 'staged.md')).toBe(false);
+
+    expect(await isTracked(root, 'loose.md')).toBe(false);
+    expect(await isCommittedClean(root, 'loose.md')).toBe(false);
+
+    // Pathspec magic must not turn a file name into a pattern.
+    expect(await isTracked(root, 'weird[1]*.md')).toBe(false);
+    expect(await isTracked(root, 'src')).toBe(false);
+    expect(await isCommittedClean(root, 'src')).toBe(false);
+    expect(await isCommittedClean(root, 'nope.md')).toBe(false);
+  });
+
+  it('says a committed file deleted from the working tree is not clean', async () => {
+    const root = tempRepo(files);
+    rmSync(path.join(root, 'tests/x_test.md'));
+    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(false);
+    writeFileSync(path.join(root, 'tests/x_test.md'), '# x\n');
+    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(true);
+  });
+
+  it('is false in a repository without commits', async () => {
+    const root = tempRepo(files);
+    rmSync(path.join(root, '.git'), { recursive: true });
+    gitSync(root, 'init', '-q');
+    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(false);
+  });
+});
