@@ -13,6 +13,10 @@ export interface Verdict {
   confidence: number | null;
   bugTitle: string | null;
   oneLiner: string | null;
+  /** Kane: `failed` or `broken` (the pack's word for "the automation broke"). */
+  status?: string | null;
+  /** Kane: why a verdict was downgraded from confirmed (citations could not be verified). */
+  downgradeReason?: string | null;
 }
 
 /** One thing that went wrong, with everything a person (or the repair prompt) needs beside it. */

@@ -1,0 +1,34 @@
+// Appends one JSON object per line to a file; closed explicitly so nothing is lost on exit.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+
+/** An append-only NDJSON file. */
+export class NdjsonWriter {
+  private readonly stream: WriteStream;
+  private closed = false;
+
+  private constructor(readonly file: string) {
+    this.stream = createWriteStream(file, { flags: 'a' });
+  }
+
+  /** Opens `file` for appending (created when missing). */
+  static open(file: string): NdjsonWriter {
+    return new NdjsonWriter(file);
+  }
+
+  /** Writes `event` as one line; resolves when the stream can take more (backpressure). */
+  async write(event: unknown): Promise<void> {
+    if (this.closed) throw new Error(`NdjsonWriter: ${this.file} is closed`);
+    if (!this.stream.write(`${JSON.stringify(event)}\n`)) await once(this.stream, 'drain');
+  }
+
+  /** Flushes and closes the file. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return new Promise((resolve, reject) => {
+      this.stream.once('error', reject);
+      this.stream.end(() => resolve());
+    });
+  }
+}

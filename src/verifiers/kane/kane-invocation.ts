@@ -1,0 +1,64 @@
+// The exact kane-cli command line and child environment, built explicitly (nothing leaks by accident).
+import type { Variable } from '../../contract/task-schema.js';
+import type { VerifyContext } from '../types.js';
+
+export interface KaneInvocation {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** `args` with the access key and secret variable values replaced, for the record. */
+  redactedArgs: string[];
+}
+
+/** Variables Kane needs to run anywhere: paths, locale, temp dirs, TLS trust, proxies, Windows basics. */
+const PASSED_THROUGH = [
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
+  'NODE_EXTRA_CA_CERTS', 'NODE_USE_SYSTEM_CA', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'SystemRoot', 'SYSTEMROOT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'PATHEXT', 'COMSPEC',
+];
+const PASSED_PREFIXES = ['LC_', 'KANE_CLI_', 'KANE_DEV_MODE', 'KANE_TESTRUN_', 'XDG_'];
+const REDACTED = '***';
+
+/** Builds `kane-cli testmd run <abs test> --agent --headless --variables … [--username … --access-key …] [extra args]`. */
+export function buildKaneInvocation(ctx: VerifyContext): KaneInvocation {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(ctx.baseEnv)) {
+    if (value === undefined) continue;
+    if (PASSED_THROUGH.includes(name) || PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
+  }
+  Object.assign(env, ctx.env);
+  // Kane never reads LT_* itself (kane-cli.md §11): they become flags, and stay out of its environment.
+  const lookup = { ...ctx.baseEnv, ...ctx.env };
+  const username = lookup.LT_USERNAME;
+  const accessKey = lookup.LT_ACCESS_KEY;
+  delete env.LT_USERNAME;
+  delete env.LT_ACCESS_KEY;
+
+  const variables = kaneVariables(ctx.variables, ctx.url);
+  const secrets = Object.values(variables).filter((v) => v.secret).map((v) => v.value);
+  const args = ['testmd', 'run', ctx.testFile, '--agent', '--headless', '--variables', JSON.stringify(variables)];
+  if (username && accessKey) args.push('--username', username, '--access-key', accessKey);
+  args.push(...ctx.args);
+  return { command: ctx.command ?? 'kane-cli', args, env, redactedArgs: redactArgs(args, [...secrets, ...(accessKey ? [accessKey] : [])]) };
+}
+
+/** Kane's `{"name":{"value":"…","secret":bool}}`; `start_url` is always the app's URL for this run. */
+export function kaneVariables(variables: Record<string, Variable>, url: string): Record<string, { value: string; secret: boolean }> {
+  const out: Record<string, { value: string; secret: boolean }> = {};
+  for (const [name, variable] of Object.entries(variables)) {
+    out[name] = typeof variable === 'string' ? { value: variable, secret: false } : { value: variable.value, secret: variable.secret ?? false };
+  }
+  out.start_url = { value: url, secret: false };
+  return out;
+}
+
+/** Replaces the value after `--access-key` and every secret inside other arguments. */
+export function redactArgs(args: readonly string[], secrets: readonly string[]): string[] {
+  const hidden = secrets.filter((s) => s.length > 0);
+  return args.map((arg, i) => {
+    if (args[i - 1] === '--access-key') return REDACTED;
+    if (arg.startsWith('--access-key=')) return `--access-key=${REDACTED}`;
+    return hidden.reduce((text, secret) => text.split(secret).join(REDACTED), arg);
+  });
+}

@@ -1,0 +1,241 @@
+// The incremental reader of a `testmd run` stream: fed one event at a time, it keeps only what
+// classification needs (per-step facts, summary, completion), so a stream of any size costs flat memory.
+import type { Verdict, VerifierProgress } from '../types.js';
+import { mergeVerdicts, readBool, readInt, readNumber, readObject, readString, readVerdict } from './kane-values.js';
+
+/** What the stream said about one `## ` step. */
+export interface StepFacts {
+  index: number;
+  /** Heading from `test_md_step_start` (the last one, if Kane restarted the step). */
+  heading: string | null;
+  /** A second `test_md_step_start` for the same index named a different heading. */
+  headingConflict: boolean;
+  started: boolean;
+  /** Final status from `test_md_step_end`; null while it has not ended. */
+  status: 'passed' | 'failed' | null;
+  /** How many `test_md_step_end` events named this step, and whether they disagreed. */
+  endCount: number;
+  endConflict: boolean;
+  durationSeconds: number | null;
+  /** Some `run_end` of this step failed. */
+  runFailed: boolean;
+  /** From the step's failing `run_end` (or its last one). */
+  reason: string | null;
+  oneLiner: string | null;
+  reasonCode: string | null;
+  resultCode: number | null;
+  runVerdict: Verdict | null;
+  /** From `test_md_bug_verdict` for this step. */
+  bugVerdict: Verdict | null;
+}
+
+export interface SummaryFacts {
+  overallStatus: string | null;
+  total: number | null;
+  passed: number | null;
+  failed: number | null;
+  skipped: number | null;
+  cancelled: boolean | null;
+  commitReason: string | null;
+}
+
+export interface DoneFacts {
+  overallStatus: string | null;
+  sessionId: string | null;
+  durationSeconds: number | null;
+  shareUrl: string | null;
+}
+
+export interface StreamFacts {
+  cliVersion: string | null;
+  /** The wire contract version (`v`) of the first event that carried one; null before 0.8.17. */
+  contractVersion: number | null;
+  steps: Map<number, StepFacts>;
+  summary: SummaryFacts | null;
+  done: DoneFacts | null;
+  /** `error` events: how many, and the first few messages. */
+  errorCount: number;
+  errors: string[];
+  warnings: string[];
+  /** `run_end` / `test_md_step_end` / `test_md_bug_verdict` naming no step, or a step never started. */
+  orphans: string[];
+  eventsAfterDone: number;
+  /** Events by type (unknown types included: they are counted, never fatal). */
+  typeCounts: Record<string, number>;
+}
+
+const KEEP = 5;
+const MAX_TYPES = 64;
+
+/** A state machine over Kane events; `onProgress` hears step starts and ends as they happen. */
+export class KaneStreamState {
+  private readonly facts: StreamFacts = {
+    cliVersion: null,
+    contractVersion: null,
+    steps: new Map(),
+    summary: null,
+    done: null,
+    errorCount: 0,
+    errors: [],
+    warnings: [],
+    orphans: [],
+    eventsAfterDone: 0,
+    typeCounts: {},
+  };
+  private current: StepFacts | null = null;
+
+  constructor(private readonly onProgress?: (progress: VerifierProgress) => void) {}
+
+  /** Takes one parsed event. */
+  feed(event: Record<string, unknown>): void {
+    const f = this.facts;
+    const type = typeof event.type === 'string' ? event.type : '(untyped)';
+    this.count(type);
+    if (f.contractVersion === null && typeof event.v === 'number') f.contractVersion = event.v;
+    if (f.done !== null) f.eventsAfterDone++;
+    switch (type) {
+      case 'stream_start':
+        f.cliVersion = readString(event.cli_version) ?? f.cliVersion;
+        return;
+      case 'test_md_step_start':
+        return this.stepStart(event);
+      case 'run_end':
+        return this.runEnd(event);
+      case 'test_md_bug_verdict':
+        return this.bugVerdict(event);
+      case 'test_md_step_end':
+        return this.stepEnd(event);
+      case 'test_md_summary':
+        return this.summary(event);
+      case 'test_md_done':
+        f.done = {
+          overallStatus: readString(event.overall_status),
+          sessionId: readString(event.session_id),
+          durationSeconds: readNumber(event.duration_s),
+          shareUrl: readString(event.share_url),
+        };
+        return;
+      case 'error':
+        f.errorCount++;
+        if (f.errors.length < KEEP) f.errors.push(readString(event.message) ?? JSON.stringify(event).slice(0, 300));
+        return;
+      case 'warning':
+        if (f.warnings.length < KEEP) f.warnings.push(readString(event.message) ?? readString(event.code) ?? 'warning');
+        return;
+      default:
+        return; // progress, triage internals and types newer than us: counted above, otherwise ignored
+    }
+  }
+
+  /** Everything read so far. */
+  result(): StreamFacts {
+    return this.facts;
+  }
+
+  private count(type: string): void {
+    const counts = this.facts.typeCounts;
+    if (counts[type] !== undefined) counts[type]++;
+    else if (Object.keys(counts).length < MAX_TYPES) counts[type] = 1;
+    else counts['(other)'] = (counts['(other)'] ?? 0) + 1;
+  }
+
+  private step(index: number): StepFacts {
+    let step = this.facts.steps.get(index);
+    if (!step) {
+      step = {
+        index,
+        heading: null,
+        headingConflict: false,
+        started: false,
+        status: null,
+        endCount: 0,
+        endConflict: false,
+        durationSeconds: null,
+        runFailed: false,
+        reason: null,
+        oneLiner: null,
+        reasonCode: null,
+        resultCode: null,
+        runVerdict: null,
+        bugVerdict: null,
+      };
+      this.facts.steps.set(index, step);
+    }
+    return step;
+  }
+
+  private orphan(what: string): void {
+    if (this.facts.orphans.length < KEEP) this.facts.orphans.push(what);
+  }
+
+  private stepStart(event: Record<string, unknown>): void {
+    const index = readInt(event.step_index);
+    if (index === null) return this.orphan('test_md_step_start without a step_index');
+    const step = this.step(index);
+    const heading = readString(event.heading);
+    if (step.started && heading !== step.heading) step.headingConflict = true;
+    step.started = true;
+    step.heading = heading;
+    this.current = step;
+    this.emit({ kind: 'step-start', step: index, heading: heading ?? '' });
+  }
+
+  private runEnd(event: Record<string, unknown>): void {
+    const step = this.current;
+    if (!step) return this.orphan('run_end outside any step');
+    const failed = event.status === 'failed';
+    // A step may take several runs (healing, flows): the last failing one explains the step, else the last.
+    if (!failed && step.runFailed) return;
+    step.runFailed = failed;
+    step.reason = readString(event.reason);
+    step.oneLiner = readString(event.one_liner);
+    step.reasonCode = readString(event.reason_code);
+    step.resultCode = readInt(event.result_code);
+    step.runVerdict = readVerdict(event.verdict);
+  }
+
+  private bugVerdict(event: Record<string, unknown>): void {
+    const index = readInt(event.step_index) ?? this.current?.index ?? null;
+    if (index === null) return this.orphan('test_md_bug_verdict without a step');
+    const step = this.step(index);
+    step.bugVerdict = mergeVerdicts(step.bugVerdict, readVerdict(event));
+  }
+
+  private stepEnd(event: Record<string, unknown>): void {
+    const index = readInt(event.step_index);
+    if (index === null) return this.orphan('test_md_step_end without a step_index');
+    const step = this.step(index);
+    if (!step.started) this.orphan(`test_md_step_end for step ${index}, which never started`);
+    const status = event.status === 'passed' || event.status === 'failed' ? event.status : null;
+    step.endCount++;
+    if (step.endCount > 1 && status !== step.status) step.endConflict = true;
+    // A failure reported once stays a failure, whatever a duplicate end says.
+    if (step.status !== 'failed') step.status = status ?? 'failed';
+    step.durationSeconds = readNumber(event.duration_s) ?? step.durationSeconds;
+    if (this.current === step) this.current = null;
+    if (step.endCount === 1) {
+      this.emit({ kind: 'step-end', step: index, heading: step.heading ?? '', status: step.status, durationSeconds: step.durationSeconds });
+    }
+  }
+
+  private summary(event: Record<string, unknown>): void {
+    const steps = readObject(event.steps) ?? {};
+    this.facts.summary = {
+      overallStatus: readString(event.overall_status),
+      total: readInt(steps.total),
+      passed: readInt(steps.passed),
+      failed: readInt(steps.failed),
+      skipped: readInt(steps.skipped),
+      cancelled: readBool(event.cancelled),
+      commitReason: readString(readObject(event.commit)?.reason),
+    };
+  }
+
+  private emit(progress: VerifierProgress): void {
+    try {
+      this.onProgress?.(progress);
+    } catch {
+      // A broken listener must not change what Kane said.
+    }
+  }
+}
