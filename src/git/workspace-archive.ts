@@ -1,0 +1,113 @@
+// A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { create, extract } from 'tar';
+import { InputError } from '../errors.js';
+import { git, gitBytes, gitToFile, splitNul } from './git.js';
+import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
+import { ELENCHOS_DIR } from './status.js';
+import { addWorktree, removeWorktree } from './worktree.js';
+
+export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked: 'untracked.tar.gz' } as const;
+
+export interface SaveWorkspaceOptions {
+  /** Repository-relative path prefixes left out (the verifier's output is kept elsewhere). */
+  exclude?: string[];
+}
+
+export interface SaveWorkspaceResult {
+  /** Paths stored: tracked paths that differ from the base plus untracked files. */
+  files: number;
+  /** Bytes written to `outDir`. */
+  bytes: number;
+}
+
+/**
+ * Stores the tree of `cwd` relative to `baseCommit` in `outDir`: `base.txt`, `diff.patch` (every
+ * tracked or `git add`-ed path against the base, so agent commits are included) and
+ * `untracked.tar.gz`. Cost follows the size of the change, not of the repository.
+ */
+export async function saveWorkspace(
+  cwd: string,
+  baseCommit: string,
+  outDir: string,
+  options: SaveWorkspaceOptions = {},
+): Promise<SaveWorkspaceResult> {
+  const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
+  await mkdir(outDir, { recursive: true });
+  const basePath = path.join(outDir, WORKSPACE_FILES.base);
+  const diffPath = path.join(outDir, WORKSPACE_FILES.diff);
+  const tarPath = path.join(outDir, WORKSPACE_FILES.untracked);
+  await writeFile(basePath, `${baseCommit}\n`);
+
+  // `git diff <commit>` compares the commit with the working tree for every path the index knows;
+  // the flags pin down output that user config (noprefix, external diff, textconv) could change.
+  const pathspecs = [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => `:(top,exclude,literal)${p}`)];
+  const diffArgs = ['diff', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative'];
+  await gitToFile([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', baseCommit, '--', ...pathspecs], { cwd, file: diffPath });
+
+  const untracked = splitNul(await gitBytes(['ls-files', '-z', '--others', '--exclude-standard', '--full-name'], { cwd }))
+    .filter((p) => !isUnderPrefix(p, exclude))
+    .sort();
+  if (untracked.length > 0) {
+    // node-tar reads a leading `@` as "append this archive"; `./` keeps such a name a plain file.
+    const names = untracked.map((p) => (p.startsWith('@') ? `./${p}` : p));
+    await create({ gzip: true, portable: true, cwd, file: tarPath }, names);
+  } else {
+    await writeFile(tarPath, gzipSync(Buffer.alloc(1024))); // an empty archive: two zero blocks
+  }
+
+  const sizes = await Promise.all([basePath, diffPath, tarPath].map(async (f) => (await stat(f)).size));
+  return { files: (await countPatchFiles(diffPath)) + untracked.length, bytes: sizes.reduce((a, b) => a + b, 0) };
+}
+
+// Each file in a git patch starts with a `diff --git ` line; base85 and hunk lines never do.
+async function countPatchFiles(file: string): Promise<number> {
+  let count = 0;
+  let tail = '\n';
+  for await (const chunk of createReadStream(file, { encoding: 'latin1' })) {
+    const text = tail + (chunk as string);
+    count += text.split('\ndiff --git ').length - 1;
+    tail = text.slice(-11); // shorter than a match: none is counted twice
+  }
+  return count;
+}
+
+export interface RestoreWorkspaceResult {
+  base: string;
+  targetDir: string;
+}
+
+/**
+ * Recreates a stored workspace at `targetDir`: a detached worktree of the base commit, the patch
+ * applied to its working tree, the untracked files extracted. `from` is an attempt directory
+ * (holding `workspace/`) or the workspace directory itself. On failure the half-built worktree is
+ * removed, so a retry starts clean.
+ */
+export async function restoreWorkspace(root: string, from: string, targetDir: string): Promise<RestoreWorkspaceResult> {
+  const dir = existsSync(path.join(from, 'workspace', WORKSPACE_FILES.base)) ? path.join(from, 'workspace') : from;
+  const base = (await readFile(path.join(dir, WORKSPACE_FILES.base), 'utf8')).trim();
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(base)) throw new InputError(`${path.join(dir, WORKSPACE_FILES.base)}: not a commit sha`);
+  const target = path.resolve(root, targetDir);
+  await addWorktree(root, target, base);
+  try {
+    const diffPath = path.join(dir, WORKSPACE_FILES.diff);
+    if ((await stat(diffPath)).size > 0) {
+      await git(['apply', '--binary', '--whitespace=nowarn', path.resolve(diffPath)], { cwd: target });
+    }
+    const tarPath = path.join(dir, WORKSPACE_FILES.untracked);
+    if (!(await isEmptyArchive(tarPath))) await extract({ file: tarPath, cwd: target, strict: true });
+  } catch (error) {
+    await removeWorktree(root, target);
+    throw error;
+  }
+  return { base, targetDir: target };
+}
+
+// node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.
+async function isEmptyArchive(file: string): Promise<boolean> {
+  if ((await stat(file)).size > 4096) return false;
+  return gunzipSync(await readFile(file)).every((byte) => byte === 0);
+}

@@ -1,0 +1,124 @@
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { restoreWorkspace, saveWorkspace } from '../../src/git/workspace-archive.js';
+import { addWorktree } from '../../src/git/worktree.js';
+import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+
+/** Every file under `dir` (no .git, no ignored folders) as path → type, exec bit and bytes. */
+function walk(dir: string, skip: string[] = ['.git', 'node_modules']): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      if (skip.includes(name)) continue;
+      const relPath = rel ? `${rel}/${name}` : name;
+      const abs = path.join(dir, relPath);
+      const stats = lstatSync(abs);
+      if (stats.isSymbolicLink()) out[relPath] = `link ${readlinkSync(abs)}`;
+      else if (stats.isDirectory()) visit(relPath);
+      else out[relPath] = `file ${stats.mode & 0o100 ? 'x' : '-'} ${readFileSync(abs).toString('base64')}`;
+    }
+  };
+  visit('');
+  return out;
+}
+
+const binary = (seed: number) => Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * seed + (i >> 3)) % 256));
+
+function baseRepo(): { root: string; base: string; work: string } {
+  const root = tempRepo({
+    '.gitignore': 'node_modules/\n',
+    'src/app.js': 'console.log("v1");\n',
+    'src/keep.js': 'keep\n',
+    'docs/old.md': 'old\n',
+    'bin/tool.sh': '#!/bin/sh\n',
+    '@scoped.txt': 'at\n',
+  });
+  writeFileSync(path.join(root, 'logo.bin'), binary(7));
+  gitSync(root, 'add', 'logo.bin');
+  gitSync(root, 'commit', '-qm', 'binary');
+  return { root, base: gitSync(root, 'rev-parse', 'HEAD').trim(), work: path.join(root, '.elenchos', 'workspaces', 'w') };
+}
+
+describe('saveWorkspace and restoreWorkspace', () => {
+  it('round-trips every kind of change byte for byte, agent commits included', async () => {
+    const { root, base, work } = baseRepo();
+    await addWorktree(root, work);
+    // The agent commits part of its work...
+    writeFiles(work, { 'src/app.js': 'console.log("v2");\n', 'src/committed-new.js': 'new\n' });
+    gitSync(work, 'add', '-A');
+    gitSync(work, '-c', 'user.name=a', '-c', 'user.email=a@a', 'commit', '-qm', 'agent');
+    // ...then keeps going without committing.
+    writeFiles(work, {
+      'src/keep.js': 'keep, edited\n',
+      'src/staged.js': 'staged\n',
+      'new/dir/deep.txt': 'deep\n',
+      '@untracked.txt': 'at\n',
+      'node_modules/pkg/index.js': 'ignored',
+      'tests/output-x/Result.md': 'verifier output',
+    });
+    gitSync(work, 'add', 'src/staged.js');
+    unlinkSync(path.join(work, 'docs/old.md'));
+    writeFileSync(path.join(work, 'logo.bin'), binary(13));
+    writeFileSync(path.join(work, 'new-binary.bin'), binary(3));
+    chmodSync(path.join(work, 'bin/tool.sh'), 0o755);
+    writeFiles(work, { 'run-me.sh': '#!/bin/sh\necho run\n' });
+    chmodSync(path.join(work, 'run-me.sh'), 0o755);
+    symlinkSync('src/keep.js', path.join(work, 'keep-link'));
+
+    const out = path.join(tempDir(), 'attempts', '01', 'workspace');
+    const result = await saveWorkspace(work, base, out, { exclude: ['tests/output-x/'] });
+    expect(readFileSync(path.join(out, 'base.txt'), 'utf8')).toBe(`${base}\n`);
+    // tracked: app.js, committed-new.js, keep.js, staged.js, old.md, logo.bin, tool.sh; untracked: 5
+    expect(result.files).toBe(12);
+    expect(result.bytes).toBeGreaterThan(0);
+
+    const restored = path.join(root, '.elenchos', 'restore', 'r');
+    await restoreWorkspace(root, path.dirname(out), restored);
+    const expected = walk(work, ['.git', 'node_modules', 'output-x']);
+    expect(walk(restored)).toEqual(expected);
+    expect(Object.keys(expected)).toEqual(expect.arrayContaining(['new/dir/deep.txt', '@untracked.txt', 'keep-link', 'src/committed-new.js', 'new-binary.bin']));
+    expect(Object.keys(expected)).not.toContain('docs/old.md');
+    expect(existsSync(path.join(restored, 'tests/output-x'))).toBe(false);
+    expect(statSync(path.join(restored, 'run-me.sh')).mode & 0o100).toBeTruthy();
+  });
+
+  it('stores an unchanged worktree as an empty patch and an empty archive, and restores it', async () => {
+    const { root, base, work } = baseRepo();
+    await addWorktree(root, work);
+    const out = path.join(tempDir(), 'workspace');
+    expect((await saveWorkspace(work, base, out)).files).toBe(0);
+    expect(statSync(path.join(out, 'diff.patch')).size).toBe(0);
+    const restored = path.join(root, '.elenchos', 'restore', 'clean');
+    await restoreWorkspace(root, out, restored);
+    expect(walk(restored)).toEqual(walk(work));
+  });
+
+  it('keeps the patch and archive proportional to the change', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`pkg/f${i}.txt`] = `${'x'.repeat(1000)}${i}\n`;
+    const root = tempRepo(files);
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    writeFiles(root, { 'pkg/f1.txt': 'changed\n' });
+    const out = path.join(tempDir(), 'workspace');
+    const result = await saveWorkspace(root, base, out);
+    expect(result.files).toBe(1);
+    expect(result.bytes).toBeLessThan(4000);
+  });
+
+  it('leaves tracked files under an excluded prefix out of the patch', async () => {
+    const root = tempRepo({ 'a.txt': 'a\n', '.testmuai/evidence/log.txt': 'old\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    writeFiles(root, { 'a.txt': 'b\n', '.testmuai/evidence/log.txt': 'new\n', '.testmuai/evidence/more.txt': 'more\n' });
+    const out = path.join(tempDir(), 'workspace');
+    expect((await saveWorkspace(root, base, out, { exclude: ['.testmuai/evidence/'] })).files).toBe(1);
+    expect(readFileSync(path.join(out, 'diff.patch'), 'utf8')).not.toContain('.testmuai');
+  });
+
+  it('refuses a workspace folder without a valid base commit', async () => {
+    const { root } = baseRepo();
+    const out = tempDir();
+    writeFiles(out, { 'base.txt': 'not-a-sha\n', 'diff.patch': '' });
+    await expect(restoreWorkspace(root, out, path.join(root, '.elenchos', 'x'))).rejects.toThrow(/not a commit sha/);
+  });
+});
