@@ -1,17 +1,20 @@
-// Placeholder until the Playwright verifier lands.
+// The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations.
+import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
-import { InputError } from '../../errors.js';
+import { runPlaywright } from './run-playwright.js';
+import { playwrightLockedInputs } from './spec-imports.js';
+import { readSpecTests } from './spec-tests.js';
 
-const notYet = (): never => {
-  throw new InputError('verifier.type "playwright" is not available yet; use "kane"');
-};
+const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
 export const playwrightAdapter: VerifierAdapter = {
   type: 'playwright',
-  defaultCommand: () => ({ command: 'npx', args: ['playwright'] }),
-  checkTestFileName: () => null,
-  readSteps: async () => notYet(),
-  lockedInputs: async () => [],
+  defaultCommand: () => ({ command: 'npx', args: ['--no', 'playwright'] }),
+  checkTestFileName: (relative) =>
+    SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
+  readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
+  lockedInputs: playwrightLockedInputs,
+  // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: () => [],
-  verify: async () => notYet(),
+  verify: runPlaywright,
 };

@@ -1,0 +1,134 @@
+// Runs `playwright test` for one spec against the running app, and classifies what it reports.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { runProcess } from '../../process/spawn.js';
+import type { VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
+import { keepAttachments } from './attachments.js';
+import { resolveBrowserPath } from './browser-path.js';
+import { classifyPlaywright } from './classify.js';
+import { PROGRESS_MARK, writePlaywrightConfig } from './generate-config.js';
+import { readJsonReport } from './json-report.js';
+import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+
+/** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
+export const DEFAULT_RETRIES = 1;
+
+// The child sees only these from the parent's environment, plus the verifier's configured `env`.
+const INHERITED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
+  'DISPLAY', 'XDG_RUNTIME_DIR', 'PLAYWRIGHT_BROWSERS_PATH', 'NODE_EXTRA_CA_CERTS', 'SYSTEMROOT'];
+
+/** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
+export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
+  const started = Date.now();
+  const browserPath = resolveBrowserPath(ctx.browserPath, ctx.baseEnv);
+  const marker = browserMarker(randomUUID());
+  const files = await writePlaywrightConfig({
+    testFile: ctx.testFile,
+    evidenceDir: ctx.evidenceDir,
+    baseURL: ctx.url,
+    browserPath,
+    extraArgs: [marker],
+    retries: DEFAULT_RETRIES,
+  });
+  const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
+  // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
+  const argv = [...args, 'test', '--config', files.config, ...ctx.args];
+  const result = await runProcess(command, argv, {
+    cwd: ctx.cwd,
+    env: buildEnv(ctx),
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
+    stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
+    onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
+  });
+  const leftoverBrowsers = await killMarkedProcesses(marker);
+  const report = await readJsonReport(files.report);
+  if (report.ok) await keepAttachments(report.report, ctx.evidenceDir);
+  const classified = classifyPlaywright({
+    criteria: ctx.criteria,
+    map: ctx.map,
+    report,
+    process: {
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+      spawnError: result.spawnError ? `${command}: ${result.spawnError.message}` : null,
+      stderrTail: result.stderrTail,
+      timeoutMs: ctx.timeoutMs,
+    },
+  });
+  return {
+    status: classified.status,
+    summary: classified.summary,
+    criteria: classified.criteria,
+    findings: classified.findings,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: Date.now() - started,
+    details: {
+      command: [command, ...argv],
+      browserPath: browserPath ?? null,
+      config: files.config,
+      report: files.report,
+      outputDir: files.outputDir,
+      browserMarker: marker,
+      leftoverBrowsers,
+      tests: ctx.map.steps.map((step) => ({
+        index: step.index,
+        title: step.heading,
+        outcome: classified.outcomes.get(step.index)?.kind ?? 'not_run',
+      })),
+    },
+  };
+}
+
+/**
+ * The Playwright executable: `verifier.command` (split on spaces, e.g. `npx playwright`), else the
+ * project's `node_modules/.bin/playwright`, else `npx --no playwright` (never installs anything).
+ */
+export function playwrightCommand(cwd: string, configured: string | undefined): { command: string; args: string[] } {
+  if (configured && configured.trim() !== '') {
+    const [command, ...args] = configured.trim().split(/\s+/) as [string, ...string[]];
+    if (path.basename(command) === 'npx' && args.length === 0) args.push('--no', 'playwright');
+    return { command, args };
+  }
+  const local = path.join(cwd, 'node_modules', '.bin', 'playwright');
+  if (existsSync(local)) return { command: local, args: [] };
+  return { command: 'npx', args: ['--no', 'playwright'] };
+}
+
+function buildEnv(ctx: VerifyContext): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
+  const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
+  return {
+    ...env,
+    ...ctx.env,
+    ELENCHOS_BASE_URL: ctx.url,
+    ELENCHOS_VARIABLES: JSON.stringify(variables),
+    // Plain messages in the report and logs; classification reads them.
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+  };
+}
+
+function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {
+  if (!onProgress || !line.startsWith(PROGRESS_MARK)) return;
+  let event: { event?: string; index?: number | null; title?: string; retry?: number; status?: string; durationMs?: number };
+  try {
+    event = JSON.parse(line.slice(PROGRESS_MARK.length));
+  } catch {
+    return;
+  }
+  const step = event.index ?? 0;
+  const heading = event.title ?? '';
+  if (event.event === 'begin') {
+    if ((event.retry ?? 0) > 0) onProgress({ kind: 'note', message: `retrying test ${step} (${heading}), retry #${event.retry}` });
+    onProgress({ kind: 'step-start', step, heading });
+  } else if (event.event === 'end') {
+    const seconds = typeof event.durationMs === 'number' ? event.durationMs / 1000 : null;
+    onProgress({ kind: 'step-end', step, heading, status: event.status === 'passed' ? 'passed' : 'failed', durationSeconds: seconds });
+  }
+}

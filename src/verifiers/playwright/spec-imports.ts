@@ -1,0 +1,65 @@
+// What a Playwright spec reads besides itself: its local imports, followed transitively (locked by hash).
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { blankComments } from './spec-tests.js';
+
+// `import x from './a'`, `import './a'`, `export * from './a'`, `import('./a')`, `require('./a')`.
+const SPECIFIERS = [
+  /\b(?:import|export)\b[^'"`;]*?\bfrom\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
+  /\bimport\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
+  /\b(?:import|require)\s*\(\s*(['"])(\.{1,2}\/[^'"]+)\1\s*\)/g,
+];
+const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
+
+/** Repo-relative paths of the spec's relative imports, transitively, staying inside `root`. */
+export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
+  const found: string[] = [];
+  const seen = new Set([testFileLabel]);
+  const queue = [testFileLabel];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    let text: string;
+    try {
+      text = await readFile(path.join(root, current), 'utf8');
+    } catch {
+      continue; // a missing import is Playwright's error to report, not ours
+    }
+    for (const specifier of importSpecifiers(text)) {
+      const target = await resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier));
+      if (target === null || seen.has(target)) continue;
+      seen.add(target);
+      found.push(target);
+      queue.push(target);
+    }
+  }
+  return found;
+}
+
+/** Relative module specifiers (`./x`, `../y`) in a source file, comments ignored. */
+export function importSpecifiers(source: string): string[] {
+  const code = blankComments(source);
+  const out = new Set<string>();
+  for (const pattern of SPECIFIERS) for (const m of code.matchAll(pattern)) out.add(m[2]!);
+  return [...out];
+}
+
+/** The file a relative specifier loads, the way TypeScript/Node look it up (`./x.js` may be `x.ts`). */
+async function resolveLocal(root: string, joined: string): Promise<string | null> {
+  const normal = path.posix.normalize(joined);
+  if (normal.startsWith('../') || path.posix.isAbsolute(normal)) return null;
+  const stem = normal.replace(/\.(c|m)?js$/, '');
+  const candidates = [
+    normal,
+    ...EXTENSIONS.map((ext) => normal + ext),
+    ...(stem !== normal ? EXTENSIONS.map((ext) => stem + ext) : []),
+    ...EXTENSIONS.map((ext) => `${normal}/index${ext}`),
+  ];
+  for (const candidate of candidates) {
+    try {
+      if ((await stat(path.join(root, candidate))).isFile()) return candidate;
+    } catch {
+      // try the next spelling
+    }
+  }
+  return null;
+}

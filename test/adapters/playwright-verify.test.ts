@@ -1,0 +1,114 @@
+// The Playwright verifier against a real tiny app and the system Chromium: one status per way a run can end.
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
+import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
+import { findMarkedProcesses } from '../../src/verifiers/playwright/sweep-browsers.js';
+import type { VerificationResult, VerifierProgress } from '../../src/verifiers/types.js';
+import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
+import { copyFixtureSpecs, criteria, linkNodeModules, listTree, verifyContext, type ContextOptions } from '../fixtures/playwright/verify-context.js';
+import { tempDir } from '../helpers/temp.js';
+
+const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
+let app: TinyApp;
+let project: string;
+let before: string[];
+
+beforeAll(async () => {
+  app = await startTinyApp();
+  project = tempDir('elenchos-pw-project-');
+  linkNodeModules(project);
+  copyFixtureSpecs(project);
+  before = listTree(project);
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function verify(spec: string, options: Partial<ContextOptions> = {}): Promise<VerificationResult> {
+  const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
+  const ctx = await verifyContext({ cwd: project, spec: `tests/${spec}`, url: app.url, evidenceDir, criteria: criteria(2), ...options });
+  const result = await playwrightAdapter.verify(ctx);
+  // Nothing left running, and nothing written into the project.
+  expect(await findMarkedProcesses(String(result.details.browserMarker))).toEqual([]);
+  expect(listTree(project)).toEqual(before);
+  return result;
+}
+
+const statuses = (result: VerificationResult) => Object.fromEntries(result.criteria.map((c) => [c.id, c.status]));
+
+describe.runIf(hasChromium)('playwright verifier', () => {
+  it('passes when every tagged test passes on its first try', async () => {
+    const progress: VerifierProgress[] = [];
+    const result = await verify('pass.spec.ts', { args: ['--retries=0'], onProgress: (p) => progress.push(p) });
+    expect(result.status, result.summary).toBe('PASS');
+    expect(statuses(result)).toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS' });
+    expect(result.findings).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    expect(progress.filter((p) => p.kind === 'step-end')).toMatchObject([
+      { step: 1, heading: 'shows the heading', status: 'passed' },
+      { step: 2, heading: 'lists the items @AC-002', status: 'passed' },
+    ]);
+  });
+
+  it('fails the criterion whose assertion failed, keeps the others, and keeps trace and screenshot', async () => {
+    const result = await verify('fail.spec.ts');
+    expect(result.status, result.summary).toBe('FAIL');
+    expect(statuses(result)).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
+    const [finding] = result.findings as PlaywrightFinding[];
+    expect(finding).toMatchObject({ step: 2, heading: 'lists three items', kind: 'product_failure', reasonCode: 'assertion' });
+    expect(finding?.reason).toMatch(/toHaveCount/);
+    expect(finding?.location).toMatch(/fail\.spec\.ts:\d+:\d+$/);
+    const names = finding?.attachments.map((a) => a.name) ?? [];
+    expect(names).toEqual(expect.arrayContaining(['screenshot', 'trace']));
+    for (const attachment of finding?.attachments ?? []) expect(existsSync(attachment.path!)).toBe(true);
+    expect(finding?.evidencePack).toMatch(/playwright\/.*trace\.zip$/);
+  });
+
+  it('is a verifier error when the browser cannot launch', async () => {
+    const result = await verify('pass.spec.ts', { browserPath: '/nonexistent/chrome', args: ['--retries=0'] });
+    expect(result.status, result.summary).toBe('VERIFIER_ERROR');
+    expect(result.findings[0]).toMatchObject({ kind: 'verifier_error', reasonCode: 'browser_launch' });
+    expect(statuses(result)).toEqual({ 'AC-001': 'UNVERIFIED', 'AC-002': 'UNVERIFIED' });
+  });
+
+  it('is a verifier error when a test times out', async () => {
+    const result = await verify('timeout.spec.ts', { criteria: criteria(1), args: ['--retries=0'] });
+    expect(result.status, result.summary).toBe('VERIFIER_ERROR');
+    expect(result.findings[0]).toMatchObject({ step: 1, kind: 'verifier_error', reasonCode: 'test_timeout' });
+    expect(statuses(result)).toEqual({ 'AC-001': 'UNVERIFIED' });
+  });
+
+  it('is a verifier error, with no browser left behind, when the whole run outlives its wall-clock limit', async () => {
+    const result = await verify('hang.spec.ts', { criteria: criteria(1), timeoutMs: 6000, args: ['--retries=0'] });
+    expect(result.status, result.summary).toBe('VERIFIER_ERROR');
+    expect(result.timedOut).toBe(true);
+    expect(result.summary).toMatch(/did not finish within 6s/);
+  });
+
+  it('is inconclusive when a test passes only on retry', async () => {
+    const state = path.join(tempDir('elenchos-pw-flaky-'), 'state');
+    const result = await verify('flaky.spec.ts', { criteria: criteria(1), env: { FLAKY_STATE: state } });
+    expect(result.status, result.summary).toBe('INCONCLUSIVE');
+    expect(result.summary).toMatch(/passed only on retry/);
+    expect(result.findings[0]).toMatchObject({ step: 1, kind: 'unattributed_failure', reasonCode: 'flaky' });
+    expect(statuses(result)).toEqual({ 'AC-001': 'UNVERIFIED' });
+  });
+
+  it('never passes an attempt with a criterion no test names', async () => {
+    const result = await verify('pass.spec.ts', { criteria: criteria(3), args: ['--retries=0'] });
+    expect(result.status, result.summary).toBe('INCONCLUSIVE');
+    expect(statuses(result)).toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS', 'AC-003': 'UNVERIFIED' });
+    expect(result.summary).toMatch(/AC-003 is verified by no test/);
+  });
+
+  it('is a verifier error when the report is missing (playwright is not what it claims to be)', async () => {
+    const fake = path.join(tempDir('elenchos-pw-fake-'), 'fake-playwright');
+    writeFileSync(fake, '#!/bin/sh\necho "not playwright"\nexit 0\n', { mode: 0o755 });
+    const ctx = await verifyContext({ cwd: project, spec: 'tests/pass.spec.ts', url: app.url, evidenceDir: path.join(tempDir(), 'v'), criteria: criteria(2) });
+    const result = await playwrightAdapter.verify({ ...ctx, command: fake });
+    expect(result.status).toBe('VERIFIER_ERROR');
+    expect(result.summary).toMatch(/no JSON report/);
+  });
+});
