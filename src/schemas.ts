@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
+import { RunRecordSchema } from './evidence/run-record.js';
 
 const BASE = 'https://elenchos.dev/schemas';
 
@@ -12,5 +13,6 @@ export function renderSchemas(): Record<string, string> {
   return {
     'task.schema.json': render(TaskSchema, 'task.schema.json', 'Elenchos task contract'),
     'config.schema.json': render(ConfigSchema, 'config.schema.json', 'Elenchos configuration (elenchos.config.json)'),
+    'run.schema.json': render(RunRecordSchema, 'run.schema.json', 'Elenchos run record (.elenchos/runs/<run-id>/run.json)'),
   };
 }

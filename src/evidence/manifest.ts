@@ -1,0 +1,101 @@
+// manifest.json: the hash of every evidence file, written last, optionally HMAC-signed.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { manifestPath } from './layout.js';
+import { listFiles } from './redact.js';
+import { writeJsonAtomic } from './write-json.js';
+
+export const ManifestEntrySchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() });
+export const ManifestSchema = z.object({
+  schemaVersion: z.literal(1),
+  algorithm: z.literal('sha256'),
+  files: z.record(z.string(), ManifestEntrySchema),
+  hmac: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
+
+export interface ManifestOptions {
+  /** HMAC key (the caller reads `ELENCHOS_SIGNING_KEY`); without it the manifest is unsigned. */
+  signingKey?: string;
+}
+
+export interface ManifestCheck {
+  ok: boolean;
+  /** One line per problem: `modified: <path>`, `missing: <path>`, `extra: <path>`, signature problems. */
+  problems: string[];
+}
+
+/** Hashes every file under `runDir` into `manifest.json`; call it after the last evidence is written. */
+export async function writeManifest(runDir: string, options: ManifestOptions = {}): Promise<Manifest> {
+  const files = await hashTree(runDir);
+  const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files };
+  if (options.signingKey) manifest.hmac = signFiles(files, options.signingKey);
+  await writeJsonAtomic(manifestPath(runDir), manifest);
+  return manifest;
+}
+
+/** Compares `runDir` with its manifest: changed, missing and extra files, and the signature when a key is given. */
+export async function verifyManifest(runDir: string, options: ManifestOptions = {}): Promise<ManifestCheck> {
+  let manifest: Manifest;
+  try {
+    manifest = ManifestSchema.parse(JSON.parse(await readFile(manifestPath(runDir), 'utf8')));
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable or invalid';
+    return { ok: false, problems: [`manifest.json is ${why}`] };
+  }
+  const problems: string[] = [];
+  const actual = await hashTree(runDir);
+  for (const [file, entry] of Object.entries(manifest.files)) {
+    const now = actual[file];
+    if (!now) problems.push(`missing: ${file}`);
+    else if (now.sha256 !== entry.sha256 || now.size !== entry.size) problems.push(`modified: ${file}`);
+  }
+  for (const file of Object.keys(actual)) if (!(file in manifest.files)) problems.push(`extra: ${file}`);
+  if (options.signingKey) {
+    if (!manifest.hmac) problems.push('signature missing: manifest.json is not signed');
+    else if (!sameHex(manifest.hmac, signFiles(manifest.files, options.signingKey))) {
+      problems.push('signature invalid: manifest.json was changed or signed with another key');
+    }
+  }
+  return { ok: problems.length === 0, problems };
+}
+
+/** The exact bytes the HMAC covers: the files map with sorted keys and no whitespace. */
+export function canonicalFiles(files: Record<string, ManifestEntry>): string {
+  const sorted = Object.keys(files).sort();
+  return `{${sorted.map((k) => `${JSON.stringify(k)}:{"sha256":${JSON.stringify(files[k]?.sha256)},"size":${files[k]?.size}}`).join(',')}}`;
+}
+
+function signFiles(files: Record<string, ManifestEntry>, key: string): string {
+  return createHmac('sha256', key).update(canonicalFiles(files)).digest('hex');
+}
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+async function hashTree(runDir: string): Promise<Record<string, ManifestEntry>> {
+  const self = manifestPath(runDir);
+  const files: Record<string, ManifestEntry> = {};
+  for (const file of await listFiles(runDir)) {
+    if (file === self) continue;
+    files[path.relative(runDir, file).split(path.sep).join('/')] = await hashFile(file);
+  }
+  return files;
+}
+
+async function hashFile(file: string): Promise<ManifestEntry> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}

@@ -1,0 +1,87 @@
+// The patterns that find secrets in text, and a line scanner that carries a PEM block across lines.
+
+export const REDACTED = '[REDACTED]';
+
+interface Rule {
+  kind: string;
+  pattern: RegExp;
+  replace: string;
+}
+
+/** Well-known token formats; each becomes `[REDACTED:<kind>]` so a reader knows what was there. */
+export const TOKEN_RULES: readonly Rule[] = [
+  { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g, replace: '[REDACTED:github-token]' },
+  { kind: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, replace: '[REDACTED:aws-access-key]' },
+  { kind: 'slack-token', pattern: /\bxox[abpr]-[A-Za-z0-9-]{10,}/g, replace: '[REDACTED:slack-token]' },
+  { kind: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, replace: '[REDACTED:anthropic-key]' },
+  { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, replace: '[REDACTED:openai-key]' },
+  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replace: '[REDACTED:jwt]' },
+  // Keep the scheme word so a log still says what kind of header it was.
+  { kind: 'bearer-token', pattern: /\b(Bearer\s+)[A-Za-z0-9\-._~+/]{12,}=*/gi, replace: '$1[REDACTED:bearer-token]' },
+  // Kane's credentials on a command line: `--access-key v`, `--access-key=v`, and JSON argv arrays.
+  { kind: 'access-key', pattern: /(--access-key(?:=|\s+))(?:"[^"]*"|'[^']*'|[^\s"'\\]+)/g, replace: `$1${REDACTED}` },
+  { kind: 'access-key', pattern: /(--access-key\\?"\s*,\s*\\?")(?:[^"\\]|\\[^"])*/g, replace: `$1${REDACTED}` },
+];
+
+const PEM_LINE = /-----BEGIN ([A-Z0-9 ]+ )?PRIVATE KEY-----[\s\S]*?-----END ([A-Z0-9 ]+ )?PRIVATE KEY-----/g;
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]+ )?PRIVATE KEY-----/;
+const PEM_END = /-----END ([A-Z0-9 ]+ )?PRIVATE KEY-----/;
+// Inside a PEM block only base64 and `Key: value` headers appear; anything else means the block
+// was cut short, and the scanner must not swallow the rest of the file.
+const PEM_BODY = /^\s*([A-Za-z0-9+/=]*|[A-Za-z-]+:.*)\s*\r?$/;
+const PRIVATE_KEY = '[REDACTED:private-key]';
+
+/** Redacts one line at a time; holds the state of a private key block spanning lines. */
+export class LineRedactor {
+  private inKey = false;
+  /** Number of replacements made so far. */
+  count = 0;
+
+  constructor(private readonly values: RegExp | null) {}
+
+  /** Returns the redacted line, or null when the whole line belongs to a removed key block. */
+  line(input: string): string | null {
+    let text = input;
+    if (this.inKey) {
+      const end = PEM_END.exec(text);
+      if (end) {
+        this.inKey = false;
+        text = text.slice(end.index + end[0].length);
+        if (text.trim() === '') return null;
+      } else if (PEM_BODY.test(text)) {
+        return null;
+      } else {
+        this.inKey = false;
+      }
+    }
+    text = this.replace(text, PEM_LINE, PRIVATE_KEY);
+    const begin = PEM_BEGIN.exec(text);
+    if (begin) {
+      // A block that does not end on this line: drop the rest of it and the lines that follow.
+      this.inKey = true;
+      this.count++;
+      text = text.slice(0, begin.index) + PRIVATE_KEY;
+    }
+    if (this.values) text = this.replace(text, this.values, REDACTED);
+    for (const rule of TOKEN_RULES) text = this.replace(text, rule.pattern, rule.replace);
+    return text;
+  }
+
+  private replace(text: string, pattern: RegExp, replacement: string): string {
+    pattern.lastIndex = 0;
+    if (!pattern.test(text)) return text;
+    pattern.lastIndex = 0;
+    return text.replace(pattern, (...args: unknown[]) => {
+      this.count++;
+      // `$1` is the only back-reference the rules use.
+      return replacement.replace('$1', typeof args[1] === 'string' ? args[1] : '');
+    });
+  }
+}
+
+/** One regular expression matching any of `values` (longest first), or null when there are none. */
+export function valuesPattern(values: Iterable<string>): RegExp | null {
+  const unique = [...new Set(values)].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
+  if (unique.length === 0) return null;
+  return new RegExp(unique.map((v) => v.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
+}

@@ -1,0 +1,167 @@
+// Keeps secrets out of evidence: configured values and well-known token formats become [REDACTED].
+import { createReadStream, createWriteStream } from 'node:fs';
+import { chmod, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { once } from 'node:events';
+import { LineRedactor, valuesPattern } from './redact-rules.js';
+
+export { REDACTED } from './redact-rules.js';
+
+/** Shorter values would redact ordinary words and numbers all over the evidence. */
+export const MIN_SECRET_LENGTH = 4;
+/** A line longer than this is cut at a separator, so one huge line cannot exhaust memory. */
+const MAX_LINE = 1024 * 1024;
+const SNIFF_BYTES = 8000;
+
+export interface RedactorOptions {
+  /** Secret values to remove wherever they appear (env values named in config, secret variables, Kane credentials). */
+  values?: readonly string[];
+}
+
+export interface RedactFileResult {
+  /** Whether the file was rewritten. */
+  changed: boolean;
+  replacements: number;
+  /** Set when the file was left alone as binary (a NUL byte in its first 8 KB). */
+  binary?: boolean;
+}
+
+export interface RedactTreeResult {
+  files: number;
+  changed: number;
+  binary: number;
+  replacements: number;
+}
+
+/** Redacts text, files and folders with one set of secrets. */
+export class Redactor {
+  private readonly textValues: RegExp | null;
+  private readonly byteValues: RegExp | null;
+
+  constructor(options: RedactorOptions = {}) {
+    const forms = secretForms(options.values ?? []);
+    this.textValues = valuesPattern(forms);
+    // Files are scanned as latin1, one char per byte, so bytes outside a match are written back
+    // untouched even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
+    this.byteValues = valuesPattern(forms.map((v) => Buffer.from(v, 'utf8').toString('latin1')));
+  }
+
+  /** Returns `text` with every secret replaced. */
+  redactText(text: string): string {
+    const scanner = new LineRedactor(this.textValues);
+    const out: string[] = [];
+    for (const line of text.split('\n')) {
+      const kept = scanner.line(line);
+      if (kept !== null) out.push(kept);
+    }
+    return out.join('\n');
+  }
+
+  /** Rewrites a text file in place (streamed, atomically) when it holds a secret; binary files are skipped. */
+  async redactFile(file: string): Promise<RedactFileResult> {
+    if (await looksBinary(file)) return { changed: false, replacements: 0, binary: true };
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.redact.tmp`;
+    const scanner = new LineRedactor(this.byteValues);
+    const out = createWriteStream(tmp, { encoding: 'latin1' });
+    try {
+      let pending = '';
+      const emit = async (line: string, newline: boolean) => {
+        const kept = scanner.line(line);
+        if (kept === null) return;
+        if (!out.write(newline ? `${kept}\n` : kept)) await once(out, 'drain');
+      };
+      for await (const chunk of createReadStream(file, { encoding: 'latin1', highWaterMark: 256 * 1024 })) {
+        pending += chunk as string;
+        const lines = pending.split('\n');
+        pending = lines.pop() as string;
+        for (const line of lines) await emit(line, true);
+        if (pending.length > MAX_LINE) {
+          const cut = lastSeparator(pending);
+          await emit(pending.slice(0, cut), false);
+          pending = pending.slice(cut);
+        }
+      }
+      if (pending !== '') await emit(pending, false);
+      out.end();
+      await once(out, 'close');
+      if (scanner.count === 0) {
+        await rm(tmp, { force: true });
+        return { changed: false, replacements: 0 };
+      }
+      await chmod(tmp, (await stat(file)).mode & 0o7777);
+      await rename(tmp, file);
+      return { changed: true, replacements: scanner.count };
+    } catch (error) {
+      out.destroy();
+      await rm(tmp, { force: true });
+      throw error;
+    }
+  }
+
+  /** Redacts every regular file under `dir` (symlinks are neither followed nor rewritten). */
+  async redactTree(dir: string): Promise<RedactTreeResult> {
+    const result: RedactTreeResult = { files: 0, changed: 0, binary: 0, replacements: 0 };
+    for (const file of await listFiles(dir)) {
+      const one = await this.redactFile(file);
+      result.files++;
+      if (one.changed) result.changed++;
+      if (one.binary) result.binary++;
+      result.replacements += one.replacements;
+    }
+    return result;
+  }
+}
+
+// The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded; and each line
+// of a multi-line value on its own, because files are scanned line by line.
+function secretForms(values: readonly string[]): string[] {
+  const forms = new Set<string>();
+  const add = (v: string) => {
+    if (v.trim().length < MIN_SECRET_LENGTH) return;
+    forms.add(v);
+    forms.add(JSON.stringify(v).slice(1, -1));
+    forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
+    forms.add(encodeURIComponent(v));
+  };
+  for (const value of values) {
+    add(value);
+    if (value.includes('\n')) for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
+  }
+  return [...forms];
+}
+
+// Cut a too-long line after a character no token contains, so a secret is never split in two.
+function lastSeparator(text: string): number {
+  for (let i = text.length - 1; i > text.length - 64 * 1024 && i > 0; i--) {
+    if (/[\s",;]/.test(text[i] as string)) return i + 1;
+  }
+  return text.length;
+}
+
+async function looksBinary(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every regular file under `dir`, depth first, without following symlinks. */
+export async function listFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  const visit = async (current: string) => {
+    const entries = await readdir(current, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) await visit(full);
+      else if (entry.isFile()) files.push(full);
+    }
+  };
+  if ((await lstat(dir)).isDirectory()) await visit(dir);
+  return files;
+}

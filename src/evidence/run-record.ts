@@ -1,0 +1,155 @@
+// run.json: the run record, the machine-readable result, and the source of schemas/run.schema.json.
+import { readdir } from 'node:fs/promises';
+import { z } from 'zod';
+import { describeError, ValidationError } from '../errors.js';
+import { readJsonFile } from '../util/json-file.js';
+import { formatZodIssues } from '../util/zod-issues.js';
+import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
+
+export const RUN_SCHEMA_VERSION = 1;
+export const RUN_STATES = ['RUNNING', 'VERIFIED', 'FAILED', 'ERROR'] as const;
+export const RUN_REASONS = [
+  'CONTRACT_CHANGED',
+  'UNSTABLE_WORKSPACE',
+  'APP_URL_IN_USE',
+  'VERIFIER_ERROR',
+  'INCONCLUSIVE',
+  'AGENT_FAILED',
+  'AGENT_TIMEOUT',
+  'REPAIR_UNCHANGED',
+  'PRODUCT_FAILURE',
+  'INTERRUPTED',
+  'ABANDONED',
+] as const;
+export const ATTEMPT_STATUSES = [
+  'RUNNING',
+  'PASS',
+  'FAIL',
+  'VERIFIER_ERROR',
+  'INCONCLUSIVE',
+  'APP_FAILED',
+  'APP_URL_IN_USE',
+  'SETUP_FAILED',
+  'AGENT_FAILED',
+  'AGENT_TIMEOUT',
+  'REPAIR_UNCHANGED',
+  'CONTRACT_CHANGED',
+  'UNSTABLE_WORKSPACE',
+  'INTERRUPTED',
+  'ERROR',
+] as const;
+export const CRITERION_STATUSES = ['PASS', 'FAIL', 'UNVERIFIED'] as const;
+export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec'] as const;
+
+export type RunState = (typeof RUN_STATES)[number];
+export type RunReason = (typeof RUN_REASONS)[number];
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+const timestamp = z.iso.datetime({ offset: true });
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
+
+export const CriterionSummarySchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.enum(CRITERION_STATUSES),
+  /** 1-based verifier steps that name this criterion. */
+  steps: z.array(z.number().int().positive()),
+});
+
+export const AttemptSummarySchema = z.looseObject({
+  number: z.number().int().positive(),
+  status: z.enum(ATTEMPT_STATUSES),
+  /** `agent`: the agent worked, then the verifier ran; `reverify`: verification only, no repair charged. */
+  kind: z.enum(['agent', 'reverify', 'verify']),
+  criteria: z.array(CriterionSummarySchema),
+  summary: z.string(),
+  startedAt: timestamp,
+  durationMs: z.number().int().nonnegative().nullable(),
+});
+
+export const ContractFileSchema = z.looseObject({
+  path: z.string().min(1),
+  sha256,
+  role: z.enum(CONTRACT_ROLES),
+});
+
+export const RunRecordSchema = z
+  .looseObject({
+    schemaVersion: z.literal(RUN_SCHEMA_VERSION),
+    runId: z.string().min(1),
+    mode: z.enum(['run', 'verify']),
+    task: z.looseObject({ id: z.string().min(1), file: z.string().min(1), title: z.string() }),
+    state: z.enum(RUN_STATES),
+    reason: z.enum(RUN_REASONS).nullable(),
+    message: z.string().nullable(),
+    tools: z.looseObject({
+      elenchos: z.string(),
+      node: z.string(),
+      git: z.string(),
+      verifier: z.string().nullable(),
+      agent: z.string().nullable(),
+    }),
+    contract: z.looseObject({ files: z.array(ContractFileSchema) }),
+    configFingerprint: z.string(),
+    startedAt: timestamp,
+    finishedAt: timestamp.nullable(),
+    durationMs: z.number().int().nonnegative().nullable(),
+    pid: z.number().int().nonnegative(),
+    host: z.string(),
+    workspace: z.looseObject({ path: z.string(), base: z.string(), kept: z.boolean() }),
+    attempts: z.array(AttemptSummarySchema),
+  })
+  .refine((run) => run.state !== 'VERIFIED' || run.reason === null, {
+    message: 'a VERIFIED run has no reason (reason must be null)',
+    path: ['reason'],
+  });
+
+export type CriterionSummary = z.infer<typeof CriterionSummarySchema>;
+export type AttemptSummary = z.infer<typeof AttemptSummarySchema>;
+export type ContractFile = z.infer<typeof ContractFileSchema>;
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** Reads and validates `<runDir>/run.json`; every schema problem is listed at once. */
+export async function readRunRecord(runDir: string): Promise<RunRecord> {
+  const file = runJsonPath(runDir);
+  const { value } = await readJsonFile(file);
+  const parsed = RunRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const details = formatZodIssues(file, parsed.error.issues);
+    throw new ValidationError(`${file}: not a valid run record (${details.length} problem${details.length === 1 ? '' : 's'})`, { details });
+  }
+  return parsed.data;
+}
+
+export interface UnreadableRun {
+  runId: string;
+  dir: string;
+  message: string;
+}
+
+export interface ListRunsResult {
+  /** Newest first. */
+  runs: RunRecord[];
+  /** Run folders whose run.json is missing or invalid (a crash before it was written, a hand edit). */
+  unreadable: UnreadableRun[];
+}
+
+/** Every stored run of `root`, newest first; unreadable run folders are reported, not fatal. */
+export async function listRuns(root: string): Promise<ListRunsResult> {
+  const entries = await readdir(runsDir(root), { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const result: ListRunsResult = { runs: [], unreadable: [] };
+  // Run ids sort by time, so the folder names give the order without reading a single file.
+  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort().reverse();
+  for (const runId of names) {
+    const dir = runDirOf(root, runId);
+    try {
+      result.runs.push(await readRunRecord(dir));
+    } catch (error) {
+      const details = error instanceof ValidationError ? error.details : [];
+      result.unreadable.push({ runId, dir, message: [describeError(error), ...details].join('\n') });
+    }
+  }
+  return result;
+}

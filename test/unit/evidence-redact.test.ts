@@ -1,0 +1,135 @@
+import { readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/evidence/redact.js';
+import { collectSecretValues } from '../../src/evidence/secret-values.js';
+import { tempDir, writeFiles } from '../helpers/temp.js';
+
+// Built at run time so no scanner mistakes this test for a leak.
+const fake = (prefix: string, body: string, n: number) => prefix + body.repeat(Math.ceil(n / body.length)).slice(0, n);
+const tokens = {
+  'github-token': [fake('ghp_', 'aB3d', 36), fake('gho_', 'Zx9Q', 36), fake('ghs_', 'k2L8', 40), fake('github_pat_', '11AB_cd', 60)],
+  'aws-access-key': [fake('AKIA', 'IOSFODNN7', 16)],
+  'slack-token': [fake('xoxb-', '1234-abcd-', 40), fake('xoxp-', '99x-', 24)],
+  'openai-key': [fake('sk-', 'Abc123xyz', 48), fake('sk-proj-', 'Q_w-e1', 60)],
+  'anthropic-key': [fake('sk-ant-api03-', 'Zz9_-', 80)],
+  jwt: [`${fake('eyJ', 'hbGciOiJIUzI1', 20)}.${fake('eyJ', 'zdWIiOiIxMjM0', 30)}.${fake('', 'SflKxwRJSMeK', 43)}`],
+};
+
+describe('Redactor.redactText', () => {
+  const redactor = new Redactor();
+  for (const [kind, list] of Object.entries(tokens)) {
+    it(`redacts ${kind}`, () => {
+      for (const token of list) {
+        const out = redactor.redactText(`before ${token} after\n{"t":"${token}"}`);
+        expect(out).toBe(`before [REDACTED:${kind}] after\n{"t":"[REDACTED:${kind}]"}`);
+      }
+    });
+  }
+
+  it('redacts bearer tokens but keeps the scheme', () => {
+    expect(redactor.redactText('Authorization: Bearer abc.DEF-123_456~xyz==')).toBe('Authorization: Bearer [REDACTED:bearer-token]');
+    expect(redactor.redactText('"authorization":"bearer abcdefghijklmnop"')).toBe('"authorization":"bearer [REDACTED:bearer-token]"');
+  });
+
+  it('redacts --access-key values on command lines and in JSON argv', () => {
+    expect(redactor.redactText('kane-cli run --access-key s3cr3tv4lue --username bob')).toBe('kane-cli run --access-key [REDACTED] --username bob');
+    expect(redactor.redactText('kane-cli --access-key=s3cr3tv4lue x')).toBe('kane-cli --access-key=[REDACTED] x');
+    expect(redactor.redactText(`kane-cli --access-key "two words"`)).toBe('kane-cli --access-key [REDACTED]');
+    expect(redactor.redactText('{"args":["--access-key", "s3cr3tv4lue","--x"]}')).toBe('{"args":["--access-key", "[REDACTED]","--x"]}');
+    expect(redactor.redactText('{"cmd":"[\\"--access-key\\",\\"s3cr3tv4lue\\"]"}')).toBe('{"cmd":"[\\"--access-key\\",\\"[REDACTED]\\"]"}');
+  });
+
+  it('redacts private key blocks across lines and inside one JSON-escaped line', () => {
+    const pem = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAA', 'QyNTUxOQAAACDx==', '-----END OPENSSH PRIVATE KEY-----'];
+    expect(redactor.redactText(`key:\n${pem.join('\n')}\nnext line`)).toBe('key:\n[REDACTED:private-key]\nnext line');
+    expect(redactor.redactText(JSON.stringify({ key: pem.join('\n'), x: 1 }))).toBe('{"key":"[REDACTED:private-key]","x":1}');
+    // A block cut short must not swallow what follows.
+    expect(redactor.redactText(`${pem.slice(0, 2).join('\n')}\nthis is a log line again\n`)).toBe('[REDACTED:private-key]\nthis is a log line again\n');
+  });
+
+  it('redacts configured values, plain, JSON-escaped and URL-encoded, ignoring very short ones', () => {
+    const secret = 'pa"ss\\word/ü 1';
+    const r = new Redactor({ values: [secret, 'abc', 'hunter22'] });
+    expect(r.redactText(`x=${secret};`)).toBe('x=[REDACTED];');
+    expect(r.redactText(JSON.stringify({ v: secret }))).toBe('{"v":"[REDACTED]"}');
+    expect(r.redactText(JSON.stringify({ nested: JSON.stringify({ v: secret }) }))).toBe(JSON.stringify({ nested: JSON.stringify({ v: '[REDACTED]' }) }));
+    expect(r.redactText(`https://x/?k=${encodeURIComponent(secret)}`)).toBe('https://x/?k=[REDACTED]');
+    expect(r.redactText('abc hunter22 abcd')).toBe('abc [REDACTED] abcd');
+  });
+
+  it('leaves ordinary text alone and is idempotent', () => {
+    const text = 'task-1234567890abcdefghijklmnop ask-me sk-short eyJ Bearer x AKIA123\nnothing here';
+    expect(redactor.redactText(text)).toBe(text);
+    const once = redactor.redactText(`t ${tokens.jwt[0]} Bearer abcdefghijklmnopq`);
+    expect(redactor.redactText(once)).toBe(once);
+  });
+});
+
+describe('collectSecretValues', () => {
+  it('gathers named env values, Kane credentials and secret variables', () => {
+    const values = collectSecretValues({
+      env: { MY_TOKEN: 'tok-1234', LT_ACCESS_KEY: 'lt-key-9876', LT_USERNAME: 'kane-user', OTHER: 'visible' },
+      redactEnv: ['MY_TOKEN', 'MISSING'],
+      variables: { start_url: 'http://x', password: { value: 'p4ssw0rd', secret: true }, user: { value: 'bob' } },
+    });
+    expect(values.sort()).toEqual(['kane-user', 'lt-key-9876', 'p4ssw0rd', 'tok-1234']);
+  });
+});
+
+describe('Redactor files and trees', () => {
+  const secret = 'lt-key-0123456789';
+  const redactor = new Redactor({ values: [secret] });
+
+  it('rewrites text files in place, keeps their mode, leaves clean and binary files untouched', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'agent.log': `line 1\nusing ${secret}\r\nlast ${tokens['github-token'][0]}`,
+      'verifier/events.ndjson': `${JSON.stringify({ type: 'x', cmd: `kane --access-key ${secret}` })}\n`,
+      'clean.txt': 'nothing secret\n',
+      'latin1.txt': '',
+    });
+    writeFileSync(path.join(dir, 'latin1.txt'), Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from(`k=${secret}\n`)]));
+    chmodSync(path.join(dir, 'agent.log'), 0o640);
+    const gz = gzipSync(Buffer.from(`${secret}\n`));
+    writeFileSync(path.join(dir, 'workspace.tar.gz'), gz);
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(secret)]);
+    writeFileSync(path.join(dir, 'shot.png'), png);
+    symlinkSync(path.join(dir, 'agent.log'), path.join(dir, 'link.log'));
+    const cleanBefore = statSync(path.join(dir, 'clean.txt')).mtimeMs;
+
+    const result = await redactor.redactTree(dir);
+    expect(result).toMatchObject({ files: 6, changed: 3, binary: 2 });
+    expect(readFileSync(path.join(dir, 'agent.log'), 'utf8')).toBe('line 1\nusing [REDACTED]\r\nlast [REDACTED:github-token]');
+    expect(statSync(path.join(dir, 'agent.log')).mode & 0o777).toBe(0o640);
+    expect(readFileSync(path.join(dir, 'verifier/events.ndjson'), 'utf8')).toBe('{"type":"x","cmd":"kane --access-key [REDACTED]"}\n');
+    expect(readFileSync(path.join(dir, 'latin1.txt'))).toEqual(Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from('k=[REDACTED]\n')]));
+    expect(readFileSync(path.join(dir, 'workspace.tar.gz'))).toEqual(gz);
+    expect(readFileSync(path.join(dir, 'shot.png'))).toEqual(png);
+    expect(statSync(path.join(dir, 'clean.txt')).mtimeMs).toBe(cleanBefore);
+  });
+
+  it('streams a large file and finds secrets on every line', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'big.log');
+    const line = `${'x'.repeat(100)} ${secret} ${'y'.repeat(100)}\n`;
+    writeFileSync(file, line.repeat(20_000));
+    const result = await redactor.redactFile(file);
+    expect(result).toEqual({ changed: true, replacements: 20_000 });
+    const text = readFileSync(file, 'utf8');
+    expect(text.includes(secret)).toBe(false);
+    expect(text.length).toBe(line.replace(secret, '[REDACTED]').length * 20_000);
+  });
+
+  it('handles a single line longer than the cut-off without splitting the secret', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'long.json');
+    const parts = Array.from({ length: 150_000 }, (_, i) => `"k${i}":"${i % 1000 === 0 ? secret : 'value'}"`);
+    writeFileSync(file, `{${parts.join(',')}}`);
+    await redactor.redactFile(file);
+    const text = readFileSync(file, 'utf8');
+    expect(text.includes(secret)).toBe(false);
+    expect(JSON.parse(text)).toMatchObject({ k0: '[REDACTED]', k1: 'value' });
+  });
+});
