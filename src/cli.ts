@@ -4,6 +4,7 @@ import { processIO, writeLine, type CliIO } from './cli-io.js';
 import { ElenchosError, ExitCode } from './errors.js';
 import { elenchosVersion } from './version.js';
 import { registerCheck } from './commands/check.js';
+import { registerVerify } from './commands/verify.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       writeErr: (s) => io.stderr.write(s),
     });
   registerCheck(program, io, setExit);
+  registerVerify(program, io, setExit);
   for (const sub of program.commands) sub.exitOverride();
   return program;
 }

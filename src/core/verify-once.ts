@@ -1,0 +1,67 @@
+// Runs a task's verifier once against an app someone else started: no agent, no worktree, no repair.
+// The adapter-level entry point (`elenchos verify --verifier-only`) and what adapter tests drive.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../config/load-config.js';
+import { InputError } from '../errors.js';
+import { findRepoRoot } from '../git/git.js';
+import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
+import { resolveTask } from './resolve-task.js';
+
+export interface VerifyOnceOptions {
+  cwd: string;
+  taskFile: string;
+  /** The running app's URL (passed to Kane as `start_url`). */
+  url: string;
+  configFile?: string;
+  /** The environment the verifier's environment is built from (credentials included). */
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** Where events.ndjson, stderr.log and Kane's files go (created when missing). */
+  evidenceDir: string;
+  onProgress?: (progress: VerifierProgress) => void;
+}
+
+/** Loads config and task, runs the task's verifier once in the repository root, and returns its result. */
+export async function verifyOnce(options: VerifyOnceOptions): Promise<VerificationResult> {
+  checkUrl(options.url);
+  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  const { task } = resolved;
+  const evidenceDir = path.resolve(options.cwd, options.evidenceDir);
+  await mkdir(evidenceDir, { recursive: true });
+  const sameType = resolved.verifierType === config.verifier.type;
+  return resolved.verifier.verify({
+    cwd: root,
+    testFile: resolved.testFilePath,
+    testFileLabel: resolved.testFileLabel,
+    url: options.url,
+    criteria: task.acceptanceCriteria,
+    map: resolved.map,
+    // Task variables win over config variables of the same name.
+    variables: { ...config.verifier.variables, ...task.verification.variables },
+    // A task that picks another verifier type does not inherit the config's executable for the default one.
+    command: sameType ? config.verifier.command : undefined,
+    args: sameType ? config.verifier.args : [],
+    env: config.verifier.env,
+    baseEnv: options.env,
+    timeoutMs: (task.verification.timeoutSeconds ?? config.verifier.timeoutSeconds) * 1000,
+    evidenceDir,
+    browserPath: config.verifier.browserPath,
+    signal: options.signal ?? new AbortController().signal,
+    onProgress: options.onProgress,
+  });
+}
+
+function checkUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InputError(`--url "${url}" is not a URL; pass the running app's address, e.g. http://127.0.0.1:3000/`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InputError(`--url "${url}" must be http:// or https://`);
+  }
+}
