@@ -86,7 +86,9 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
 
 /**
  * The Playwright executable: `verifier.command` (split on spaces, e.g. `npx playwright`), else the
- * project's `node_modules/.bin/playwright`, else `npx --no playwright` (never installs anything).
+ * nearest `node_modules/.bin/playwright` from `cwd` upwards (the same folders Node searches for the
+ * spec's `@playwright/test`: a worktree under `.elenchos/workspaces/` finds the checkout's), else
+ * `npx --no playwright` (which never installs anything).
  */
 export function playwrightCommand(cwd: string, configured: string | undefined): { command: string; args: string[] } {
   if (configured && configured.trim() !== '') {
@@ -94,8 +96,11 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
     if (path.basename(command) === 'npx' && args.length === 0) args.push('--no', 'playwright');
     return { command, args };
   }
-  const local = path.join(cwd, 'node_modules', '.bin', 'playwright');
-  if (existsSync(local)) return { command: local, args: [] };
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const local = path.join(dir, 'node_modules', '.bin', 'playwright');
+    if (existsSync(local)) return { command: local, args: [] };
+    if (path.dirname(dir) === dir) break;
+  }
   return { command: 'npx', args: ['--no', 'playwright'] };
 }
 
