@@ -11,7 +11,7 @@ const SPECIFIERS = [
 ];
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
 
-/** Repo-relative paths of the spec's relative imports, transitively, staying inside `root`. */
+/** Repo-relative paths of the spec's relative imports, transitively, staying inside `root` (sorted). */
 export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
   const found: string[] = [];
   const seen = new Set([testFileLabel]);
@@ -32,7 +32,7 @@ export async function playwrightLockedInputs(root: string, testFileLabel: string
       queue.push(target);
     }
   }
-  return found;
+  return found.sort();
 }
 
 /** Relative module specifiers (`./x`, `../y`) in a source file, comments ignored. */

@@ -1,0 +1,114 @@
+// The Playwright verifier's static side and its classification rules, without a browser.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mapCriteria } from '../../src/contract/criteria-map.js';
+import { classifyPlaywright, type ProcessFacts } from '../../src/verifiers/playwright/classify.js';
+import { parseJsonReport } from '../../src/verifiers/playwright/json-report.js';
+import { playwrightCommand } from '../../src/verifiers/playwright/run-playwright.js';
+import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
+import { playwrightLockedInputs } from '../../src/verifiers/playwright/spec-imports.js';
+import { readSpecTests } from '../../src/verifiers/playwright/spec-tests.js';
+import { criteria } from '../fixtures/playwright/verify-context.js';
+import { tempDir, writeFiles } from '../helpers/temp.js';
+
+describe('readSpecTests', () => {
+  it('numbers tests in file order and reads tags, title tags and verifies annotations', () => {
+    const source = `
+import { test, expect } from '@playwright/test';
+// test('commented out @AC-009', async () => {});
+test.describe('group', () => {
+  test('first', { tag: ['@AC-001', '@smoke'] }, async ({ page }) => {
+    await test.step('not a test', async () => {});
+  });
+  test("second @AC-002 and @AC-10", async () => {});
+  test.skip('third', { annotation: [{ type: 'issue', description: 'AC-7' }, { type: 'verifies', description: 'AC-003, AC-004' }] }, async () => {});
+  test.skip(process.env.CI === undefined, 'not a declaration');
+  /* test('block comment @AC-008') */
+  test('it\\'s quoted', { tag: '@AC-1' }, async () => {});
+});`;
+    expect(readSpecTests(source)).toEqual([
+      { index: 1, heading: 'first', line: 5, verifies: ['AC-001'] },
+      { index: 2, heading: 'second @AC-002 and @AC-10', line: 8, verifies: ['AC-002', 'AC-10'] },
+      { index: 3, heading: 'third', line: 9, verifies: ['AC-003', 'AC-004'] },
+      { index: 4, heading: "it's quoted", line: 12, verifies: ['AC-1'] },
+    ]);
+  });
+
+  it('accepts spec names only', () => {
+    expect(playwrightAdapter.checkTestFileName('tests/a.spec.ts')).toBeNull();
+    expect(playwrightAdapter.checkTestFileName('tests/a.test.mjs')).toBeNull();
+    expect(playwrightAdapter.checkTestFileName('tests/a_test.md')).toMatch(/Playwright spec/);
+  });
+});
+
+describe('lockedInputs', () => {
+  it('follows relative imports transitively and stays inside the repository', async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      'tests/a.spec.ts': "import { x } from './helpers/x.js';\nimport data from './data.json';\nimport { test } from '@playwright/test';\nconst y = require('../shared');\nimport('./lazy');\n// import './commented';\n",
+      'tests/helpers/x.ts': "export * from './y';\nexport const x = 1;\n",
+      'tests/helpers/y.mjs': "import '../../../outside.js';\n",
+      'tests/data.json': '{}',
+      'shared/index.js': '',
+      'tests/lazy.ts': '',
+      'tests/commented.ts': '',
+    });
+    expect(await playwrightLockedInputs(root, 'tests/a.spec.ts')).toEqual([
+      'shared/index.js',
+      'tests/data.json',
+      'tests/helpers/x.ts',
+      'tests/helpers/y.mjs',
+      'tests/lazy.ts',
+    ]);
+    expect(playwrightAdapter.outputPaths('tests/a.spec.ts')).toEqual([]);
+  });
+});
+
+describe('playwrightCommand', () => {
+  it('prefers the configured command, then the nearest node_modules/.bin, then npx without installing', () => {
+    const root = tempDir();
+    writeFiles(root, { 'node_modules/.bin/playwright': '', 'deep/er/x': '' });
+    expect(playwrightCommand(path.join(root, 'deep/er'), undefined)).toEqual({ command: path.join(root, 'node_modules/.bin/playwright'), args: [] });
+    expect(playwrightCommand(root, 'npx')).toEqual({ command: 'npx', args: ['--no', 'playwright'] });
+    expect(playwrightCommand(root, 'yarn playwright')).toEqual({ command: 'yarn', args: ['playwright'] });
+  });
+});
+
+describe('classifyPlaywright', () => {
+  const ok: ProcessFacts = { exitCode: 1, timedOut: false, aborted: false, spawnError: null, stderrTail: '', timeoutMs: 60_000 };
+  const spec = (title: string, line: number, results: { status: string; errors?: string[] }[], status: string) => ({
+    title, line, column: 1, file: 'a.spec.ts', tags: [title.match(/@(\S+)/)?.[1] ?? ''],
+    tests: [{ status, expectedStatus: 'passed', annotations: [], results: results.map((r, retry) => ({ status: r.status, retry, errors: (r.errors ?? []).map((message) => ({ message })), attachments: [] })) }],
+  });
+  const classify = (specs: unknown[], facts = ok, n = 2) => {
+    const cs = criteria(n);
+    const steps = readSpecTests(specs.map((s) => `test('${(s as { title: string }).title}', async () => {});`).join('\n'));
+    return classifyPlaywright({ criteria: cs, map: mapCriteria(cs, steps), process: facts, report: { ok: true, report: parseJsonReport({ suites: [{ file: 'a.spec.ts', specs }] }) } });
+  };
+
+  it('treats a non-assertion error as unattributed (INCONCLUSIVE), not a product failure', () => {
+    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: ['page.goto: net::ERR_CONNECTION_REFUSED'] }], 'unexpected')]);
+    expect(result.status).toBe('INCONCLUSIVE');
+    expect(result.findings[0]).toMatchObject({ step: 2, kind: 'unattributed_failure', reasonCode: 'error' });
+  });
+
+  it('is INCONCLUSIVE when the report and the spec disagree on the tests', () => {
+    const cs = criteria(1);
+    const steps = readSpecTests("test('declared @AC-001', async () => {});");
+    const report = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs: [spec('renamed @AC-001', 1, [{ status: 'passed' }], 'expected')] }] });
+    const result = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, steps), process: { ...ok, exitCode: 0 }, report: { ok: true, report } });
+    expect(result.status).toBe('INCONCLUSIVE');
+    expect(result.findings.map((f) => f.reasonCode)).toEqual(['test_missing', 'test_undeclared']);
+  });
+
+  it('is a VERIFIER_ERROR for errors outside the tests, and PASS needs exit code 0', () => {
+    const passing = [spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'passed' }], 'expected')];
+    expect(classify(passing, { ...ok, exitCode: 0 }).status).toBe('PASS');
+    expect(classify(passing, { ...ok, exitCode: 1 }).status).toBe('INCONCLUSIVE');
+    const cs = criteria(1);
+    const broken = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, []), process: ok, report: { ok: true, report: parseJsonReport({ suites: [], errors: [{ message: 'SyntaxError: Unexpected token' }] }) } });
+    expect(broken).toMatchObject({ status: 'VERIFIER_ERROR', summary: expect.stringMatching(/outside the tests: SyntaxError/) });
+    const garbage = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, []), process: ok, report: { ok: false, reason: "Playwright's JSON report is not valid JSON" } });
+    expect(garbage.status).toBe('VERIFIER_ERROR');
+  });
+});
