@@ -20,9 +20,12 @@ export const RUN_REASONS = [
   'PRODUCT_FAILURE',
   'INTERRUPTED',
   'ABANDONED',
+  'SETUP_FAILED',
+  'INTERNAL_ERROR',
 ] as const;
 export const ATTEMPT_STATUSES = [
   'RUNNING',
+  'NOT_VERIFIED',
   'PASS',
   'FAIL',
   'VERIFIER_ERROR',

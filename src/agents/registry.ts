@@ -1,0 +1,13 @@
+// Picks an agent adapter by `agent.type`.
+import type { AgentType } from '../config/config-schema.js';
+import { claudeAgent } from './claude.js';
+import { codexAgent } from './codex.js';
+import { commandAgent } from './command.js';
+import type { AgentAdapter } from './types.js';
+
+const adapters: Record<AgentType, AgentAdapter> = { command: commandAgent, claude: claudeAgent, codex: codexAgent };
+
+/** The adapter for `type`. */
+export function agentAdapter(type: AgentType): AgentAdapter {
+  return adapters[type];
+}

@@ -1,0 +1,42 @@
+// The interface every agent adapter (command, claude, codex) implements.
+import type { AgentConfigSchema } from '../config/config-schema.js';
+import type { z } from 'zod';
+
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+export interface AgentContext {
+  /** The worktree: the agent's cwd. */
+  cwd: string;
+  prompt: string;
+  /** Absolute path of the prompt file (also given to the agent as ELENCHOS_PROMPT_FILE). */
+  promptFile: string;
+  /** Absolute path of the task file inside the worktree. */
+  taskFile: string;
+  attempt: number;
+  config: AgentConfig;
+  /** The environment the agent's own environment is picked from (never passed whole). */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Where the agent's output is logged. */
+  logFile: string;
+  signal: AbortSignal;
+  onLine?: (line: string) => void;
+}
+
+export type AgentOutcome =
+  | { ok: true; exitCode: number; durationMs: number; costUsd: number | null; turns: number | null; summary: string | null }
+  | {
+      ok: false;
+      reason: 'AGENT_FAILED' | 'AGENT_TIMEOUT' | 'INTERRUPTED';
+      message: string;
+      exitCode: number | null;
+      durationMs: number;
+      costUsd: number | null;
+      turns: number | null;
+    };
+
+export interface AgentAdapter {
+  readonly type: string;
+  /** The executable and leading arguments this adapter runs. */
+  command(config: AgentConfig): { command: string; args: string[] };
+  dispatch(context: AgentContext): Promise<AgentOutcome>;
+}

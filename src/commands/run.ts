@@ -1,0 +1,43 @@
+// `elenchos run <task.json>`: the agent loop; prints progress, or the run record with --json.
+import type { Command } from 'commander';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { parseCount } from './options.js';
+
+export interface RunCommandOptions {
+  config?: string;
+  json?: boolean;
+  keep?: boolean;
+  verbose?: boolean;
+  maxRepairs?: number;
+}
+
+export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('run')
+    .description('let the agent do a task in a worktree, and let the verifier decide (VERIFIED 0, FAILED 1, ERROR 2)')
+    .argument('<task>', 'task contract (JSON)')
+    .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
+    .option('--json', 'print the run record (run.json) instead of progress')
+    .option('--keep', 'keep the worktree after the run (retainWorkspace)')
+    .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
+    .option('--verbose', "show the app's output too")
+    .action(async (taskFile: string, options: RunCommandOptions) => {
+      const { runTask } = await import('../core/run-task.js');
+      const { terminalReporter } = await import('../reporters/terminal.js');
+      const { withInterrupts } = await import('./interrupts.js');
+      const reporter = options.json ? { onEvent: () => undefined } : terminalReporter({ stream: io.stdout, verbose: options.verbose });
+      const result = await withInterrupts(io, (signal) =>
+        runTask({
+          cwd: io.cwd,
+          taskFile,
+          configFile: options.config,
+          env: io.env,
+          overrides: { retainWorkspace: options.keep ? true : undefined, maxRepairAttempts: options.maxRepairs },
+          signal,
+          reporter,
+        }),
+      );
+      if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
+      setExit(result.exitCode);
+    });
+}

@@ -1,0 +1,80 @@
+// The contract lock: hashes of every input the verdict depends on, taken before anything runs.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec';
+
+export interface LockedFile {
+  /** Repo-relative, forward slashes. */
+  path: string;
+  sha256: string;
+  role: LockedRole;
+}
+
+/** sha256 hex of bytes. */
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** JSON with object keys sorted at every level: the same contract hashes the same however it is formatted. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface LockInputs {
+  root: string;
+  taskLabel: string;
+  testLabel: string;
+  /** Other repo-relative files the verifier reads (imports, variables files, spec imports). */
+  extra: string[];
+}
+
+/** Hashes the task (bytes and canonical JSON), the test file and every other verifier input under `root`. */
+export async function lockContract(inputs: LockInputs): Promise<LockedFile[]> {
+  const taskBytes = await readFile(path.join(inputs.root, inputs.taskLabel));
+  const locked: LockedFile[] = [
+    { path: inputs.taskLabel, sha256: sha256(taskBytes), role: 'task' },
+    { path: inputs.taskLabel, sha256: sha256(canonicalJson(JSON.parse(taskBytes.toString('utf8')))), role: 'task-canonical' },
+    { path: inputs.testLabel, sha256: sha256(await readFile(path.join(inputs.root, inputs.testLabel))), role: 'test' },
+  ];
+  for (const extra of inputs.extra) {
+    const role: LockedRole = extra.startsWith('.testmuai/variables/') ? 'variables' : inputs.testLabel.endsWith('_test.md') ? 'import' : 'spec';
+    locked.push({ path: extra, sha256: sha256(await readFile(path.join(inputs.root, extra))), role });
+  }
+  return locked;
+}
+
+export interface ContractPlace {
+  /** "worktree" or "main checkout", for messages. */
+  label: string;
+  root: string;
+  /** The verifier inputs found there now (to catch an added variables file or import). */
+  currentExtra: string[];
+}
+
+/** Every way the locked contract differs in `place`; empty when it is intact. */
+export async function verifyContract(locked: readonly LockedFile[], place: ContractPlace): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of locked) {
+    if (file.role === 'task-canonical') continue; // the byte hash already covers it; kept for the record
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path.join(place.root, file.path));
+    } catch {
+      problems.push(`${file.path} was deleted in the ${place.label}`);
+      continue;
+    }
+    if (sha256(bytes) !== file.sha256) problems.push(`${file.path} changed in the ${place.label}`);
+  }
+  const known = new Set(locked.map((f) => f.path));
+  for (const extra of place.currentExtra) {
+    if (!known.has(extra)) problems.push(`${extra} appeared in the ${place.label} (the verifier would read it)`);
+  }
+  return problems;
+}

@@ -1,0 +1,31 @@
+// The decision after each verified attempt (SPEC §3 step 4.10), as a pure function.
+
+export type VerifiedStatus = 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE';
+
+export interface Budget {
+  repairsUsed: number;
+  maxRepairAttempts: number;
+  /** Re-verifications used since the last agent dispatch. */
+  verifierRetriesUsed: number;
+  maxVerifierRetries: number;
+}
+
+export type Decision =
+  | { next: 'finish'; state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: 'PRODUCT_FAILURE' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | null }
+  | { next: 'repair' }
+  | { next: 'reverify' };
+
+/** PASS ends VERIFIED; FAIL repairs while the budget lasts; verifier trouble re-verifies without charging repairs. */
+export function decideNext(status: VerifiedStatus, budget: Budget, options: { repairs: boolean } = { repairs: true }): Decision {
+  switch (status) {
+    case 'PASS':
+      return { next: 'finish', state: 'VERIFIED', reason: null };
+    case 'FAIL':
+      return options.repairs && budget.repairsUsed < budget.maxRepairAttempts
+        ? { next: 'repair' }
+        : { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' };
+    case 'VERIFIER_ERROR':
+    case 'INCONCLUSIVE':
+      return budget.verifierRetriesUsed < budget.maxVerifierRetries ? { next: 'reverify' } : { next: 'finish', state: 'ERROR', reason: status };
+  }
+}

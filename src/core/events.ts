@@ -1,0 +1,32 @@
+// What the core tells reporters while a run goes on; reporters render, the core never prints.
+import type { VerifierProgress } from '../verifiers/types.js';
+
+export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
+
+export type RunEvent =
+  | { type: 'run-start'; runId: string; taskId: string; taskFile: string; runDir: string; workspace: string; mode: 'run' | 'verify' }
+  | { type: 'attempt-start'; attempt: number; kind: 'agent' | 'reverify' | 'verify' }
+  | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
+  | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }
+  | { type: 'verifier'; attempt: number; progress: VerifierProgress }
+  | { type: 'attempt-end'; attempt: number; status: string; summary: string; criteria: { id: string; status: string }[] }
+  | { type: 'run-end'; runId: string; state: string; reason: string | null; message: string | null; runDir: string; exitCode: number };
+
+export interface RunReporter {
+  onEvent(event: RunEvent): void;
+}
+
+/** Calls every reporter, so that one broken reporter cannot crash a run. */
+export function multiplex(reporters: readonly RunReporter[]): RunReporter {
+  return {
+    onEvent(event) {
+      for (const reporter of reporters) {
+        try {
+          reporter.onEvent(event);
+        } catch {
+          // a reporter's bug is not the run's failure
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Reading stored evidence for people: list runs, open one run with its attempts.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { listRuns, readRunRecord } from '../evidence/run-record.js';
+import { attemptDir, runDir, runsDir } from '../evidence/layout.js';
+import { findRepoRoot } from '../git/git.js';
+
+/** The repository root for evidence commands (the cwd when outside a repository). */
+export async function evidenceRoot(cwd: string): Promise<string> {
+  return (await findRepoRoot(cwd)) ?? cwd;
+}
+
+/** Every stored run, newest first. */
+export async function listStoredRuns(cwd: string) {
+  const root = await evidenceRoot(cwd);
+  return { root, ...(await listRuns(root)) };
+}
+
+/** One run: its record and each attempt's attempt.json (missing ones are null: the attempt crashed). */
+export async function showStoredRun(cwd: string, runId: string) {
+  const root = await evidenceRoot(cwd);
+  const id = await resolveRunId(root, runId);
+  const dir = runDir(root, id);
+  const record = await readRunRecord(dir);
+  const attempts = [];
+  for (const summary of record.attempts) {
+    const file = path.join(attemptDir(dir, summary.number), 'attempt.json');
+    attempts.push(await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => null));
+  }
+  return { root, dir, record, attempts };
+}
+
+/** Accepts a full run id, a unique prefix, or "latest". */
+export async function resolveRunId(root: string, wanted: string): Promise<string> {
+  const { runs } = await listRuns(root);
+  if (wanted === 'latest') {
+    const newest = runs[0];
+    if (!newest) throw new InputError(`no runs under ${runsDir(root)}; start one with elenchos run <task.json>`);
+    return newest.runId;
+  }
+  const matches = runs.filter((r) => r.runId.startsWith(wanted));
+  if (matches.length === 1) return matches[0]!.runId;
+  if (matches.length === 0) throw new InputError(`run "${wanted}" not found under ${runsDir(root)}; list runs with elenchos runs`);
+  throw new InputError(`run "${wanted}" is ambiguous (${matches.length} runs start with it); give more of the id`);
+}

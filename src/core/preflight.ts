@@ -1,0 +1,81 @@
+// Preflight: everything that must hold before a run exists. Each failure is one line naming the fix (exit 3).
+import path from 'node:path';
+import { agentAdapter } from '../agents/registry.js';
+import type { Config } from '../config/config-schema.js';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { PreflightError } from '../errors.js';
+import { findRepoRoot } from '../git/git.js';
+import { dirtyPaths, headCommit, isCommittedClean } from '../git/status.js';
+import { findExecutable } from '../process/find-executable.js';
+import { resolveTask, type ResolvedTask } from './resolve-task.js';
+
+export interface PreflightOptions {
+  cwd: string;
+  taskFile: string;
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  overrides?: Record<string, unknown>;
+  /** `verify` runs no agent. */
+  needsAgent: boolean;
+}
+
+export interface Preflight {
+  root: string;
+  head: string;
+  loaded: LoadedConfig;
+  config: Config;
+  resolved: ResolvedTask;
+}
+
+/** Checks repository, tree, inputs and executables; throws PreflightError/InputError before anything runs. */
+export async function preflight(options: PreflightOptions): Promise<Preflight> {
+  const root = await findRepoRoot(options.cwd);
+  if (root === null) {
+    throw new PreflightError('NOT_A_REPOSITORY', `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`);
+  }
+  const head = await headCommit(root).catch(() => null);
+  if (head === null) throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
+  const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
+  const config = loaded.config;
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
+    throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
+  }
+  const dirty = await dirtyPaths(root);
+  if (dirty.length > 0) {
+    const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
+    throw new PreflightError('DIRTY_TREE', `the working tree is not clean (${shown}); commit or stash these changes first: the agent works on HEAD`, {
+      details: dirty.length > 10 ? dirty : [],
+    });
+  }
+  for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
+    if (!(await isCommittedClean(root, file))) {
+      throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed; git add and commit it (the run locks the committed contract)`);
+    }
+  }
+  if (options.needsAgent) await checkAgent(config, root, options.env);
+  await checkVerifier(resolved, config, root, options.env);
+  if (options.needsAgent && !config.app.command) {
+    throw new PreflightError('NO_APP_COMMAND', `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`);
+  }
+  return { root, head, loaded, config, resolved };
+}
+
+async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (config.agent.type === 'command' && !config.agent.command) {
+    throw new PreflightError('NO_AGENT_COMMAND', 'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")');
+  }
+  const { command } = agentAdapter(config.agent.type).command(config.agent);
+  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+    throw new PreflightError('AGENT_NOT_FOUND', `agent executable "${command}" not found (agent.type ${config.agent.type}); install it or set agent.command`);
+  }
+}
+
+async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const fallback = resolved.verifier.defaultCommand();
+  const command = config.verifier.command ?? fallback.command;
+  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+    const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
+    throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);
+  }
+}

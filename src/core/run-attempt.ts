@@ -1,0 +1,211 @@
+// One attempt: agent (unless re-verifying) → contract check → snapshot → app → verifier → stop → snapshot → classify.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { agentAdapter } from '../agents/registry.js';
+import type { AgentOutcome } from '../agents/types.js';
+import { judgeCriteria } from '../contract/criteria-map.js';
+import { InterruptedError } from '../errors.js';
+import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
+import { freePort } from '../process/free-port.js';
+import { startApp } from './app.js';
+import { verifyContract } from './contract-lock.js';
+import { buildPrompt, type RepairEvidence } from './prompt.js';
+import type { AttemptRecord, RunContext } from './run-context.js';
+import { Teardowns } from './teardown.js';
+
+export interface AttemptInput {
+  number: number;
+  kind: 'agent' | 'reverify' | 'verify';
+  /** Evidence of the previous verified attempt, for the repair prompt. */
+  previous: RepairEvidence | null;
+  /** Snapshot after the previous attempt: a repair must differ from it. */
+  previousSnapshot: WorkspaceSnapshot | null;
+  dir: string;
+  maxAttempts: number;
+}
+
+export interface AttemptResult {
+  record: AttemptRecord;
+  snapshotAfter: WorkspaceSnapshot | null;
+}
+
+/** Runs one attempt; every child is stopped before it returns, whatever happens. */
+export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<AttemptResult> {
+  const started = Date.now();
+  const record: AttemptRecord = {
+    number: input.number,
+    kind: input.kind,
+    status: 'NOT_VERIFIED',
+    summary: '',
+    criteria: judgeCriteria(ctx.resolved.task.acceptanceCriteria, ctx.resolved.map, new Map()),
+    findings: [],
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+    agent: null,
+    app: null,
+    verifier: null,
+    snapshots: { before: null, after: null },
+    terminal: null,
+    appFailure: null,
+  };
+  const teardowns = new Teardowns();
+  const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
+  const say = (name: 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop', message: string) =>
+    phase({ type: 'phase', attempt: input.number, phase: name, message });
+  const end = (state: 'VERIFIED' | 'FAILED' | 'ERROR', reason: string | null, message: string): AttemptResult => {
+    record.terminal = { state, reason, message };
+    record.summary ||= message;
+    return { record, snapshotAfter: null };
+  };
+  const checkInterrupted = () => {
+    if (ctx.signal.aborted) throw new InterruptedError('interrupted');
+  };
+  try {
+    ctx.reporter.onEvent({ type: 'attempt-start', attempt: input.number, kind: input.kind });
+    if (input.kind === 'agent') {
+      const outcome = await dispatchAgent(ctx, input, say);
+      record.agent = outcome;
+      checkInterrupted();
+      if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
+    }
+    say('contract', 'checking the contract lock');
+    const tampered = await checkContract(ctx);
+    if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`);
+
+    const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
+    record.snapshots.before = before;
+    if (input.kind === 'agent' && input.previousSnapshot && sameSnapshot(before, input.previousSnapshot)) {
+      record.summary = 'the repair left the implementation unchanged';
+      return end('FAILED', 'REPAIR_UNCHANGED', `attempt ${input.number} (a repair) changed nothing in the workspace`);
+    }
+    say('snapshot', `workspace at ${before.head.slice(0, 12)}, ${before.changed.length} changed path(s)`);
+
+    const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
+    const url = ctx.config.app.url.replaceAll('{port}', String(port));
+    if (ctx.config.app.command) {
+      const command = ctx.config.app.command.replaceAll('{port}', String(port));
+      say('app', `starting \`${command}\`, waiting for ${url}`);
+      const start = await startApp({
+        command,
+        url,
+        cwd: ctx.workspace,
+        env: appEnv(ctx, port, url),
+        readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
+        logFile: path.join(input.dir, 'app.log'),
+        signal: ctx.signal,
+        onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'app', line }),
+      });
+      checkInterrupted();
+      if (!start.ok && start.reason === 'APP_URL_IN_USE') return end('ERROR', 'APP_URL_IN_USE', start.message);
+      if (!start.ok) {
+        record.app = { url, port, command, ok: false, reason: start.reason, message: start.message, ...('exitCode' in start ? { exitCode: start.exitCode, logTail: start.logTail } : {}) };
+        record.status = 'FAIL';
+        record.appFailure = `${start.message}${'logTail' in start && start.logTail ? `\nlast log lines:\n${start.logTail}` : ''}`;
+        record.summary = `the app did not start: ${start.message}`;
+        record.snapshots.after = before;
+        return { record, snapshotAfter: before };
+      }
+      teardowns.add('stop the app', () => start.app.stop());
+      record.app = { url, port, command, ok: true, readyMs: start.readyMs };
+      say('app', `ready in ${start.readyMs} ms`);
+    }
+
+    const tamperedBefore = await checkContract(ctx);
+    if (tamperedBefore.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
+    say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
+    const verifierDir = path.join(input.dir, 'verifier');
+    await mkdir(verifierDir, { recursive: true });
+    const verification = await ctx.resolved.verifier.verify({
+      cwd: ctx.workspace,
+      testFile: path.join(ctx.workspace, ctx.resolved.testFileLabel),
+      testFileLabel: ctx.resolved.testFileLabel,
+      url,
+      criteria: ctx.resolved.task.acceptanceCriteria,
+      map: ctx.resolved.map,
+      variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
+      command: ctx.config.verifier.command,
+      args: ctx.config.verifier.args,
+      env: ctx.config.verifier.env,
+      baseEnv: ctx.env,
+      timeoutMs: (ctx.resolved.task.verification.timeoutSeconds ?? ctx.config.verifier.timeoutSeconds) * 1000,
+      evidenceDir: verifierDir,
+      browserPath: ctx.config.verifier.browserPath,
+      signal: ctx.signal,
+      onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, progress }),
+    });
+    record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };
+    record.criteria = verification.criteria;
+    record.findings = verification.findings;
+    say('stop', 'stopping the app and the verifier');
+    await teardowns.runAll();
+    checkInterrupted();
+
+    const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
+    record.snapshots.after = after;
+    if (!sameSnapshot(before, after)) {
+      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
+    }
+    const tamperedAfter = await checkContract(ctx);
+    if (tamperedAfter.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
+    record.status = verification.status;
+    record.summary = verification.summary;
+    return { record, snapshotAfter: after };
+  } finally {
+    await teardowns.runAll();
+    record.durationMs = Date.now() - started;
+  }
+}
+
+async function dispatchAgent(
+  ctx: RunContext,
+  input: AttemptInput,
+  say: (name: 'agent', message: string) => void,
+): Promise<AgentOutcome> {
+  const adapter = agentAdapter(ctx.config.agent.type);
+  const prompt = buildPrompt(
+    {
+      task: ctx.resolved.task,
+      taskFile: ctx.resolved.label,
+      lockedFiles: [...new Set(ctx.locked.map((f) => f.path))],
+      appCommand: ctx.config.app.command,
+      attempt: input.number,
+      maxAttempts: input.maxAttempts,
+    },
+    input.previous,
+  );
+  const promptFile = path.join(input.dir, 'prompt.md');
+  await writeFile(promptFile, prompt);
+  say('agent', `${input.previous ? 'repair' : 'dispatch'}: ${ctx.config.agent.type} agent (timeout ${ctx.config.agent.timeoutSeconds}s)`);
+  const outcome = await adapter.dispatch({
+    cwd: ctx.workspace,
+    prompt,
+    promptFile,
+    taskFile: path.join(ctx.workspace, ctx.resolved.label),
+    attempt: input.number,
+    config: ctx.config.agent,
+    baseEnv: ctx.env,
+    logFile: path.join(input.dir, 'agent.log'),
+    signal: ctx.signal,
+    onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'agent', line }),
+  });
+  say('agent', outcome.ok ? `finished in ${Math.round(outcome.durationMs / 100) / 10}s` : `failed: ${outcome.message}`);
+  return outcome;
+}
+
+/** Problems with the contract in the workspace and in the main checkout (empty when intact). */
+async function checkContract(ctx: RunContext): Promise<string[]> {
+  const places = ctx.workspace === ctx.root ? [{ label: 'checkout', root: ctx.root }] : [{ label: 'worktree', root: ctx.workspace }, { label: 'main checkout', root: ctx.root }];
+  const problems: string[] = [];
+  for (const place of places) {
+    const currentExtra = await ctx.resolved.verifier.lockedInputs(place.root, ctx.resolved.testFileLabel);
+    problems.push(...(await verifyContract(ctx.locked, { ...place, currentExtra })));
+  }
+  return problems;
+}
+
+/** The app's environment: the caller's, minus verifier credentials, plus config and the port. */
+function appEnv(ctx: RunContext, port: number, url: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...ctx.env, ...ctx.config.app.env, PORT: String(port), ELENCHOS_APP_URL: url };
+  for (const key of ['LT_USERNAME', 'LT_ACCESS_KEY', 'ELENCHOS_SIGNING_KEY']) delete env[key];
+  return env;
+}

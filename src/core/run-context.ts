@@ -1,0 +1,49 @@
+// Everything one run shares across its attempts.
+import type { Config } from '../config/config-schema.js';
+import type { CriterionResult } from '../contract/criteria-map.js';
+import type { Finding } from '../verifiers/types.js';
+import type { LockedFile } from './contract-lock.js';
+import type { RunReporter } from './events.js';
+import type { ResolvedTask } from './resolve-task.js';
+
+export interface RunContext {
+  runId: string;
+  mode: 'run' | 'verify';
+  /** The main checkout's root. */
+  root: string;
+  /** Where the agent works and the verifier looks (a worktree, or the checkout with --in-place). */
+  workspace: string;
+  /** The commit the workspace started from. */
+  base: string;
+  runDir: string;
+  config: Config;
+  resolved: ResolvedTask;
+  locked: LockedFile[];
+  /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */
+  excluded: string[];
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  reporter: RunReporter;
+  startedAt: number;
+}
+
+/** How one attempt ended. */
+export interface AttemptRecord {
+  number: number;
+  kind: 'agent' | 'reverify' | 'verify';
+  /** PASS | FAIL | VERIFIER_ERROR | INCONCLUSIVE, or NOT_VERIFIED when the attempt ended before a verdict. */
+  status: 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | 'NOT_VERIFIED';
+  summary: string;
+  criteria: CriterionResult[];
+  findings: Finding[];
+  startedAt: string;
+  durationMs: number;
+  agent: Record<string, unknown> | null;
+  app: Record<string, unknown> | null;
+  verifier: Record<string, unknown> | null;
+  snapshots: { before: unknown; after: unknown };
+  /** Set when this attempt ends the run. */
+  terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string } | null;
+  /** Set when the app did not come up (a repairable product failure). */
+  appFailure: string | null;
+}

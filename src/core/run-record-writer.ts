@@ -1,0 +1,129 @@
+// Writes run.json as the run goes (RUNNING first, so a killed run is recognisable) and seals it at the end.
+import path from 'node:path';
+import { Redactor } from '../evidence/redact.js';
+import { collectSecretValues } from '../evidence/secret-values.js';
+import { writeManifest } from '../evidence/manifest.js';
+import { writeJsonAtomic } from '../evidence/write-json.js';
+import { git } from '../git/git.js';
+import { elenchosVersion } from '../version.js';
+import { canonicalJson, sha256 } from './contract-lock.js';
+import type { AttemptRecord, RunContext } from './run-context.js';
+
+export interface RunRecordDraft {
+  schemaVersion: 1;
+  runId: string;
+  mode: 'run' | 'verify';
+  task: { id: string; file: string; title: string };
+  state: 'RUNNING' | 'VERIFIED' | 'FAILED' | 'ERROR';
+  reason: string | null;
+  message: string | null;
+  tools: { elenchos: string; node: string; git: string; verifier: string | null; agent: string | null };
+  contract: { files: { path: string; sha256: string; role: string }[] };
+  configFingerprint: string;
+  configFile: string | null;
+  verifier: { type: string; testFile: string };
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  pid: number;
+  host: string;
+  workspace: { path: string; base: string; kept: boolean };
+  attempts: AttemptSummary[];
+  cleanupProblems?: string[];
+  internalError?: string;
+}
+
+export interface AttemptSummary {
+  number: number;
+  kind: string;
+  status: string;
+  summary: string;
+  criteria: { id: string; status: string; steps: number[] }[];
+  startedAt: string;
+  durationMs: number;
+}
+
+/** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
+export async function startRunRecord(ctx: RunContext, extra: { configFile: string | null; host: string; keep: boolean }): Promise<RunRecordDraft> {
+  const draft: RunRecordDraft = {
+    schemaVersion: 1,
+    runId: ctx.runId,
+    mode: ctx.mode,
+    task: { id: ctx.resolved.task.id, file: ctx.resolved.label, title: ctx.resolved.task.title },
+    state: 'RUNNING',
+    reason: null,
+    message: null,
+    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: null, agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
+    contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
+    configFingerprint: sha256(canonicalJson(ctx.config)),
+    configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
+    verifier: { type: ctx.resolved.verifierType, testFile: ctx.resolved.testFileLabel },
+    startedAt: new Date(ctx.startedAt).toISOString(),
+    finishedAt: null,
+    durationMs: null,
+    pid: process.pid,
+    host: extra.host,
+    workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
+    attempts: [],
+  };
+  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
+  return draft;
+}
+
+/** Writes attempt.json and refreshes run.json after each attempt, so partial evidence stays readable. */
+export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, attempts: AttemptRecord[], dir: string, record: AttemptRecord): Promise<void> {
+  await writeJsonAtomic(path.join(dir, 'attempt.json'), { schemaVersion: 1, ...record });
+  const version = record.verifier?.details && (record.verifier.details as { version?: unknown }).version;
+  if (typeof version === 'string') draft.tools.verifier = version;
+  draft.attempts = attempts.map(summarize);
+  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
+}
+
+/** Final state, redaction of every stored file, then the manifest (written last). */
+export async function finishRun(
+  ctx: RunContext,
+  draft: RunRecordDraft,
+  attempts: AttemptRecord[],
+  terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null },
+): Promise<RunRecordDraft> {
+  draft.state = terminal.state;
+  draft.reason = terminal.reason;
+  draft.message = terminal.message;
+  draft.finishedAt = new Date().toISOString();
+  draft.durationMs = Date.now() - ctx.startedAt;
+  draft.attempts = attempts.map(summarize);
+  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
+  await new Redactor({ values: secretValues(ctx) }).redactTree(ctx.runDir);
+  await writeManifest(ctx.runDir, { signingKey: ctx.env.ELENCHOS_SIGNING_KEY || undefined });
+  return draft;
+}
+
+function summarize(record: AttemptRecord): AttemptSummary {
+  return {
+    number: record.number,
+    kind: record.kind,
+    status: record.status,
+    summary: record.summary,
+    criteria: record.criteria.map((c) => ({ id: c.id, status: c.status, steps: c.steps })),
+    startedAt: record.startedAt,
+    durationMs: record.durationMs,
+  };
+}
+
+/** Values that must never reach evidence: configured env names, secret variables, Kane credentials, the signing key. */
+function secretValues(ctx: RunContext): string[] {
+  const values = collectSecretValues({
+    env: ctx.env,
+    redactEnv: [...ctx.config.redact, 'ELENCHOS_SIGNING_KEY'],
+    variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
+  });
+  return values;
+}
+
+async function gitVersion(cwd: string): Promise<string> {
+  try {
+    return (await git(['--version'], { cwd })).trim().replace(/^git version /, '');
+  } catch {
+    return 'unknown';
+  }
+}

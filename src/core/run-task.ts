@@ -1,0 +1,202 @@
+// `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
+import { copyFile, mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { checkRepoRelative } from '../contract/repo-path.js';
+import { ElenchosError, InterruptedError, describeError } from '../errors.js';
+import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
+import { newRunId } from '../evidence/run-id.js';
+import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
+import { saveWorkspace } from '../git/workspace-archive.js';
+import type { WorkspaceSnapshot } from '../git/snapshot.js';
+import { runProcess } from '../process/spawn.js';
+import { lockContract } from './contract-lock.js';
+import { decideNext } from './decide.js';
+import type { RunReporter } from './events.js';
+import { finishRun, startRunRecord, updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
+import { exitCodeFor } from './outcome.js';
+import { preflight } from './preflight.js';
+import type { RepairEvidence } from './prompt.js';
+import { runAttempt } from './run-attempt.js';
+import type { AttemptRecord, RunContext } from './run-context.js';
+import { Teardowns } from './teardown.js';
+
+export interface RunTaskOptions {
+  cwd: string;
+  taskFile: string;
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  /** Flag values as a partial config (`maxRepairAttempts`, `retainWorkspace`, …). */
+  overrides?: Record<string, unknown>;
+  signal: AbortSignal;
+  reporter: RunReporter;
+}
+
+export interface RunTaskResult {
+  record: RunRecordDraft;
+  runDir: string;
+  exitCode: number;
+}
+
+/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists. */
+export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
+  const pre = await preflight({ ...options, needsAgent: true });
+  const { root, config, resolved } = pre;
+  const runId = newRunId();
+  const dir = runDirOf(root, runId);
+  const workspace = path.join(workspacesDir(root), runId);
+  await ensureExcluded(root);
+  await mkdir(dir, { recursive: true });
+  const extra = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
+  const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra });
+  const ctx: RunContext = {
+    runId,
+    mode: 'run',
+    root,
+    workspace,
+    base: pre.head,
+    runDir: dir,
+    config,
+    resolved,
+    locked,
+    excluded: resolved.verifier.outputPaths(resolved.testFileLabel),
+    env: options.env,
+    signal: options.signal,
+    reporter: options.reporter,
+    startedAt: Date.now(),
+  };
+  const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
+  options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode: 'run' });
+
+  const teardowns = new Teardowns();
+  const attempts: AttemptRecord[] = [];
+  let terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null };
+  try {
+    teardowns.add('remove the worktree', async () => {
+      if (config.retainWorkspace) return;
+      options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
+      await removeWorktree(root, workspace);
+    });
+    options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
+    await addWorktree(root, workspace, pre.head);
+    const firstDir = attemptDir(dir, 1);
+    await mkdir(firstDir, { recursive: true });
+    const setupProblem = await runSetup(ctx, firstDir);
+    if (setupProblem) {
+      terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
+    } else {
+      terminal = await attemptLoop(ctx, attempts, draft);
+    }
+  } catch (error) {
+    if (error instanceof InterruptedError || options.signal.aborted) {
+      terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
+    } else {
+      terminal = { state: 'ERROR', reason: 'INTERNAL_ERROR', message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}` };
+      draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    }
+  }
+  const failures = await teardowns.runAll();
+  if (failures.length > 0) draft.cleanupProblems = failures;
+  const record = await finishRun(ctx, draft, attempts, terminal);
+  const exitCode = exitCodeFor(record.state, record.reason);
+  options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode });
+  return { record, runDir: dir, exitCode };
+}
+
+/** Runs attempts until a decision ends the run. */
+async function attemptLoop(
+  ctx: RunContext,
+  attempts: AttemptRecord[],
+  draft: RunRecordDraft,
+): Promise<{ state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null }> {
+  const { config } = ctx;
+  const maxAgentAttempts = 1 + config.maxRepairAttempts;
+  let repairsUsed = 0;
+  let retriesUsed = 0;
+  let kind: 'agent' | 'reverify' = 'agent';
+  let previous: RepairEvidence | null = null;
+  let previousSnapshot: WorkspaceSnapshot | null = null;
+  for (let number = 1; ; number++) {
+    const dir = attemptDir(ctx.runDir, number);
+    await mkdir(dir, { recursive: true });
+    const { record, snapshotAfter } = await runAttempt(ctx, {
+      number,
+      kind,
+      previous: kind === 'agent' ? previous : null,
+      previousSnapshot: kind === 'agent' ? previousSnapshot : null,
+      dir,
+      maxAttempts: maxAgentAttempts,
+    });
+    if (kind === 'agent') await archiveWorkspace(ctx, dir, record);
+    attempts.push(record);
+    await updateRunRecord(ctx, draft, attempts, dir, record);
+    ctx.reporter.onEvent({ type: 'attempt-end', attempt: number, status: record.status, summary: record.summary, criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })) });
+    if (record.terminal) return record.terminal;
+    if (record.status === 'NOT_VERIFIED') return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
+    const decision = decideNext(record.status, {
+      repairsUsed,
+      maxRepairAttempts: config.maxRepairAttempts,
+      verifierRetriesUsed: retriesUsed,
+      maxVerifierRetries: config.maxVerifierRetries,
+    });
+    if (decision.next === 'finish') {
+      const message =
+        decision.state === 'VERIFIED'
+          ? null
+          : decision.reason === 'PRODUCT_FAILURE'
+            ? `product failure remained after ${repairsUsed} repair(s): ${record.summary}`
+            : `${record.status} ${retriesUsed + 1} time(s) in a row: ${record.summary}`;
+      return { state: decision.state, reason: decision.reason, message };
+    }
+    if (decision.next === 'repair') {
+      repairsUsed++;
+      retriesUsed = 0;
+      kind = 'agent';
+      previous = { attempt: number, status: record.status, summary: record.summary, criteria: record.criteria, findings: record.findings, appFailure: record.appFailure };
+      previousSnapshot = snapshotAfter;
+    } else {
+      retriesUsed++;
+      kind = 'reverify';
+    }
+  }
+}
+
+/** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
+async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord): Promise<void> {
+  try {
+    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded });
+  } catch (error) {
+    record.summary += ` (workspace archive failed: ${describeError(error)})`;
+  }
+}
+
+/** Copies `setup.copy` files from the checkout and runs `setup.command` in the fresh worktree; returns a problem or null. */
+async function runSetup(ctx: RunContext, dir: string): Promise<string | null> {
+  const { setup } = ctx.config;
+  for (const file of setup.copy) {
+    const rel = checkRepoRelative(file, 'setup.copy');
+    const from = path.join(ctx.root, rel);
+    const to = path.join(ctx.workspace, rel);
+    try {
+      await mkdir(path.dirname(to), { recursive: true });
+      await copyFile(from, to);
+    } catch (error) {
+      return `setup.copy: could not copy ${rel} into the worktree: ${describeError(error)}`;
+    }
+  }
+  if (!setup.command) return null;
+  ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message: `running \`${setup.command}\`` });
+  const result = await runProcess('/bin/sh', ['-c', setup.command], {
+    cwd: ctx.workspace,
+    env: { ...ctx.env },
+    timeoutMs: setup.timeoutSeconds * 1000,
+    signal: ctx.signal,
+    logFile: path.join(dir, 'setup.log'),
+    onStdoutLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
+    onStderrLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
+  });
+  if (result.aborted) throw new InterruptedError('interrupted during setup');
+  if (result.timedOut) return `setup.command did not finish within ${setup.timeoutSeconds}s`;
+  if (result.exitCode !== 0) return `setup.command exited with code ${result.exitCode}: ${result.stderrTail.trim().split('\n').slice(-3).join(' | ')}`;
+  return null;
+}

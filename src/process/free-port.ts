@@ -1,0 +1,16 @@
+// A free loopback port, chosen by the kernel, so parallel runs never collide.
+import { createServer } from 'node:net';
+
+/** Asks the kernel for a free port on 127.0.0.1 and releases it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

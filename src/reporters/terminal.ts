@@ -1,0 +1,66 @@
+// Live terminal progress: each phase and each verifier step as it happens, with elapsed time.
+import { writeLine } from '../cli-io.js';
+import type { RunEvent, RunReporter } from '../core/events.js';
+
+export interface TerminalReporterOptions {
+  stream: NodeJS.WritableStream;
+  /** Show the app's own output too. */
+  verbose?: boolean;
+  now?: () => number;
+}
+
+const MARK: Record<string, string> = { PASS: '✓', FAIL: '✗', UNVERIFIED: '?', VERIFIER_ERROR: '!', INCONCLUSIVE: '?', NOT_VERIFIED: '-' };
+
+/** A reporter that writes human progress lines to `stream`. */
+export function terminalReporter(options: TerminalReporterOptions): RunReporter {
+  const now = options.now ?? Date.now;
+  let started = now();
+  let verifierName = 'verifier';
+  const out = (line: string) => writeLine(options.stream, line);
+  const clock = () => {
+    const ms = now() - started;
+    const m = Math.floor(ms / 60_000);
+    const s = ((ms % 60_000) / 1000).toFixed(1).padStart(4, '0');
+    return `[${String(m).padStart(2, '0')}:${s}]`;
+  };
+  return {
+    onEvent(event: RunEvent) {
+      switch (event.type) {
+        case 'run-start':
+          started = now();
+          out(`elenchos ${event.mode} ${event.taskId} (${event.taskFile}) · run ${event.runId}`);
+          break;
+        case 'attempt-start':
+          out(`${clock()} attempt ${event.attempt}${event.kind === 'reverify' ? ' (re-verify only, no repair charged)' : ''}`);
+          break;
+        case 'phase':
+          if (event.phase === 'verifier') verifierName = event.message.split(' ')[0] ?? 'verifier';
+          out(`${clock()}   ${event.phase.padEnd(8)} ${event.message}`);
+          break;
+        case 'output':
+          if (event.source !== 'app' || options.verbose) out(`  [${event.source}] ${event.line}`);
+          break;
+        case 'verifier': {
+          const p = event.progress;
+          if (p.kind === 'step-start') out(`${clock()}   [${verifierName}] step ${p.step} ${p.heading} …`);
+          else if (p.kind === 'step-end') {
+            const time = p.durationSeconds !== null ? ` (${p.durationSeconds}s)` : '';
+            out(`${clock()}   [${verifierName}] ${p.status === 'passed' ? '✓' : '✗'} step ${p.step} ${p.heading}${time}`);
+          } else out(`${clock()}   [${verifierName}] ${p.message}`);
+          break;
+        }
+        case 'attempt-end':
+          out(`${clock()} attempt ${event.attempt} → ${event.status}${event.summary ? `: ${event.summary}` : ''}`);
+          for (const c of event.criteria) out(`    ${MARK[c.status] ?? ' '} ${c.id} ${c.status}`);
+          break;
+        case 'run-end':
+          out('');
+          out(`${event.state}${event.reason ? ` (${event.reason})` : ''} in ${clock().slice(1, -1)} — exit ${event.exitCode}`);
+          if (event.message) out(`  ${event.message}`);
+          out(`  evidence: ${event.runDir}`);
+          out(`  elenchos show ${event.runId}   ·   elenchos report ${event.runId}`);
+          break;
+      }
+    },
+  };
+}

@@ -1,0 +1,234 @@
+// `elenchos run` end to end: real git repos and worktrees, a real HTTP app, the scripted fake agent and fake kane-cli.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, runCli } from '../helpers/cli.js';
+import { FAKE_KANE, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { gitSync } from '../helpers/temp.js';
+
+let roots: string[] = [];
+afterEach(() => {
+  // No process of any run may survive it: app, agent, verifier, background helpers.
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+function run(project: ReturnType<typeof makeProject>, args: string[] = []) {
+  roots.push(project.root);
+  const before = checkoutFingerprint(project.root);
+  const head = gitSync(project.root, 'rev-parse', 'HEAD');
+  const result = runCli(['run', 'tasks/add-task.json', ...args], project.root, project.env);
+  // The main checkout is byte-identical afterwards, except .elenchos/ and the exclude entry.
+  expect(checkoutFingerprint(project.root)).toEqual(before);
+  expect(gitSync(project.root, 'rev-parse', 'HEAD')).toBe(head);
+  expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+  return result;
+}
+
+const statuses = (record: Record<string, any>) => record.attempts.map((a: any) => a.status);
+const criteria = (attempt: any) => Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]));
+
+describe('elenchos run', () => {
+  it('VERIFIED in one attempt when the agent implements the task', () => {
+    const project = makeProject({ agent: 'implement' });
+    const result = run(project);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ schemaVersion: 1, mode: 'run', state: 'VERIFIED', reason: null, task: { id: 'add-task', file: 'tasks/add-task.json' } });
+    expect(statuses(record)).toEqual(['PASS']);
+    expect(criteria(record.attempts[0])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS' });
+    expect(record.contract.files.map((f: any) => f.role)).toEqual(['task', 'task-canonical', 'test']);
+    // Progress was live: phases and each Kane step.
+    expect(result.stdout).toMatch(/attempt 1\n/);
+    expect(result.stdout).toContain('[kane] ✓ step 2 Step 2 — the task is listed');
+    expect(result.stdout).toContain('VERIFIED');
+    // Evidence layout, and the worktree is gone.
+    for (const file of ['manifest.json', 'attempts/01/attempt.json', 'attempts/01/agent.log', 'attempts/01/app.log', 'attempts/01/verifier/events.ndjson', 'attempts/01/workspace/diff.patch', 'attempts/01/workspace/base.txt']) {
+      expect(existsSync(path.join(dir, file)), file).toBe(true);
+    }
+    expect(readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8')).toContain('+<h1>Tasks</h1><form>New task</form>');
+    expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
+    expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+    expect(readFileSync(path.join(project.root, '.git/info/exclude'), 'utf8')).toContain('.elenchos/');
+  });
+
+  it('repairs: buggy first, fixed on the repair prompt → VERIFIED on attempt 2', () => {
+    const project = makeProject({ agent: 'buggy-then-fix' });
+    const result = run(project);
+    expect(result.code).toBe(0);
+    const { dir, record } = onlyRun(project.root);
+    expect(record.state).toBe('VERIFIED');
+    expect(statuses(record)).toEqual(['FAIL', 'PASS']);
+    expect(criteria(record.attempts[0])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
+    const prompt = readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8');
+    expect(prompt).toContain('- FAIL AC-002: criterion 2');
+    expect(prompt).toMatch(/verdict: application_issue\/\w+, confirmed, severity \w+, confidence [\d.]+/);
+    expect(prompt).toContain('Criteria that passed (keep them passing): AC-001.');
+  });
+
+  it('FAILED after 1 + maxRepairAttempts when the agent never fixes it', () => {
+    const project = makeProject({ agent: 'never-fix' });
+    const result = run(project);
+    expect(result.code).toBe(1);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
+    expect(statuses(record)).toEqual(['FAIL', 'FAIL', 'FAIL']);
+  });
+
+  it('a repair that changes nothing ends the run FAILED (REPAIR_UNCHANGED)', () => {
+    const project = makeProject({ agent: 'no-change-on-repair' });
+    const result = run(project);
+    expect(result.code).toBe(1);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'FAILED', reason: 'REPAIR_UNCHANGED' });
+    expect(statuses(record)).toEqual(['FAIL', 'NOT_VERIFIED']);
+  });
+
+  it.each([
+    ['edit-test', 'tests/add-task_test.md changed in the worktree'],
+    ['edit-task', 'tasks/add-task.json changed in the worktree'],
+    ['add-variables-file', '.testmuai/variables/override.json appeared in the worktree'],
+  ])('ERROR CONTRACT_CHANGED at once when the agent does %s', (agent, message) => {
+    const project = makeProject({ agent });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(record.message).toContain(message);
+    expect(record.attempts).toHaveLength(1);
+  });
+
+  it.each(['background-writer', 'background-commit'])('ERROR UNSTABLE_WORKSPACE when a %s touches the worktree during verification', (agent) => {
+    const project = makeProject({ agent, config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_STEP_DELAY_MS: '2000' } } } });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(record.message).toMatch(agent === 'background-writer' ? /late\.txt/ : /HEAD moved/);
+  });
+
+  it('ERROR AGENT_TIMEOUT when the agent hangs, and its process group is gone', () => {
+    const project = makeProject({ agent: 'hang', config: { agent: { type: 'command', command: process.execPath, args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'], timeoutSeconds: 1 } } });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_TIMEOUT' });
+  });
+
+  it('verifier error twice → ERROR VERIFIER_ERROR, re-verified without a second agent dispatch', () => {
+    const project = makeProject({ agent: 'implement', scenario: 'infra-error:1' });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'VERIFIER_ERROR' });
+    expect(record.attempts.map((a: any) => [a.kind, a.status])).toEqual([
+      ['agent', 'VERIFIER_ERROR'],
+      ['reverify', 'VERIFIER_ERROR'],
+    ]);
+    expect(existsSync(path.join(dir, 'attempts/02/agent.log'))).toBe(false);
+  });
+
+  it('an app that exits early is a repairable product failure of the attempt', () => {
+    const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 1, app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
+    const result = run(project);
+    expect(result.code).toBe(1);
+    const { dir, record } = onlyRun(project.root);
+    expect(statuses(record)).toEqual(['FAIL', 'FAIL']);
+    expect(record.attempts[0].summary).toContain('the app did not start: the app exited with code 3');
+    expect(readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8')).toContain('TINY_APP_MODE=exit-early');
+  });
+
+  it('never passes verifier credentials to the agent, and redacts them from evidence', () => {
+    const project = makeProject({ agent: 'implement' });
+    project.env.LT_ACCESS_KEY = 'lt-secret-access-key-123';
+    project.env.LT_USERNAME = 'kane-user';
+    const result = run(project);
+    expect(result.code).toBe(0);
+    const { dir } = onlyRun(project.root);
+    const seen = readFileSync(path.join(dir, 'attempts/01/prompt.md.seen.json'), 'utf8');
+    expect(seen).not.toContain('lt-secret-access-key-123');
+    expect(JSON.parse(seen).env.LT_ACCESS_KEY).toBeUndefined();
+    expect(JSON.parse(seen).env.ELENCHOS_ATTEMPT).toBe('1');
+    const argv = readdirSync(path.join(dir, 'attempts/01/verifier'));
+    expect(argv).toContain('events.ndjson');
+  });
+});
+
+describe('elenchos run refuses before a run exists (exit 3, no run created)', () => {
+  it('a dirty main checkout, listing the paths', () => {
+    const project = makeProject();
+    roots.push(project.root);
+    writeFileSync(path.join(project.root, 'scratch.txt'), 'x');
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe('elenchos: the working tree is not clean (scratch.txt); commit or stash these changes first: the agent works on HEAD\n');
+    expect(existsSync(path.join(project.root, '.elenchos/runs'))).toBe(false);
+  });
+
+  it('outside a git repository', () => {
+    const project = makeProject();
+    const outside = path.dirname(project.root);
+    const result = runCli(['run', path.join(project.root, 'tasks/add-task.json')], outside, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/is not inside a git repository; run elenchos from your project's checkout\n$/);
+  });
+
+  it('a verifier executable that cannot be found', () => {
+    const project = makeProject({ config: { verifier: { type: 'kane', command: 'kane-cli-not-installed' } } });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      'elenchos: verifier executable "kane-cli-not-installed" not found (verifier.type kane); install it with `npm install -g @testmuai/kane-cli` or set verifier.command\n',
+    );
+  });
+});
+
+describe('elenchos run: the app URL', () => {
+  it('ERROR APP_URL_IN_USE when something already serves the URL', async () => {
+    const http = await import('node:http');
+    const server = http.createServer((_q, r) => r.end('someone else')).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const project = makeProject({ config: { app: { command: 'node app.js --port {port}', port } } });
+      roots.push(project.root);
+      const result = await new Promise<{ code: number | null }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env }, stdio: 'ignore' });
+        child.on('exit', (code) => resolve({ code }));
+      });
+      expect(result.code).toBe(2);
+      const { record } = onlyRun(project.root);
+      expect(record).toMatchObject({ state: 'ERROR', reason: 'APP_URL_IN_USE' });
+      expect(record.message).toContain(`http://127.0.0.1:${port}/ already answers (HTTP 200)`);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('elenchos run: Ctrl-C', () => {
+  it('the first SIGINT stops children, records ERROR INTERRUPTED, removes the worktree and exits 130', async () => {
+    const project = makeProject({ agent: 'hang', config: { agent: { type: 'command', command: process.execPath, args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'], timeoutSeconds: 600 } } });
+    roots.push(project.root);
+    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`agent never started:\n${out}`)), 20_000);
+      child.stdout.on('data', () => {
+        if (out.includes('thinking forever')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(130);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
+    expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
+  });
+});
