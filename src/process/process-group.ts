@@ -1,4 +1,5 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
+import { readFileSync, readdirSync } from 'node:fs';
 
 const live = new Set<number>();
 
@@ -23,9 +24,37 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** True while any process of the group is alive. */
+/** True while any process of the group is alive (zombies waiting for a reaper do not count). */
 export function groupAlive(pid: number): boolean {
-  return signalGroup(pid, 0 as unknown as NodeJS.Signals);
+  if (!signalGroup(pid, 0 as unknown as NodeJS.Signals)) return false;
+  // A member reparented to init stays a zombie until init reaps it, which some containers' init never
+  // does promptly; kill(-pgid, 0) still finds it. On Linux, ask /proc whether a live member remains.
+  const members = groupMembers(pid);
+  return members === null || members.some((m) => m.state !== 'Z' && m.state !== 'X');
+}
+
+/** Processes of process group `pgid` with their state letter, or null where /proc cannot tell. */
+export function groupMembers(pgid: number): { pid: number; state: string }[] | null {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const members: { pid: number; state: string }[] = [];
+  for (const name of names) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command name: state ppid pgrp ...; the name itself may contain spaces and ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid) members.push({ pid: Number(name), state: fields[0] ?? '?' });
+  }
+  return members;
 }
 
 /** SIGKILLs every group still tracked: the last resort on a second interrupt or a crash. */
