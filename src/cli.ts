@@ -6,6 +6,7 @@ import { elenchosVersion } from './version.js';
 import { registerCheck } from './commands/check.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRun } from './commands/run.js';
+import { registerRuns } from './commands/runs.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerCheck(program, io, setExit);
   registerVerify(program, io, setExit);
   registerRun(program, io, setExit);
+  registerRuns(program, io, setExit);
   for (const sub of program.commands) sub.exitOverride();
   return program;
 }

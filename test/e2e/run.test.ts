@@ -66,6 +66,16 @@ describe('elenchos run', () => {
     expect(prompt).toContain('- FAIL AC-002: criterion 2');
     expect(prompt).toMatch(/verdict: application_issue\/\w+, confirmed, severity \w+, confidence [\d.]+/);
     expect(prompt).toContain('Criteria that passed (keep them passing): AC-001.');
+    // The stored evidence reads back through `runs` and `show`.
+    const runs = runCli(['runs'], project.root);
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toMatch(new RegExp(`^${record.runId}  VERIFIED +run +add-task +2 attempt\\(s\\)`));
+    const show = runCli(['show', record.runId.slice(0, 20)], project.root);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('attempt 1 (agent) → FAIL');
+    expect(show.stdout).toContain('  FAIL       AC-002  step 2    criterion 2 — product failure at step 2');
+    expect(show.stdout).toMatch(/verdict: application_issue\/ui_data_defect, confirmed/);
+    expect(JSON.parse(runCli(['show', 'latest', '--json'], project.root).stdout).attempts).toHaveLength(2);
   });
 
   it('FAILED after 1 + maxRepairAttempts when the agent never fixes it', () => {

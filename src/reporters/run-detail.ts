@@ -1,0 +1,40 @@
+// Human rendering of `elenchos show <run-id>`.
+import path from 'node:path';
+import { writeLine, type CliIO } from '../cli-io.js';
+import type { RunRecord } from '../evidence/run-record.js';
+import { describeFinding } from '../core/prompt.js';
+import type { Finding } from '../verifiers/types.js';
+
+interface ShownRun {
+  root: string;
+  dir: string;
+  record: RunRecord;
+  attempts: (Record<string, unknown> | null)[];
+}
+
+/** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
+export function renderRun(shown: ShownRun, io: CliIO): void {
+  const { record } = shown;
+  const out = (line = '') => writeLine(io.stdout, line);
+  out(`run ${record.runId} · ${record.mode} · task ${record.task.id} (${record.task.file})`);
+  out(`${record.state}${record.reason ? ` (${record.reason})` : ''}${record.message ? `: ${record.message}` : ''}`);
+  out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
+  out(`contract: ${record.contract.files.filter((f) => f.role !== 'task-canonical').map((f) => `${f.path} ${f.sha256.slice(0, 12)}`).join(', ')}`);
+  record.attempts.forEach((summary, i) => {
+    const detail = shown.attempts[i];
+    out();
+    out(`attempt ${summary.number} (${summary.kind}) → ${summary.status}: ${summary.summary}`);
+    const criteria = (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ?? summary.criteria;
+    const width = Math.max(2, ...criteria.map((c) => c.id.length));
+    for (const c of criteria) {
+      const steps = c.steps.length > 0 ? `step ${c.steps.join(',')}` : 'no step';
+      out(`  ${c.status.padEnd(10)} ${c.id.padEnd(width)}  ${steps.padEnd(9)} ${c.description ?? ''}${c.note ? ` — ${c.note}` : ''}`);
+    }
+    for (const finding of (detail?.findings as Finding[] | undefined) ?? []) {
+      for (const line of describeFinding(finding)) out(`    ${line}`);
+    }
+    if (detail === null) out('  (attempt.json missing: the attempt did not finish writing its evidence)');
+  });
+  out();
+  out(`evidence: ${path.relative(shown.root, shown.dir) || shown.dir}`);
+}
