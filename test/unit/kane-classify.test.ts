@@ -131,6 +131,20 @@ describe('classifyKane', () => {
     expect(c).toMatchObject({ status: 'VERIFIER_ERROR', rule: 'error-event' });
   });
 
+  it('an optional step that failed for the verifier does not sink a passing run; a product failure there still does', () => {
+    const withOptional = declared.map((d) => ({ ...d, optional: d.index === 3 }));
+    const run = (runEnd: Event) => {
+      const state = new KaneStreamState();
+      for (const e of [...passed(1), ...passed(2), ...failed(3, runEnd), ...closing('passed', { passed: 2, failed: 1, skipped: 0 })]) state.feed(e);
+      return classifyKane({ facts: state.result(), process: exited(0), declared: withOptional, eventCount: 9, evidencePack: null });
+    };
+    const flaky = run({ reason_code: 'stuck.ap_stuck' });
+    expect(flaky.status).toBe('PASS');
+    expect(flaky.stepVerdicts.get(3)).toBe('failed_other');
+    expect(flaky.findings[0]).toMatchObject({ step: 3, kind: 'verifier_error' });
+    expect(run({ result_code: 740 }).status).toBe('FAIL');
+  });
+
   it('process outcomes come first: timeout, exit 2, exit 3, a crash, an output cap', () => {
     const full = [...passed(1), ...passed(2), ...passed(3), ...closing('passed', { passed: 3, failed: 0, skipped: 0 })];
     expect(classify(full, exited(null, { timedOut: true, signal: 'SIGTERM' })).rule).toBe('timeout');

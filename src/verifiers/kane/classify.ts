@@ -96,7 +96,10 @@ export function classifyKane(input: ClassifyInput): Classification {
   }
   const green = falseGreen(facts, declared);
   const extra = green ? problems([green]) : [];
-  const failed = [...failures.entries()];
+  // An optional step that failed for the verifier's reasons does not sink the run; rule 18 still
+  // keeps its criteria from PASS. A product failure counts wherever it happens.
+  const optional = (index: number) => declared[index - 1]?.optional === true;
+  const failed = [...failures.entries()].filter(([i, f]) => f.attribution === 'product' || !optional(i));
   const product = failed.filter(([, f]) => f.attribution === 'product').map(([i]) => i);
   if (product.length > 0) {
     return done('FAIL', 'product-failure', `product failure at step ${product.join(', ')}: ${headline(facts, product[0]!)}`, extra);
@@ -109,7 +112,7 @@ export function classifyKane(input: ClassifyInput): Classification {
   if (failed.length > 0) {
     return done('INCONCLUSIVE', 'unattributed', `step ${failed.map(([i]) => i).join(', ')} failed without a verdict that says why`, extra);
   }
-  const notPassed = declared.filter((d) => facts.steps.get(d.index)?.status !== 'passed').map((d) => d.index);
+  const notPassed = declared.filter((d) => facts.steps.get(d.index)?.status !== 'passed' && !(d.optional && failures.has(d.index))).map((d) => d.index);
   if (notPassed.length > 0) {
     return done('INCONCLUSIVE', 'steps-not-run', `Kane passed, but step ${notPassed.join(', ')} did not run`, extra);
   }
