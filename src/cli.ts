@@ -7,6 +7,7 @@ import { registerCheck } from './commands/check.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRun } from './commands/run.js';
 import { registerRuns } from './commands/runs.js';
+import { registerReport } from './commands/report.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -23,7 +24,12 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerVerify(program, io, setExit);
   registerRun(program, io, setExit);
   registerRuns(program, io, setExit);
-  for (const sub of program.commands) sub.exitOverride();
+  registerReport(program, io, setExit);
+  const override = (command: Command) => {
+    command.exitOverride();
+    command.commands.forEach(override);
+  };
+  program.commands.forEach(override);
   return program;
 }
 

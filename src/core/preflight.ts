@@ -41,6 +41,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
   }
+  checkMapping(resolved);
   const dirty = await dirtyPaths(root);
   if (dirty.length > 0) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
@@ -77,5 +78,17 @@ async function checkVerifier(resolved: ResolvedTask, config: Config, root: strin
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);
+  }
+}
+
+/** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */
+export function checkMapping(resolved: ResolvedTask): void {
+  const { map } = resolved;
+  const problems = [
+    ...map.unmapped.map((id) => `${resolved.label}: criterion ${id} is verified by no step of ${resolved.testFileLabel}; add "@verifies ${id}" to the step that checks it`),
+    ...map.unknown.map((u) => `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`),
+  ];
+  if (problems.length > 0) {
+    throw new PreflightError('UNMAPPED_CRITERIA', `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`, { details: problems });
   }
 }

@@ -53,7 +53,7 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
     state: 'RUNNING',
     reason: null,
     message: null,
-    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: null, agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
+    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: await verifierVersion(ctx), agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
     contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
     configFingerprint: sha256(canonicalJson(ctx.config)),
     configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
@@ -73,7 +73,8 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
 /** Writes attempt.json and refreshes run.json after each attempt, so partial evidence stays readable. */
 export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, attempts: AttemptRecord[], dir: string, record: AttemptRecord): Promise<void> {
   await writeJsonAtomic(path.join(dir, 'attempt.json'), { schemaVersion: 1, ...record });
-  const version = record.verifier?.details && (record.verifier.details as { version?: unknown }).version;
+  const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
+  const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
   if (typeof version === 'string') draft.tools.verifier = version;
   draft.attempts = attempts.map(summarize);
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
@@ -118,6 +119,13 @@ function secretValues(ctx: RunContext): string[] {
     variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
   });
   return values;
+}
+
+/** `<type> <version>` of the verifier, asked once at the start (null when it does not say). */
+async function verifierVersion(ctx: RunContext): Promise<string | null> {
+  const adapter = ctx.resolved.verifier;
+  const version = await adapter.version?.({ command: ctx.config.verifier.command, cwd: ctx.root, env: ctx.env }).catch(() => null);
+  return version ?? null;
 }
 
 async function gitVersion(cwd: string): Promise<string> {

@@ -82,6 +82,8 @@ export interface VerifierAdapter {
   readonly type: VerifierType;
   /** Default executable, for preflight and for spawning. */
   defaultCommand(): { command: string; args: string[] };
+  /** The verifier's own version for the run record (null when it cannot tell quickly). */
+  version?(options: { command: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): Promise<string | null>;
   /** A problem with the test file's name for this verifier (null when fine). */
   checkTestFileName(relative: string): string | null;
   /** The steps/tests the test file declares, with the criteria each claims to verify. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_KANE, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
-import { gitSync } from '../helpers/temp.js';
+import { gitSync, taskJson } from '../helpers/temp.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -183,6 +183,20 @@ describe('elenchos run refuses before a run exists (exit 3, no run created)', ()
     const result = runCli(['run', path.join(project.root, 'tasks/add-task.json')], outside, project.env);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/is not inside a git repository; run elenchos from your project's checkout\n$/);
+  });
+
+  it('a criterion that no step verifies (it could never be VERIFIED)', () => {
+    const project = makeProject({ files: { 'tasks/add-task.json': taskJson({}, 3) } });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      [
+        'elenchos: tasks/add-task.json: the criteria do not map onto the test (1 problem(s)); elenchos check tasks/add-task.json shows the mapping',
+        '  tasks/add-task.json: criterion AC-003 is verified by no step of tests/add-task_test.md; add "@verifies AC-003" to the step that checks it',
+        '',
+      ].join('\n'),
+    );
+    expect(existsSync(path.join(project.root, '.elenchos/runs'))).toBe(false);
   });
 
   it('a verifier executable that cannot be found', () => {

@@ -4,10 +4,12 @@ import type { VerifierAdapter } from '../types.js';
 import { kaneLockedInputs, kaneOutputPaths } from './inputs.js';
 import { parseTestMd } from './test-md.js';
 import { runKane } from './run-kane.js';
+import { kaneVersion } from './kane-version.js';
 
 export const kaneAdapter: VerifierAdapter = {
   type: 'kane',
   defaultCommand: () => ({ command: 'kane-cli', args: [] }),
+  version: ({ command, cwd, env }) => kaneVersion(command ?? 'kane-cli', { cwd, env: { PATH: env.PATH, HOME: env.HOME } }),
   checkTestFileName: (relative) =>
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
   readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,

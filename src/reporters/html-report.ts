@@ -1,0 +1,75 @@
+// One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
+import type { RunRecord } from '../evidence/run-record.js';
+import type { Finding } from '../verifiers/types.js';
+
+export interface ReportInput {
+  record: RunRecord;
+  attempts: (Record<string, unknown> | null)[];
+  /** Attempt number → small text files worth showing (prompt, logs), already truncated. */
+  texts: Map<number, { name: string; text: string }[]>;
+  manifest: { ok: boolean; problems: string[] } | null;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24;padding:0 1rem}
+h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d0d7de}code,pre{font:12px/1.4 ui-monospace,monospace}
+pre{background:#f6f8fa;padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}table{border-collapse:collapse;margin:.5rem 0}
+td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}.s{font-weight:600;border-radius:4px;padding:0 .35rem}
+.PASS,.VERIFIED{background:#dafbe1;color:#116329}.FAIL,.FAILED{background:#ffebe9;color:#a40e26}
+.ERROR,.VERIFIER_ERROR,.INCONCLUSIVE,.UNVERIFIED,.NOT_VERIFIED,.RUNNING{background:#fff8c5;color:#7d4e00}`;
+
+/** Renders the report. */
+export function renderHtmlReport(input: ReportInput): string {
+  const { record } = input;
+  const badge = (status: string) => `<span class="s ${escapeHtml(status)}">${escapeHtml(status)}</span>`;
+  const parts: string[] = [];
+  parts.push(`<h1>${escapeHtml(record.task.title)} <small>(${escapeHtml(record.task.id)})</small></h1>`);
+  parts.push(`<p>${badge(record.state)} ${record.reason ? `<code>${escapeHtml(record.reason)}</code>` : ''} ${escapeHtml(record.message ?? '')}</p>`);
+  parts.push('<table>');
+  for (const [k, v] of [
+    ['run', record.runId],
+    ['mode', record.mode],
+    ['task file', record.task.file],
+    ['started', record.startedAt],
+    ['duration', record.durationMs === null ? 'did not finish' : `${(record.durationMs / 1000).toFixed(1)} s`],
+    ['base commit', record.workspace.base],
+    ['tools', Object.entries(record.tools).map(([t, ver]) => `${t} ${ver ?? '?'}`).join(', ')],
+    ['evidence integrity', input.manifest === null ? 'no manifest' : input.manifest.ok ? 'manifest verified' : `MANIFEST MISMATCH: ${input.manifest.problems.join('; ')}`],
+  ]) parts.push(`<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);
+  parts.push('</table><h2>Contract lock</h2><table><tr><th>file</th><th>role</th><th>sha256</th></tr>');
+  for (const file of record.contract.files) parts.push(`<tr><td>${escapeHtml(file.path)}</td><td>${escapeHtml(file.role)}</td><td><code>${escapeHtml(file.sha256)}</code></td></tr>`);
+  parts.push('</table>');
+  record.attempts.forEach((summary, i) => {
+    const detail = input.attempts[i];
+    parts.push(`<h2>Attempt ${summary.number} (${escapeHtml(summary.kind)}) ${badge(summary.status)}</h2><p>${escapeHtml(summary.summary)}</p>`);
+    const criteria = (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ?? summary.criteria;
+    parts.push('<table><tr><th>criterion</th><th>status</th><th>steps</th><th>description</th><th>note</th></tr>');
+    for (const c of criteria) {
+      parts.push(`<tr><td>${escapeHtml(c.id)}</td><td>${badge(c.status)}</td><td>${escapeHtml(c.steps.join(', '))}</td><td>${escapeHtml(c.description ?? '')}</td><td>${escapeHtml(c.note ?? '')}</td></tr>`);
+    }
+    parts.push('</table>');
+    const findings = (detail?.findings as Finding[] | undefined) ?? [];
+    if (findings.length > 0) {
+      parts.push('<table><tr><th>step</th><th>reason</th><th>codes</th><th>verdict</th></tr>');
+      for (const f of findings) {
+        const v = f.verdict;
+        const verdict = v ? `${v.family ?? ''}/${v.category ?? ''}, confirmed ${v.confirmed}, severity ${v.severity ?? '?'}, confidence ${v.confidence ?? '?'} — ${v.bugTitle ?? ''}: ${v.oneLiner ?? ''}` : '';
+        parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}</td><td>${escapeHtml(f.reason ?? '')}</td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdict)}</td></tr>`);
+      }
+      parts.push('</table>');
+    }
+    for (const { name, text } of input.texts.get(summary.number) ?? []) {
+      parts.push(`<details><summary>${escapeHtml(name)}</summary><pre>${escapeHtml(text)}</pre></details>`);
+    }
+  });
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+}
