@@ -38,7 +38,8 @@ async function verify(spec: string, options: Partial<ContextOptions> = {}): Prom
 
 const statuses = (result: VerificationResult) => Object.fromEntries(result.criteria.map((c) => [c.id, c.status]));
 
-describe.runIf(hasChromium)('playwright verifier', () => {
+// Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
+describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
   it('passes when every tagged test passes on its first try', async () => {
     const progress: VerifierProgress[] = [];
     const result = await verify('pass.spec.ts', { args: ['--retries=0'], onProgress: (p) => progress.push(p) });

@@ -75,7 +75,8 @@ async function verifyDemo(repo: string, taskId: string) {
 
 const changedFiles = (repo: string) => gitSync(repo, 'status', '--porcelain').split('\n').filter(Boolean).map((l) => l.slice(3)).sort();
 
-describe('demo agent', () => {
+// Generous limits: the verifier steps drive a real browser, and two-core CI machines get slow under load.
+describe('demo agent', { timeout: 150_000 }, () => {
   let repo: string;
   beforeAll(() => {
     repo = demoRepo();
