@@ -6,12 +6,17 @@ import { kaneAdapter } from '../../src/verifiers/kane/adapter.js';
 import { kaneVersion } from '../../src/verifiers/kane/kane-version.js';
 import { FAKE_BIN, kaneFixture, simpleTest } from './kane-harness.js';
 
+/** True while `pid` runs. A zombie is dead: killed children are reparented to PID 1, which may reap late. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
   }
 }
 
