@@ -1,6 +1,7 @@
 // The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations.
 import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
+import { playwrightVersion } from './playwright-version.js';
 import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { readSpecTests } from './spec-tests.js';
@@ -10,6 +11,7 @@ const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 export const playwrightAdapter: VerifierAdapter = {
   type: 'playwright',
   defaultCommand: () => ({ command: 'npx', args: ['--no', 'playwright'] }),
+  version: ({ cwd }) => playwrightVersion(cwd),
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
   readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
