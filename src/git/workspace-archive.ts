@@ -7,7 +7,8 @@ import { create, extract } from 'tar';
 import { InputError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
-import { ELENCHOS_DIR } from './status.js';
+import type { WorkspaceSnapshot } from './snapshot.js';
+import { ELENCHOS_DIR, headCommit, statusEntries } from './status.js';
 import { addWorktree, removeWorktree } from './worktree.js';
 
 export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked: 'untracked.tar.gz' } as const;
@@ -15,6 +16,12 @@ export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked
 export interface SaveWorkspaceOptions {
   /** Repository-relative path prefixes left out (the verifier's output is kept elsewhere). */
   exclude?: string[];
+  /**
+   * A snapshot of `cwd` taken after its last change, with the same `exclude`: its list of changed
+   * paths spares a second scan of the whole tree (the scan is the only cost that grows with the
+   * repository rather than with the change).
+   */
+  snapshot?: Pick<WorkspaceSnapshot, 'head' | 'codes'>;
 }
 
 export interface SaveWorkspaceResult {
@@ -23,6 +30,9 @@ export interface SaveWorkspaceResult {
   /** Bytes written to `outDir`. */
   bytes: number;
 }
+
+/** Past this many paths the patch is taken without a path list: the change is big anyway. */
+const MAX_LISTED_PATHS = 2000;
 
 /**
  * Stores the tree of `cwd` relative to `baseCommit` in `outDir`: `base.txt`, `diff.patch` (every
@@ -42,15 +52,23 @@ export async function saveWorkspace(
   const tarPath = path.join(outDir, WORKSPACE_FILES.untracked);
   await writeFile(basePath, `${baseCommit}\n`);
 
-  // `git diff <commit>` compares the commit with the working tree for every path the index knows;
-  // the flags pin down output that user config (noprefix, external diff, textconv) could change.
-  const pathspecs = [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => `:(top,exclude,literal)${p}`)];
-  const diffArgs = ['diff', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative'];
-  await gitToFile([...diffArgs, '--src-prefix=a/', '--dst-prefix=b/', baseCommit, '--', ...pathspecs], { cwd, file: diffPath });
+  const { head, codes } = options.snapshot ?? (await scanChanges(cwd));
+  const untracked: string[] = [];
+  const tracked = new Set<string>();
+  for (const [p, code] of Object.entries(codes)) {
+    if (isUnderPrefix(p, exclude)) continue;
+    if (code === '??') untracked.push(p);
+    else tracked.add(p);
+  }
+  // A path differs between the base and the working tree only if it differs somewhere along
+  // base → HEAD (agent commits) → index → working tree; git status covers the last two links.
+  if (head !== baseCommit) {
+    const committed = await gitBytes(['diff', '--name-only', '-z', '--no-renames', baseCommit, head], { cwd });
+    for (const p of splitNul(committed)) if (!isUnderPrefix(p, exclude)) tracked.add(p);
+  }
+  await writePatch(cwd, baseCommit, [...tracked].sort(), exclude, diffPath);
 
-  const untracked = splitNul(await gitBytes(['ls-files', '-z', '--others', '--exclude-standard', '--full-name'], { cwd }))
-    .filter((p) => !isUnderPrefix(p, exclude))
-    .sort();
+  untracked.sort();
   if (untracked.length > 0) {
     // node-tar reads a leading `@` as "append this archive"; `./` keeps such a name a plain file.
     const names = untracked.map((p) => (p.startsWith('@') ? `./${p}` : p));
@@ -61,6 +79,28 @@ export async function saveWorkspace(
 
   const sizes = await Promise.all([basePath, diffPath, tarPath].map(async (f) => (await stat(f)).size));
   return { files: (await countPatchFiles(diffPath)) + untracked.length, bytes: sizes.reduce((a, b) => a + b, 0) };
+}
+
+async function scanChanges(cwd: string): Promise<{ head: string; codes: Record<string, string> }> {
+  const [head, entries] = await Promise.all([headCommit(cwd), statusEntries(cwd, { noRenames: true })]);
+  const codes: Record<string, string> = {};
+  for (const entry of entries) codes[entry.path] = `${entry.x}${entry.y}`;
+  return { head, codes };
+}
+
+// `git diff <commit>` compares the commit with the working tree for every path the index knows;
+// the flags pin down output that user config (noprefix, external diff, textconv) could change.
+async function writePatch(cwd: string, base: string, paths: string[], exclude: string[], file: string): Promise<void> {
+  if (paths.length === 0) {
+    await writeFile(file, '');
+    return;
+  }
+  const pathspecs =
+    paths.length <= MAX_LISTED_PATHS
+      ? paths.map((p) => `:(top,literal)${p}`)
+      : [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => `:(top,exclude,literal)${p}`)];
+  const flags = ['--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
+  await gitToFile(['diff', ...flags, base, '--', ...pathspecs], { cwd, file });
 }
 
 // Each file in a git patch starts with a `diff --git ` line; base85 and hunk lines never do.

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { snapshotWorkspace } from '../../src/git/snapshot.js';
 import { restoreWorkspace, saveWorkspace } from '../../src/git/workspace-archive.js';
 import { addWorktree } from '../../src/git/worktree.js';
 import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
@@ -41,46 +42,67 @@ function baseRepo(): { root: string; base: string; work: string } {
 }
 
 describe('saveWorkspace and restoreWorkspace', () => {
-  it('round-trips every kind of change byte for byte, agent commits included', async () => {
-    const { root, base, work } = baseRepo();
-    await addWorktree(root, work);
-    // The agent commits part of its work...
-    writeFiles(work, { 'src/app.js': 'console.log("v2");\n', 'src/committed-new.js': 'new\n' });
-    gitSync(work, 'add', '-A');
-    gitSync(work, '-c', 'user.name=a', '-c', 'user.email=a@a', 'commit', '-qm', 'agent');
-    // ...then keeps going without committing.
-    writeFiles(work, {
-      'src/keep.js': 'keep, edited\n',
-      'src/staged.js': 'staged\n',
-      'new/dir/deep.txt': 'deep\n',
-      '@untracked.txt': 'at\n',
-      'node_modules/pkg/index.js': 'ignored',
-      'tests/output-x/Result.md': 'verifier output',
+  for (const mode of ['scanning itself', 'reusing a snapshot'] as const) {
+    it(`round-trips every kind of change byte for byte, agent commits included (${mode})`, async () => {
+      const { root, base, work } = baseRepo();
+      await addWorktree(root, work);
+      // The agent commits part of its work...
+      writeFiles(work, { 'src/app.js': 'console.log("v2");\n', 'src/committed-new.js': 'new\n' });
+      gitSync(work, 'add', '-A');
+      gitSync(work, '-c', 'user.name=a', '-c', 'user.email=a@a', 'commit', '-qm', 'agent');
+      // ...then keeps going without committing.
+      writeFiles(work, {
+        'src/keep.js': 'keep, edited\n',
+        'src/staged.js': 'staged\n',
+        'new/dir/deep.txt': 'deep\n',
+        '@untracked.txt': 'at\n',
+        'node_modules/pkg/index.js': 'ignored',
+        'tests/output-x/Result.md': 'verifier output',
+      });
+      gitSync(work, 'add', 'src/staged.js');
+      unlinkSync(path.join(work, 'docs/old.md'));
+      writeFileSync(path.join(work, 'logo.bin'), binary(13));
+      writeFileSync(path.join(work, 'new-binary.bin'), binary(3));
+      chmodSync(path.join(work, 'bin/tool.sh'), 0o755);
+      writeFiles(work, { 'run-me.sh': '#!/bin/sh\necho run\n' });
+      chmodSync(path.join(work, 'run-me.sh'), 0o755);
+      symlinkSync('src/keep.js', path.join(work, 'keep-link'));
+
+      const out = path.join(tempDir(), 'attempts', '01', 'workspace');
+      const exclude = ['tests/output-x/'];
+      const snapshot = mode === 'reusing a snapshot' ? await snapshotWorkspace(work, { exclude }) : undefined;
+      const result = await saveWorkspace(work, base, out, { exclude, snapshot });
+      expect(readFileSync(path.join(out, 'base.txt'), 'utf8')).toBe(`${base}\n`);
+      // tracked: app.js, committed-new.js, keep.js, staged.js, old.md, logo.bin, tool.sh; untracked: 5
+      expect(result.files).toBe(12);
+      expect(result.bytes).toBeGreaterThan(0);
+
+      const restored = path.join(root, '.elenchos', 'restore', 'r');
+      await restoreWorkspace(root, path.dirname(out), restored);
+      const expected = walk(work, ['.git', 'node_modules', 'output-x']);
+      expect(walk(restored)).toEqual(expected);
+      expect(Object.keys(expected)).toEqual(expect.arrayContaining(['new/dir/deep.txt', '@untracked.txt', 'keep-link', 'src/committed-new.js', 'new-binary.bin']));
+      expect(Object.keys(expected)).not.toContain('docs/old.md');
+      expect(existsSync(path.join(restored, 'tests/output-x'))).toBe(false);
+      expect(statSync(path.join(restored, 'run-me.sh')).mode & 0o100).toBeTruthy();
     });
-    gitSync(work, 'add', 'src/staged.js');
-    unlinkSync(path.join(work, 'docs/old.md'));
-    writeFileSync(path.join(work, 'logo.bin'), binary(13));
-    writeFileSync(path.join(work, 'new-binary.bin'), binary(3));
-    chmodSync(path.join(work, 'bin/tool.sh'), 0o755);
-    writeFiles(work, { 'run-me.sh': '#!/bin/sh\necho run\n' });
-    chmodSync(path.join(work, 'run-me.sh'), 0o755);
-    symlinkSync('src/keep.js', path.join(work, 'keep-link'));
+  }
 
-    const out = path.join(tempDir(), 'attempts', '01', 'workspace');
-    const result = await saveWorkspace(work, base, out, { exclude: ['tests/output-x/'] });
-    expect(readFileSync(path.join(out, 'base.txt'), 'utf8')).toBe(`${base}\n`);
-    // tracked: app.js, committed-new.js, keep.js, staged.js, old.md, logo.bin, tool.sh; untracked: 5
-    expect(result.files).toBe(12);
-    expect(result.bytes).toBeGreaterThan(0);
-
-    const restored = path.join(root, '.elenchos', 'restore', 'r');
-    await restoreWorkspace(root, path.dirname(out), restored);
-    const expected = walk(work, ['.git', 'node_modules', 'output-x']);
-    expect(walk(restored)).toEqual(expected);
-    expect(Object.keys(expected)).toEqual(expect.arrayContaining(['new/dir/deep.txt', '@untracked.txt', 'keep-link', 'src/committed-new.js', 'new-binary.bin']));
-    expect(Object.keys(expected)).not.toContain('docs/old.md');
-    expect(existsSync(path.join(restored, 'tests/output-x'))).toBe(false);
-    expect(statSync(path.join(restored, 'run-me.sh')).mode & 0o100).toBeTruthy();
+  it('round-trips a change too big to list path by path', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2100; i++) files[`many/f${i}.txt`] = `${i}\n`;
+    const root = tempRepo(files);
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const work = path.join(root, '.elenchos', 'workspaces', 'big');
+    await addWorktree(root, work);
+    const changed: Record<string, string> = {};
+    for (let i = 0; i < 2100; i++) changed[`many/f${i}.txt`] = `${i} changed\n`;
+    writeFiles(work, changed);
+    const out = path.join(tempDir(), 'workspace');
+    expect((await saveWorkspace(work, base, out)).files).toBe(2100);
+    const restored = path.join(root, '.elenchos', 'restore', 'big');
+    await restoreWorkspace(root, out, restored);
+    expect(walk(restored)).toEqual(walk(work));
   });
 
   it('stores an unchanged worktree as an empty patch and an empty archive, and restores it', async () => {
