@@ -35,27 +35,24 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify-once.js');
       const evidenceDir = path.resolve(io.cwd, options.evidence ?? path.join('.elenchos', 'verifier-only', new Date().toISOString().replace(/[:.]/g, '-')));
-      const controller = new AbortController();
-      const onInterrupt = () => controller.abort();
-      process.once('SIGINT', onInterrupt);
-      let result: VerificationResult;
-      try {
-        result = await verifyOnce({
+      const { withInterrupts } = await import('./interrupts.js');
+      let interrupted = false;
+      const result = await withInterrupts(io, (signal) => {
+        signal.addEventListener('abort', () => (interrupted = true), { once: true });
+        return verifyOnce({
           cwd: io.cwd,
           taskFile: tasks[0]!,
-          url: options.url,
+          url: options.url!,
           configFile: options.config,
           env: io.env,
-          signal: controller.signal,
+          signal,
           evidenceDir,
           onProgress: options.json ? undefined : (p) => printProgress(io, p),
         });
-      } finally {
-        process.off('SIGINT', onInterrupt);
-      }
+      });
       if (options.json) writeLine(io.stdout, JSON.stringify({ evidenceDir, ...result }, null, 2));
       else printResult(io, result, evidenceDir);
-      setExit(controller.signal.aborted ? ExitCode.INTERRUPTED : EXIT[result.status]);
+      setExit(interrupted ? ExitCode.INTERRUPTED : EXIT[result.status]);
     });
 }
 
