@@ -3,11 +3,46 @@
 // whole tree. Target: ≥ 20× faster, archive size proportional to the change.
 // Build first: npx tsc -p tsconfig.build.json && node bench/snapshot.js [files]
 import { execFileSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { snapshotWorkspace } from '../dist/git/snapshot.js';
 import { saveWorkspace } from '../dist/git/workspace-archive.js';
-import { gitSync, makeRepo, timeMedian } from './repo.js';
+
+// ---- setup helpers (never measured) ----
+const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@b' };
+
+/** Runs git synchronously for setup. No background `gc --auto` after committing thousands of loose
+ * objects: it would compete with the measurement and race the clean-up. */
+function gitSync(cwd, ...args) {
+  const env = { ...process.env, ...identity };
+  return execFileSync('git', ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 });
+}
+
+/** A temp dir holding a repository of `count` small committed files, 100 per folder. */
+function makeRepo(count, prefix) {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  const root = path.join(base, 'repo');
+  for (let i = 0; i < count; i++) {
+    const dir = path.join(root, 'src', `m${String(Math.floor(i / 100)).padStart(4, '0')}`);
+    if (i % 100 === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `f${i}.js`), `export const value${i} = ${i};\n// ${'x'.repeat(i % 200)}\n`);
+  }
+  gitSync(root, 'init', '-q', '-b', 'main');
+  gitSync(root, 'add', '-A');
+  gitSync(root, 'commit', '-q', '-m', 'initial');
+  return { base, root, cleanup: () => rmSync(base, { recursive: true, force: true, maxRetries: 5 }) };
+}
+
+/** Milliseconds taken by `fn`. */
+async function timeOnce(fn) {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// ----
 
 const files = Number(process.argv[2] ?? 50_000);
 const runs = 5;
@@ -19,23 +54,28 @@ try {
   gitSync(root, 'status', '--porcelain'); // refresh the index once, as any earlier step of a run would
 
   const tarFile = path.join(base, 'tree.tgz');
-  const tarMs = await timeMedian(runs, () => {
-    execFileSync('tar', ['czf', tarFile, '--exclude=./.git', '-C', root, '.']);
-  });
-
   let archiveBytes = 0;
   let archiveFiles = 0;
-  // What the run loop does after the verifier: snapshot (the stability proof), then store the
-  // workspace reusing that snapshot's list of changed paths.
-  const oursMs = await timeMedian(runs, async (i) => {
-    const snapshot = await snapshotWorkspace(root);
-    const saved = await saveWorkspace(root, head, path.join(base, `ws-${i}`), { snapshot });
-    archiveBytes = saved.bytes;
-    archiveFiles = saved.files;
-  });
-  // saveWorkspace on its own, scanning the tree itself.
-  const saveMs = await timeMedian(runs, (i) => saveWorkspace(root, head, path.join(base, `alone-${i}`)));
-
+  const tarTimes = [];
+  const oursTimes = [];
+  const saveTimes = [];
+  // Interleaved, so a noisy neighbour slows every side alike.
+  for (let i = 0; i < runs; i++) {
+    tarTimes.push(await timeOnce(() => execFileSync('tar', ['czf', tarFile, '--exclude=./.git', '-C', root, '.'])));
+    // What the run loop does after the verifier: snapshot (the stability proof), then store the
+    // workspace reusing that snapshot's list of changed paths.
+    oursTimes.push(
+      await timeOnce(async () => {
+        const snapshot = await snapshotWorkspace(root);
+        const saved = await saveWorkspace(root, head, path.join(base, `ws-${i}`), { snapshot });
+        archiveBytes = saved.bytes;
+        archiveFiles = saved.files;
+      }),
+    );
+    // saveWorkspace on its own, scanning the tree itself.
+    saveTimes.push(await timeOnce(() => saveWorkspace(root, head, path.join(base, `alone-${i}`))));
+  }
+  const [tarMs, oursMs, saveMs] = [median(tarTimes), median(oursTimes), median(saveTimes)];
   const tarBytes = statSync(tarFile).size;
   console.log(`repository:          ${files} files (+ .git), one file changed`);
   console.log(`tar czf whole tree:  ${tarMs.toFixed(1)} ms, ${tarBytes} bytes`);
@@ -43,7 +83,7 @@ try {
   console.log(`save alone:          ${saveMs.toFixed(1)} ms`);
   console.log(`speed-up:            ${(tarMs / oursMs).toFixed(1)}x snapshot + save, ${(tarMs / saveMs).toFixed(1)}x save alone (target >= 20x)`);
   console.log(`size ratio:          ${(tarBytes / archiveBytes).toFixed(0)}x smaller`);
-  console.log(`(median of ${runs} runs each)`);
+  console.log(`(median of ${runs} interleaved runs each)`);
 } finally {
   cleanup();
 }

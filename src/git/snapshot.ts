@@ -4,7 +4,7 @@ import path from 'node:path';
 import { mapLimit } from './map-limit.js';
 import { digestPath } from './path-digest.js';
 import { isUnderPrefix } from './path-prefix.js';
-import { ELENCHOS_DIR, headCommit, statusEntries } from './status.js';
+import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
 
 export interface WorkspaceSnapshot {
   head: string;
@@ -31,9 +31,10 @@ export interface SnapshotOptions {
  */
 export async function snapshotWorkspace(cwd: string, options: SnapshotOptions = {}): Promise<WorkspaceSnapshot> {
   const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
-  const [head, status] = await Promise.all([headCommit(cwd), statusEntries(cwd, { noRenames: true })]);
+  const status = await readStatus(cwd, { noRenames: true });
+  const head = status.head ?? (await headCommit(cwd)); // headCommit explains a missing commit
   const codes: Record<string, string> = {};
-  for (const entry of status) if (!isUnderPrefix(entry.path, exclude)) codes[entry.path] = `${entry.x}${entry.y}`;
+  for (const entry of status.entries) if (!isUnderPrefix(entry.path, exclude)) codes[entry.path] = `${entry.x}${entry.y}`;
   const changed = Object.keys(codes).sort();
   // The working tree's content only, not the index letters: staging a file moves nothing a browser sees.
   const digests = await mapLimit(changed, 16, (p) => digestPath(path.join(cwd, p)));

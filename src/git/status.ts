@@ -16,20 +16,50 @@ export interface StatusEntry {
   from?: string;
 }
 
-/** Parses `git status --porcelain=v1 -z` in `cwd`; untracked files are listed one by one. */
-export async function statusEntries(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusEntry[]> {
-  const args = ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'];
+export interface StatusResult {
+  /** HEAD's full sha, or null before the first commit. */
+  head: string | null;
+  entries: StatusEntry[];
+}
+
+// Fields before the path in each porcelain v2 record type (`1` changed, `2` renamed, `u` unmerged).
+const V2_FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '?': 1, '!': 1 };
+
+/**
+ * Reads HEAD and every staged, unstaged and untracked path of `cwd` in one git process
+ * (`git status --porcelain=v2 --branch -z`): on a busy machine starting git costs as much as the
+ * status itself, and this runs twice per attempt. Untracked files are listed one by one.
+ */
+export async function readStatus(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusResult> {
+  const args = ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'];
   if (options.noRenames) args.push('--no-renames');
   const fields = splitNul(await gitBytes(args, { cwd }));
-  const entries: StatusEntry[] = [];
+  const result: StatusResult = { head: null, entries: [] };
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] as string;
-    const entry: StatusEntry = { x: field[0] ?? ' ', y: field[1] ?? ' ', path: field.slice(3) };
-    // In -z output a rename or copy is followed by its source as a field of its own.
-    if (entry.x === 'R' || entry.x === 'C' || entry.y === 'R' || entry.y === 'C') entry.from = fields[++i];
-    entries.push(entry);
+    if (field.startsWith('# branch.oid ')) {
+      const oid = field.slice('# branch.oid '.length);
+      result.head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+      continue;
+    }
+    const before = V2_FIELDS_BEFORE_PATH[field[0] as string];
+    if (before === undefined) continue; // other headers
+    let cut = -1;
+    for (let n = 0; n < before; n++) cut = field.indexOf(' ', cut + 1);
+    const path = field.slice(cut + 1);
+    // v2 writes `.` for "unchanged"; callers compare with v1's letters, where that is a space.
+    const xy = field[0] === '?' ? '??' : field[0] === '!' ? '!!' : field.slice(2, 4).replaceAll('.', ' ');
+    const entry: StatusEntry = { x: xy[0] as string, y: xy[1] as string, path };
+    // A rename or copy record is followed by its source as a field of its own.
+    if (field[0] === '2') entry.from = fields[++i];
+    result.entries.push(entry);
   }
-  return entries;
+  return result;
+}
+
+/** Every staged, unstaged and untracked path of `cwd`, with git's two status letters. */
+export async function statusEntries(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusEntry[]> {
+  return (await readStatus(cwd, options)).entries;
 }
 
 /** The commit checked out in `cwd` (full sha). */

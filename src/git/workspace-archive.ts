@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
-import { ELENCHOS_DIR, headCommit, statusEntries } from './status.js';
+import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
 import { addWorktree, removeWorktree } from './worktree.js';
 
 export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked: 'untracked.tar.gz' } as const;
@@ -82,9 +82,10 @@ export async function saveWorkspace(
 }
 
 async function scanChanges(cwd: string): Promise<{ head: string; codes: Record<string, string> }> {
-  const [head, entries] = await Promise.all([headCommit(cwd), statusEntries(cwd, { noRenames: true })]);
+  const status = await readStatus(cwd, { noRenames: true });
+  const head = status.head ?? (await headCommit(cwd));
   const codes: Record<string, string> = {};
-  for (const entry of entries) codes[entry.path] = `${entry.x}${entry.y}`;
+  for (const entry of status.entries) codes[entry.path] = `${entry.x}${entry.y}`;
   return { head, codes };
 }
 

@@ -40,6 +40,19 @@ describe('dirtyPaths', () => {
     writeFiles(root, { 'tests/output-x/report.html': '<p>', 'space name.txt': 'x' });
     expect(await dirtyPaths(root, { ignore: ['tests/output-x/'] })).toEqual(['space name.txt', 'src/a.ts', 'src/renamed.ts']);
   });
+
+  it('reads unmerged paths and names with spaces, quotes and non-ASCII letters as they are', async () => {
+    const root = tempRepo({ 'c.txt': 'base\n' });
+    gitSync(root, 'checkout', '-q', '-b', 'other');
+    writeFiles(root, { 'c.txt': 'other\n' });
+    gitSync(root, 'commit', '-qam', 'other');
+    gitSync(root, 'checkout', '-q', 'main');
+    writeFiles(root, { 'c.txt': 'main\n' });
+    gitSync(root, 'commit', '-qam', 'main');
+    expect(() => gitSync(root, 'merge', '-q', 'other')).toThrow();
+    writeFiles(root, { 'dir with space/"q" é.txt': 'x' });
+    expect(await dirtyPaths(root)).toEqual(['c.txt', 'dir with space/"q" é.txt']);
+  });
 });
 
 describe('isTracked and isCommittedClean', () => {
