@@ -59,6 +59,7 @@ try {
   const tarTimes = [];
   const oursTimes = [];
   const saveTimes = [];
+  const statusTimes = [];
   // Interleaved, so a noisy neighbour slows every side alike.
   for (let i = 0; i < runs; i++) {
     tarTimes.push(await timeOnce(() => execFileSync('tar', ['czf', tarFile, '--exclude=./.git', '-C', root, '.'])));
@@ -72,15 +73,18 @@ try {
         archiveFiles = saved.files;
       }),
     );
+    // The floor of any approach built on git: one status, which must lstat every tracked file.
+    statusTimes.push(await timeOnce(() => execFileSync('git', ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: root })));
     // saveWorkspace on its own, scanning the tree itself.
     saveTimes.push(await timeOnce(() => saveWorkspace(root, head, path.join(base, `alone-${i}`))));
   }
-  const [tarMs, oursMs, saveMs] = [median(tarTimes), median(oursTimes), median(saveTimes)];
+  const [tarMs, oursMs, saveMs, statusMs] = [median(tarTimes), median(oursTimes), median(saveTimes), median(statusTimes)];
   const tarBytes = statSync(tarFile).size;
   console.log(`repository:          ${files} files (+ .git), one file changed`);
   console.log(`tar czf whole tree:  ${tarMs.toFixed(1)} ms, ${tarBytes} bytes`);
   console.log(`snapshot + save:     ${oursMs.toFixed(1)} ms, ${archiveBytes} bytes (${archiveFiles} file)`);
   console.log(`save alone:          ${saveMs.toFixed(1)} ms`);
+  console.log(`bare git status:     ${statusMs.toFixed(1)} ms (the floor of a git-based snapshot)`);
   console.log(`speed-up:            ${(tarMs / oursMs).toFixed(1)}x snapshot + save, ${(tarMs / saveMs).toFixed(1)}x save alone (target >= 20x)`);
   console.log(`size ratio:          ${(tarBytes / archiveBytes).toFixed(0)}x smaller`);
   console.log(`(median of ${runs} interleaved runs each)`);
