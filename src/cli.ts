@@ -8,6 +8,7 @@ import { registerVerify } from './commands/verify.js';
 import { registerRun } from './commands/run.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
+import { registerGc } from './commands/gc.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerRun(program, io, setExit);
   registerRuns(program, io, setExit);
   registerReport(program, io, setExit);
+  registerGc(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);

@@ -1,0 +1,39 @@
+// `elenchos gc` and `elenchos restore <run-id>`: housekeeping and getting an attempt's tree back.
+import type { Command } from 'commander';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { ExitCode } from '../errors.js';
+import { parseCount } from './options.js';
+
+export function registerGc(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('gc')
+    .description('mark runs killed outright as ABANDONED and remove worktrees no live run owns (evidence is never deleted)')
+    .option('--dry-run', 'only say what would be done')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { dryRun?: boolean; json?: boolean }) => {
+      const { collectGarbage } = await import('../core/gc.js');
+      const result = await collectGarbage({ cwd: io.cwd, dryRun: options.dryRun });
+      if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
+      else {
+        const verb = options.dryRun ? 'would mark' : 'marked';
+        for (const id of result.abandoned) writeLine(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
+        for (const dir of result.removedWorktrees) writeLine(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
+        for (const id of result.running) writeLine(io.stdout, `left ${id} alone: still running`);
+        for (const id of result.foreign) writeLine(io.stdout, `left ${id} alone: running on another host`);
+        if (result.abandoned.length + result.removedWorktrees.length === 0) writeLine(io.stdout, 'nothing to clean');
+      }
+      setExit(ExitCode.VERIFIED);
+    });
+  program
+    .command('restore')
+    .description("recreate an attempt's workspace (base commit + diff + untracked files) as a detached worktree")
+    .argument('<run-id>', 'a run id, a unique prefix, or "latest"')
+    .option('--attempt <n>', 'which attempt (default: the last one)', parseCount)
+    .option('--to <dir>', 'where (default: .elenchos/restored/<run-id>-<attempt>)')
+    .action(async (runId: string, options: { attempt?: number; to?: string }) => {
+      const { restoreAttempt } = await import('../core/restore.js');
+      const restored = await restoreAttempt({ cwd: io.cwd, runId, attempt: options.attempt, to: options.to });
+      writeLine(io.stdout, `restored attempt ${restored.attempt} of ${restored.runId} at ${restored.dir} (base ${restored.base.slice(0, 12)})`);
+      setExit(ExitCode.VERIFIED);
+    });
+}

@@ -1,0 +1,66 @@
+// A run killed outright is recognised and cleaned by gc; an attempt's tree comes back with restore.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, runCli } from '../helpers/cli.js';
+import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { gitSync } from '../helpers/temp.js';
+
+describe('elenchos gc', () => {
+  it('marks a SIGKILLed run ERROR ABANDONED and removes its worktree, keeping the evidence', async () => {
+    const project = makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'hang'], timeoutSeconds: 600 } } });
+    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env } });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`agent never started:\n${out}`)), 20_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('thinking forever')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGKILL'); // power loss: no teardown runs
+    await new Promise((resolve) => child.on('exit', resolve));
+    // The hanging agent outlived Elenchos (its own group); a real machine would lose it with the power.
+    for (const pid of processesInside(project.root)) process.kill(pid, 'SIGKILL');
+
+    const before = onlyRun(project.root);
+    expect(before.record.state).toBe('RUNNING');
+    expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toHaveLength(1);
+
+    const dry = runCli(['gc', '--dry-run'], project.root);
+    expect(dry.stdout).toContain(`would mark ${before.record.runId} ERROR ABANDONED`);
+    expect(onlyRun(project.root).record.state).toBe('RUNNING');
+
+    const gc = runCli(['gc'], project.root);
+    expect(gc.code).toBe(0);
+    expect(gc.stdout).toContain(`marked ${before.record.runId} ERROR ABANDONED (its process is gone)`);
+    const after = onlyRun(project.root);
+    expect(after.record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
+    expect(existsSync(path.join(after.dir, 'attempts/01/agent.log'))).toBe(true);
+    expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
+    expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
+  });
+});
+
+describe('elenchos restore', () => {
+  it("recreates each attempt's exact tree from the stored workspace", () => {
+    const project = makeProject({ agent: 'buggy-then-fix' });
+    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    const first = runCli(['restore', 'latest', '--attempt', '1', '--to', 'restored-1'], project.root);
+    expect(first.code, first.stderr).toBe(0);
+    const last = runCli(['restore', 'latest'], project.root);
+    expect(last.code, last.stderr).toBe(0);
+    expect(readFileSync(path.join(project.root, 'restored-1/page.html'), 'utf8')).toBe('<h1>Tasks</h1><form>New task</form><ul></ul>\n');
+    const lastDir = last.stdout.match(/ at (\S+) \(base/)![1]!;
+    expect(readFileSync(path.join(lastDir, 'page.html'), 'utf8')).toContain('<li>Buy milk</li>');
+    expect(runCli(['restore', 'latest', '--attempt', '7'], project.root)).toMatchObject({ code: 3 });
+    gitSync(project.root, 'worktree', 'remove', '--force', 'restored-1');
+    gitSync(project.root, 'worktree', 'remove', '--force', lastDir);
+  });
+});
