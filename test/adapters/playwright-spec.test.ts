@@ -92,6 +92,18 @@ describe('classifyPlaywright', () => {
     expect(result.findings[0]).toMatchObject({ step: 2, kind: 'unattributed_failure', reasonCode: 'error' });
   });
 
+  it('never lets a test.fail() test (failing as "expected") prove its criterion', () => {
+    const marked = spec('two @AC-002', 2, [{ status: 'failed', errors: ['Error: expect(received).toBe(expected)'] }], 'expected');
+    (marked.tests[0] as { expectedStatus: string }).expectedStatus = 'failed';
+    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), marked], { ...ok, exitCode: 0 });
+    expect(result.status).toBe('INCONCLUSIVE');
+    expect(result.criteria.map((c) => [c.id, c.status])).toEqual([
+      ['AC-001', 'PASS'],
+      ['AC-002', 'UNVERIFIED'],
+    ]);
+    expect(result.findings[0]).toMatchObject({ step: 2, reasonCode: 'expected_to_fail' });
+  });
+
   it('is INCONCLUSIVE when the report and the spec disagree on the tests', () => {
     const cs = criteria(1);
     const steps = readSpecTests("test('declared @AC-001', async () => {});");

@@ -5,7 +5,7 @@ export type TestOutcomeKind = 'passed' | 'product_failure' | 'verifier_error' | 
 
 export interface TestOutcome {
   kind: TestOutcomeKind;
-  /** assertion | test_timeout | browser_launch | interrupted | flaky | error | skipped | null when passed */
+  /** assertion | test_timeout | browser_launch | interrupted | flaky | error | skipped | expected_to_fail | null when passed */
   reasonCode: string | null;
   /** The error that decided it (the first one of the deciding result). */
   error: ReportError | null;
@@ -19,6 +19,12 @@ const ASSERTION = /(^|\n)\s*(Error: )?expect(\.soft|\.poll)?\(|\.(toHave|toBe|to
 /** Classifies a test: an `expect` failure is the product's, a launch failure or a timeout is ours, a retry pass is flaky. */
 export function classifyTest(test: ReportTest): TestOutcome {
   if (test.status === 'skipped') return { kind: 'skipped', reasonCode: 'skipped', error: null };
+  // `test.fail()` turns a failing assertion into "expected": the product misbehaved, so it never proves a criterion.
+  if (test.expectedStatus !== 'passed') {
+    const failed = test.results.find((r) => r.status !== 'passed');
+    const note = `the test is marked to expect "${test.expectedStatus}" (test.fail()), so it cannot prove its criteria`;
+    return { kind: 'unattributed_failure', reasonCode: 'expected_to_fail', error: failed?.errors[0] ?? { message: note, location: null } };
+  }
   if (test.status === 'flaky') {
     const failed = test.results.find((r) => r.status !== 'passed');
     return { kind: 'flaky', reasonCode: 'flaky', error: failed?.errors[0] ?? null };
