@@ -4,7 +4,7 @@
 const BASE_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
 
 /** Credentials that belong to the verifier (Kane/TestMu) and must never reach an agent. */
-export const VERIFIER_SECRET_KEYS = ['LT_USERNAME', 'LT_ACCESS_KEY', 'KANE_CLI_ACCESS_KEY', 'ELENCHOS_SIGNING_KEY'];
+export const VERIFIER_SECRET_KEYS: readonly string[] = ['LT_USERNAME', 'LT_ACCESS_KEY', 'KANE_CLI_ACCESS_KEY', 'ELENCHOS_SIGNING_KEY'];
 
 export interface AgentEnvOptions {
   baseEnv: NodeJS.ProcessEnv;

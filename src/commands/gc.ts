@@ -12,7 +12,7 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
     .option('--json', 'print the result as JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {
       const { collectGarbage } = await import('../core/gc.js');
-      const result = await collectGarbage({ cwd: io.cwd, dryRun: options.dryRun });
+      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
         const verb = options.dryRun ? 'would mark' : 'marked';

@@ -1,6 +1,8 @@
-// Ctrl-C: the first SIGINT/SIGTERM stops children gracefully through the run's AbortSignal; a second kills at once.
+// Ctrl-C: the first SIGINT/SIGTERM/SIGHUP stops children gracefully through the run's AbortSignal; a second kills at once.
 import { writeLine, type CliIO } from '../cli-io.js';
 import { killAllGroups } from '../process/process-group.js';
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** Runs `work` with an AbortSignal tied to SIGINT/SIGTERM, removing the handlers afterwards. */
 export async function withInterrupts<T>(io: CliIO, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -17,12 +19,11 @@ export async function withInterrupts<T>(io: CliIO, work: (signal: AbortSignal) =
     killAllGroups();
     process.exit(130);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP too: children live in their own process groups, so a closed terminal would orphan them.
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   try {
     return await work(controller.signal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const signal of SIGNALS) process.off(signal, onSignal);
   }
 }

@@ -1,6 +1,6 @@
 // The contract lock: hashes of every input the verdict depends on, taken before anything runs.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec';
@@ -77,4 +77,22 @@ export async function verifyContract(locked: readonly LockedFile[], place: Contr
     if (!known.has(extra)) problems.push(`${extra} appeared in the ${place.label} (the verifier would read it)`);
   }
   return problems;
+}
+
+/**
+ * Inode, size and change time of every locked file under `root`: a file rewritten while the verifier
+ * read it and restored afterwards hashes the same, but its ctime (which no process can set back) moves.
+ */
+export async function statContract(locked: readonly LockedFile[], root: string): Promise<Map<string, string>> {
+  const stamps = new Map<string, string>();
+  for (const file of new Set(locked.map((f) => f.path))) {
+    const info = await stat(path.join(root, file), { bigint: true }).catch(() => null);
+    stamps.set(file, info ? `${info.ino}:${info.size}:${info.ctimeNs}` : 'missing');
+  }
+  return stamps;
+}
+
+/** Locked files whose stamp differs between two `statContract` calls. */
+export function touchedBetween(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
+  return [...before.keys()].filter((file) => before.get(file) !== after.get(file));
 }

@@ -3,7 +3,10 @@ import { readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { workspacesDir } from '../evidence/layout.js';
+import { loadConfig } from '../config/load-config.js';
 import { writeManifest } from '../evidence/manifest.js';
+import { Redactor } from '../evidence/redact.js';
+import { collectSecretValues } from '../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../evidence/run-record.js';
 import { writeJsonAtomic } from '../evidence/write-json.js';
 import { runDir } from '../evidence/layout.js';
@@ -23,7 +26,7 @@ export interface GcResult {
 }
 
 /** Marks abandoned runs, removes orphaned worktrees and prunes git's worktree list; `dryRun` only reports. */
-export async function collectGarbage(options: { cwd: string; dryRun?: boolean }): Promise<GcResult> {
+export async function collectGarbage(options: { cwd: string; env: NodeJS.ProcessEnv; dryRun?: boolean }): Promise<GcResult> {
   const root = await evidenceRoot(options.cwd);
   const result: GcResult = { abandoned: [], removedWorktrees: [], running: [], foreign: [] };
   const { runs } = await listRuns(root);
@@ -37,7 +40,7 @@ export async function collectGarbage(options: { cwd: string; dryRun?: boolean })
       live.add(run.runId);
     } else {
       result.abandoned.push(run.runId);
-      if (!options.dryRun) await markAbandoned(root, run);
+      if (!options.dryRun) await markAbandoned(root, run, options.env);
     }
   }
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
@@ -56,7 +59,7 @@ export async function collectGarbage(options: { cwd: string; dryRun?: boolean })
   return result;
 }
 
-async function markAbandoned(root: string, run: RunRecord): Promise<void> {
+async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEnv): Promise<void> {
   const dir = runDir(root, run.runId);
   const finishedAt = new Date().toISOString();
   await writeJsonAtomic(path.join(dir, 'run.json'), {
@@ -67,7 +70,10 @@ async function markAbandoned(root: string, run: RunRecord): Promise<void> {
     finishedAt,
     durationMs: Date.parse(finishedAt) - Date.parse(run.startedAt),
   });
-  await writeManifest(dir);
+  // The killed run never reached its own redaction: do it now, with what this environment knows.
+  const redact = await loadConfig({ root, env }).then((c) => c.config.redact, () => [] as string[]);
+  await new Redactor({ values: collectSecretValues({ env, redactEnv: [...redact, 'ELENCHOS_SIGNING_KEY'] }) }).redactTree(dir);
+  await writeManifest(dir, { signingKey: env.ELENCHOS_SIGNING_KEY || undefined });
 }
 
 function processAlive(pid: number): boolean {

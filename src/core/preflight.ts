@@ -1,5 +1,7 @@
 // Preflight: everything that must hold before a run exists. Each failure is one line naming the fix (exit 3).
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { checkRepoRelative } from '../contract/repo-path.js';
 import { agentAdapter } from '../agents/registry.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
@@ -8,6 +10,7 @@ import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, headCommit, isCommittedClean } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
+import { verifierInvocation } from './verify-context.js';
 
 export interface PreflightOptions {
   cwd: string;
@@ -25,6 +28,8 @@ export interface Preflight {
   loaded: LoadedConfig;
   config: Config;
   resolved: ResolvedTask;
+  /** Repo-relative inputs the verifier reads besides the task and test file (all present, committed or copied). */
+  extraInputs: string[];
 }
 
 /** Checks repository, tree, inputs and executables; throws PreflightError/InputError before anything runs. */
@@ -54,12 +59,42 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed; git add and commit it (the run locks the committed contract)`);
     }
   }
+  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (options.needsAgent && !config.app.command) {
     throw new PreflightError('NO_APP_COMMAND', `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`);
   }
-  return { root, head, loaded, config, resolved };
+  return { root, head, loaded, config, resolved, extraInputs };
+}
+
+/**
+ * Every other file the verifier reads must reach the worktree the same: committed, or copied by
+ * `setup.copy` (a git-ignored variables file with secrets). Otherwise the lock would blame the agent.
+ */
+async function checkVerifierInputs(resolved: ResolvedTask, config: Config, root: string, configLabel: string): Promise<string[]> {
+  const copied = new Set<string>();
+  for (const file of config.setup.copy) {
+    const rel = checkRepoRelative(file, `${configLabel}: setup.copy`);
+    if (!(await isFile(path.join(root, rel)))) {
+      throw new PreflightError('SETUP_COPY_MISSING', `${configLabel}: setup.copy names "${file}", which does not exist in the checkout; create it or remove it from setup.copy`);
+    }
+    copied.add(rel);
+  }
+  const extra = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
+  for (const file of extra) {
+    if (!(await isFile(path.join(root, file)))) {
+      throw new PreflightError('VERIFIER_INPUT_MISSING', `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`);
+    }
+    if (!copied.has(file) && !(await isCommittedClean(root, file))) {
+      throw new PreflightError('VERIFIER_INPUT_NOT_COMMITTED', `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`);
+    }
+  }
+  return extra;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then((s) => s.isFile(), () => false);
 }
 
 async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -73,8 +108,9 @@ async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv):
 }
 
 async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const fallback = resolved.verifier.defaultCommand();
-  const command = config.verifier.command ?? fallback.command;
+  // "npx playwright" is a command and its first argument: look up the executable only.
+  const configured = verifierInvocation(config, resolved).command;
+  const command = (configured ?? resolved.verifier.defaultCommand().command).trim().split(/\s+/)[0]!;
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);

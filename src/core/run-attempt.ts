@@ -1,14 +1,18 @@
 // One attempt: agent (unless re-verifying) → contract check → snapshot → app → verifier → stop → snapshot → classify.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { VERIFIER_SECRET_KEYS } from '../agents/agent-env.js';
 import { agentAdapter } from '../agents/registry.js';
 import type { AgentOutcome } from '../agents/types.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
 import { InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
+import { worktreeIntegrity } from '../git/worktree-integrity.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
-import { verifyContract } from './contract-lock.js';
+import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
+import { buildVerifyContext } from './verify-context.js';
+import { toolchainChanges, verifierToolchain } from './toolchain.js';
 import { buildPrompt, type RepairEvidence } from './prompt.js';
 import type { AttemptRecord, RunContext } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -72,6 +76,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const tampered = await checkContract(ctx);
     if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`);
 
+    const blind = await worktreeIntegrity(ctx.workspace, ctx.root);
+    if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`);
     const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.before = before;
     if (input.kind === 'agent' && input.previousSnapshot && sameSnapshot(before, input.previousSnapshot)) {
@@ -113,26 +119,21 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const tamperedBefore = await checkContract(ctx);
     if (tamperedBefore.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
+    const stampsBefore = await statContract(ctx.locked, ctx.workspace);
     const verifierDir = path.join(input.dir, 'verifier');
     await mkdir(verifierDir, { recursive: true });
-    const verification = await ctx.resolved.verifier.verify({
-      cwd: ctx.workspace,
-      testFile: path.join(ctx.workspace, ctx.resolved.testFileLabel),
-      testFileLabel: ctx.resolved.testFileLabel,
-      url,
-      criteria: ctx.resolved.task.acceptanceCriteria,
-      map: ctx.resolved.map,
-      variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
-      command: ctx.config.verifier.command,
-      args: ctx.config.verifier.args,
-      env: ctx.config.verifier.env,
-      baseEnv: ctx.env,
-      timeoutMs: (ctx.resolved.task.verification.timeoutSeconds ?? ctx.config.verifier.timeoutSeconds) * 1000,
-      evidenceDir: verifierDir,
-      browserPath: ctx.config.verifier.browserPath,
-      signal: ctx.signal,
-      onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, progress }),
-    });
+    const verification = await ctx.resolved.verifier.verify(
+      buildVerifyContext({
+        config: ctx.config,
+        resolved: ctx.resolved,
+        cwd: ctx.workspace,
+        url,
+        baseEnv: ctx.env,
+        evidenceDir: verifierDir,
+        signal: ctx.signal,
+        onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, progress }),
+      }),
+    );
     record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };
     record.criteria = verification.criteria;
     record.findings = verification.findings;
@@ -142,11 +143,17 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
 
     const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.after = after;
-    if (!sameSnapshot(before, after)) {
-      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
+    const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root);
+    if (blindAfter.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
+    const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
+    if (touched.length > 0) {
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract was rewritten while the verifier read it: ${touched.join(', ')}`);
     }
     const tamperedAfter = await checkContract(ctx);
     if (tamperedAfter.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
+    if (!sameSnapshot(before, after)) {
+      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
+    }
     record.status = verification.status;
     record.summary = verification.summary;
     return { record, snapshotAfter: after };
@@ -200,12 +207,14 @@ async function checkContract(ctx: RunContext): Promise<string[]> {
     const currentExtra = await ctx.resolved.verifier.lockedInputs(place.root, ctx.resolved.testFileLabel);
     problems.push(...(await verifyContract(ctx.locked, { ...place, currentExtra })));
   }
+  const swapped = toolchainChanges(ctx.toolchain, await verifierToolchain(ctx));
+  if (swapped.length > 0) problems.push(`the verifier's toolchain in the worktree changed (${swapped.join(', ')})`);
   return problems;
 }
 
-/** The app's environment: the caller's, minus verifier credentials, plus config and the port. */
+/** The app's environment: the caller's, minus verifier credentials and configured secrets (the app is agent-written code). */
 function appEnv(ctx: RunContext, port: number, url: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...ctx.env, ...ctx.config.app.env, PORT: String(port), ELENCHOS_APP_URL: url };
-  for (const key of ['LT_USERNAME', 'LT_ACCESS_KEY', 'ELENCHOS_SIGNING_KEY']) delete env[key];
-  return env;
+  const env: NodeJS.ProcessEnv = { ...ctx.env };
+  for (const key of [...VERIFIER_SECRET_KEYS, ...ctx.config.redact]) delete env[key];
+  return { ...env, ...ctx.config.app.env, PORT: String(port), ELENCHOS_APP_URL: url };
 }

@@ -19,6 +19,8 @@ export interface RunContext {
   config: Config;
   resolved: ResolvedTask;
   locked: LockedFile[];
+  /** The verifier's toolchain fingerprint, taken after setup and before the agent. */
+  toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */
   excluded: string[];
   env: NodeJS.ProcessEnv;

@@ -20,6 +20,7 @@ import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
 import type { AttemptRecord, RunContext } from './run-context.js';
 import { Teardowns } from './teardown.js';
+import { verifierToolchain } from './toolchain.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -47,8 +48,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const workspace = path.join(workspacesDir(root), runId);
   await ensureExcluded(root);
   await mkdir(dir, { recursive: true });
-  const extra = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
-  const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra });
+  const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
     runId,
     mode: 'run',
@@ -59,6 +59,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     config,
     resolved,
     locked,
+    toolchain: [],
     excluded: resolved.verifier.outputPaths(resolved.testFileLabel),
     env: options.env,
     signal: options.signal,
@@ -85,6 +86,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {
+      ctx.toolchain = await verifierToolchain(ctx);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {
@@ -127,7 +129,7 @@ async function attemptLoop(
       dir,
       maxAttempts: maxAgentAttempts,
     });
-    if (kind === 'agent') await archiveWorkspace(ctx, dir, record);
+    if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
     ctx.reporter.onEvent({ type: 'attempt-end', attempt: number, status: record.status, summary: record.summary, criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })) });
@@ -162,9 +164,10 @@ async function attemptLoop(
 }
 
 /** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
-async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord): Promise<void> {
+async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord, after: WorkspaceSnapshot | null): Promise<void> {
   try {
-    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded });
+    // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
+    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded, snapshot: after ?? undefined });
   } catch (error) {
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }

@@ -7,6 +7,7 @@ import { InputError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { resolveTask } from './resolve-task.js';
+import { buildVerifyContext } from './verify-context.js';
 
 export interface VerifyOnceOptions {
   cwd: string;
@@ -28,30 +29,20 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
   const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
-  const { task } = resolved;
   const evidenceDir = path.resolve(options.cwd, options.evidenceDir);
   await mkdir(evidenceDir, { recursive: true });
-  const sameType = resolved.verifierType === config.verifier.type;
-  return resolved.verifier.verify({
-    cwd: root,
-    testFile: resolved.testFilePath,
-    testFileLabel: resolved.testFileLabel,
-    url: options.url,
-    criteria: task.acceptanceCriteria,
-    map: resolved.map,
-    // Task variables win over config variables of the same name.
-    variables: { ...config.verifier.variables, ...task.verification.variables },
-    // A task that picks another verifier type does not inherit the config's executable for the default one.
-    command: sameType ? config.verifier.command : undefined,
-    args: sameType ? config.verifier.args : [],
-    env: config.verifier.env,
-    baseEnv: options.env,
-    timeoutMs: (task.verification.timeoutSeconds ?? config.verifier.timeoutSeconds) * 1000,
-    evidenceDir,
-    browserPath: config.verifier.browserPath,
-    signal: options.signal ?? new AbortController().signal,
-    onProgress: options.onProgress,
-  });
+  return resolved.verifier.verify(
+    buildVerifyContext({
+      config,
+      resolved,
+      cwd: root,
+      url: options.url,
+      baseEnv: options.env,
+      evidenceDir,
+      signal: options.signal ?? new AbortController().signal,
+      onProgress: options.onProgress,
+    }),
+  );
 }
 
 function checkUrl(url: string): void {

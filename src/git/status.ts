@@ -31,7 +31,8 @@ const V2_FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '
  * status itself, and this runs twice per attempt. Untracked files are listed one by one.
  */
 export async function readStatus(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusResult> {
-  const args = ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'];
+  // Repository config is writable by the agent: no fsmonitor or untracked cache may answer for the disk.
+  const args = ['-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'];
   if (options.noRenames) args.push('--no-renames');
   const fields = splitNul(await gitBytes(args, { cwd }));
   const result: StatusResult = { head: null, entries: [] };

@@ -82,6 +82,12 @@ export interface VerifierAdapter {
   readonly type: VerifierType;
   /** Default executable, for preflight and for spawning. */
   defaultCommand(): { command: string; args: string[] };
+  /**
+   * Fingerprints of what the verifier runs on (executable, packages), taken before the agent and
+   * compared before and after each verification: a swapped toolchain is tampering. Defaults to the
+   * resolved executable alone.
+   */
+  toolchain?(options: { cwd: string; testFileLabel: string; command: string | undefined; env: NodeJS.ProcessEnv }): Promise<string[]>;
   /** The verifier's own version for the run record (null when it cannot tell quickly). */
   version?(options: { command: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): Promise<string | null>;
   /** A problem with the test file's name for this verifier (null when fine). */

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_KANE, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { FAKE_KANE, TEST_MD, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
 
 let roots: string[] = [];
@@ -119,6 +119,43 @@ describe('elenchos run', () => {
     expect(record.message).toMatch(agent === 'background-writer' ? /late\.txt/ : /HEAD moved/);
   });
 
+  it('ERROR UNSTABLE_WORKSPACE when the agent hides a change from git (skip-worktree)', () => {
+    const project = makeProject({ agent: 'hide-from-git' });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(record.message).toContain('files hidden from git status (assume-unchanged / skip-worktree): page.html');
+  });
+
+  it('ERROR CONTRACT_CHANGED when the app rewrites the test during verification, even with the same content', () => {
+    const project = makeProject({
+      agent: 'implement',
+      config: {
+        app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'touch-test' } },
+        verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_STEP_DELAY_MS: '1500' } },
+      },
+    });
+    const result = run(project);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(record.message).toBe('the contract was rewritten while the verifier read it: tests/add-task_test.md');
+  });
+
+  it('a git-ignored variables file reaches the worktree through setup.copy and is locked like the rest', () => {
+    const project = makeProject({
+      agent: 'implement',
+      config: { setup: { copy: ['.testmuai/variables/secrets.json'] } },
+      files: { '.gitignore': '.testmuai/variables/secrets.json\n', '.testmuai/variables/.keep': '' },
+    });
+    writeFileSync(path.join(project.root, '.testmuai/variables/secrets.json'), '{"password":{"value":"hunter22","secret":true}}');
+    const result = run(project);
+    expect(result.code, result.stdout).toBe(0);
+    const { record } = onlyRun(project.root);
+    expect(record.contract.files.map((f: any) => [f.path, f.role])).toContainEqual(['.testmuai/variables/secrets.json', 'variables']);
+  });
+
   it('ERROR AGENT_TIMEOUT when the agent hangs, and its process group is gone', () => {
     const project = makeProject({ agent: 'hang', config: { agent: { type: 'command', command: process.execPath, args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'], timeoutSeconds: 1 } } });
     const result = run(project);
@@ -197,6 +234,26 @@ describe('elenchos run refuses before a run exists (exit 3, no run created)', ()
       ].join('\n'),
     );
     expect(existsSync(path.join(project.root, '.elenchos/runs'))).toBe(false);
+  });
+
+  it('a verifier input that is not committed, or an @import helper that does not exist', () => {
+    const project = makeProject({ files: { '.testmuai/variables/.keep': '' } });
+    writeFileSync(path.join(project.root, '.testmuai/variables/local.json'), '{}');
+    gitSync(project.root, 'add', '.testmuai/variables/local.json');
+    gitSync(project.root, 'commit', '-qm', 'vars');
+    writeFileSync(path.join(project.root, '.git/info/exclude'), '.testmuai/variables/ignored.json\n');
+    writeFileSync(path.join(project.root, '.testmuai/variables/ignored.json'), '{}');
+    const notCommitted = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(notCommitted.code).toBe(3);
+    expect(notCommitted.stderr).toBe(
+      'elenchos: .testmuai/variables/ignored.json: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored\n',
+    );
+
+    const missing = makeProject({ files: { 'tests/add-task_test.md': `${TEST_MD}\n## Step 3 — log in\n@import ./helpers/login.md\n` } });
+    const result = runCli(['run', 'tasks/add-task.json'], missing.root, missing.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe('elenchos: tests/helpers/login.md: tests/add-task_test.md needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference\n');
+    expect(existsSync(path.join(missing.root, '.elenchos/runs'))).toBe(false);
   });
 
   it('a verifier executable that cannot be found', () => {

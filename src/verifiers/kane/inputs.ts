@@ -4,7 +4,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { parseTestMd } from './test-md.js';
 
-/** `@import` helpers (followed transitively, staying inside the repo) and `.testmuai/variables/*.json`. */
+/** `@import` helpers (transitively, inside the repo), frontmatter context files, `.testmuai/variables/*.json` and `.testmuai/context.md`. */
 export async function kaneLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
   const found = new Set<string>();
   const queue = [testFileLabel];
@@ -16,7 +16,15 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
     } catch {
       continue; // a missing helper is Kane's parse error to report, not ours
     }
-    for (const step of parseTestMd(text).steps) {
+    const parsed = parseTestMd(text);
+    // Context files named in frontmatter are prompt text for Kane's agent: lock them like the test.
+    for (const key of ['local_context', 'global_context']) {
+      const named = new RegExp(`^${key}\\s*:\\s*["']?([^"'\\n]+?)["']?\\s*$`, 'm').exec(parsed.frontmatter ?? '')?.[1];
+      if (!named) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(current), named));
+      if (!target.startsWith('../') && !path.posix.isAbsolute(target)) found.add(target);
+    }
+    for (const step of parsed.steps) {
       if (!step.importPath) continue;
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(current), step.importPath));
       if (target.startsWith('../') || found.has(target) || target === testFileLabel) continue;
@@ -24,8 +32,9 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
       queue.push(target);
     }
   }
-  const variables = await fg('.testmuai/variables/*.json', { cwd: root, dot: true, onlyFiles: true });
-  return [...found, ...variables.sort()];
+  // Read from the cwd on every run: variables files and the default local context (kane-cli.md §1.1, §8.3).
+  const auto = await fg(['.testmuai/variables/*.json', '.testmuai/context.md'], { cwd: root, dot: true, onlyFiles: true });
+  return [...found, ...auto.sort()];
 }
 
 /** Kane writes `output-<stem>/` beside the test and `.testmuai/evidence/` in the cwd. */

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { playwrightVersion } from './playwright-version.js';
+import { playwrightToolchain } from './toolchain.js';
 import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { readSpecTests } from './spec-tests.js';
@@ -12,6 +13,7 @@ export const playwrightAdapter: VerifierAdapter = {
   type: 'playwright',
   defaultCommand: () => ({ command: 'npx', args: ['--no', 'playwright'] }),
   version: ({ cwd }) => playwrightVersion(cwd),
+  toolchain: playwrightToolchain,
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
   readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),

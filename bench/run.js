@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// SPEC §10: a whole `elenchos run` of a task whose agent, app and verifier take (almost) no time, in a
+// 10,000-file repository, against the floor `git worktree add --detach` + `git worktree remove`.
+// Target: ≤ 1.1×. The agent is /bin/true, the app a one-line node server, the verifier the fake
+// kane-cli passing at once: their own start-up (two node processes) is inside "ours".
+// Usage: npm run build && node bench/run.js [files] [runs]
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { makeRepo, median, timeOnce } from './lib.js';
+
+const files = Number(process.argv[2] ?? 10_000);
+const runs = Number(process.argv[3] ?? 5);
+const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
+const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
+const server = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
+const config = {
+  agent: { type: 'command', command: '/bin/true' },
+  app: { command: `node -e "${server}" {port}` },
+  verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass' } },
+};
+const extra = {
+  'elenchos.config.json': JSON.stringify(config),
+  'tasks/t.json': JSON.stringify({ id: 't', title: 't', description: 'd', acceptanceCriteria: [{ id: 'AC-1', description: 'x' }], verification: { testFile: 'tests/t_test.md' } }),
+  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
+};
+console.log(`creating a ${files}-file repository...`);
+const { root, cleanup } = makeRepo(files, 'elenchos-bench-run-', extra);
+const home = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-home-'));
+const run = promisify(execFile);
+try {
+  const floor = [];
+  const ours = [];
+  for (let i = 0; i < runs; i++) {
+    const dir = path.join(root, '.elenchos', 'floor');
+    floor.push(await timeOnce(async () => {
+      await run('git', ['worktree', 'add', '--quiet', '--detach', dir, 'HEAD'], { cwd: root });
+      await run('git', ['worktree', 'remove', '--force', dir], { cwd: root });
+    }));
+    ours.push(await timeOnce(async () => {
+      const result = spawnSync(process.execPath, [bin, 'run', 'tasks/t.json', '--json'], { cwd: root, env: { ...process.env, HOME: home }, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`run failed (${result.status}): ${result.stderr}${result.stdout.slice(-2000)}`);
+    }));
+  }
+  const f = median(floor);
+  const o = median(ours);
+  console.log(`floor: git worktree add + remove   median ${f.toFixed(0)} ms over ${runs} runs`);
+  console.log(`ours:  elenchos run (VERIFIED)      median ${o.toFixed(0)} ms`);
+  console.log(`overhead ${(o - f).toFixed(0)} ms, ratio ${(o / f).toFixed(2)}x (target <= 1.1x)`);
+} finally {
+  cleanup();
+  rmSync(home, { recursive: true, force: true });
+}
