@@ -1,5 +1,6 @@
 // Runs an agent process through the spawn helper and turns its end into an AgentOutcome.
 import { runProcess, type SpawnResult } from '../process/spawn.js';
+import { lastLines } from '../util/text.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
 export interface DispatchSpec {
@@ -41,19 +42,9 @@ export function outcomeOf(result: SpawnResult, command: string, timeoutSeconds: 
     return { ok: false, reason: 'AGENT_FAILED', message: `could not start the agent "${command}": ${result.spawnError.code ?? result.spawnError.message}`, ...base };
   }
   if (result.exitCode !== 0) {
-    const tail = lastLines(result.stderrTail || result.stdoutTail, 5);
+    const tail = lastLines(result.stderrTail || result.stdoutTail, 5, ' | ');
     const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
     return { ok: false, reason: 'AGENT_FAILED', message: `the agent ${how}${tail ? `: ${tail}` : ''}`, ...base };
   }
   return { ok: true, exitCode: 0, durationMs: result.durationMs, costUsd: null, turns: null, summary: null };
-}
-
-/** The last `n` non-empty lines, joined with " | ". */
-export function lastLines(text: string, n: number): string {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(-n)
-    .join(' | ');
 }

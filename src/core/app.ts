@@ -2,6 +2,7 @@
 import { describeError } from '../errors.js';
 import { startProcess, type RunningProcess } from '../process/spawn.js';
 import { probeUrl } from '../process/url-probe.js';
+import { lastLines } from '../util/text.js';
 
 export interface StartAppOptions {
   command: string;
@@ -58,7 +59,7 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
     if (end !== null) {
       const result = await app.done;
       await app.stop();
-      const tail = lastLogLines(result.stdoutTail + result.stderrTail);
+      const tail = lastLines(result.stdoutTail + result.stderrTail, 15);
       if (end.spawnError) return { ok: false, reason: 'APP_START_FAILED', message: `the app could not start: ${end.spawnError}`, exitCode: null, logTail: tail };
       return { ok: false, reason: 'APP_EXITED', message: `the app exited with code ${end.code} before ${options.url} answered`, exitCode: end.code, logTail: tail };
     }
@@ -71,14 +72,9 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
         reason: 'APP_NOT_READY',
         message: `${options.url} did not become ready within app.readyTimeoutSeconds (${Math.round(options.readyTimeoutMs / 1000)}s; ${seen})`,
         exitCode: null,
-        logTail: lastLogLines(result.stdoutTail + result.stderrTail),
+        logTail: lastLines(result.stdoutTail + result.stderrTail, 15),
       };
     }
     await new Promise((resolve) => setTimeout(resolve, poll));
   }
-}
-
-/** The last 15 lines of a log, for messages. */
-export function lastLogLines(text: string, n = 15): string {
-  return text.split('\n').filter((l) => l.trim() !== '').slice(-n).join('\n');
 }

@@ -8,6 +8,7 @@ import { git } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
 import { canonicalJson, sha256 } from './contract-lock.js';
 import type { AttemptRecord, RunContext } from './run-context.js';
+import { verifierInvocation } from './verify-context.js';
 
 export interface RunRecordDraft {
   schemaVersion: 1;
@@ -45,6 +46,8 @@ export interface AttemptSummary {
 
 /** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
 export async function startRunRecord(ctx: RunContext, extra: { configFile: string | null; host: string; keep: boolean }): Promise<RunRecordDraft> {
+  // Asking the verifier its version spawns it: do that beside the run, not in front of it.
+  versions.set(ctx, verifierVersion(ctx));
   const draft: RunRecordDraft = {
     schemaVersion: 1,
     runId: ctx.runId,
@@ -53,7 +56,7 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
     state: 'RUNNING',
     reason: null,
     message: null,
-    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: await verifierVersion(ctx), agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
+    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: null, agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
     contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
     configFingerprint: sha256(canonicalJson(ctx.config)),
     configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
@@ -75,7 +78,7 @@ export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, at
   await writeJsonAtomic(path.join(dir, 'attempt.json'), { schemaVersion: 1, ...record });
   const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
   const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
-  if (typeof version === 'string') draft.tools.verifier = version;
+  draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
   draft.attempts = attempts.map(summarize);
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
 }
@@ -93,6 +96,7 @@ export async function finishRun(
   draft.finishedAt = new Date().toISOString();
   draft.durationMs = Date.now() - ctx.startedAt;
   draft.attempts = attempts.map(summarize);
+  draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
   await new Redactor({ values: secretValues(ctx) }).redactTree(ctx.runDir);
   await writeManifest(ctx.runDir, { signingKey: ctx.env.ELENCHOS_SIGNING_KEY || undefined });
@@ -121,10 +125,12 @@ function secretValues(ctx: RunContext): string[] {
   return values;
 }
 
-/** `<type> <version>` of the verifier, asked once at the start (null when it does not say). */
+const versions = new WeakMap<RunContext, Promise<string | null>>();
+
+/** The verifier's version, asked once at the start (null when it does not say). */
 async function verifierVersion(ctx: RunContext): Promise<string | null> {
-  const adapter = ctx.resolved.verifier;
-  const version = await adapter.version?.({ command: ctx.config.verifier.command, cwd: ctx.root, env: ctx.env }).catch(() => null);
+  const { command } = verifierInvocation(ctx.config, ctx.resolved);
+  const version = await ctx.resolved.verifier.version?.({ command, cwd: ctx.root, env: ctx.env }).catch(() => null);
   return version ?? null;
 }
 

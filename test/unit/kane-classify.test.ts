@@ -33,6 +33,12 @@ describe('classifyKane', () => {
     expect([...c.stepVerdicts.values()]).toEqual(['passed', 'passed', 'passed']);
   });
 
+  it('a done event without any overall_status is not a pass, however clean the steps', () => {
+    const c = classify([...passed(1), ...passed(2), ...passed(3), { type: 'test_md_done', session_id: 'sid-1' }], exited(0));
+    expect(c.status).toBe('INCONCLUSIVE');
+    expect(c.findings.map((f) => f.reason)).toContain('test_md_done carries no overall_status (nor does test_md_summary)');
+  });
+
   it('coerces a string result_code "740" to a product failure', () => {
     const c = failAt3({ result_code: '740', reason_code: 'assertion_error.confirmed_product_bug', reason: 'Final verification failed' });
     expect(c.status).toBe('FAIL');

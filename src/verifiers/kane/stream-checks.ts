@@ -70,6 +70,8 @@ export function checkCounts(facts: StreamFacts, declared: readonly DeclaredStepI
   const overall = done?.overallStatus ?? summary?.overallStatus ?? null;
   if (overall === 'failed' && failed === 0 && summary?.cancelled !== true) add('Kane says the test failed, but no step failed');
   if (overall !== null && overall !== 'passed' && overall !== 'failed') add(`unknown overall_status "${overall}"`);
+  // SPEC §1: an attempt passes only if Kane's overall result is a pass; a done event that does not say is no pass.
+  if (done && overall === null) add('test_md_done carries no overall_status (nor does test_md_summary)');
   return problems;
 }
 

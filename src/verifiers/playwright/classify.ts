@@ -5,6 +5,7 @@ import type { AttemptStatus, Finding } from '../types.js';
 import { classifyTest, type TestOutcome } from './classify-test.js';
 import type { ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
 import { criteriaInList } from './spec-tests.js';
+import { lastLines } from '../../util/text.js';
 
 /** A finding with what a Playwright failure adds: where it was thrown and the trace/screenshots beside it. */
 export interface PlaywrightFinding extends Finding {
@@ -113,7 +114,7 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
 
 /** Why the run as a whole gave no usable report, or null. */
 function processFailure({ process: p, report }: ClassifyInput): string | null {
-  const tail = lastLines(p.stderrTail, 3);
+  const tail = lastLines(p.stderrTail, 3, ' | ').slice(0, 600);
   if (p.spawnError) return `could not start Playwright: ${p.spawnError}`;
   if (p.aborted) return 'verification interrupted';
   if (p.timedOut) return `Playwright did not finish within ${Math.round(p.timeoutMs / 1000)}s (killed)`;
@@ -183,4 +184,3 @@ export function firstLines(text: string, n: number): string {
   return text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').slice(0, n).join('\n').slice(0, 2000);
 }
 const firstLine = (text: string | null | undefined) => firstLines(text ?? '', 1);
-const lastLines = (text: string, n: number) => text.trim().split('\n').slice(-n).join(' | ').slice(0, 600);
