@@ -47,7 +47,7 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
     exited = { code: r.exitCode, spawnError: r.spawnError ? describeError(r.spawnError) : null };
   });
   const deadline = started + options.readyTimeoutMs;
-  const poll = options.pollMs ?? 100;
+  const poll = options.pollMs ?? 50;
   for (;;) {
     if (options.signal.aborted) {
       await app.stop();

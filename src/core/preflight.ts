@@ -7,7 +7,7 @@ import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
-import { dirtyPaths, headCommit, isCommittedClean } from '../git/status.js';
+import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { verifierInvocation } from './verify-context.js';
@@ -54,12 +54,15 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       details: dirty.length > 10 ? dirty : [],
     });
   }
+  // The tree is clean now, so "committed" is "in HEAD": one git call for every file the run locks.
+  const extras = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
+  const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
-    if (!(await isCommittedClean(root, file))) {
+    if (!inHead.has(file)) {
       throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed; git add and commit it (the run locks the committed contract)`);
     }
   }
-  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label);
+  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (options.needsAgent && !config.app.command) {
@@ -72,7 +75,14 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
  * Every other file the verifier reads must reach the worktree the same: committed, or copied by
  * `setup.copy` (a git-ignored variables file with secrets). Otherwise the lock would blame the agent.
  */
-async function checkVerifierInputs(resolved: ResolvedTask, config: Config, root: string, configLabel: string): Promise<string[]> {
+async function checkVerifierInputs(
+  resolved: ResolvedTask,
+  config: Config,
+  root: string,
+  configLabel: string,
+  extra: string[],
+  inHead: ReadonlySet<string>,
+): Promise<string[]> {
   const copied = new Set<string>();
   for (const file of config.setup.copy) {
     const rel = checkRepoRelative(file, `${configLabel}: setup.copy`);
@@ -81,12 +91,11 @@ async function checkVerifierInputs(resolved: ResolvedTask, config: Config, root:
     }
     copied.add(rel);
   }
-  const extra = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {
       throw new PreflightError('VERIFIER_INPUT_MISSING', `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`);
     }
-    if (!copied.has(file) && !(await isCommittedClean(root, file))) {
+    if (!copied.has(file) && !inHead.has(file)) {
       throw new PreflightError('VERIFIER_INPUT_NOT_COMMITTED', `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`);
     }
   }

@@ -103,3 +103,10 @@ export async function isCommittedClean(root: string, relPath: string): Promise<b
 function toPosix(relPath: string): string {
   return relPath.replaceAll('\\', '/').replace(/^\.\//, '');
 }
+
+/** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
+export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
+  if (relPaths.length === 0) return new Set();
+  const out = await git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...relPaths.map(toPosix)], { cwd: root }).catch(() => '');
+  return new Set(splitNul(out));
+}
