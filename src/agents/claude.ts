@@ -1,7 +1,5 @@
 // `agent.type: claude`: Claude Code headless, `claude -p --output-format stream-json`; cost and turns from its result event.
-import { buildAgentEnv } from './agent-env.js';
-import { elenchosVars } from './command.js';
-import { dispatchProcess } from './dispatch.js';
+import { dispatchAgent } from './dispatch.js';
 import type { AgentAdapter } from './types.js';
 
 interface ClaudeResultEvent {
@@ -21,46 +19,22 @@ export const claudeAgent: AgentAdapter = {
     args: ['-p', '--output-format', 'stream-json', '--verbose', ...config.args],
   }),
   async dispatch(context) {
-    const { command, args } = this.command(context.config);
-    const env = buildAgentEnv({
-      baseEnv: context.baseEnv,
-      passKeys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'AWS_REGION', 'AWS_PROFILE'],
+    let final: ClaudeResultEvent | null = null;
+    const { outcome } = await dispatchAgent(context, {
+      ...this.command(context.config),
+      passKeys: ['AWS_REGION', 'AWS_PROFILE'],
       passPrefixes: ['CLAUDE_CODE_', 'ANTHROPIC_'],
-      extra: context.config.env,
-      elenchos: elenchosVars(context),
-    });
-    let result: ClaudeResultEvent | null = null;
-    const { outcome } = await dispatchProcess(context, {
-      command,
-      args,
-      env,
-      input: context.prompt,
-      onStdoutLine: (line) => {
-        const event = parseJsonLine(line);
-        if (event?.type === 'result') result = event as unknown as ClaudeResultEvent;
+      onEvent: (event) => {
+        if (event.type === 'result') final = event as unknown as ClaudeResultEvent;
       },
     });
-    const final = result as ClaudeResultEvent | null;
-    const costUsd = typeof final?.total_cost_usd === 'number' ? final.total_cost_usd : null;
-    const turns = typeof final?.num_turns === 'number' ? final.num_turns : null;
+    const result = final as ClaudeResultEvent | null;
+    const costUsd = typeof result?.total_cost_usd === 'number' ? result.total_cost_usd : null;
+    const turns = typeof result?.num_turns === 'number' ? result.num_turns : null;
     if (!outcome.ok) return { ...outcome, costUsd, turns };
-    if (final === null) {
-      return { ok: false, reason: 'AGENT_FAILED', message: 'Claude Code ended without a result event (is the command really `claude`?)', exitCode: outcome.exitCode, durationMs: outcome.durationMs, costUsd, turns };
-    }
-    if (final.is_error) {
-      return { ok: false, reason: 'AGENT_FAILED', message: `Claude Code reported an error (${final.subtype ?? 'error'}): ${String(final.result ?? '').slice(0, 300)}`, exitCode: outcome.exitCode, durationMs: outcome.durationMs, costUsd, turns };
-    }
-    return { ...outcome, costUsd, turns, summary: typeof final.result === 'string' ? final.result.slice(0, 2000) : null };
+    const failed = (message: string) => ({ ok: false as const, reason: 'AGENT_FAILED' as const, message, exitCode: outcome.exitCode, durationMs: outcome.durationMs, costUsd, turns });
+    if (result === null) return failed('Claude Code ended without a result event (is the command really `claude`?)');
+    if (result.is_error) return failed(`Claude Code reported an error (${result.subtype ?? 'error'}): ${String(result.result ?? '').slice(0, 300)}`);
+    return { ...outcome, costUsd, turns, summary: typeof result.result === 'string' ? result.result.slice(0, 2000) : null };
   },
 };
-
-/** Parses one stdout line as a JSON object, or null. */
-export function parseJsonLine(line: string): Record<string, unknown> | null {
-  if (!line.startsWith('{')) return null;
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}

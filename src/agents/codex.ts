@@ -1,33 +1,19 @@
-// `agent.type: codex`: `codex exec --json -` in the worktree, the prompt on stdin.
-import { buildAgentEnv } from './agent-env.js';
-import { parseJsonLine } from './claude.js';
-import { elenchosVars } from './command.js';
-import { dispatchProcess } from './dispatch.js';
+// `agent.type: codex`: `codex exec --json -` in the worktree, the prompt on stdin; turns from its events.
+import { dispatchAgent } from './dispatch.js';
 import type { AgentAdapter } from './types.js';
 
 export const codexAgent: AgentAdapter = {
   type: 'codex',
   command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...config.args, '-'] }),
   async dispatch(context) {
-    const { command, args } = this.command(context.config);
-    const env = buildAgentEnv({
-      baseEnv: context.baseEnv,
-      passKeys: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'],
-      passPrefixes: ['CODEX_'],
-      extra: context.config.env,
-      elenchos: elenchosVars(context),
-    });
     let turns = 0;
     let failure: string | null = null;
     let lastMessage: string | null = null;
-    const { outcome } = await dispatchProcess(context, {
-      command,
-      args,
-      env,
-      input: context.prompt,
-      onStdoutLine: (line) => {
-        const event = parseJsonLine(line);
-        if (!event) return;
+    const { outcome } = await dispatchAgent(context, {
+      ...this.command(context.config),
+      passKeys: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
+      passPrefixes: ['CODEX_'],
+      onEvent: (event) => {
         if (event.type === 'turn.completed') turns++;
         if (event.type === 'turn.failed' || event.type === 'error') {
           const error = event.error as { message?: string } | undefined;

@@ -1,34 +1,70 @@
 // Runs an agent process through the spawn helper and turns its end into an AgentOutcome.
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
+import { buildAgentEnv } from './agent-env.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
 export interface DispatchSpec {
   command: string;
   args: string[];
-  env: NodeJS.ProcessEnv;
-  /** Text for stdin (closed after), or undefined for a closed stdin. */
-  input?: string;
-  onStdoutLine?: (line: string) => void;
+  /** Adapter-specific variables the agent needs (its API key), beside the base set. */
+  passKeys?: readonly string[];
+  passPrefixes?: readonly string[];
+  /** Called with every stdout line that is a JSON object (stream-json, --json output). */
+  onEvent?: (event: Record<string, unknown>) => void;
 }
 
-/** Spawns the agent in its own process group with the configured timeout; reads nothing into memory but tails. */
-export async function dispatchProcess(context: AgentContext, spec: DispatchSpec): Promise<{ result: SpawnResult; outcome: AgentOutcome }> {
+/**
+ * Spawns the agent in the worktree, in its own process group, with an explicit environment, the
+ * prompt on stdin and the configured timeout; keeps only the tails of its output in memory.
+ */
+export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): Promise<{ result: SpawnResult; outcome: AgentOutcome }> {
+  const env = buildAgentEnv({
+    baseEnv: context.baseEnv,
+    passKeys: spec.passKeys,
+    passPrefixes: spec.passPrefixes,
+    extra: context.config.env,
+    elenchos: elenchosVars(context),
+  });
   const result = await runProcess(spec.command, spec.args, {
     cwd: context.cwd,
-    env: spec.env,
-    input: spec.input,
+    env,
+    input: context.prompt,
     timeoutMs: context.config.timeoutSeconds * 1000,
     signal: context.signal,
     logFile: context.logFile,
     onStdoutLine: (line) => {
-      spec.onStdoutLine?.(line);
+      if (spec.onEvent) {
+        const event = parseJsonLine(line);
+        if (event) spec.onEvent(event);
+      }
       context.onLine?.(line);
     },
     onStderrLine: context.onLine,
     keepBytes: 16 * 1024,
   });
   return { result, outcome: outcomeOf(result, spec.command, context.config.timeoutSeconds) };
+}
+
+/** The ELENCHOS_* variables every agent gets. */
+export function elenchosVars(context: Pick<AgentContext, 'promptFile' | 'taskFile' | 'attempt' | 'cwd'>): Record<string, string> {
+  return {
+    ELENCHOS_PROMPT_FILE: context.promptFile,
+    ELENCHOS_TASK_FILE: context.taskFile,
+    ELENCHOS_ATTEMPT: String(context.attempt),
+    ELENCHOS_WORKSPACE: context.cwd,
+  };
+}
+
+/** Parses one stdout line as a JSON object, or null. */
+export function parseJsonLine(line: string): Record<string, unknown> | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Maps a process end to the agent outcome (cost and turns are filled in by adapters that know them). */

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_KANE, TEST_MD, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { FAKE_KANE, FIXTURES, TEST_MD, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
 
 let roots: string[] = [];
@@ -76,6 +76,16 @@ describe('elenchos run', () => {
     expect(show.stdout).toContain('  FAIL       AC-002  step 2    criterion 2 — product failure at step 2');
     expect(show.stdout).toMatch(/verdict: application_issue\/ui_data_defect, confirmed/);
     expect(JSON.parse(runCli(['show', 'latest', '--json'], project.root).stdout).attempts).toHaveLength(2);
+  });
+
+  it.each(['claude', 'codex'])('VERIFIED with the %s agent adapter, its result kept in attempt.json', (type) => {
+    const project = makeProject({ config: { agent: { type, command: path.join(FIXTURES, 'bin', type), timeoutSeconds: 30 } } });
+    const result = run(project);
+    expect(result.code, result.stdout).toBe(0);
+    const { dir, record } = onlyRun(project.root);
+    expect(record.tools.agent).toBe(type);
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
+    expect(attempt.agent).toMatchObject(type === 'claude' ? { ok: true, costUsd: 0.0421, turns: 4 } : { ok: true, turns: 1 });
   });
 
   it('FAILED after 1 + maxRepairAttempts when the agent never fixes it', () => {

@@ -1,0 +1,79 @@
+// The agent adapters against fakes faithful to Claude Code's stream-json and Codex's exec --json output.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentAdapter } from '../../src/agents/registry.js';
+import type { AgentContext } from '../../src/agents/types.js';
+import { FIXTURES } from '../helpers/project.js';
+import { tempDir } from '../helpers/temp.js';
+
+function context(type: 'claude' | 'codex' | 'command', env: Record<string, string>, extra: Partial<AgentContext['config']> = {}) {
+  const cwd = tempDir('elenchos-agent-');
+  const record = path.join(cwd, '..', `${path.basename(cwd)}.record.json`);
+  const promptFile = path.join(cwd, '..', `${path.basename(cwd)}.prompt.md`);
+  writeFileSync(promptFile, 'Do the task.\n');
+  const ctx: AgentContext = {
+    cwd,
+    prompt: 'Do the task.\n',
+    promptFile,
+    taskFile: path.join(cwd, 'tasks/a.json'),
+    attempt: 2,
+    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, ...extra },
+    baseEnv: { PATH: process.env.PATH, HOME: '/home/dev', ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', LT_ACCESS_KEY: 'kane-secret', LT_USERNAME: 'kane-user', UNRELATED: 'x' },
+    logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
+    signal: new AbortController().signal,
+  };
+  const seen = () => JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; prompt: string };
+  return { ctx, seen };
+}
+
+describe('claude adapter', () => {
+  it('runs claude -p with stream-json, the prompt on stdin, and reads cost and turns from the result event', async () => {
+    const { ctx, seen } = context('claude', {});
+    const outcome = await agentAdapter('claude').dispatch(ctx);
+    expect(outcome).toMatchObject({ ok: true, costUsd: 0.0421, turns: 4, summary: 'Implemented the form and the list.' });
+    const s = seen();
+    expect(s.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
+    expect(s.prompt).toBe('Do the task.\n');
+    expect(s.cwd).toBe(ctx.cwd);
+    expect(s.env).toMatchObject({ ANTHROPIC_API_KEY: 'sk-ant-test', ELENCHOS_ATTEMPT: '2', ELENCHOS_PROMPT_FILE: ctx.promptFile, HOME: '/home/dev' });
+    for (const key of ['LT_ACCESS_KEY', 'LT_USERNAME', 'OPENAI_API_KEY', 'UNRELATED']) expect(s.env[key], key).toBeUndefined();
+    expect(readFileSync(ctx.logFile, 'utf8')).toContain('"type":"result"');
+  });
+
+  it('an error result is AGENT_FAILED, with the cost still counted', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'error-result' }).ctx);
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', costUsd: 0.0421, message: 'Claude Code reported an error (error_max_turns): Reached the maximum number of turns' });
+  });
+
+  it('no result event is AGENT_FAILED', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'no-result' }).ctx);
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', message: 'Claude Code ended without a result event (is the command really `claude`?)' });
+  });
+});
+
+describe('codex adapter', () => {
+  it('runs codex exec --json - with the prompt on stdin and counts turns', async () => {
+    const { ctx, seen } = context('codex', {}, { args: ['--full-auto'] });
+    const outcome = await agentAdapter('codex').dispatch(ctx);
+    expect(outcome).toMatchObject({ ok: true, turns: 1, summary: 'Added the form and the list.' });
+    const s = seen();
+    expect(s.argv).toEqual(['exec', '--json', '--full-auto', '-']);
+    expect(s.prompt).toBe('Do the task.\n');
+    expect(s.env.OPENAI_API_KEY).toBe('sk-openai-test');
+    for (const key of ['LT_ACCESS_KEY', 'ANTHROPIC_API_KEY', 'UNRELATED']) expect(s.env[key], key).toBeUndefined();
+  });
+
+  it('a failed turn is AGENT_FAILED with Codex\'s message', async () => {
+    const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'turn-failed' }).ctx);
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED' });
+    expect((outcome as { message: string }).message).toContain('stream disconnected before completion');
+  });
+});
+
+describe('command adapter', () => {
+  it('a command that cannot start is AGENT_FAILED naming it', async () => {
+    const { ctx } = context('command', {}, { command: '/nonexistent/agent' });
+    expect(await agentAdapter('command').dispatch(ctx)).toMatchObject({ ok: false, reason: 'AGENT_FAILED', message: 'could not start the agent "/nonexistent/agent": ENOENT' });
+  });
+});
