@@ -1,13 +1,18 @@
-// `elenchos verify <task.json> --verifier-only --url <url>`: run the task's verifier once against an
-// app you started, and print its verdict per step and per criterion. The full `verify` (worktrees,
-// app start, every task) is another issue; without --verifier-only this command says so and exits 3.
+// `elenchos verify [tasks...]`: the committed code against every contract, no agent (SPEC §5);
+// `--verifier-only --url <url>` runs one task's verifier once against an app you started.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
+import { parseCount } from './options.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 
 export interface VerifyCommandOptions {
+  workers?: number;
+  shard?: string;
+  inPlace?: boolean;
+  junit?: string;
+  keep?: boolean;
   verifierOnly?: boolean;
   url?: string;
   json?: boolean;
@@ -20,8 +25,13 @@ const EXIT: Record<VerificationResult['status'], number> = { PASS: ExitCode.VERI
 export function registerVerify(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('verify')
-    .description('check committed code against task contracts with no agent (only --verifier-only is available yet)')
-    .argument('[tasks...]', 'task contract files (JSON); exactly one with --verifier-only')
+    .description('check the committed code against task contracts, with no agent (exit 0 only if every task is VERIFIED)')
+    .argument('[tasks...]', 'task files or globs (default: "tasks" from the config); exactly one with --verifier-only')
+    .option('--workers <n>', 'tasks verified in parallel, each in its own worktree and port', parseCount, 1)
+    .option('--shard <i/n>', 'verify only shard i of n (split deterministically across CI machines)')
+    .option('--in-place', 'verify in the checkout itself instead of a worktree (it must be clean; one task at a time)')
+    .option('--junit <file>', 'also write JUnit XML (one testcase per criterion)')
+    .option('--keep', 'keep the worktrees (retainWorkspace)')
     .option('--verifier-only', 'run the verifier once against an app already running at --url (no worktree, no app start)')
     .option('--url <url>', "the running app's URL (passed to Kane as start_url)")
     .option('--evidence <dir>', 'where to keep the verifier output (default: .elenchos/verifier-only/<time>)')
@@ -29,7 +39,9 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--json', 'print the verification result as JSON')
     .action(async (tasks: string[], options: VerifyCommandOptions) => {
       if (!options.verifierOnly) {
-        throw new InputError('elenchos verify: the full verify mode (a worktree per task, the app started for you) is not built yet; run the verifier against an app you started with: elenchos verify <task.json> --verifier-only --url <url>');
+        const { verifyAllCommand } = await import('./verify-all.js');
+        setExit(await verifyAllCommand(tasks, options, io));
+        return;
       }
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');

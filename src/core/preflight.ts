@@ -20,6 +20,8 @@ export interface PreflightOptions {
   overrides?: Record<string, unknown>;
   /** `verify` runs no agent. */
   needsAgent: boolean;
+  /** Refuse uncommitted changes (run: the agent works on HEAD; verify --in-place: the checkout is verified). */
+  requireClean?: boolean;
 }
 
 export interface Preflight {
@@ -48,24 +50,27 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   checkMapping(resolved);
   const dirty = await dirtyPaths(root);
-  if (dirty.length > 0) {
+  if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
-    throw new PreflightError('DIRTY_TREE', `the working tree is not clean (${shown}); commit or stash these changes first: the agent works on HEAD`, {
+    const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';
+    throw new PreflightError('DIRTY_TREE', `the working tree is not clean (${shown}); commit or stash these changes first: ${why}`, {
       details: dirty.length > 10 ? dirty : [],
     });
   }
-  // The tree is clean now, so "committed" is "in HEAD": one git call for every file the run locks.
+  // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
   const extras = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
+  const changed = new Set(dirty);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
-    if (!inHead.has(file)) {
-      throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed; git add and commit it (the run locks the committed contract)`);
+    if (!inHead.has(file) || changed.has(file)) {
+      throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed as it is; git add and commit it (the run locks the committed contract)`);
     }
   }
+  for (const file of extras) if (changed.has(file)) inHead.delete(file);
   const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
-  if (options.needsAgent && !config.app.command) {
+  if (!config.app.command) {
     throw new PreflightError('NO_APP_COMMAND', `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`);
   }
   return { root, head, loaded, config, resolved, extraInputs };

@@ -31,6 +31,10 @@ export interface RunTaskOptions {
   overrides?: Record<string, unknown>;
   signal: AbortSignal;
   reporter: RunReporter;
+  /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
+  mode?: 'run' | 'verify';
+  /** verify only: use the checkout itself instead of a worktree (it must be clean). */
+  inPlace?: boolean;
 }
 
 export interface RunTaskResult {
@@ -41,17 +45,20 @@ export interface RunTaskResult {
 
 /** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists. */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
-  const pre = await preflight({ ...options, needsAgent: true });
+  const mode = options.mode ?? 'run';
+  const inPlace = mode === 'verify' && options.inPlace === true;
+  // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
+  const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || inPlace });
   const { root, config, resolved } = pre;
   const runId = newRunId();
   const dir = runDirOf(root, runId);
-  const workspace = path.join(workspacesDir(root), runId);
+  const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
   await ensureExcluded(root);
   await mkdir(dir, { recursive: true });
   const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
     runId,
-    mode: 'run',
+    mode,
     root,
     workspace,
     base: pre.head,
@@ -67,19 +74,21 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     startedAt: Date.now(),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode: 'run' });
+  options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
   let terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null };
   try {
-    teardowns.add('remove the worktree', async () => {
-      if (config.retainWorkspace) return;
-      options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
-      await removeWorktree(root, workspace);
-    });
-    options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
-    await addWorktree(root, workspace, pre.head);
+    if (!inPlace) {
+      teardowns.add('remove the worktree', async () => {
+        if (config.retainWorkspace) return;
+        options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
+        await removeWorktree(root, workspace);
+      });
+      options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
+      await addWorktree(root, workspace, pre.head);
+    }
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     const setupProblem = await runSetup(ctx, firstDir);
@@ -115,7 +124,8 @@ async function attemptLoop(
   const maxAgentAttempts = 1 + config.maxRepairAttempts;
   let repairsUsed = 0;
   let retriesUsed = 0;
-  let kind: 'agent' | 'reverify' = 'agent';
+  const repairs = ctx.mode === 'run';
+  let kind: 'agent' | 'reverify' | 'verify' = repairs ? 'agent' : 'verify';
   let previous: RepairEvidence | null = null;
   let previousSnapshot: WorkspaceSnapshot | null = null;
   for (let number = 1; ; number++) {
@@ -135,18 +145,19 @@ async function attemptLoop(
     ctx.reporter.onEvent({ type: 'attempt-end', attempt: number, status: record.status, summary: record.summary, criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })) });
     if (record.terminal) return record.terminal;
     if (record.status === 'NOT_VERIFIED') return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
-    const decision = decideNext(record.status, {
-      repairsUsed,
-      maxRepairAttempts: config.maxRepairAttempts,
-      verifierRetriesUsed: retriesUsed,
-      maxVerifierRetries: config.maxVerifierRetries,
-    });
+    const decision = decideNext(
+      record.status,
+      { repairsUsed, maxRepairAttempts: config.maxRepairAttempts, verifierRetriesUsed: retriesUsed, maxVerifierRetries: config.maxVerifierRetries },
+      { repairs },
+    );
     if (decision.next === 'finish') {
       const message =
         decision.state === 'VERIFIED'
           ? null
           : decision.reason === 'PRODUCT_FAILURE'
-            ? `product failure remained after ${repairsUsed} repair(s): ${record.summary}`
+            ? repairs
+              ? `product failure remained after ${repairsUsed} repair(s): ${record.summary}`
+              : record.summary
             : `${record.status} ${retriesUsed + 1} time(s) in a row: ${record.summary}`;
       return { state: decision.state, reason: decision.reason, message };
     }

@@ -95,12 +95,11 @@ describe('elenchos verify --verifier-only (built CLI)', () => {
     expect((await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--evidence', tempDir()], repo('truncated'))).code).toBe(2);
   });
 
-  it('refuses without --verifier-only (exit 3, the full mode is not built yet) and without --url', async () => {
+  it('without --verifier-only runs the full mode, which needs app.command; --verifier-only needs --url (exit 3 both)', async () => {
     const cwd = repo('pass');
     const full = await cli(['verify', 'tasks/add-task.json'], cwd);
     expect(full.code).toBe(3);
-    expect(full.stderr).toContain('the full verify mode');
-    expect(full.stderr).toContain('--verifier-only --url <url>');
+    expect(full.stdout).toContain('REFUSED   tasks/add-task.json: elenchos.config.json: app.command is not set');
     const noUrl = await cli(['verify', 'tasks/add-task.json', '--verifier-only'], cwd);
     expect(noUrl.code).toBe(3);
     expect(noUrl.stderr).toContain('needs --url');

@@ -1,0 +1,72 @@
+// The action of `elenchos verify` without --verifier-only: run every task, then report.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { writeLine, type CliIO } from '../cli-io.js';
+import type { RunReporter } from '../core/events.js';
+import { verifyAll, type VerifiedTask } from '../core/verify-all.js';
+import { parseShard } from '../core/select-tasks.js';
+import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
+import { renderJunit } from '../reporters/junit.js';
+import { terminalReporter } from '../reporters/terminal.js';
+import { withInterrupts } from './interrupts.js';
+import type { VerifyCommandOptions } from './verify.js';
+
+/** Runs the tasks and writes the terminal summary, JSON, JUnit and GitHub outputs; returns the exit code. */
+export async function verifyAllCommand(tasks: string[], options: VerifyCommandOptions, io: CliIO): Promise<number> {
+  const shard = options.shard ? parseShard(options.shard) : undefined;
+  const workers = options.workers ?? 1;
+  const reporterFor = (file: string): RunReporter => {
+    if (options.json) return { onEvent: () => undefined };
+    // In parallel every line names its task, so interleaved progress stays readable.
+    const stream = workers > 1 ? prefixed(io.stdout, `[${file}] `) : io.stdout;
+    return terminalReporter({ stream });
+  };
+  const result = await withInterrupts(io, (signal) =>
+    verifyAll({
+      cwd: io.cwd,
+      tasks,
+      configFile: options.config,
+      env: io.env,
+      overrides: { retainWorkspace: options.keep ? true : undefined },
+      workers,
+      shard,
+      inPlace: options.inPlace,
+      signal,
+      reporterFor,
+    }),
+  );
+  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+  else printSummary(io, result.tasks, shard ? `${shard.index}/${shard.count}` : null);
+  if (options.junit) await writeFile(path.resolve(io.cwd, options.junit), renderJunit(result.tasks));
+  if (io.env.GITHUB_ACTIONS === 'true') {
+    for (const line of githubAnnotations(result.tasks)) writeLine(io.stdout, line);
+    if (io.env.GITHUB_STEP_SUMMARY) await writeJobSummary(io.env.GITHUB_STEP_SUMMARY, result.tasks);
+  }
+  return result.exitCode;
+}
+
+function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: string | null): void {
+  writeLine(io.stdout);
+  writeLine(io.stdout, `elenchos verify: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
+  for (const t of tasks) {
+    if (!t.record) {
+      writeLine(io.stdout, `  REFUSED   ${t.file}: ${(t.refused ?? '').split('\n')[0]}`);
+      continue;
+    }
+    const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;
+    const criteria = t.criteria.map((c) => `${c.id} ${c.status}`).join(', ');
+    writeLine(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
+  }
+  const verified = tasks.filter((t) => t.record?.state === 'VERIFIED').length;
+  writeLine(io.stdout, `${verified}/${tasks.length} VERIFIED`);
+}
+
+/** A stream that prefixes every line written to `target`. */
+function prefixed(target: NodeJS.WritableStream, prefix: string): NodeJS.WritableStream {
+  return {
+    write(chunk: string | Uint8Array) {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      return target.write(text.replace(/^(?=.)/gm, prefix));
+    },
+  } as NodeJS.WritableStream;
+}

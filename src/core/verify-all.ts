@@ -1,0 +1,104 @@
+// `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../config/load-config.js';
+import { ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
+import { attemptDir } from '../evidence/layout.js';
+import { findRepoRoot } from '../git/git.js';
+import type { RunReporter } from './events.js';
+import type { RunRecordDraft } from './run-record-writer.js';
+import { runTask } from './run-task.js';
+import { selectTasks, type Shard } from './select-tasks.js';
+
+export interface VerifyAllOptions {
+  cwd: string;
+  /** Task files or globs; empty means the config's `tasks`. */
+  tasks: string[];
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  overrides?: Record<string, unknown>;
+  workers: number;
+  shard?: Shard;
+  inPlace?: boolean;
+  signal: AbortSignal;
+  /** A reporter for each task's run (prefixed when tasks run in parallel). */
+  reporterFor: (taskFile: string) => RunReporter;
+}
+
+export interface VerifiedTask {
+  file: string;
+  record: RunRecordDraft | null;
+  runDir: string | null;
+  /** Why the task could not be verified at all (bad contract, missing executable): exit 3. */
+  refused: string | null;
+  /** The last attempt's criteria with descriptions and notes, for JUnit and summaries. */
+  criteria: { id: string; description: string; status: string; note: string | null }[];
+}
+
+export interface VerifyAllResult {
+  root: string;
+  tasks: VerifiedTask[];
+  exitCode: number;
+}
+
+/** Verifies each selected task in its own worktree with `workers` at a time; exit 0 only if every one is VERIFIED. */
+export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllResult> {
+  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  if (options.inPlace && options.workers > 1) throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
+  const patterns = options.tasks.length > 0 ? options.tasks : (await loadConfig({ root, file: options.configFile, env: options.env })).config.tasks;
+  const base = options.tasks.length > 0 ? options.cwd : root;
+  const files = await selectTasks(patterns, base, options.shard);
+  if (files.length === 0 && !options.shard) {
+    throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
+  }
+  const results: VerifiedTask[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length && !options.signal.aborted) {
+      const i = next++;
+      results[i] = await verifyOne(files[i]!, root, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.workers, files.length)) }, worker));
+  const tasks = results.filter(Boolean);
+  return { root, tasks, exitCode: overallExit(tasks, options.signal.aborted) };
+}
+
+async function verifyOne(file: string, root: string, options: VerifyAllOptions): Promise<VerifiedTask> {
+  const shown = path.relative(root, file) || file;
+  try {
+    const result = await runTask({
+      cwd: options.cwd,
+      taskFile: file,
+      configFile: options.configFile,
+      env: options.env,
+      overrides: options.overrides,
+      signal: options.signal,
+      reporter: options.reporterFor(shown),
+      mode: 'verify',
+      inPlace: options.inPlace,
+    });
+    return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
+  } catch (error) {
+    if (!(error instanceof ElenchosError)) throw error;
+    const message = [error.message, ...error.details].join('\n');
+    return { file: shown, record: null, runDir: null, refused: message || describeError(error), criteria: [] };
+  }
+}
+
+async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<VerifiedTask['criteria']> {
+  const last = record.attempts.at(-1);
+  if (!last) return [];
+  const text = await readFile(path.join(attemptDir(runDir, last.number), 'attempt.json'), 'utf8').catch(() => null);
+  const detail = text ? (JSON.parse(text) as { criteria?: { id: string; description: string; status: string; note: string | null }[] }) : null;
+  return detail?.criteria ?? last.criteria.map((c) => ({ id: c.id, description: '', status: c.status, note: null }));
+}
+
+/** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */
+function overallExit(tasks: readonly VerifiedTask[], aborted: boolean): number {
+  if (aborted || tasks.some((t) => t.record?.reason === 'INTERRUPTED')) return ExitCode.INTERRUPTED;
+  if (tasks.some((t) => t.refused !== null)) return ExitCode.INPUT;
+  if (tasks.some((t) => t.record?.state === 'ERROR')) return ExitCode.ERROR;
+  if (tasks.some((t) => t.record?.state === 'FAILED')) return ExitCode.FAILED;
+  return ExitCode.VERIFIED;
+}

@@ -1,0 +1,42 @@
+// JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
+import type { VerifiedTask } from '../core/verify-all.js';
+
+/** Escapes text for XML attributes and content. */
+export function escapeXml(value: unknown): string {
+  return String(value ?? '')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;')
+    // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters outright
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+}
+
+/** PASS is a pass; FAIL a <failure>; UNVERIFIED (or a refused task) an <error>. */
+export function renderJunit(tasks: readonly VerifiedTask[]): string {
+  const suites = tasks.map((task) => {
+    const name = task.record?.task.id ?? task.file;
+    const seconds = ((task.record?.durationMs ?? 0) / 1000).toFixed(3);
+    if (task.record === null) {
+      const cases = `    <testcase classname="${escapeXml(name)}" name="contract" time="0"><error message="${escapeXml(firstLine(task.refused))}">${escapeXml(task.refused)}</error></testcase>`;
+      return `  <testsuite name="${escapeXml(name)}" tests="1" failures="0" errors="1" time="0" file="${escapeXml(task.file)}">\n${cases}\n  </testsuite>`;
+    }
+    const why = `${task.record.state}${task.record.reason ? ` ${task.record.reason}` : ''}${task.record.message ? `: ${task.record.message}` : ''}`;
+    const cases = task.criteria.map((c) => {
+      const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(`${c.id}: ${c.description}`)}" time="0">`;
+      if (c.status === 'PASS') return `${open}</testcase>`;
+      const body = escapeXml([c.note, why, `evidence: ${task.runDir}`].filter(Boolean).join('\n'));
+      const tag = c.status === 'FAIL' ? 'failure' : 'error';
+      return `${open}<${tag} message="${escapeXml(`${c.status}${c.note ? `: ${c.note}` : ''}`)}">${body}</${tag}></testcase>`;
+    });
+    const failures = task.criteria.filter((c) => c.status === 'FAIL').length;
+    const errors = task.criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL').length;
+    return `  <testsuite name="${escapeXml(name)}" tests="${task.criteria.length}" failures="${failures}" errors="${errors}" time="${seconds}" file="${escapeXml(task.file)}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="elenchos verify">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+function firstLine(text: string | null): string {
+  return (text ?? '').split('\n')[0] ?? '';
+}

@@ -1,0 +1,96 @@
+// `elenchos verify` end to end: every task against the committed code, no agent, in parallel, with CI outputs.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FAKE_KANE, checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
+import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+/** Three tasks against one app whose committed page has the form but not the list item. */
+function project() {
+  const p = makeProject({
+    config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+    files: {
+      'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
+      'tasks/form.json': taskJson({ id: 'form', acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }], verification: { testFile: 'tests/form_test.md' } }),
+      'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+      'tasks/milk.json': taskJson({ id: 'milk', verification: { testFile: 'tests/add-task_test.md' } }),
+      'tasks/title.json': taskJson({ id: 'title', acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }], verification: { testFile: 'tests/title_test.md' } }),
+      'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
+    },
+  });
+  gitSync(p.root, 'rm', '-q', 'tasks/add-task.json');
+  gitSync(p.root, 'commit', '-qm', 'only the three tasks');
+  roots.push(p.root);
+  return p;
+}
+
+describe('elenchos verify', () => {
+  it('verifies every task of the config in parallel: JSON, JUnit, exit 1 on a product failure, checkout untouched', () => {
+    const p = project();
+    const before = checkoutFingerprint(p.root);
+    const junit = path.join(tempDir(), 'junit.xml');
+    const result = runCli(['verify', '--workers', '3', '--json', '--junit', junit], p.root, p.env);
+    expect(result.code, result.stderr).toBe(1);
+    const { runs } = JSON.parse(result.stdout);
+    expect(runs.map((r: any) => [r.task.id, r.mode, r.state, r.reason])).toEqual([
+      ['form', 'verify', 'VERIFIED', null],
+      ['milk', 'verify', 'FAILED', 'PRODUCT_FAILURE'],
+      ['title', 'verify', 'VERIFIED', null],
+    ]);
+    expect(runs[1].attempts.map((a: any) => [a.kind, a.status])).toEqual([['verify', 'FAIL']]);
+    expect(runs[1].tools.agent).toBeNull();
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testsuite name="milk" tests="2" failures="1" errors="0"');
+    expect(xml).toContain('<testcase classname="milk" name="AC-001: criterion 1" time="0"></testcase>');
+    expect(xml).toMatch(/<testcase classname="milk" name="AC-002: criterion 2" time="0"><failure message="FAIL: product failure at step 2">/);
+    expect(checkoutFingerprint(p.root)).toEqual(before);
+    expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('--shard i/n splits the task list deterministically, every task in exactly one shard', () => {
+    const p = project();
+    const ids = (shard: string) => JSON.parse(runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout).runs.map((r: any) => r.task.id);
+    const one = ids('1/2');
+    const two = ids('2/2');
+    expect([...one, ...two].sort()).toEqual(['form', 'milk', 'title']);
+    expect(one).toEqual(['form', 'title']);
+    expect(runCli(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({ code: 3, stderr: 'elenchos: --shard "3/2" must look like i/n with 1 ≤ i ≤ n (for example 2/4)\n' });
+  });
+
+  it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', () => {
+    const p = project();
+    const summary = path.join(tempDir(), 'summary.md');
+    const result = runCli(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, { ...p.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^::error file=tasks\/milk\.json,title=Elenchos%3A milk FAILED \(PRODUCT_FAILURE\)::.*%0AFAIL AC-002: criterion 2$/m);
+    expect(result.stdout).not.toContain('file=tasks/form.json');
+    const table = readFileSync(summary, 'utf8');
+    expect(table).toContain('| task | state | criteria | run |');
+    expect(table).toMatch(/\| milk \| FAILED \(PRODUCT_FAILURE\) \| ✅ AC-001 ❌ AC-002 \| \d{8}-/);
+  });
+
+  it('verifies HEAD in a worktree despite uncommitted changes, refuses them with --in-place, and refuses bad contracts with exit 3', () => {
+    const p = project();
+    writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n');
+    const worktree = runCli(['verify', 'tasks/milk.json', '--json'], p.root, p.env);
+    expect(JSON.parse(worktree.stdout).runs[0].state).toBe('FAILED'); // HEAD has no milk: the uncommitted fix does not count
+    const inPlace = runCli(['verify', 'tasks/milk.json', '--in-place'], p.root, p.env);
+    expect(inPlace.code).toBe(3);
+    expect(inPlace.stdout).toContain('REFUSED   tasks/milk.json: the working tree is not clean (page.html)');
+    writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul></ul>\n');
+    writeFileSync(path.join(p.root, 'tasks/broken.json'), '{ "id": ');
+    gitSync(p.root, 'add', '-A');
+    gitSync(p.root, 'commit', '-qm', 'a broken task');
+    const refused = runCli(['verify', 'tasks/broken.json', 'tasks/form.json'], p.root, p.env);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain('REFUSED   tasks/broken.json: tasks/broken.json:1:9: invalid JSON: Unexpected end of JSON input');
+    expect(refused.stdout).toMatch(/VERIFIED +form/);
+  });
+});
