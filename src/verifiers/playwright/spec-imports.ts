@@ -1,6 +1,7 @@
 // What a Playwright spec reads besides itself: its local imports, followed transitively (locked by hash).
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { followFiles } from '../../util/follow-files.js';
 import { blankComments } from './spec-tests.js';
 
 // `import x from './a'`, `import './a'`, `export * from './a'`, `import('./a')`, `require('./a')`.
@@ -13,25 +14,10 @@ const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'
 
 /** Repo-relative paths of the spec's relative imports, transitively, staying inside `root` (sorted). */
 export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
-  const found: string[] = [];
-  const seen = new Set([testFileLabel]);
-  const queue = [testFileLabel];
-  while (queue.length > 0) {
-    const current = queue.shift()!;
-    let text: string;
-    try {
-      text = await readFile(path.join(root, current), 'utf8');
-    } catch {
-      continue; // a missing import is Playwright's error to report, not ours
-    }
-    for (const specifier of importSpecifiers(text)) {
-      const target = await resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier));
-      if (target === null || seen.has(target)) continue;
-      seen.add(target);
-      found.push(target);
-      queue.push(target);
-    }
-  }
+  // A missing import is Playwright's error to report, not ours.
+  const found = await followFiles(root, testFileLabel, (text, current) =>
+    Promise.all(importSpecifiers(text).map((specifier) => resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier)))),
+  );
   return found.sort();
 }
 

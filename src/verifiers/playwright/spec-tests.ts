@@ -7,7 +7,7 @@ export interface SpecTest extends DeclaredStep {
   line: number;
 }
 
-// `test(`, `test.only(`, `test.skip(`, `test.fixme(`, `test.fail(`, `test.slow(` — never `test.describe(` or `test.step(`.
+// A call of `test` or of its modifiers only / skip / fixme / fail / slow; never `test.describe` or `test.step`.
 const TEST_CALL = /(?<![\w$.])test(?:\.(?:only|skip|fixme|fail|slow))*\s*\(\s*/g;
 const TITLE_TAG = /(?<![\w@])@([A-Za-z][A-Za-z0-9]*-\d+)(?![\w-])/g;
 
@@ -23,7 +23,7 @@ export function readSpecTests(source: string): SpecTest[] {
   for (const match of code.matchAll(TEST_CALL)) {
     const start = match.index + match[0].length;
     const title = readStringLiteral(code, start);
-    if (!title) continue; // `test.skip(condition)` or `test(someVariable, …)`: not a declaration we can read
+    if (!title) continue; // a conditional skip (`skip` with a condition) or a title held in a variable: nothing to read
     let cursor = skipSpace(code, title.end);
     let details = '';
     if (code[cursor] === ',') {
