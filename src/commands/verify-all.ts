@@ -1,5 +1,6 @@
 // The action of `elenchos verify` without --verifier-only: run every task, then report.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { InputError } from '../errors.js';
 import path from 'node:path';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { RunReporter } from '../core/events.js';
@@ -37,12 +38,23 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
   );
   if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
   else printSummary(io, result.tasks, shard ? `${shard.index}/${shard.count}` : null);
-  if (options.junit) await writeFile(path.resolve(io.cwd, options.junit), renderJunit(result.tasks));
+  if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(result.tasks));
   if (io.env.GITHUB_ACTIONS === 'true') {
-    for (const line of githubAnnotations(result.tasks)) writeLine(io.stdout, line);
+    // With --json, stdout is the JSON document alone.
+    if (!options.json) for (const line of githubAnnotations(result.tasks)) writeLine(io.stdout, line);
     if (io.env.GITHUB_STEP_SUMMARY) await writeJobSummary(io.env.GITHUB_STEP_SUMMARY, result.tasks);
   }
   return result.exitCode;
+}
+
+/** Writes a report file, creating its folder; a path that cannot be written is the user's to fix (exit 3). */
+async function writeReportFile(file: string, text: string): Promise<void> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, text);
+  } catch (error) {
+    throw new InputError(`--junit ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose a writable path`, { cause: error });
+  }
 }
 
 function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: string | null): void {

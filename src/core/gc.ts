@@ -29,13 +29,16 @@ export interface GcResult {
 export async function collectGarbage(options: { cwd: string; env: NodeJS.ProcessEnv; dryRun?: boolean }): Promise<GcResult> {
   const root = await evidenceRoot(options.cwd);
   const result: GcResult = { abandoned: [], removedWorktrees: [], running: [], foreign: [] };
+  // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
+  const dir = workspacesDir(root);
+  const names = await readdir(dir).catch(() => [] as string[]);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
   for (const run of runs.filter((r) => r.state === 'RUNNING')) {
     if (run.host !== hostname()) {
       result.foreign.push(run.runId);
       live.add(run.runId);
-    } else if (processAlive(run.pid)) {
+    } else if (typeof run.pid === 'number' && processAlive(run.pid)) {
       result.running.push(run.runId);
       live.add(run.runId);
     } else {
@@ -44,8 +47,6 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
     }
   }
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
-  const dir = workspacesDir(root);
-  const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     if (live.has(name) || kept.has(name)) continue;
     result.removedWorktrees.push(path.join(dir, name));

@@ -76,7 +76,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const tampered = await checkContract(ctx);
     if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`);
 
-    const blind = await worktreeIntegrity(ctx.workspace, ctx.root);
+    const blind = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
     if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`);
     const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.before = before;
@@ -143,7 +143,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
 
     const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.after = after;
-    const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root);
+    const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
     if (blindAfter.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
     const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
     if (touched.length > 0) {

@@ -19,6 +19,8 @@ export interface RunContext {
   config: Config;
   resolved: ResolvedTask;
   locked: LockedFile[];
+  /** Files hidden from `git status` before the agent ran (a sparse checkout's own); only new ones count. */
+  hiddenBaseline: Set<string>;
   /** The verifier's toolchain fingerprint, taken after setup and before the agent. */
   toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */

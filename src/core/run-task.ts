@@ -7,6 +7,7 @@ import { ElenchosError, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
+import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
 import { runProcess } from '../process/spawn.js';
@@ -35,6 +36,8 @@ export interface RunTaskOptions {
   mode?: 'run' | 'verify';
   /** verify only: use the checkout itself instead of a worktree (it must be clean). */
   inPlace?: boolean;
+  /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
+  cleanChecked?: boolean;
 }
 
 export interface RunTaskResult {
@@ -48,7 +51,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
-  const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || inPlace });
+  const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || (inPlace && !options.cleanChecked) });
   const { root, config, resolved } = pre;
   const runId = newRunId();
   const dir = runDirOf(root, runId);
@@ -66,6 +69,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     config,
     resolved,
     locked,
+    hiddenBaseline: new Set(),
     toolchain: [],
     excluded: resolved.verifier.outputPaths(resolved.testFileLabel),
     env: options.env,
@@ -96,6 +100,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {
       ctx.toolchain = await verifierToolchain(ctx);
+      ctx.hiddenBaseline = await hiddenFiles(workspace);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {

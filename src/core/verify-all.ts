@@ -5,6 +5,7 @@ import { loadConfig } from '../config/load-config.js';
 import { ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
 import { attemptDir } from '../evidence/layout.js';
 import { findRepoRoot } from '../git/git.js';
+import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
 import { runTask } from './run-task.js';
@@ -45,7 +46,16 @@ export interface VerifyAllResult {
 export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllResult> {
   const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
   if (options.inPlace && options.workers > 1) throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
-  const patterns = options.tasks.length > 0 ? options.tasks : (await loadConfig({ root, file: options.configFile, env: options.env })).config.tasks;
+  const { config } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
+  if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes('{port}'))) {
+    throw new InputError('--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)');
+  }
+  if (options.inPlace) {
+    // Checked once: the verifier's own output (Kane's output-<stem>/) may dirty the checkout between tasks.
+    const dirty = await dirtyPaths(root);
+    if (dirty.length > 0) throw new InputError(`the working tree is not clean (${dirty.slice(0, 10).join(', ')}); commit or stash these changes first: verify --in-place checks the committed code`);
+  }
+  const patterns = options.tasks.length > 0 ? options.tasks : config.tasks;
   const base = options.tasks.length > 0 ? options.cwd : root;
   const files = await selectTasks(patterns, base, options.shard);
   if (files.length === 0 && !options.shard) {
@@ -77,6 +87,7 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
       reporter: options.reporterFor(shown),
       mode: 'verify',
       inPlace: options.inPlace,
+      cleanChecked: options.inPlace,
     });
     return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
   } catch (error) {

@@ -4,24 +4,33 @@ import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { git, splitNul } from './git.js';
 
-/** Ways the worktree at `workspace` no longer reports honestly to git; empty when it does. */
-export async function worktreeIntegrity(workspace: string, root: string): Promise<string[]> {
+/** Files whose index flags hide them from `git status` (`ls-files -v`: lowercase = assume-unchanged, S = skip-worktree). */
+export async function hiddenFiles(workspace: string): Promise<Set<string>> {
+  const listed = splitNul(await git(['ls-files', '-v', '-z'], { cwd: workspace }));
+  return new Set(listed.filter((entry) => /^[a-zS]/.test(entry)).map((entry) => entry.slice(2)));
+}
+
+/** The repository's shared .git directory as seen from `cwd` (also right for linked worktrees and submodules). */
+async function commonDir(cwd: string): Promise<string> {
+  const dir = (await git(['rev-parse', '--git-common-dir'], { cwd })).trim();
+  return realpath(path.resolve(cwd, dir));
+}
+
+/**
+ * Ways the worktree at `workspace` no longer reports honestly to git; empty when it does. Files
+ * hidden from the start (a sparse checkout) are in `baseline` and do not count.
+ */
+export async function worktreeIntegrity(workspace: string, root: string, baseline: ReadonlySet<string> = new Set()): Promise<string[]> {
   const problems: string[] = [];
-  let top: string;
-  let common: string;
   try {
-    const [a, b] = (await git(['rev-parse', '--show-toplevel', '--git-common-dir'], { cwd: workspace })).trim().split('\n');
-    top = await realpath(a ?? '');
-    common = await realpath(path.resolve(workspace, b ?? ''));
+    const top = await realpath((await git(['rev-parse', '--show-toplevel'], { cwd: workspace })).trim());
+    if (top !== (await realpath(workspace))) problems.push(`the worktree's top level is now ${top}`);
+    const [mine, repository] = await Promise.all([commonDir(workspace), commonDir(root)]);
+    if (mine !== repository) problems.push(`the worktree now points at another repository (${mine})`);
   } catch (error) {
     return [`git no longer recognises the worktree (${error instanceof Error ? error.message : String(error)})`];
   }
-  const expectedCommon = await realpath(path.join(root, '.git')).catch(() => path.join(root, '.git'));
-  if (top !== (await realpath(workspace))) problems.push(`the worktree's top level is now ${top}`);
-  if (common !== expectedCommon) problems.push(`the worktree now points at another repository (${common})`);
-  // `ls-files -v` tags: lowercase = assume-unchanged, S/s = skip-worktree; such files are invisible to status.
-  const listed = splitNul(await git(['ls-files', '-v', '-z'], { cwd: workspace }));
-  const hidden = listed.filter((entry) => /^[a-zS]/.test(entry)).map((entry) => entry.slice(2));
+  const hidden = [...(await hiddenFiles(workspace))].filter((file) => !baseline.has(file));
   if (hidden.length > 0) {
     const shown = hidden.slice(0, 5).join(', ') + (hidden.length > 5 ? ` and ${hidden.length - 5} more` : '');
     problems.push(`files hidden from git status (assume-unchanged / skip-worktree): ${shown}`);

@@ -7,21 +7,48 @@ import { git, gitBytes, splitNul } from './git.js';
 export async function addWorktree(root: string, dir: string, ref = 'HEAD'): Promise<void> {
   const target = path.resolve(root, dir);
   await mkdir(path.dirname(target), { recursive: true });
-  await git(['worktree', 'add', '--quiet', '--detach', target, ref], { cwd: root });
+  await serialized(root, () => retryBusy(() => git(['worktree', 'add', '--quiet', '--detach', target, ref], { cwd: root })));
 }
 
 /** Removes the worktree at `dir`, even when dirty or half-gone; never throws when it is already gone. */
 export async function removeWorktree(root: string, dir: string): Promise<void> {
   const target = path.resolve(root, dir);
-  try {
-    await git(['worktree', 'remove', '--force', target], { cwd: root });
-    return;
-  } catch {
-    // Not a worktree any more, locked, or its .git file is broken: delete the files and
-    // let git forget the registration on its own terms.
+  await serialized(root, async () => {
+    try {
+      await retryBusy(() => git(['worktree', 'remove', '--force', target], { cwd: root }));
+      return;
+    } catch {
+      // Not a worktree any more, locked, or its .git file is broken: delete the files and
+      // let git forget the registration on its own terms.
+    }
+    await rm(target, { recursive: true, force: true });
+    await git(['worktree', 'prune'], { cwd: root }).catch(() => undefined);
+  });
+}
+
+// Concurrent `git worktree add/remove` on one repository read each other's half-written
+// .git/worktrees/<name>/ entries ("failed to read …/commondir"): one at a time per repository here,
+// and a few retries for other processes doing the same.
+const queues = new Map<string, Promise<unknown>>();
+
+function serialized<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(root) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  queues.set(root, next.catch(() => undefined));
+  return next;
+}
+
+const BUSY = /failed to read .*commondir|could not lock|index\.lock|Unable to create .*\.lock|is locked/i;
+
+async function retryBusy<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (i >= attempts || !BUSY.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * i));
+    }
   }
-  await rm(target, { recursive: true, force: true });
-  await git(['worktree', 'prune'], { cwd: root }).catch(() => undefined);
 }
 
 export interface WorktreeInfo {

@@ -13,7 +13,7 @@ export function escapeXml(value: unknown): string {
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
-/** PASS is a pass; FAIL a <failure>; UNVERIFIED (or a refused task) an <error>. */
+/** PASS is a pass; FAIL a <failure>; UNVERIFIED (or a refused task) an <error>; a run not VERIFIED adds a failing `verdict` case. */
 export function renderJunit(tasks: readonly VerifiedTask[]): string {
   const suites = tasks.map((task) => {
     const name = task.record?.task.id ?? task.file;
@@ -30,9 +30,14 @@ export function renderJunit(tasks: readonly VerifiedTask[]): string {
       const tag = c.status === 'FAIL' ? 'failure' : 'error';
       return `${open}<${tag} message="${escapeXml(`${c.status}${c.note ? `: ${c.note}` : ''}`)}">${body}</${tag}></testcase>`;
     });
-    const failures = task.criteria.filter((c) => c.status === 'FAIL').length;
-    const errors = task.criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL').length;
-    return `  <testsuite name="${escapeXml(name)}" tests="${task.criteria.length}" failures="${failures}" errors="${errors}" time="${seconds}" file="${escapeXml(task.file)}">\n${cases.join('\n')}\n  </testsuite>`;
+    // The verdict is the run's, not the criteria's: a run ended by tampering or instability after the
+    // verifier passed every criterion must not read green.
+    if (task.record.state !== 'VERIFIED') {
+      const tag = task.record.state === 'FAILED' ? 'failure' : 'error';
+      cases.push(`    <testcase classname="${escapeXml(name)}" name="verdict" time="0"><${tag} message="${escapeXml(why)}">${escapeXml(`${why}\nevidence: ${task.runDir}`)}</${tag}></testcase>`);
+    }
+    const count = (tag: string) => cases.filter((c) => c.includes(`<${tag} `)).length;
+    return `  <testsuite name="${escapeXml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" time="${seconds}" file="${escapeXml(task.file)}">\n${cases.join('\n')}\n  </testsuite>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="elenchos verify">\n${suites.join('\n')}\n</testsuites>\n`;
 }

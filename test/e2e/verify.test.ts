@@ -47,11 +47,33 @@ describe('elenchos verify', () => {
     expect(runs[1].attempts.map((a: any) => [a.kind, a.status])).toEqual([['verify', 'FAIL']]);
     expect(runs[1].tools.agent).toBeNull();
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testsuite name="milk" tests="2" failures="1" errors="0"');
+    expect(xml).toContain('<testsuite name="milk" tests="3" failures="2" errors="0"');
+    expect(xml).toContain('<testcase classname="milk" name="verdict" time="0"><failure message="FAILED PRODUCT_FAILURE: product failure at step 2');
     expect(xml).toContain('<testcase classname="milk" name="AC-001: criterion 1" time="0"></testcase>');
     expect(xml).toMatch(/<testcase classname="milk" name="AC-002: criterion 2" time="0"><failure message="FAIL: product failure at step 2">/);
     expect(checkoutFingerprint(p.root)).toEqual(before);
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('--in-place verifies the clean checkout itself, task after task, without a worktree', () => {
+    const p = project();
+    const result = runCli(['verify', '--in-place', '--json', 'tasks/form.json', 'tasks/title.json'], p.root, p.env);
+    expect(result.code, result.stderr).toBe(0);
+    const { runs } = JSON.parse(result.stdout);
+    expect(runs.map((r: any) => [r.task.id, r.state, r.workspace.path])).toEqual([
+      ['form', 'VERIFIED', '.'],
+      ['title', 'VERIFIED', '.'],
+    ]);
+    expect(runCli(['verify', '--in-place', '--workers', '2'], p.root, p.env)).toMatchObject({ code: 3, stderr: 'elenchos: --in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place\n' });
+  });
+
+  it('--workers refuses a fixed app port (parallel apps would answer for each other)', () => {
+    const p = makeProject({ config: { app: { command: 'node app.js --port {port}', port: 4999 } } });
+    roots.push(p.root);
+    expect(runCli(['verify', '--workers', '2'], p.root, p.env)).toMatchObject({
+      code: 3,
+      stderr: 'elenchos: --workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)\n',
+    });
   });
 
   it('--shard i/n splits the task list deterministically, every task in exactly one shard', () => {
@@ -83,7 +105,7 @@ describe('elenchos verify', () => {
     expect(JSON.parse(worktree.stdout).runs[0].state).toBe('FAILED'); // HEAD has no milk: the uncommitted fix does not count
     const inPlace = runCli(['verify', 'tasks/milk.json', '--in-place'], p.root, p.env);
     expect(inPlace.code).toBe(3);
-    expect(inPlace.stdout).toContain('REFUSED   tasks/milk.json: the working tree is not clean (page.html)');
+    expect(inPlace.stderr).toBe('elenchos: the working tree is not clean (page.html); commit or stash these changes first: verify --in-place checks the committed code\n');
     writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul></ul>\n');
     writeFileSync(path.join(p.root, 'tasks/broken.json'), '{ "id": ');
     gitSync(p.root, 'add', '-A');
