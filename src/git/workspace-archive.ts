@@ -99,7 +99,7 @@ async function writePatch(cwd: string, base: string, paths: string[], exclude: s
   const pathspecs =
     paths.length <= MAX_LISTED_PATHS
       ? paths.map((p) => `:(top,literal)${p}`)
-      : [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => `:(top,exclude,literal)${p}`)];
+      : [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => (p.startsWith('**/') ? `:(top,exclude,glob)${p}/**` : `:(top,exclude,literal)${p}`))];
   const flags = ['--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
   await gitToFile(['diff', ...flags, base, '--', ...pathspecs], { cwd, file });
 }

@@ -21,10 +21,10 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
   return [...found, ...auto.sort().filter((f) => !found.includes(f))];
 }
 
-/** Kane writes `output-<stem>/` beside the test and `.testmuai/evidence/` in the cwd. */
+/** Kane writes `output-<stem>/` beside the test, `helper-output-*` beside each `@import` helper and `.testmuai/evidence/` in the cwd. */
 export function kaneOutputPaths(testFileLabel: string): string[] {
   const dir = path.posix.dirname(testFileLabel);
   const stem = path.posix.basename(testFileLabel).replace(/_test\.md$/, '');
   const output = dir === '.' ? `output-${stem}/` : `${dir}/output-${stem}/`;
-  return [output, '.testmuai/evidence/'];
+  return [output, '**/helper-output-*', '.testmuai/evidence/'];
 }
