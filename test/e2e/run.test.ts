@@ -88,6 +88,15 @@ describe('elenchos run', () => {
     expect(attempt.agent).toMatchObject(type === 'claude' ? { ok: true, costUsd: 0.0421, turns: 4 } : { ok: true, turns: 1 });
   });
 
+  it('repairs to VERIFIED with a command verifier speaking the Elenchos protocol', () => {
+    const project = makeProject({ agent: 'buggy-then-fix', config: { verifier: { type: 'command', command: path.join(FIXTURES, 'bin/fake-verifier') } } });
+    const result = run(project);
+    expect(result.code, result.stdout).toBe(0);
+    const { record } = onlyRun(project.root);
+    expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
+    expect(result.stdout).toContain('[command] ✓ step 2 Step 2 — the task is listed @verifies AC-002');
+  });
+
   it('FAILED after 1 + maxRepairAttempts when the agent never fixes it', () => {
     const project = makeProject({ agent: 'never-fix' });
     const result = run(project);

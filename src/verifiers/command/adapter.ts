@@ -1,17 +1,65 @@
-// Placeholder until the command verifier lands.
-import type { VerifierAdapter } from '../types.js';
-import { InputError } from '../../errors.js';
+// `verifier.type: command`: any executable that speaks Elenchos's verifier event protocol.
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runProcess } from '../../process/spawn.js';
+import { NdjsonReader } from '../../util/ndjson-reader.js';
+import { kaneLockedInputs } from '../kane/inputs.js';
+import { parseTestMd } from '../kane/test-md.js';
+import type { VerificationResult, VerifierAdapter, VerifyContext } from '../types.js';
+import { classifyCommand } from './classify-command.js';
+import { ProtocolState } from './protocol.js';
 
-const notYet = (): never => {
-  throw new InputError('verifier.type "command" is not available yet; use "kane"');
-};
+const INHERITED = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
 
 export const commandAdapter: VerifierAdapter = {
   type: 'command',
   defaultCommand: () => ({ command: 'elenchos-verifier', args: [] }),
+  // Any file name: its steps are `## ` headings with `@verifies`, as in a Kane test.
   checkTestFileName: () => null,
-  readSteps: async () => notYet(),
-  lockedInputs: async () => [],
+  readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
+  lockedInputs: kaneLockedInputs,
   outputPaths: () => [],
-  verify: async () => notYet(),
+  verify: runCommandVerifier,
 };
+
+/** Runs `<command> <args> <test file>` with stdin closed, streams its NDJSON into the evidence, and classifies it. */
+export async function runCommandVerifier(ctx: VerifyContext): Promise<VerificationResult> {
+  const declared = parseTestMd(await readFile(ctx.testFile, 'utf8')).steps;
+  await mkdir(ctx.evidenceDir, { recursive: true });
+  const [command, ...leading] = (ctx.command ?? 'elenchos-verifier').trim().split(/\s+/) as [string, ...string[]];
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
+  const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
+  Object.assign(env, ctx.env, {
+    ELENCHOS_URL: ctx.url,
+    ELENCHOS_TEST_FILE: ctx.testFile,
+    ELENCHOS_VARIABLES: JSON.stringify(variables),
+    ELENCHOS_EVIDENCE_DIR: path.join(ctx.evidenceDir, 'files'),
+  });
+  await mkdir(path.join(ctx.evidenceDir, 'files'), { recursive: true });
+  const reader = new NdjsonReader();
+  const state = new ProtocolState(ctx.onProgress);
+  const outcome = await runProcess(command, [...leading, ...ctx.args, ctx.testFile], {
+    cwd: ctx.cwd,
+    env,
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    stdoutFile: path.join(ctx.evidenceDir, 'events.ndjson'),
+    stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
+    maxOutputBytes: 64 * 1024 * 1024,
+    keepBytes: 8 * 1024,
+    onStdoutLine: (line) => {
+      const event = reader.read(line);
+      if (event) state.feed(event);
+    },
+  });
+  const spawnError = outcome.spawnError ? `${command}: ${outcome.spawnError.code ?? outcome.spawnError.message}` : null;
+  const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError });
+  return {
+    ...classified,
+    exitCode: outcome.exitCode,
+    timedOut: outcome.timedOut,
+    durationMs: outcome.durationMs,
+    details: { verifier: 'command', command, args: [...leading, ...ctx.args], done: state.done, lines: reader.stats, steps: [...state.steps.values()] },
+  };
+}

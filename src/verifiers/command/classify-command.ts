@@ -1,0 +1,64 @@
+// Classifies a command verifier's report: structured result over exit code, like Kane.
+import { judgeCriteria, type StepVerdict } from '../../contract/criteria-map.js';
+import type { TestMdStep } from '../kane/test-md.js';
+import type { AttemptStatus, Finding, VerificationResult, VerifyContext } from '../types.js';
+import type { ProtocolState } from './protocol.js';
+
+export interface CommandProcess {
+  exitCode: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError: string | null;
+  stderrTail: string;
+}
+
+/** First match wins: could not run → VERIFIER_ERROR; no done → by exit code; mismatch → INCONCLUSIVE; then the steps. */
+export function classifyCommand(
+  ctx: Pick<VerifyContext, 'criteria' | 'map' | 'timeoutMs'>,
+  declared: readonly TestMdStep[],
+  state: ProtocolState,
+  process: CommandProcess,
+): Pick<VerificationResult, 'status' | 'summary' | 'criteria' | 'findings'> {
+  const findings: Finding[] = [];
+  const finding = (kind: Finding['kind'], step: number | null, reason: string, reasonCode: string): Finding => ({
+    step, heading: step === null ? null : (declared[step - 1]?.heading ?? null), kind, reason, reasonCode, resultCode: null, verdict: null, sessionId: null, evidencePack: null,
+  });
+  const verdicts = new Map<number, StepVerdict>();
+  for (const s of state.steps.values()) {
+    verdicts.set(s.step, s.status === 'passed' ? 'passed' : s.status === 'skipped' ? 'skipped' : s.failure === 'product' ? 'product_failure' : 'failed_other');
+  }
+  const criteria = judgeCriteria(ctx.criteria, ctx.map, verdicts);
+  const result = (status: AttemptStatus, summary: string) => ({ status, summary, criteria, findings });
+  const lastErr = process.stderrTail.trim().split('\n').filter(Boolean).at(-1) ?? '';
+
+  if (process.spawnError) return result('VERIFIER_ERROR', `the verifier could not start: ${process.spawnError}`);
+  if (process.aborted) return result('VERIFIER_ERROR', 'the verifier was interrupted');
+  if (process.timedOut) return result('VERIFIER_ERROR', `the verifier ran past its ${Math.round(ctx.timeoutMs / 1000)}s limit and was killed`);
+  if (state.done === null) {
+    return process.exitCode === 0
+      ? result('INCONCLUSIVE', 'the verifier exited 0 without a "done" event (its report is cut off)')
+      : result('VERIFIER_ERROR', `the verifier exited ${process.exitCode} without a "done" event${lastErr ? `: ${lastErr}` : ''}`);
+  }
+  const mismatches: string[] = [...state.problems];
+  for (const s of state.steps.values()) {
+    const expected = declared[s.step - 1];
+    if (!expected) mismatches.push(`step ${s.step} is not in the test file (it has ${declared.length})`);
+    else if (s.title !== null && s.title.trim() !== expected.heading) mismatches.push(`step ${s.step} is "${s.title}" in the report but "${expected.heading}" in the test file`);
+  }
+  if (mismatches.length > 0) {
+    findings.push(...mismatches.map((m) => finding('inconsistency', null, m, 'report_mismatch')));
+    return result('INCONCLUSIVE', `the report does not match the test file: ${mismatches[0]}`);
+  }
+  const failed = [...state.steps.values()].filter((s) => s.status === 'failed');
+  for (const s of failed) {
+    const kind = s.failure === 'product' ? 'product_failure' : s.failure === 'verifier' ? 'verifier_error' : 'unattributed_failure';
+    findings.push(finding(kind, s.step, s.message ?? 'failed', `failure.${s.failure}`));
+  }
+  if (failed.some((s) => s.failure === 'product')) return result('FAIL', `product failure at step ${failed.filter((s) => s.failure === 'product').map((s) => s.step).join(', ')}`);
+  if (failed.some((s) => s.failure === 'verifier')) return result('VERIFIER_ERROR', `the verifier failed at step ${failed.find((s) => s.failure === 'verifier')!.step}: ${failed.find((s) => s.failure === 'verifier')!.message ?? ''}`);
+  if (failed.length > 0) return result('INCONCLUSIVE', `step ${failed[0]!.step} failed with no attribution (failure: product or verifier)`);
+  if (state.done === 'failed') return result('INCONCLUSIVE', 'the verifier says failed, but no step failed');
+  const open = criteria.filter((c) => c.status !== 'PASS');
+  if (open.length > 0) return result('INCONCLUSIVE', `the verifier passed, but ${open.map((c) => c.id).join(', ')} ${open.length === 1 ? 'is' : 'are'} not verified (${open[0]!.note})`);
+  return result('PASS', `the verifier passed all ${state.steps.size} step(s)`);
+}
