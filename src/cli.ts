@@ -9,6 +9,7 @@ import { registerRun } from './commands/run.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
+import { registerMcp } from './commands/mcp.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerRuns(program, io, setExit);
   registerReport(program, io, setExit);
   registerGc(program, io, setExit);
+  registerMcp(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);

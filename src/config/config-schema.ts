@@ -51,6 +51,12 @@ export const ConfigSchema = z.strictObject({
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
   retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
+  mcp: z
+    .strictObject({
+      allowVerify: z.boolean().default(false).describe('Let MCP clients start `elenchos verify` of a task (read-only otherwise).'),
+    })
+    .prefault({})
+    .describe('The `elenchos mcp` server.'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
