@@ -10,6 +10,7 @@ import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerMerge } from './commands/merge.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerRuns(program, io, setExit);
   registerReport(program, io, setExit);
   registerGc(program, io, setExit);
+  registerMerge(program, io, setExit);
   registerMcp(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();

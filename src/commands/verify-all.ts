@@ -48,7 +48,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
 }
 
 /** Writes a report file, creating its folder; a path that cannot be written is the user's to fix (exit 3). */
-async function writeReportFile(file: string, text: string): Promise<void> {
+export async function writeReportFile(file: string, text: string): Promise<void> {
   try {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, text);
@@ -57,7 +57,8 @@ async function writeReportFile(file: string, text: string): Promise<void> {
   }
 }
 
-function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: string | null): void {
+/** The closing table: one line per task with its verdict and criteria. */
+export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: string | null): void {
   writeLine(io.stdout);
   writeLine(io.stdout, `elenchos verify: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
   for (const t of tasks) {

@@ -106,7 +106,7 @@ async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<Ver
 }
 
 /** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */
-function overallExit(tasks: readonly VerifiedTask[], aborted: boolean): number {
+export function overallExit(tasks: readonly VerifiedTask[], aborted: boolean): number {
   if (aborted || tasks.some((t) => t.record?.reason === 'INTERRUPTED')) return ExitCode.INTERRUPTED;
   if (tasks.some((t) => t.refused !== null)) return ExitCode.INPUT;
   if (tasks.some((t) => t.record?.state === 'ERROR')) return ExitCode.ERROR;

@@ -83,6 +83,17 @@ describe('elenchos verify', () => {
     const two = ids('2/2');
     expect([...one, ...two].sort()).toEqual(['form', 'milk', 'title']);
     expect(one).toEqual(['form', 'title']);
+    // The shards' JSON outputs merge back into one result, JUnit and exit code.
+    const dir = tempDir();
+    for (const [i, shard] of ['1/2', '2/2'].entries()) {
+      writeFileSync(path.join(dir, `shard-${i + 1}.json`), runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout);
+    }
+    const merged = runCli(['merge', path.join(dir, 'shard-1.json'), path.join(dir, 'shard-2.json'), '--junit', path.join(dir, 'all.xml')], p.root);
+    expect(merged.code).toBe(1);
+    expect(merged.stdout).toMatch(/VERIFIED +form[\s\S]*FAILED PRODUCT_FAILURE +milk[\s\S]*VERIFIED +title[\s\S]*2\/3 VERIFIED/);
+    expect(readFileSync(path.join(dir, 'all.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3);
+    writeFileSync(path.join(dir, 'junk.json'), '{"nope": 1}');
+    expect(runCli(['merge', path.join(dir, 'junk.json')], p.root)).toMatchObject({ code: 3, stderr: expect.stringContaining('not the output of elenchos verify --json') });
     expect(runCli(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({ code: 3, stderr: 'elenchos: --shard "3/2" must look like i/n with 1 ≤ i ≤ n (for example 2/4)\n' });
   });
 

@@ -1,0 +1,23 @@
+// `elenchos merge <shard.json...>`: one summary, JUnit and exit code for a sharded CI matrix.
+import path from 'node:path';
+import type { Command } from 'commander';
+import { writeLine, type CliIO } from '../cli-io.js';
+
+export function registerMerge(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('merge')
+    .description('combine the `verify --json` outputs of several shards into one result (exit 0 only if every task is VERIFIED)')
+    .argument('<files...>', 'outputs of elenchos verify --shard i/n --json')
+    .option('--json', 'print the merged { "runs": [...] }')
+    .option('--junit <file>', 'write the merged JUnit XML')
+    .action(async (files: string[], options: { json?: boolean; junit?: string }) => {
+      const { mergeShards } = await import('../core/merge.js');
+      const { printSummary, writeReportFile } = await import('./verify-all.js');
+      const { renderJunit } = await import('../reporters/junit.js');
+      const merged = await mergeShards(files, io.cwd);
+      if (options.json) writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+      else printSummary(io, merged.tasks, null);
+      if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));
+      setExit(merged.exitCode);
+    });
+}
