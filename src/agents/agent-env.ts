@@ -1,10 +1,8 @@
 // Builds an agent's environment explicitly: what a shell tool needs, never the verifier's credentials.
+import { CREDENTIAL_ENV } from '../util/credentials.js';
 
 /** Variables every agent gets when they are set. */
 const BASE_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
-
-/** Credentials that belong to the verifier (Kane/TestMu) and must never reach an agent. */
-export const VERIFIER_SECRET_KEYS: readonly string[] = ['LT_USERNAME', 'LT_ACCESS_KEY', 'KANE_CLI_ACCESS_KEY', 'ELENCHOS_SIGNING_KEY'];
 
 export interface AgentEnvOptions {
   baseEnv: NodeJS.ProcessEnv;
@@ -27,6 +25,6 @@ export function buildAgentEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
     if (pass.has(key) || (options.passPrefixes ?? []).some((p) => key.startsWith(p))) env[key] = value;
   }
   Object.assign(env, options.extra, options.elenchos);
-  for (const key of VERIFIER_SECRET_KEYS) delete env[key];
+  for (const key of CREDENTIAL_ENV) delete env[key];
   return env;
 }

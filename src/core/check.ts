@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
-import { findRepoRoot } from '../git/git.js';
+import { repoRootOrCwd } from '../git/git.js';
 import { resolveTask } from './resolve-task.js';
 
 export interface CheckOptions {
@@ -34,7 +34,7 @@ export interface CheckReport {
 
 /** Checks every task file and the config, collecting every problem instead of stopping at the first. */
 export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
-  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  const root = await repoRootOrCwd(options.cwd);
   let loaded: LoadedConfig | null = null;
   const configProblems: string[] = [];
   try {

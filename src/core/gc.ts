@@ -11,8 +11,7 @@ import { listRuns, type RunRecord } from '../evidence/run-record.js';
 import { writeJsonAtomic } from '../evidence/write-json.js';
 import { runDir } from '../evidence/layout.js';
 import { listWorktrees, removeWorktree } from '../git/worktree.js';
-import { git } from '../git/git.js';
-import { evidenceRoot } from './inspect-runs.js';
+import { git, repoRootOrCwd } from '../git/git.js';
 
 export interface GcResult {
   /** Runs found RUNNING whose process is gone, now ERROR ABANDONED. */
@@ -27,7 +26,7 @@ export interface GcResult {
 
 /** Marks abandoned runs, removes orphaned worktrees and prunes git's worktree list; `dryRun` only reports. */
 export async function collectGarbage(options: { cwd: string; env: NodeJS.ProcessEnv; dryRun?: boolean }): Promise<GcResult> {
-  const root = await evidenceRoot(options.cwd);
+  const root = await repoRootOrCwd(options.cwd);
   const result: GcResult = { abandoned: [], removedWorktrees: [], running: [], foreign: [] };
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
@@ -73,7 +72,7 @@ async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEn
   });
   // The killed run never reached its own redaction: do it now, with what this environment knows.
   const redact = await loadConfig({ root, env }).then((c) => c.config.redact, () => [] as string[]);
-  await new Redactor({ values: collectSecretValues({ env, redactEnv: [...redact, 'ELENCHOS_SIGNING_KEY'] }) }).redactTree(dir);
+  await new Redactor({ values: collectSecretValues({ env, redactEnv: redact }) }).redactTree(dir);
   await writeManifest(dir, { signingKey: env.ELENCHOS_SIGNING_KEY || undefined });
 }
 

@@ -4,22 +4,17 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { listRuns, readRunRecord } from '../evidence/run-record.js';
 import { attemptDir, runDir, runsDir } from '../evidence/layout.js';
-import { findRepoRoot } from '../git/git.js';
-
-/** The repository root for evidence commands (the cwd when outside a repository). */
-export async function evidenceRoot(cwd: string): Promise<string> {
-  return (await findRepoRoot(cwd)) ?? cwd;
-}
+import { repoRootOrCwd } from '../git/git.js';
 
 /** Every stored run, newest first. */
 export async function listStoredRuns(cwd: string) {
-  const root = await evidenceRoot(cwd);
+  const root = await repoRootOrCwd(cwd);
   return { root, ...(await listRuns(root)) };
 }
 
 /** One run: its record and each attempt's attempt.json (missing ones are null: the attempt crashed). */
 export async function showStoredRun(cwd: string, runId: string) {
-  const root = await evidenceRoot(cwd);
+  const root = await repoRootOrCwd(cwd);
   const id = await resolveRunId(root, runId);
   const dir = runDir(root, id);
   const record = await readRunRecord(dir);

@@ -4,7 +4,6 @@ import { InputError } from '../errors.js';
 import { RunRecordSchema } from '../evidence/run-record.js';
 import { readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import type { RunRecordDraft } from './run-record-writer.js';
 import { overallExit, type VerifiedTask } from './verify-all.js';
 
 /** Reads each shard's `{ "runs": [...] }` and returns every task once, in file order, with the overall exit code. */
@@ -22,7 +21,7 @@ export async function mergeShards(files: readonly string[], cwd: string): Promis
       }
       const parsed = RunRecordSchema.safeParse(entry);
       if (!parsed.success) throw new InputError(`${file}: runs[${i}] is not a run record`, { details: formatZodIssues(`${file}: runs[${i}]`, parsed.error.issues) });
-      const record = parsed.data as unknown as RunRecordDraft;
+      const record = parsed.data;
       const last = record.attempts.at(-1);
       const criteria = (last?.criteria ?? []).map((c) => ({ id: c.id, description: '', status: c.status, note: null }));
       // A task verified by two shards (overlapping task lists) keeps its newest run.

@@ -1,7 +1,7 @@
 // One attempt: agent (unless re-verifying) → contract check → snapshot → app → verifier → stop → snapshot → classify.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { VERIFIER_SECRET_KEYS } from '../agents/agent-env.js';
+import { CREDENTIAL_ENV } from '../util/credentials.js';
 import { agentAdapter } from '../agents/registry.js';
 import type { AgentOutcome } from '../agents/types.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
@@ -14,7 +14,7 @@ import { statContract, touchedBetween, verifyContract } from './contract-lock.js
 import { buildVerifyContext } from './verify-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
 import { buildPrompt, type RepairEvidence } from './prompt.js';
-import type { AttemptRecord, RunContext } from './run-context.js';
+import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
 
 export interface AttemptInput {
@@ -56,7 +56,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
   const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
   const say = (name: 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop', message: string) =>
     phase({ type: 'phase', attempt: input.number, phase: name, message });
-  const end = (state: 'VERIFIED' | 'FAILED' | 'ERROR', reason: string | null, message: string): AttemptResult => {
+  const end = (state: Terminal['state'], reason: Terminal['reason'], message: string): AttemptResult => {
     record.terminal = { state, reason, message };
     record.summary ||= message;
     return { record, snapshotAfter: null };
@@ -215,6 +215,6 @@ async function checkContract(ctx: RunContext): Promise<string[]> {
 /** The app's environment: the caller's, minus verifier credentials and configured secrets (the app is agent-written code). */
 function appEnv(ctx: RunContext, port: number, url: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...ctx.env };
-  for (const key of [...VERIFIER_SECRET_KEYS, ...ctx.config.redact]) delete env[key];
+  for (const key of [...CREDENTIAL_ENV, ...ctx.config.redact]) delete env[key];
   return { ...env, ...ctx.config.app.env, PORT: String(port), ELENCHOS_APP_URL: url };
 }

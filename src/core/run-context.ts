@@ -1,6 +1,7 @@
 // Everything one run shares across its attempts.
 import type { Config } from '../config/config-schema.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
+import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
 import type { LockedFile } from './contract-lock.js';
 import type { RunReporter } from './events.js';
@@ -31,6 +32,13 @@ export interface RunContext {
   startedAt: number;
 }
 
+/** How a run ends: its state, one stable reason code (null when VERIFIED) and a message for people. */
+export interface Terminal {
+  state: 'VERIFIED' | 'FAILED' | 'ERROR';
+  reason: RunReason | null;
+  message: string | null;
+}
+
 /** How one attempt ended. */
 export interface AttemptRecord {
   number: number;
@@ -47,7 +55,7 @@ export interface AttemptRecord {
   verifier: Record<string, unknown> | null;
   snapshots: { before: unknown; after: unknown };
   /** Set when this attempt ends the run. */
-  terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string } | null;
+  terminal: Terminal | null;
   /** Set when the app did not come up (a repairable product failure). */
   appFailure: string | null;
 }

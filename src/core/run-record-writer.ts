@@ -3,46 +3,16 @@ import path from 'node:path';
 import { Redactor } from '../evidence/redact.js';
 import { collectSecretValues } from '../evidence/secret-values.js';
 import { writeManifest } from '../evidence/manifest.js';
+import type { AttemptSummary, RunRecord } from '../evidence/run-record.js';
 import { writeJsonAtomic } from '../evidence/write-json.js';
 import { git } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
 import { canonicalJson, sha256 } from './contract-lock.js';
-import type { AttemptRecord, RunContext } from './run-context.js';
+import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { verifierInvocation } from './verify-context.js';
 
-export interface RunRecordDraft {
-  schemaVersion: 1;
-  runId: string;
-  mode: 'run' | 'verify';
-  task: { id: string; file: string; title: string };
-  state: 'RUNNING' | 'VERIFIED' | 'FAILED' | 'ERROR';
-  reason: string | null;
-  message: string | null;
-  tools: { elenchos: string; node: string; git: string; verifier: string | null; agent: string | null };
-  contract: { files: { path: string; sha256: string; role: string }[] };
-  configFingerprint: string;
-  configFile: string | null;
-  verifier: { type: string; testFile: string };
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  pid: number;
-  host: string;
-  workspace: { path: string; base: string; kept: boolean };
-  attempts: AttemptSummary[];
-  cleanupProblems?: string[];
-  internalError?: string;
-}
-
-export interface AttemptSummary {
-  number: number;
-  kind: string;
-  status: string;
-  summary: string;
-  criteria: { id: string; status: string; steps: number[] }[];
-  startedAt: string;
-  durationMs: number;
-}
+/** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
+export type RunRecordDraft = RunRecord;
 
 /** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
 export async function startRunRecord(ctx: RunContext, extra: { configFile: string | null; host: string; keep: boolean }): Promise<RunRecordDraft> {
@@ -88,7 +58,7 @@ export async function finishRun(
   ctx: RunContext,
   draft: RunRecordDraft,
   attempts: AttemptRecord[],
-  terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null },
+  terminal: Terminal,
 ): Promise<RunRecordDraft> {
   draft.state = terminal.state;
   draft.reason = terminal.reason;
@@ -119,7 +89,7 @@ function summarize(record: AttemptRecord): AttemptSummary {
 function secretValues(ctx: RunContext): string[] {
   const values = collectSecretValues({
     env: ctx.env,
-    redactEnv: [...ctx.config.redact, 'ELENCHOS_SIGNING_KEY'],
+    redactEnv: ctx.config.redact,
     variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
   });
   return values;

@@ -19,7 +19,7 @@ import { exitCodeFor } from './outcome.js';
 import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
-import type { AttemptRecord, RunContext } from './run-context.js';
+import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
 import { verifierToolchain } from './toolchain.js';
 
@@ -82,7 +82,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
-  let terminal: { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null };
+  let terminal: Terminal;
   try {
     if (!inPlace) {
       teardowns.add('remove the worktree', async () => {
@@ -124,7 +124,7 @@ async function attemptLoop(
   ctx: RunContext,
   attempts: AttemptRecord[],
   draft: RunRecordDraft,
-): Promise<{ state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: string | null; message: string | null }> {
+): Promise<Terminal> {
   const { config } = ctx;
   const maxAgentAttempts = 1 + config.maxRepairAttempts;
   let repairsUsed = 0;

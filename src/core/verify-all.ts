@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
 import { attemptDir } from '../evidence/layout.js';
-import { findRepoRoot } from '../git/git.js';
+import { repoRootOrCwd } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
@@ -44,7 +44,7 @@ export interface VerifyAllResult {
 
 /** Verifies each selected task in its own worktree with `workers` at a time; exit 0 only if every one is VERIFIED. */
 export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllResult> {
-  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  const root = await repoRootOrCwd(options.cwd);
   if (options.inPlace && options.workers > 1) throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes('{port}'))) {

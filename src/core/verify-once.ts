@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { InputError } from '../errors.js';
-import { findRepoRoot } from '../git/git.js';
+import { repoRootOrCwd } from '../git/git.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { resolveTask } from './resolve-task.js';
 import { buildVerifyContext } from './verify-context.js';
@@ -26,7 +26,7 @@ export interface VerifyOnceOptions {
 /** Loads config and task, runs the task's verifier once in the repository root, and returns its result. */
 export async function verifyOnce(options: VerifyOnceOptions): Promise<VerificationResult> {
   checkUrl(options.url);
-  const root = (await findRepoRoot(options.cwd)) ?? options.cwd;
+  const root = await repoRootOrCwd(options.cwd);
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
   const evidenceDir = path.resolve(options.cwd, options.evidenceDir);

@@ -1,7 +1,5 @@
 // Which values count as secrets for a run: gathered once, handed to the Redactor.
-
-/** Kane's credentials: always redacted when set, whatever the config says. */
-export const KANE_CREDENTIAL_VARS = ['LT_ACCESS_KEY', 'LT_USERNAME'] as const;
+import { CREDENTIAL_ENV } from '../util/credentials.js';
 
 export interface SecretSources {
   /** The environment the run was started with. */
@@ -12,10 +10,10 @@ export interface SecretSources {
   variables?: Record<string, string | { value: string; secret?: boolean }>;
 }
 
-/** The secret values of a run: named env vars, Kane credentials and secret verifier variables. */
+/** The secret values of a run: named env vars, the known credentials (CREDENTIAL_ENV) and secret verifier variables. */
 export function collectSecretValues(sources: SecretSources): string[] {
   const values: string[] = [];
-  for (const name of [...(sources.redactEnv ?? []), ...KANE_CREDENTIAL_VARS]) {
+  for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV]) {
     const value = sources.env[name];
     if (value) values.push(value);
   }

@@ -9,8 +9,6 @@ export class GitError extends ElenchosError {
 
 export interface GitOptions {
   cwd: string;
-  /** Return raw bytes (for `-z` output and blobs); see `gitBytes`. */
-  buffer?: boolean;
   input?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -109,6 +107,12 @@ export async function findRepoRoot(cwd: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** The repository's top level containing `cwd`, or `cwd` itself outside a repository (where `check` and
+ * the evidence commands still work). */
+export async function repoRootOrCwd(cwd: string): Promise<string> {
+  return (await findRepoRoot(cwd)) ?? cwd;
 }
 
 /** Splits NUL-terminated `-z` output into strings, dropping the trailing empty field. */

@@ -9,7 +9,7 @@ import { selectTasks } from '../core/select-tasks.js';
 import { verifyAll } from '../core/verify-all.js';
 import { ElenchosError } from '../errors.js';
 import { verifyManifest } from '../evidence/manifest.js';
-import { findRepoRoot } from '../git/git.js';
+import { repoRootOrCwd } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
 
 export interface McpOptions {
@@ -33,7 +33,7 @@ async function answer(work: () => Promise<unknown>): Promise<ToolResult> {
 /** Builds the server with its tools (connect it to a transport to serve). */
 export function createMcpServer(options: McpOptions): McpServer {
   const server = new McpServer({ name: 'elenchos', version: elenchosVersion() });
-  const root = async () => (await findRepoRoot(options.cwd)) ?? options.cwd;
+  const root = () => repoRootOrCwd(options.cwd);
   const readOnly = { readOnlyHint: true, openWorldHint: false };
 
   server.registerTool(
