@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Classifying a ~50 MB Kane stream vs the floor, a bare JSON.parse loop over the same lines (SPEC §10:
 // target ≥ 0.7× the floor's speed, memory flat). Run after `npm run build`: node bench/classify-stream.js [MB]
-// The stream is made of real passing steps from ../shared/kane-corpus, renumbered, with noise lines mixed in.
+// The stream is made of real passing steps from test/fixtures/kane-corpus, renumbered, with noise lines mixed in.
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { KaneStreamState } from '../dist/verifiers/kane/stream-state.js';
 import { classifyKane } from '../dist/verifiers/kane/classify.js';
 
 const targetBytes = Number(process.argv[2] ?? 50) * 1024 * 1024;
-const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/kane-corpus');
+const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/kane-corpus');
 
 /** Per-step blocks (test_md_step_start … test_md_step_end) of the passing captures. */
 function stepBlocks() {

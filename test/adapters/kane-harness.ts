@@ -9,7 +9,7 @@ import type { VerifierProgress, VerifyContext } from '../../src/verifiers/types.
 import { tempDir } from '../helpers/temp.js';
 
 export const FAKE_BIN = fileURLToPath(new URL('../fixtures/bin', import.meta.url));
-export const CORPUS = fileURLToPath(new URL('../../../shared/kane-corpus', import.meta.url));
+export const CORPUS = fileURLToPath(new URL('../fixtures/kane-corpus', import.meta.url));
 
 /** A corpus test file's text. */
 export function corpusTest(name: string): string {

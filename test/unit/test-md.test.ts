@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseTestMd, readVerifies } from '../../src/verifiers/kane/test-md.js';
 
-const corpus = (name: string) => readFileSync(new URL(`../../../shared/kane-corpus/tests/${name}`, import.meta.url), 'utf8');
+const corpus = (name: string) => readFileSync(new URL(`../fixtures/kane-corpus/tests/${name}`, import.meta.url), 'utf8');
 
 describe('parseTestMd', () => {
   it('splits on "## " lines and ignores everything before the first step', () => {
