@@ -16,7 +16,7 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
       const { renderJunit } = await import('../reporters/junit.js');
       const merged = await mergeShards(files, io.cwd);
       if (options.json) writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
-      else printSummary(io, merged.tasks, null);
+      else printSummary(io, merged.tasks, { title: 'elenchos merge', shard: null });
       if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));
       setExit(merged.exitCode);
     });

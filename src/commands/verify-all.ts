@@ -37,7 +37,11 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
     }),
   );
   if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
-  else printSummary(io, result.tasks, shard ? `${shard.index}/${shard.count}` : null);
+  else {
+    // A blank line between the runs' progress and the summary; a summary alone starts at once.
+    if (result.tasks.some((t) => t.record)) writeLine(io.stdout);
+    printSummary(io, result.tasks, { title: 'elenchos verify', shard: shard ? `${shard.index}/${shard.count}` : null });
+  }
   if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(result.tasks));
   if (io.env.GITHUB_ACTIONS === 'true') {
     // With --json, stdout is the JSON document alone.
@@ -57,10 +61,10 @@ export async function writeReportFile(file: string, text: string): Promise<void>
   }
 }
 
-/** The closing table: one line per task with its verdict and criteria. */
-export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: string | null): void {
-  writeLine(io.stdout);
-  writeLine(io.stdout, `elenchos verify: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
+/** The closing table: one line per task with its verdict and criteria, under the command's own title. */
+export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], options: { title: string; shard: string | null }): void {
+  const { title, shard } = options;
+  writeLine(io.stdout, `${title}: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
   for (const t of tasks) {
     if (!t.record) {
       writeLine(io.stdout, `  REFUSED   ${t.file}: ${(t.refused ?? '').split('\n')[0]}`);

@@ -1,5 +1,6 @@
 // `elenchos check`: validate tasks, config, test files and the criteria ↔ steps mapping, all at once.
 import path from 'node:path';
+import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
@@ -39,6 +40,7 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   const configProblems: string[] = [];
   try {
     loaded = await loadConfig({ root, file: options.configFile, env: options.env });
+    configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
   } catch (error) {
     configProblems.push(...problemLines(error));
   }

@@ -9,6 +9,7 @@ export type RunEvent =
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
   | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }
   | { type: 'verifier'; attempt: number; progress: VerifierProgress }
+  | { type: 'app-failed'; attempt: number; message: string; logTail: string }
   | { type: 'attempt-end'; attempt: number; status: string; summary: string; criteria: { id: string; status: string }[] }
   | { type: 'run-end'; runId: string; state: string; reason: string | null; message: string | null; runDir: string; exitCode: number };
 

@@ -47,7 +47,9 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
   }
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
   for (const name of names) {
-    if (live.has(name) || kept.has(name)) continue;
+    // `<run-id>-base` is the base-commit probe of a run (core/app-blame.ts): its run owns it.
+    const owner = name.replace(/-base$/, '');
+    if (live.has(owner) || kept.has(name)) continue;
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
   }

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRepoRelative } from '../contract/repo-path.js';
 import { agentAdapter } from '../agents/registry.js';
+import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { PreflightError } from '../errors.js';
@@ -44,6 +45,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (head === null) throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   const config = loaded.config;
+  const portProblems = appPortProblems(config.app, loaded.label);
+  if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);

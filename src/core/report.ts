@@ -6,7 +6,7 @@ import { attemptDir, elenchosDir } from '../evidence/layout.js';
 import { renderHtmlReport } from '../reporters/html-report.js';
 import { showStoredRun } from './inspect-runs.js';
 
-const SHOWN_FILES = ['prompt.md', 'agent.log', 'app.log', 'setup.log', 'verifier/stderr.log', 'workspace/diff.patch'];
+const SHOWN_FILES = ['prompt.md', 'agent.log', 'app.log', 'setup.log', 'verifier/stderr.log', 'workspace/diff.patch', 'base-probe/setup.log', 'base-probe/app.log'];
 const MAX_TEXT = 64 * 1024;
 
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */

@@ -10,6 +10,7 @@ import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot 
 import { worktreeIntegrity } from '../git/worktree-integrity.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
+import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
@@ -88,30 +89,46 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
 
     const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
     const url = ctx.config.app.url.replaceAll('{port}', String(port));
-    if (ctx.config.app.command) {
-      const command = ctx.config.app.command.replaceAll('{port}', String(port));
+    const appCommand = ctx.config.app.command;
+    if (appCommand) {
+      const command = appCommand.replaceAll('{port}', String(port));
+      const launch: AppLauncher = (cwd, dir, p) => {
+        const at = ctx.config.app.url.replaceAll('{port}', String(p));
+        return startApp({
+          command: appCommand.replaceAll('{port}', String(p)),
+          url: at,
+          cwd,
+          env: appEnv(ctx, p, at),
+          readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
+          logFile: path.join(dir, 'app.log'),
+          signal: ctx.signal,
+          onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'app', line }),
+        });
+      };
       say('app', `starting \`${command}\`, waiting for ${url}`);
-      const start = await startApp({
-        command,
-        url,
-        cwd: ctx.workspace,
-        env: appEnv(ctx, port, url),
-        readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
-        logFile: path.join(input.dir, 'app.log'),
-        signal: ctx.signal,
-        onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'app', line }),
-      });
+      const start = await launch(ctx.workspace, input.dir, port);
       checkInterrupted();
       if (!start.ok && start.reason === 'APP_URL_IN_USE') return end('ERROR', 'APP_URL_IN_USE', start.message);
       if (!start.ok) {
-        record.app = { url, port, command, ok: false, reason: start.reason, message: start.message, ...('exitCode' in start ? { exitCode: start.exitCode, logTail: start.logTail } : {}) };
-        record.status = 'FAIL';
-        record.appFailure = `${start.message}${'logTail' in start && start.logTail ? `\nlast log lines:\n${start.logTail}` : ''}`;
-        record.summary = `the app did not start: ${start.message}`;
+        const logTail = 'logTail' in start ? start.logTail : '';
+        record.app = { url, port, command, ok: false, reason: start.reason, message: start.message, ...('exitCode' in start ? { exitCode: start.exitCode, logTail } : {}) };
+        ctx.reporter.onEvent({ type: 'app-failed', attempt: input.number, message: start.message, logTail });
+        const blame = await blameAppFailure(ctx, { dir: input.dir, launch, failure: start.message });
+        checkInterrupted();
+        if (blame.probe) record.app.baseProbe = blame.probe;
         record.snapshots.after = before;
+        if (blame.onBase) {
+          record.status = 'APP_FAILED';
+          record.summary = `the app did not start: ${start.message}`;
+          return end('ERROR', 'APP_BROKEN_ON_BASE', blame.message);
+        }
+        record.status = 'FAIL';
+        record.appFailure = `${start.message}${logTail ? `\nlast log lines:\n${logTail}` : ''}`;
+        record.summary = `the app did not start: ${start.message}`;
         return { record, snapshotAfter: before };
       }
       teardowns.add('stop the app', () => start.app.stop());
+      noteAppReady(ctx);
       record.app = { url, port, command, ok: true, readyMs: start.readyMs };
       say('app', `ready in ${start.readyMs} ms`);
     }

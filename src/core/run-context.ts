@@ -43,8 +43,8 @@ export interface Terminal {
 export interface AttemptRecord {
   number: number;
   kind: 'agent' | 'reverify' | 'verify';
-  /** PASS | FAIL | VERIFIER_ERROR | INCONCLUSIVE, or NOT_VERIFIED when the attempt ended before a verdict. */
-  status: 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | 'NOT_VERIFIED';
+  /** PASS | FAIL | VERIFIER_ERROR | INCONCLUSIVE; NOT_VERIFIED when the attempt ended before a verdict, APP_FAILED when the app is broken on the base too. */
+  status: 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | 'NOT_VERIFIED' | 'APP_FAILED';
   summary: string;
   criteria: CriterionResult[];
   findings: Finding[];

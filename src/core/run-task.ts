@@ -1,8 +1,7 @@
 // `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
-import { copyFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { checkRepoRelative } from '../contract/repo-path.js';
 import { ElenchosError, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
@@ -10,7 +9,6 @@ import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js'
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
-import { runProcess } from '../process/spawn.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
@@ -19,6 +17,7 @@ import { exitCodeFor } from './outcome.js';
 import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
+import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
 import { verifierToolchain } from './toolchain.js';
@@ -149,7 +148,7 @@ async function attemptLoop(
     await updateRunRecord(ctx, draft, attempts, dir, record);
     ctx.reporter.onEvent({ type: 'attempt-end', attempt: number, status: record.status, summary: record.summary, criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })) });
     if (record.terminal) return record.terminal;
-    if (record.status === 'NOT_VERIFIED') return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
+    if (record.status === 'NOT_VERIFIED' || record.status === 'APP_FAILED') return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
     const decision = decideNext(
       record.status,
       { repairsUsed, maxRepairAttempts: config.maxRepairAttempts, verifierRetriesUsed: retriesUsed, maxVerifierRetries: config.maxVerifierRetries },
@@ -187,35 +186,4 @@ async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRec
   } catch (error) {
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
-}
-
-/** Copies `setup.copy` files from the checkout and runs `setup.command` in the fresh worktree; returns a problem or null. */
-async function runSetup(ctx: RunContext, dir: string): Promise<string | null> {
-  const { setup } = ctx.config;
-  for (const file of setup.copy) {
-    const rel = checkRepoRelative(file, 'setup.copy');
-    const from = path.join(ctx.root, rel);
-    const to = path.join(ctx.workspace, rel);
-    try {
-      await mkdir(path.dirname(to), { recursive: true });
-      await copyFile(from, to);
-    } catch (error) {
-      return `setup.copy: could not copy ${rel} into the worktree: ${describeError(error)}`;
-    }
-  }
-  if (!setup.command) return null;
-  ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message: `running \`${setup.command}\`` });
-  const result = await runProcess('/bin/sh', ['-c', setup.command], {
-    cwd: ctx.workspace,
-    env: { ...ctx.env },
-    timeoutMs: setup.timeoutSeconds * 1000,
-    signal: ctx.signal,
-    logFile: path.join(dir, 'setup.log'),
-    onStdoutLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
-    onStderrLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
-  });
-  if (result.aborted) throw new InterruptedError('interrupted during setup');
-  if (result.timedOut) return `setup.command did not finish within ${setup.timeoutSeconds}s`;
-  if (result.exitCode !== 0) return `setup.command exited with code ${result.exitCode}: ${result.stderrTail.trim().split('\n').slice(-3).join(' | ')}`;
-  return null;
 }

@@ -1,6 +1,7 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
 import type { RunRecord } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
+import { appFailureOf, describeAppFailure } from './app-failure.js';
 
 export interface ReportInput {
   record: RunRecord;
@@ -67,6 +68,9 @@ export function renderHtmlReport(input: ReportInput): string {
       }
       parts.push('</table>');
     }
+    const app = appFailureOf(detail);
+    // Shown open, not folded away: when the app did not start, its log is the evidence that matters.
+    if (app) parts.push(`<h3>The app did not come up</h3><pre>${escapeHtml(describeAppFailure(app).join('\n'))}</pre>`);
     for (const { name, text } of input.texts.get(summary.number) ?? []) {
       parts.push(`<details><summary>${escapeHtml(name)}</summary><pre>${escapeHtml(text)}</pre></details>`);
     }

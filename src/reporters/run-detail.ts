@@ -4,6 +4,7 @@ import { writeLine, type CliIO } from '../cli-io.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { describeFinding } from '../core/prompt.js';
 import type { Finding } from '../verifiers/types.js';
+import { appFailureOf, describeAppFailure } from './app-failure.js';
 
 interface ShownRun {
   root: string;
@@ -33,6 +34,8 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
     for (const finding of (detail?.findings as Finding[] | undefined) ?? []) {
       for (const line of describeFinding(finding)) out(`    ${line}`);
     }
+    const app = appFailureOf(detail);
+    if (app) for (const line of describeAppFailure(app)) out(`  ${line}`);
     if (detail === null) out('  (attempt.json missing: the attempt did not finish writing its evidence)');
   });
   out();

@@ -49,6 +49,14 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
           } else out(`${clock()}   [${verifierName}] ${p.message}`);
           break;
         }
+        case 'app-failed':
+          // The app's own words are what a user needs to fix a start command: shown even without --verbose.
+          out(`${clock()}   app      did not come up: ${event.message}`);
+          if (event.logTail) {
+            out('    last lines of the app log:');
+            for (const line of event.logTail.split('\n')) out(`    | ${line}`);
+          }
+          break;
         case 'attempt-end':
           out(`${clock()} attempt ${event.attempt} → ${event.status}${event.summary ? `: ${event.summary}` : ''}`);
           for (const c of event.criteria) out(`    ${MARK[c.status] ?? ' '} ${c.id} ${c.status}`);

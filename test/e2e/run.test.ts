@@ -196,14 +196,18 @@ describe('elenchos run', () => {
     expect(existsSync(path.join(dir, 'attempts/02/agent.log'))).toBe(false);
   });
 
-  it('an app that exits early is a repairable product failure of the attempt', () => {
-    const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 1, app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
+  it('an app broken by the agent\'s change (it starts on the base) is a repairable product failure', () => {
+    const project = makeProject({ agent: 'break-app-then-fix' });
     const result = run(project);
-    expect(result.code).toBe(1);
+    expect(result.code, result.stdout).toBe(0);
     const { dir, record } = onlyRun(project.root);
-    expect(statuses(record)).toEqual(['FAIL', 'FAIL']);
-    expect(record.attempts[0].summary).toContain('the app did not start: the app exited with code 3');
-    expect(readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8')).toContain('TINY_APP_MODE=exit-early');
+    expect(statuses(record)).toEqual(['FAIL', 'PASS']);
+    expect(record.attempts[0].summary).toContain('the app did not start: the app exited with code 4');
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
+    expect(attempt.app.baseProbe).toMatchObject({ ok: true });
+    expect(readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8')).toContain('syntax error in the new route (the agent broke it)');
+    expect(result.stdout).toContain('| tiny-app: cannot start: syntax error in the new route (the agent broke it)');
+    expect(result.stdout).toContain("the app comes up on the base commit: the agent's change broke it");
   });
 
   it('never passes verifier credentials to the agent, and redacts them from evidence', () => {
