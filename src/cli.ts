@@ -11,6 +11,7 @@ import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
+import { registerApply } from './commands/apply.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -26,6 +27,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerCheck(program, io, setExit);
   registerVerify(program, io, setExit);
   registerRun(program, io, setExit);
+  registerApply(program, io, setExit);
   registerRuns(program, io, setExit);
   registerReport(program, io, setExit);
   registerGc(program, io, setExit);

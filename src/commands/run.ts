@@ -9,6 +9,9 @@ export interface RunCommandOptions {
   keep?: boolean;
   verbose?: boolean;
   maxRepairs?: number;
+  apply?: boolean;
+  commit?: boolean;
+  branch?: string | true;
 }
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -21,6 +24,9 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
     .option('--keep', 'keep the worktree after the run (retainWorkspace)')
     .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
     .option('--verbose', "show the app's output too")
+    .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
+    .option('--commit', 'with --apply: commit it, with trailers naming the run and the contract')
+    .option('--branch [name]', 'when VERIFIED, put the change on a new branch from the base (as elenchos apply --branch)')
     .action(async (taskFile: string, options: RunCommandOptions) => {
       const { runTask } = await import('../core/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
@@ -39,5 +45,12 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       );
       if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
       setExit(result.exitCode);
+      if ((options.apply || options.branch !== undefined) && result.record.state === 'VERIFIED') {
+        const { applyRun } = await import('../core/apply-run.js');
+        const { describeApply } = await import('./apply.js');
+        const applied = await applyRun({ cwd: io.cwd, runId: result.record.runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+        // With --json stdout is the run record alone.
+        for (const line of describeApply(applied)) writeLine(options.json ? io.stderr : io.stdout, line);
+      }
     });
 }

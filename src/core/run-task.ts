@@ -114,7 +114,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   if (failures.length > 0) draft.cleanupProblems = failures;
   const record = await finishRun(ctx, draft, attempts, terminal);
   const exitCode = exitCodeFor(record.state, record.reason);
-  options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode });
+  options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
   return { record, runDir: dir, exitCode };
 }
 

@@ -3,7 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { create, extract } from 'tar';
+import { create, extract, list } from 'tar';
 import { InputError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
@@ -134,17 +134,34 @@ export async function restoreWorkspace(root: string, from: string, targetDir: st
   const target = path.resolve(root, targetDir);
   await addWorktree(root, target, base);
   try {
-    const diffPath = path.join(dir, WORKSPACE_FILES.diff);
-    if ((await stat(diffPath)).size > 0) {
-      await git(['apply', '--binary', '--whitespace=nowarn', path.resolve(diffPath)], { cwd: target });
-    }
-    const tarPath = path.join(dir, WORKSPACE_FILES.untracked);
-    if (!(await isEmptyArchive(tarPath))) await extract({ file: tarPath, cwd: target, strict: true });
+    await applyStoredWorkspace(dir, target);
   } catch (error) {
     await removeWorktree(root, target);
     throw error;
   }
   return { base, targetDir: target };
+}
+
+/**
+ * Applies a stored workspace (`dir` holds base.txt, diff.patch, untracked.tar.gz) onto `target`,
+ * a tree at its base commit. With `refuseExisting` (a user's checkout), nothing is written when
+ * the patch does not apply cleanly or an untracked file would overwrite a file already there.
+ */
+export async function applyStoredWorkspace(dir: string, target: string, options: { refuseExisting?: boolean } = {}): Promise<void> {
+  const diffPath = path.resolve(dir, WORKSPACE_FILES.diff);
+  const tarPath = path.join(dir, WORKSPACE_FILES.untracked);
+  const hasPatch = (await stat(diffPath)).size > 0;
+  const hasFiles = !(await isEmptyArchive(tarPath));
+  const applyArgs = ['apply', '--binary', '--whitespace=nowarn'];
+  if (options.refuseExisting) {
+    if (hasPatch) await git([...applyArgs, '--check', diffPath], { cwd: target });
+    const names: string[] = [];
+    if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
+    const clash = names.find((name) => existsSync(path.join(target, name)));
+    if (clash) throw new InputError(`${path.join(target, clash)} already exists, and the stored change adds it as a new file; move it away first`);
+  }
+  if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
+  if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });
 }
 
 // node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.

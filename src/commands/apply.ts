@@ -1,0 +1,50 @@
+// `elenchos apply <run-id>`: take a VERIFIED run's exact change into the checkout, or onto a branch.
+import type { Command } from 'commander';
+import { writeLine, type CliIO } from '../cli-io.js';
+import type { ApplyRunResult } from '../core/apply-run.js';
+import { ExitCode } from '../errors.js';
+
+export interface ApplyCommandOptions {
+  commit?: boolean;
+  branch?: string | true;
+  json?: boolean;
+}
+
+export function registerApply(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('apply')
+    .description("take a VERIFIED run's exact change: into the checkout when HEAD is still the run's base, else onto a new branch")
+    .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
+    .option('--commit', 'commit it, with trailers naming the run and the contract hashes')
+    .option('--branch [name]', "put it on a new branch from the run's base (default elenchos/<task>-<run-id>); the checkout is not touched")
+    .option('--json', 'print the result as JSON')
+    .action(async (runId: string, options: ApplyCommandOptions) => {
+      const { applyRun } = await import('../core/apply-run.js');
+      const result = await applyRun({ cwd: io.cwd, runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+      if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
+      else for (const line of describeApply(result)) writeLine(io.stdout, line);
+      setExit(ExitCode.VERIFIED);
+    });
+}
+
+/** What was done and the next command, for people. */
+export function describeApply(result: ApplyRunResult): string[] {
+  const base = result.base.slice(0, 12);
+  if (result.into === 'branch') {
+    return [
+      `created branch ${result.branch} at ${result.commit.slice(0, 12)}: the verified change of run ${result.runId} (attempt ${result.attempt}) on its base ${base}`,
+      ...(result.headMoved ? [`  HEAD is no longer the run's base ${base}, so your checkout was left as it is`] : []),
+      `  merge it:    git merge ${result.branch}`,
+      `  look first:  git show ${result.branch}`,
+    ];
+  }
+  if (result.paths.length === 0) return [`run ${result.runId} verified its base ${base} unchanged: nothing to apply`];
+  if (result.commit) {
+    return [`committed ${result.commit.slice(0, 12)}: the verified change of run ${result.runId} (attempt ${result.attempt}), ${result.paths.length} path(s), trailers Elenchos-Run and Elenchos-Contract`];
+  }
+  return [
+    `applied the verified change of run ${result.runId} (attempt ${result.attempt}) to your checkout: ${result.paths.length} path(s), not staged`,
+    '  review it:   git status; git diff',
+    `  commit it:   git add -A && git commit   (or next time: elenchos apply ${result.runId} --commit)`,
+  ];
+}

@@ -1,0 +1,112 @@
+// `elenchos apply`: a VERIFIED run's exact change, into the checkout or onto a branch from its base.
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { attemptDir, elenchosDir } from '../evidence/layout.js';
+import { verifyManifest } from '../evidence/manifest.js';
+import type { RunRecord } from '../evidence/run-record.js';
+import { git } from '../git/git.js';
+import { dirtyPaths, headCommit } from '../git/status.js';
+import { WORKSPACE_FILES, applyStoredWorkspace, restoreWorkspace } from '../git/workspace-archive.js';
+import { removeWorktree } from '../git/worktree.js';
+import { showStoredRun } from './inspect-runs.js';
+
+export interface ApplyRunOptions {
+  cwd: string;
+  runId: string;
+  /** Commit the change in the checkout (ignored with a branch: a branch always gets a commit). */
+  commit?: boolean;
+  /** Put the change on a new branch from the run's base instead of the checkout; `true` picks the name. */
+  branch?: string | true;
+  signingKey?: string;
+}
+
+export type ApplyRunResult =
+  | { into: 'checkout'; runId: string; attempt: number; base: string; commit: string | null; paths: string[] }
+  | { into: 'branch'; runId: string; attempt: number; base: string; commit: string; branch: string; headMoved: boolean };
+
+/** Takes the verified change of `runId`; refuses (InputError, exit 3) anything it cannot take exactly. */
+export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
+  const shown = await showStoredRun(options.cwd, options.runId);
+  const { record, root } = shown;
+  const id = record.runId;
+  if (record.mode !== 'run') throw new InputError(`run ${id} is an \`elenchos verify\` of commit ${record.workspace.base.slice(0, 12)}: it made no change to apply`);
+  if (record.state !== 'VERIFIED') {
+    throw new InputError(`run ${id} is ${record.state}${record.reason ? ` (${record.reason})` : ''}, not VERIFIED: only a verified change can be applied; elenchos show ${id} says why`);
+  }
+  const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey });
+  if (!manifest.ok) {
+    throw new InputError(`run ${id}: its evidence does not match its manifest (${manifest.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`);
+  }
+  const attempt = await verifiedWorkspace(shown.dir, record);
+  if (options.commit || options.branch !== undefined) await checkIdentity(root);
+  const base = record.workspace.base;
+  const head = await headCommit(root);
+  const headMoved = head !== base;
+  if (options.branch !== undefined || headMoved) {
+    const branch = options.branch === undefined || options.branch === true ? `elenchos/${record.task.id}-${id}` : options.branch;
+    const commit = await commitOnBranch(root, shown.dir, attempt, record, branch);
+    return { into: 'branch', runId: id, attempt, base, commit, branch, headMoved };
+  }
+  const dirty = await dirtyPaths(root);
+  if (dirty.length > 0) {
+    throw new InputError(`the working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}); commit or stash first, or take the change on a branch with elenchos apply ${id} --branch`);
+  }
+  await applyStoredWorkspace(path.join(attemptDir(shown.dir, attempt), 'workspace'), root, { refuseExisting: true });
+  const paths = await dirtyPaths(root);
+  const commit = options.commit && paths.length > 0 ? await commitAll(root, record) : null;
+  return { into: 'checkout', runId: id, attempt, base, commit, paths };
+}
+
+/** Refuses before anything is written when git could not commit (no user.name / user.email). */
+async function checkIdentity(root: string): Promise<void> {
+  await git(['var', 'GIT_COMMITTER_IDENT'], { cwd: root }).catch((error: unknown) => {
+    throw new InputError('git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again', { cause: error });
+  });
+}
+
+/** The passing attempt's tree: the last attempt up to it that stored a workspace (a re-verification stores none). */
+async function verifiedWorkspace(dir: string, record: RunRecord): Promise<number> {
+  const passed = record.attempts.findLast((a) => a.status === 'PASS');
+  const candidates = record.attempts.filter((a) => a.kind === 'agent' && (!passed || a.number <= passed.number)).reverse();
+  for (const a of candidates) {
+    const stored = path.join(attemptDir(dir, a.number), 'workspace', WORKSPACE_FILES.base);
+    if (await access(stored).then(() => true, () => false)) return a.number;
+  }
+  throw new InputError(`run ${record.runId}: no attempt stored its workspace, so there is no change to apply`);
+}
+
+/** Builds the commit in a temporary worktree of the base and points `branch` at it; the checkout is not touched. */
+async function commitOnBranch(root: string, runDir: string, attempt: number, record: RunRecord, branch: string): Promise<string> {
+  await git(['check-ref-format', '--branch', branch], { cwd: root }).catch(() => {
+    throw new InputError(`--branch "${branch}" is not a valid branch name; pick another`);
+  });
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(() => true, () => false);
+  if (exists) throw new InputError(`branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})`);
+  const tree = path.join(elenchosDir(root), 'apply', record.runId);
+  await restoreWorkspace(root, attemptDir(runDir, attempt), tree);
+  try {
+    const commit = await commitAll(tree, record);
+    await git(['branch', branch, commit], { cwd: root });
+    return commit;
+  } finally {
+    await removeWorktree(root, tree);
+  }
+}
+
+/**
+ * Commits everything in `cwd` (the tree was clean before the change) with trailers naming the run
+ * and the contract. Hooks are skipped: a formatter in a pre-commit hook would commit something
+ * other than what the verifier saw.
+ */
+async function commitAll(cwd: string, record: RunRecord): Promise<string> {
+  await git(['add', '-A'], { cwd });
+  const trailers = [
+    `Elenchos-Run: ${record.runId}`,
+    `Elenchos-Task: ${record.task.file}`,
+    ...record.contract.files.filter((f) => f.role !== 'task-canonical').map((f) => `Elenchos-Contract: sha256:${f.sha256} ${f.path}`),
+  ];
+  const message = `${record.task.title}\n\nVerified by Elenchos: every acceptance criterion of ${record.task.id} passed.\n\n${trailers.join('\n')}\n`;
+  await git(['commit', '--quiet', '--no-verify', '--allow-empty', '-F', '-'], { cwd, input: message });
+  return (await git(['rev-parse', 'HEAD'], { cwd })).trim();
+}

@@ -1,0 +1,169 @@
+// `elenchos apply` end to end: run → apply → verify on the new HEAD, with real git, and every refusal.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { gitSync } from '../helpers/temp.js';
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+const RICH_FILES = { 'rename-me.txt': 'a file the agent renames\n', 'delete-me.txt': 'a file the agent deletes\n', 'script.sh': '#!/bin/sh\necho hi\n', 'logo.bin': 'logo\u0000v1\u0000' };
+const NEW_BIN = Buffer.from([0, 255, 0, 1, 2, 3, 0, 10, 13, 0]);
+const LOGO = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
+
+// The machine has no git identity: the tests give one, as a user's ~/.gitconfig would.
+const IDENTITY = { GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@example.com' };
+
+function verifiedRun(agent = 'rich-change', extra: string[] = []) {
+  const made = makeProject({ agent, files: RICH_FILES });
+  const project = { ...made, env: { ...made.env, ...IDENTITY } };
+  roots.push(project.root);
+  const result = runCli(['run', 'tasks/add-task.json', ...extra], project.root, project.env);
+  return { project, result };
+}
+
+/** The tree of `rev` holds exactly the agent's change: content, modes, symlink target, rename, deletions. */
+function expectRichTree(root: string, rev: string) {
+  const entries = Object.fromEntries(
+    gitSync(root, 'ls-tree', '-r', rev)
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [meta, name] = line.split('\t');
+        const [mode, , sha] = meta!.split(' ');
+        return [name!, { mode: mode!, sha: sha! }];
+      }),
+  );
+  expect(Object.keys(entries).sort()).toEqual(
+    ['elenchos.config.json', 'app.js', 'page.html', 'tasks/add-task.json', 'tests/add-task_test.md', 'renamed.txt', 'script.sh', 'logo.bin', 'new.bin', 'link-to-page', 'src/deep/new.js'].sort(),
+  );
+  expect(entries['script.sh']!.mode).toBe('100755');
+  expect(entries['link-to-page']!.mode).toBe('120000');
+  expect(gitSync(root, 'cat-file', 'blob', entries['link-to-page']!.sha)).toBe('page.html');
+  // Bytes, not text: execFileSync without an encoding keeps them exact.
+  const blob = (name: string) => execFileSync('git', ['cat-file', 'blob', `${rev}:${name}`], { cwd: root });
+  expect(blob('logo.bin').equals(LOGO)).toBe(true);
+  expect(blob('new.bin').equals(NEW_BIN)).toBe(true);
+  expect(gitSync(root, 'show', `${rev}:renamed.txt`)).toBe('a file the agent renames\n');
+}
+
+describe('elenchos apply', () => {
+  it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', () => {
+    const { project, result } = verifiedRun();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const { record } = onlyRun(project.root);
+    expect(result.stdout).toContain(`take the change: elenchos apply ${record.runId}`);
+    const base = gitSync(project.root, 'rev-parse', 'HEAD').trim();
+
+    const applied = runCli(['apply', record.runId, '--commit'], project.root, project.env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/^committed [0-9a-f]{12}: the verified change of run /);
+    expect(gitSync(project.root, 'rev-parse', 'HEAD^').trim()).toBe(base);
+    expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+    const message = gitSync(project.root, 'log', '-1', '--format=%B');
+    expect(message).toContain(`Elenchos-Run: ${record.runId}`);
+    const taskHash = record.contract.files.find((f: { role: string }) => f.role === 'task').sha256;
+    expect(message).toContain(`Elenchos-Contract: sha256:${taskHash} tasks/add-task.json`);
+    expect(gitSync(project.root, 'log', '-1', '--format=%(trailers:key=Elenchos-Run,valueonly)').trim()).toBe(record.runId);
+    expectRichTree(project.root, 'HEAD');
+
+    const verified = runCli(['verify', 'tasks/add-task.json'], project.root, project.env);
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(verified.stdout).toContain('1/1 VERIFIED');
+  });
+
+  it('HEAD moved since the run: a branch from the base, the checkout untouched, and how to merge it', () => {
+    const { project, result } = verifiedRun();
+    expect(result.code).toBe(0);
+    const base = gitSync(project.root, 'rev-parse', 'HEAD').trim();
+    writeFileSync(path.join(project.root, 'NOTES.md'), 'someone else committed meanwhile\n');
+    gitSync(project.root, 'add', 'NOTES.md');
+    gitSync(project.root, 'commit', '-qm', 'meanwhile');
+    const before = checkoutFingerprint(project.root);
+    const { record } = onlyRun(project.root);
+
+    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    expect(applied.code, applied.stderr).toBe(0);
+    const branch = `elenchos/add-task-${record.runId}`;
+    expect(applied.stdout).toContain(`created branch ${branch} at `);
+    expect(applied.stdout).toContain(`git merge ${branch}`);
+    expect(checkoutFingerprint(project.root)).toEqual(before);
+    expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+    expect(gitSync(project.root, 'rev-parse', `${branch}^`).trim()).toBe(base);
+    expectRichTree(project.root, branch);
+    expect(gitSync(project.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    // The branch merges into the moved HEAD.
+    gitSync(project.root, 'merge', '-q', '--no-edit', branch);
+    expect(readFileSync(path.join(project.root, 'renamed.txt'), 'utf8')).toBe('a file the agent renames\n');
+
+    const again = runCli(['apply', 'latest', '--branch', branch], project.root, project.env);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toBe(`elenchos: branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})\n`);
+  });
+
+  it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', () => {
+    const { project } = verifiedRun();
+    const anonymous = runCli(['apply', '--commit'], project.root, { ...project.env, GIT_AUTHOR_NAME: '', GIT_AUTHOR_EMAIL: '', GIT_COMMITTER_NAME: '', GIT_COMMITTER_EMAIL: '', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+    expect(anonymous.code).toBe(3);
+    expect(anonymous.stderr).toBe('elenchos: git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again\n');
+    expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+    const applied = runCli(['apply'], project.root, project.env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('not staged');
+    gitSync(project.root, 'add', '-A');
+    expectRichTree(project.root, gitSync(project.root, 'write-tree').trim());
+  });
+
+  it('run --apply --commit and run --branch take the change at the end of a VERIFIED run', () => {
+    const { project, result } = verifiedRun('implement', ['--apply', '--commit']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/committed [0-9a-f]{12}: the verified change of run /);
+    expect(gitSync(project.root, 'show', 'HEAD:page.html')).toContain('Buy milk');
+    const branched = runCli(['run', 'tasks/add-task.json', '--branch', 'feature/add-task'], project.root, project.env);
+    expect(branched.code, branched.stdout + branched.stderr).toBe(0);
+    expect(branched.stdout).toContain('created branch feature/add-task at ');
+    expect(gitSync(project.root, 'rev-parse', 'feature/add-task^').trim()).toBe(gitSync(project.root, 'rev-parse', 'HEAD').trim());
+  });
+});
+
+describe('elenchos apply refuses (exit 3, one line)', () => {
+  it('a run that is not VERIFIED', () => {
+    const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 0 } });
+    roots.push(project.root);
+    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
+    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toMatch(/^elenchos: run \S+ is FAILED \(PRODUCT_FAILURE\), not VERIFIED: only a verified change can be applied; elenchos show \S+ says why\n$/);
+  });
+
+  it('a dirty tree, and evidence altered after the run (a patched diff.patch)', () => {
+    const { project } = verifiedRun('implement');
+    writeFileSync(path.join(project.root, 'scratch.txt'), 'work in progress\n');
+    const dirty = runCli(['apply', 'latest'], project.root, project.env);
+    expect(dirty.code).toBe(3);
+    expect(dirty.stderr).toMatch(/^elenchos: the working tree is not clean \(scratch\.txt\); commit or stash first, or take the change on a branch with elenchos apply \S+ --branch\n$/);
+
+    const { dir } = onlyRun(project.root);
+    const patch = path.join(dir, 'attempts/01/workspace/diff.patch');
+    writeFileSync(patch, readFileSync(patch, 'utf8').replace('Buy milk', 'Buy beer'));
+    const branch = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    expect(branch.code).toBe(3);
+    expect(branch.stderr).toMatch(/^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\), so the stored change cannot be trusted; elenchos evidence verify \S+ lists them\n$/);
+    expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
+  });
+
+  it('a verify run: it made no change', () => {
+    const project = makeProject({ agent: 'implement', files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' } });
+    roots.push(project.root);
+    expect(runCli(['verify', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toMatch(/is an `elenchos verify` of commit [0-9a-f]{12}: it made no change to apply\n$/);
+  });
+});
