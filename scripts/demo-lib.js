@@ -141,11 +141,17 @@ export async function runDemo({ argv, config, label }) {
   log(`demo: run id: ${runId ?? '(none: no run was created)'}`);
   if (runId) {
     log(`demo: evidence: ${path.join(repo, '.elenchos', 'runs', runId)}`);
-    log('demo: look at it with:');
+    // The evidence lives in the demo's repository, not in this clone: the README's tour commands
+    // only find it from there, with \`elenchos\` meaning this clone's CLI.
+    log("demo: follow the README's tour in the demo's repository (paste these two lines):");
     log(`  cd ${repo}`);
-    log(`  ${cli} runs`);
-    log(`  ${cli} show ${runId}`);
-    log(`  ${cli} report ${runId}`);
+    log(`  alias elenchos='${cli}'`);
+    log('demo: then:');
+    log('  elenchos runs');
+    log(`  elenchos show ${runId}`);
+    log(`  elenchos report ${runId}`);
+    log('  elenchos evidence verify latest');
+    if (code === 0) log(`  elenchos apply ${runId} --commit   # take the verified change into the demo's checkout`);
   }
   return code;
 }

@@ -11,6 +11,8 @@ export interface CliIO {
 
 /** The process's own streams. */
 export function processIO(): CliIO {
+  ignoreClosedPipe(process.stdout);
+  ignoreClosedPipe(process.stderr);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -23,4 +25,20 @@ export function processIO(): CliIO {
 /** Writes one line. */
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(`${line}\n`);
+}
+
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * `elenchos runs | head -1`: the reader has gone, which is no error of ours. Later writes are
+ * dropped and the command finishes normally, so a run piped into `head` still stops its children
+ * and seals its evidence instead of dying half way with a stack trace.
+ */
+export function ignoreClosedPipe(stream: NodeJS.WritableStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
 }

@@ -1,4 +1,4 @@
-// `elenchos check <task.json...>`: lint contracts, config, test files and the criteria mapping.
+// `elenchos check [task.json...]`: lint contracts, config, test files and the criteria mapping.
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
@@ -12,7 +12,7 @@ export function registerCheck(program: Command, io: CliIO, setExit: (code: numbe
   program
     .command('check')
     .description('validate task contracts, the config, test files and the criteria ↔ step mapping')
-    .argument('<tasks...>', 'task contract files (JSON)')
+    .argument('[tasks...]', "task contract files (JSON); default: the config's tasks")
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the report as JSON')
     .action(async (files: string[], options: CheckCommandOptions) => {

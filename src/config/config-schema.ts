@@ -31,7 +31,10 @@ export const SetupConfigSchema = z.strictObject({
 });
 
 export const VerifierConfigSchema = z.strictObject({
-  type: z.enum(VERIFIER_TYPES).default('kane').describe('Which verifier decides pass or fail.'),
+  type: z
+    .enum(VERIFIER_TYPES)
+    .optional()
+    .describe('Which verifier decides pass or fail; unset, each task\'s test file says (`*_test.md` Kane, `*.spec.ts` / `*.test.ts` / `*.spec.js` Playwright).'),
   command: z.string().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
   args: z.array(z.string()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(900).describe('Wall-clock limit of one verification (Kane\'s own --timeout is not trusted).'),

@@ -5,10 +5,13 @@ import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
+import { howToVerify } from './mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
+import { selectTasks } from './select-tasks.js';
 
 export interface CheckOptions {
   cwd: string;
+  /** Task files; none means the config's `tasks` globs (what `elenchos verify` would check). */
   files: string[];
   configFile?: string;
   env?: NodeJS.ProcessEnv;
@@ -45,8 +48,9 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
     configProblems.push(...problemLines(error));
   }
   const tasks: TaskCheck[] = [];
-  for (const file of options.files) {
-    tasks.push(await checkOne(path.resolve(options.cwd, file), root, loaded));
+  const files = options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
+  for (const file of files) {
+    tasks.push(await checkOne(file, root, loaded));
   }
   const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
   return { ok, root, config: { file: loaded?.label ?? options.configFile ?? 'elenchos.config.json', ok: configProblems.length === 0, problems: configProblems }, tasks };
@@ -73,7 +77,7 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null)
     const where = `${resolved.label}: ${resolved.testFileLabel}`;
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
-      result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; add "@verifies ${id}" to the step that checks it in ${resolved.testFileLabel}`);
+      result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`);
     }
     for (const u of map.unknown) {
       const fix = u.suggestion ? `did you mean ${u.suggestion}?` : 'add the criterion to the contract or fix the id';
@@ -84,6 +88,17 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null)
   }
   result.ok = result.problems.length === 0;
   return result;
+}
+
+/** The config's `tasks` globs from the repository root; none found is a problem (nothing would be verified). */
+async function configuredTasks(root: string, loaded: LoadedConfig | null, problems: string[]): Promise<string[]> {
+  if (!loaded) return [];
+  const files = await selectTasks(loaded.config.tasks, root);
+  if (files.length === 0) {
+    const where = loaded.path ? `${loaded.label}: tasks` : 'the default tasks (no elenchos.config.json)';
+    problems.push(`no task contract matches ${where} (${loaded.config.tasks.join(', ')}); write one there, set "tasks", or name the files: elenchos check <task.json...>`);
+  }
+  return files;
 }
 
 function problemLines(error: unknown): string[] {

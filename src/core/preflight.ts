@@ -10,6 +10,7 @@ import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
+import { howToVerify } from './mapping-hint.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { verifierInvocation } from './verify-context.js';
 
@@ -138,7 +139,7 @@ async function checkVerifier(resolved: ResolvedTask, config: Config, root: strin
 export function checkMapping(resolved: ResolvedTask): void {
   const { map } = resolved;
   const problems = [
-    ...map.unmapped.map((id) => `${resolved.label}: criterion ${id} is verified by no step of ${resolved.testFileLabel}; add "@verifies ${id}" to the step that checks it`),
+    ...map.unmapped.map((id) => `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`),
     ...map.unknown.map((u) => `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`),
   ];
   if (problems.length > 0) {

@@ -22,7 +22,7 @@ export interface ResolvedTask extends LoadedTask {
 export async function resolveTask(file: string, root: string, config: Config): Promise<ResolvedTask> {
   const loaded = await loadTask(file, { root });
   const { task, label } = loaded;
-  const verifierType = task.verification.verifier ?? config.verifier.type;
+  const verifierType = task.verification.verifier ?? config.verifier.type ?? inferVerifier(task.verification.testFile);
   const verifier = await loadVerifier(verifierType);
   const key = `${label}: verification.testFile`;
   const testFileLabel = checkRepoRelative(task.verification.testFile, key);
@@ -32,4 +32,9 @@ export async function resolveTask(file: string, root: string, config: Config): P
   const steps = await verifier.readSteps(testFilePath);
   const map = mapCriteria(task.acceptanceCriteria, steps);
   return { ...loaded, verifierType, verifier, testFileLabel, testFilePath: path.resolve(testFilePath), map };
+}
+
+/** When neither the task nor the config names a verifier, the test file's name does; Kane otherwise. */
+export function inferVerifier(testFile: string): VerifierType {
+  return /\.(spec|test)\.[cm]?[jt]sx?$/.test(testFile) ? 'playwright' : 'kane';
 }

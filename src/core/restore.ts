@@ -20,6 +20,9 @@ export async function restoreAttempt(options: { cwd: string; runId: string; atte
     throw new InputError(`run ${shown.record.runId}: attempt ${attempt ?? '?'} has no stored workspace (${known})`);
   }
   const dir = options.to ? path.resolve(options.cwd, options.to) : path.join(elenchosDir(shown.root), 'restored', `${shown.record.runId}-${String(attempt).padStart(2, '0')}`);
+  if (await access(dir).then(() => true, () => false)) {
+    throw new InputError(`${dir} already exists (restored before?): use it as it is, remove it with git worktree remove --force ${dir}, or restore elsewhere with --to <dir>`);
+  }
   const restored = await restoreWorkspace(shown.root, attemptDir(shown.dir, attempt), dir);
   return { runId: shown.record.runId, attempt, dir, base: restored.base };
 }

@@ -16,9 +16,9 @@ export interface VerifyContextInput {
   onProgress?: (progress: VerifierProgress) => void;
 }
 
-/** The verifier's executable for this task: the config's only when the task did not pick another verifier type. */
+/** The verifier's executable for this task: the config's unless the config names another verifier type. */
 export function verifierInvocation(config: Config, resolved: ResolvedTask): { command: string | undefined; args: string[] } {
-  const sameType = resolved.verifierType === config.verifier.type;
+  const sameType = config.verifier.type === undefined || resolved.verifierType === config.verifier.type;
   return sameType ? { command: config.verifier.command, args: config.verifier.args } : { command: undefined, args: [] };
 }
 

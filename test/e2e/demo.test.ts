@@ -23,6 +23,9 @@ describe('npm run demo', { timeout: 240_000 }, () => {
     expect(byId(record.attempts[1])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS', 'AC-003': 'PASS' });
     expect(record.tools.verifier).toMatch(/^\d+\.\d+/);
     expect(processesInside(dir)).toEqual([]);
+    // The README's tour commands find the evidence only in the demo's repository: the demo says so.
+    expect(result.stderr).toContain(`  cd ${dir}\n  alias elenchos='node `);
+    expect(result.stderr).toContain(`  elenchos show ${record.runId}\n`);
   });
 
   it('says how to get a Chromium and exits 1 when there is none (a hang would hit the spawn timeout: status null)', () => {

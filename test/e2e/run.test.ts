@@ -252,7 +252,7 @@ describe('elenchos run refuses before a run exists (exit 3, no run created)', ()
     expect(result.stderr).toBe(
       [
         'elenchos: tasks/add-task.json: the criteria do not map onto the test (1 problem(s)); elenchos check tasks/add-task.json shows the mapping',
-        '  tasks/add-task.json: criterion AC-003 is verified by no step of tests/add-task_test.md; add "@verifies AC-003" to the step that checks it',
+        '  tasks/add-task.json: criterion AC-003 is verified by no step; add "@verifies AC-003" to the step that checks it in tests/add-task_test.md',
         '',
       ].join('\n'),
     );

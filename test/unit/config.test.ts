@@ -20,13 +20,15 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       agent: { type: 'command', args: [], timeoutSeconds: 1800, env: {} },
       app: { url: 'http://127.0.0.1:{port}/', port: 0, readyTimeoutSeconds: 120 },
-      verifier: { type: 'kane', timeoutSeconds: 900, variables: {} },
+      verifier: { timeoutSeconds: 900, variables: {} },
       setup: { copy: [] },
       maxRepairAttempts: 2,
       maxVerifierRetries: 1,
       tasks: ['tasks/**/*.json'],
       retainWorkspace: false,
     });
+    // Unset, so that each task's test file can say which verifier runs it.
+    expect(config.verifier.type).toBeUndefined();
   });
 
   it('layers flags over environment over file over defaults', async () => {
