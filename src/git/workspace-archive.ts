@@ -4,7 +4,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
-import { InputError } from '../errors.js';
+import { InputError, describeError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
@@ -154,7 +154,11 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   const hasFiles = !(await isEmptyArchive(tarPath));
   const applyArgs = ['apply', '--binary', '--whitespace=nowarn'];
   if (options.refuseExisting) {
-    if (hasPatch) await git([...applyArgs, '--check', diffPath], { cwd: target });
+    if (hasPatch) {
+      await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
+        throw new InputError(`the stored change does not apply to ${target} (${describeError(error).replace(/^.*?: (error: )?/, '')}); move the file in the way, or take the change on a branch (--branch)`, { cause: error });
+      });
+    }
     const names: string[] = [];
     if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
     const clash = names.find((name) => existsSync(path.join(target, name)));

@@ -158,6 +158,18 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
   });
 
+  it('a new file of the change that would overwrite one in the checkout (git-ignored there): nothing is written', () => {
+    const { project } = verifiedRun();
+    writeFileSync(path.join(project.root, '.git/info/exclude'), 'new.bin\n', { flag: 'a' });
+    writeFileSync(path.join(project.root, 'new.bin'), 'my own file\n');
+    const before = checkoutFingerprint(project.root);
+    const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toBe(`elenchos: ${path.join(project.root, 'new.bin')} already exists, and the stored change adds it as a new file; move it away first\n`);
+    expect(checkoutFingerprint(project.root)).toEqual(before);
+    expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
+  });
+
   it('a verify run: it made no change', () => {
     const project = makeProject({ agent: 'implement', files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' } });
     roots.push(project.root);
