@@ -7,6 +7,7 @@ export { parseTestMd, readVerifies, type TestMd, type TestMdStep } from './verif
 export { mapCriteria, judgeCriteria, type CriteriaMap, type CriterionResult } from './contract/criteria-map.js';
 export { checkTasks, type CheckReport } from './core/check.js';
 export { runTask, type RunTaskOptions, type RunTaskResult } from './core/run-task.js';
+export { applyRun, type ApplyRunOptions, type ApplyRunResult } from './core/apply-run.js';
 export { verifyOnce } from './core/verify-once.js';
 export type { RunEvent, RunReporter } from './core/events.js';
 export { listRuns, readRunRecord, RunRecordSchema, type RunRecord } from './evidence/run-record.js';
