@@ -25,7 +25,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
     .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
     .option('--verbose', "show the app's output too")
     .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
-    .option('--commit', 'with --apply: commit it, with trailers naming the run and the contract')
+    .option('--commit', 'when VERIFIED, apply the change and commit it, with trailers naming the run and the contract')
     .option('--branch [name]', 'when VERIFIED, put the change on a new branch from the base (as elenchos apply --branch)')
     .action(async (taskFile: string, options: RunCommandOptions) => {
       const { runTask } = await import('../core/run-task.js');
@@ -45,7 +45,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       );
       if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
       setExit(result.exitCode);
-      if ((options.apply || options.branch !== undefined) && result.record.state === 'VERIFIED') {
+      if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
         const { applyRun } = await import('../core/apply-run.js');
         const { describeApply } = await import('./apply.js');
         const applied = await applyRun({ cwd: io.cwd, runId: result.record.runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
