@@ -82,6 +82,20 @@ describe('elenchos run: an app that does not come up on the base either', () => 
   });
 });
 
+describe('elenchos run: an app broken by the agent stays a product failure', () => {
+  it('once the app came up in this run, a later failure to start is the change\'s: FAILED PRODUCT_FAILURE, no base probe', () => {
+    const project = makeProject({ agent: 'buggy-then-break-app', config: { maxRepairAttempts: 1 } });
+    const result = runProject(project);
+    expect(result.code, result.stdout).toBe(1);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
+    expect(record.attempts.map((a: { status: string }) => a.status)).toEqual(['FAIL', 'FAIL']);
+    expect(record.attempts[1].summary).toContain('the app did not start: the app exited with code 4');
+    expect(existsSync(path.join(dir, 'attempts/02/base-probe'))).toBe(false);
+    expect(result.stdout).toContain('| tiny-app: cannot start: the repair broke the start (attempt 2)');
+  });
+});
+
 describe('elenchos run and check: app.command and app.url must agree on the port', () => {
   it('app.command ignoring {port} while app.url waits on it: refused before anything runs (exit 3)', () => {
     const project = makeProject({ config: { app: { command: 'node app.js --port 3000' } } });
