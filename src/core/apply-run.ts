@@ -7,8 +7,11 @@ import { verifyManifest } from '../evidence/manifest.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { git } from '../git/git.js';
 import { dirtyPaths, headCommit } from '../git/status.js';
+import { diffSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
 import { WORKSPACE_FILES, applyStoredWorkspace, restoreWorkspace } from '../git/workspace-archive.js';
 import { removeWorktree } from '../git/worktree.js';
+import type { VerifierType } from '../contract/task-schema.js';
+import { loadVerifier } from '../verifiers/registry.js';
 import { showStoredRun } from './inspect-runs.js';
 
 export interface ApplyRunOptions {
@@ -43,19 +46,62 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   const base = record.workspace.base;
   const head = await headCommit(root);
   const headMoved = head !== base;
-  if (options.branch !== undefined || headMoved) {
-    const branch = options.branch === undefined || options.branch === true ? `elenchos/${record.task.id}-${id}` : options.branch;
-    const commit = await commitOnBranch(root, shown.dir, attempt, record, branch);
-    return { into: 'branch', runId: id, attempt, base, commit, branch, headMoved };
+  const toBranch = options.branch !== undefined || headMoved;
+  const branch = options.branch === undefined || options.branch === true ? `elenchos/${record.task.id}-${id}` : options.branch;
+  if (toBranch) await checkNewBranch(root, branch);
+  else {
+    const dirty = await dirtyPaths(root);
+    if (dirty.length > 0) {
+      throw new InputError(`the working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}); commit or stash first, or take the change on a branch with elenchos apply ${id} --branch`);
+    }
   }
-  const dirty = await dirtyPaths(root);
-  if (dirty.length > 0) {
-    throw new InputError(`the working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}); commit or stash first, or take the change on a branch with elenchos apply ${id} --branch`);
+  // Built and checked in a scratch worktree first: what reaches the checkout or a branch is proven
+  // to be the tree the verifier passed, before anything of the user's is written.
+  const tree = path.join(elenchosDir(root), 'apply', id);
+  await removeWorktree(root, tree); // left over by an apply that was killed
+  await restoreWorkspace(root, attemptDir(shown.dir, attempt), tree);
+  try {
+    await checkExact(tree, record, shown.attempts[record.attempts.findIndex((a) => a.number === attempt)] ?? null);
+    if (toBranch) {
+      const commit = await commitAll(tree, record);
+      await git(['branch', branch, commit], { cwd: root });
+      return { into: 'branch', runId: id, attempt, base, commit, branch, headMoved };
+    }
+  } finally {
+    await removeWorktree(root, tree);
   }
   await applyStoredWorkspace(path.join(attemptDir(shown.dir, attempt), 'workspace'), root, { refuseExisting: true });
   const paths = await dirtyPaths(root);
   const commit = options.commit && paths.length > 0 ? await commitAll(root, record) : null;
   return { into: 'checkout', runId: id, attempt, base, commit, paths };
+}
+
+/**
+ * The rebuilt tree must be the one the verifier passed: its snapshot (same exclusions) equals the
+ * attempt's stored "after" snapshot. A redaction that rewrote the stored patch, or any archive bug,
+ * is caught here instead of landing in the user's history. When the agent committed in its
+ * worktree the snapshots have different HEADs and cannot be compared; the manifest still holds.
+ */
+async function checkExact(tree: string, record: RunRecord, attempt: Record<string, unknown> | null): Promise<void> {
+  const after = (attempt?.snapshots as { after?: WorkspaceSnapshot | null } | undefined)?.after;
+  const verifier = record.verifier as { type?: VerifierType; testFile?: string } | undefined;
+  if (!after || after.head !== record.workspace.base || !verifier?.type || !verifier.testFile) return;
+  const exclude = (await loadVerifier(verifier.type)).outputPaths(verifier.testFile);
+  const now = await snapshotWorkspace(tree, { exclude });
+  if (now.contentHash === after.contentHash) return;
+  const moved = diffSnapshots(after, now);
+  // A new file the user's ignore rules now hide (.git/info/exclude is shared by every worktree) would be left out of the commit.
+  const hint = moved.some((line) => line.endsWith(': deleted')) ? '; a path that reads "deleted" may be hidden by ignore rules added since the run (.gitignore, .git/info/exclude, core.excludesFile)' : '';
+  throw new InputError(`run ${record.runId}: the stored change does not rebuild the tree the verifier passed (${moved.slice(0, 3).join('; ')}); nothing was applied${hint}`);
+}
+
+/** A valid branch name nobody uses yet. */
+async function checkNewBranch(root: string, branch: string): Promise<void> {
+  await git(['check-ref-format', '--branch', branch], { cwd: root }).catch(() => {
+    throw new InputError(`--branch "${branch}" is not a valid branch name; pick another`);
+  });
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(() => true, () => false);
+  if (exists) throw new InputError(`branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})`);
 }
 
 /** Refuses before anything is written when git could not commit (no user.name / user.email). */
@@ -74,24 +120,6 @@ async function verifiedWorkspace(dir: string, record: RunRecord): Promise<number
     if (await access(stored).then(() => true, () => false)) return a.number;
   }
   throw new InputError(`run ${record.runId}: no attempt stored its workspace, so there is no change to apply`);
-}
-
-/** Builds the commit in a temporary worktree of the base and points `branch` at it; the checkout is not touched. */
-async function commitOnBranch(root: string, runDir: string, attempt: number, record: RunRecord, branch: string): Promise<string> {
-  await git(['check-ref-format', '--branch', branch], { cwd: root }).catch(() => {
-    throw new InputError(`--branch "${branch}" is not a valid branch name; pick another`);
-  });
-  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(() => true, () => false);
-  if (exists) throw new InputError(`branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})`);
-  const tree = path.join(elenchosDir(root), 'apply', record.runId);
-  await restoreWorkspace(root, attemptDir(runDir, attempt), tree);
-  try {
-    const commit = await commitAll(tree, record);
-    await git(['branch', branch, commit], { cwd: root });
-    return commit;
-  } finally {
-    await removeWorktree(root, tree);
-  }
 }
 
 /**

@@ -156,7 +156,7 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   if (options.refuseExisting) {
     if (hasPatch) {
       await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
-        throw new InputError(`the stored change does not apply to ${target} (${describeError(error).replace(/^.*?: (error: )?/, '')}); move the file in the way, or take the change on a branch (--branch)`, { cause: error });
+        throw new InputError(`the stored change does not apply to ${target} (${describeError(error).replace(/^.*?: (error: )?/, '')}); take it on a branch instead (--branch), or move the file in its way`, { cause: error });
       });
     }
     const names: string[] = [];

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeManifest } from '../../src/evidence/manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
@@ -142,7 +143,7 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(applied.stderr).toMatch(/^elenchos: run \S+ is FAILED \(PRODUCT_FAILURE\), not VERIFIED: only a verified change can be applied; elenchos show \S+ says why\n$/);
   });
 
-  it('a dirty tree, and evidence altered after the run (a patched diff.patch)', () => {
+  it('a dirty tree, and evidence altered after the run (a patched diff.patch, then a resealed manifest too)', async () => {
     const { project } = verifiedRun('implement');
     writeFileSync(path.join(project.root, 'scratch.txt'), 'work in progress\n');
     const dirty = runCli(['apply', 'latest'], project.root, project.env);
@@ -156,16 +157,25 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(branch.code).toBe(3);
     expect(branch.stderr).toMatch(/^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\), so the stored change cannot be trusted; elenchos evidence verify \S+ lists them\n$/);
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
+
+    // The attacker also rewrites the manifest (no signing key): the rebuilt tree still is not the one the verifier passed.
+    await writeManifest(dir);
+    const resealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    expect(resealed.code).toBe(3);
+    expect(resealed.stderr).toMatch(/^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(page\.html: .*\); nothing was applied\n$/);
+    expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
+    expect(gitSync(project.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
-  it('a new file of the change that would overwrite one in the checkout (git-ignored there): nothing is written', () => {
+  it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', () => {
     const { project } = verifiedRun();
     writeFileSync(path.join(project.root, '.git/info/exclude'), 'new.bin\n', { flag: 'a' });
     writeFileSync(path.join(project.root, 'new.bin'), 'my own file\n');
     const before = checkoutFingerprint(project.root);
     const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
     expect(applied.code).toBe(3);
-    expect(applied.stderr).toBe(`elenchos: ${path.join(project.root, 'new.bin')} already exists, and the stored change adds it as a new file; move it away first\n`);
+    // Ignored here, new.bin would be left out of the commit: the rebuilt tree is not the verified one.
+    expect(applied.stderr).toMatch(/^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(new\.bin: deleted\); nothing was applied; a path that reads "deleted" may be hidden by ignore rules added since the run/);
     expect(checkoutFingerprint(project.root)).toEqual(before);
     expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
   });

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSy
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { snapshotWorkspace } from '../../src/git/snapshot.js';
-import { restoreWorkspace, saveWorkspace } from '../../src/git/workspace-archive.js';
+import { applyStoredWorkspace, restoreWorkspace, saveWorkspace } from '../../src/git/workspace-archive.js';
 import { addWorktree } from '../../src/git/worktree.js';
 import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
@@ -142,5 +142,33 @@ describe('saveWorkspace and restoreWorkspace', () => {
     const out = tempDir();
     writeFiles(out, { 'base.txt': 'not-a-sha\n', 'diff.patch': '' });
     await expect(restoreWorkspace(root, out, path.join(root, '.elenchos', 'x'))).rejects.toThrow(/not a commit sha/);
+  });
+});
+
+describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
+  it('writes nothing when a new file would overwrite one already there, or when the patch does not apply', async () => {
+    const root = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'local/\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const work = path.join(tempDir(), 'w');
+    await addWorktree(root, work, base);
+    writeFileSync(path.join(work, 'a.txt'), 'two\n');
+    writeFileSync(path.join(work, 'new.txt'), 'mine\n');
+    const stored = path.join(tempDir(), 'ws');
+    await saveWorkspace(work, base, stored);
+
+    const checkout = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'new.txt\n' });
+    writeFileSync(path.join(checkout, 'new.txt'), 'theirs\n');
+    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(`${path.join(checkout, 'new.txt')} already exists, and the stored change adds it as a new file; move it away first`);
+    expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
+
+    unlinkSync(path.join(checkout, 'new.txt'));
+    writeFileSync(path.join(checkout, 'a.txt'), 'changed meanwhile\n');
+    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(/^the stored change does not apply to .* \(patch failed: a\.txt:1 error: a\.txt: patch does not apply\); take it on a branch instead \(--branch\), or move the file in its way$/);
+    expect(existsSync(path.join(checkout, 'new.txt'))).toBe(false);
+
+    writeFileSync(path.join(checkout, 'a.txt'), 'one\n');
+    await applyStoredWorkspace(stored, checkout, { refuseExisting: true });
+    expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('two\n');
+    expect(readFileSync(path.join(checkout, 'new.txt'), 'utf8')).toBe('mine\n');
   });
 });
