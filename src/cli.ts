@@ -11,6 +11,8 @@ import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
+import { registerInit } from './commands/init.js';
+import { registerDoctor } from './commands/doctor.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -31,6 +33,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerGc(program, io, setExit);
   registerMerge(program, io, setExit);
   registerMcp(program, io, setExit);
+  registerInit(program, io, setExit);
+  registerDoctor(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);
