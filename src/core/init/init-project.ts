@@ -1,6 +1,6 @@
 // `elenchos init`: plan what to write from what the project shows, then write only files that do not exist.
 import { constants } from 'node:fs';
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentType } from '../../config/config-schema.js';
 import { CONFIG_FILE } from '../../config/load-config.js';
@@ -58,7 +58,8 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   }
   const files: PlannedFile[] = [];
   for (const file of wanted) {
-    const exists = (await readText(path.join(root, file.path))) !== null;
+    // lstat: a symlink counts as a file, even a dangling one, so nothing is ever written through it.
+    const exists = await lstat(path.join(root, file.path)).then(() => true, () => false);
     files.push({ ...file, action: exists ? 'skip' : 'create', why: exists ? 'already exists; left as it is' : file.why });
   }
   files.push(await planIgnore(root));
@@ -94,7 +95,11 @@ export async function applyInit(plan: InitPlan): Promise<InitPlan> {
 }
 
 async function planIgnore(root: string): Promise<PlannedFile> {
-  const current = await readText(path.join(root, '.gitignore'));
+  const file = path.join(root, '.gitignore');
+  if ((await lstat(file).catch(() => null))?.isSymbolicLink()) {
+    return { path: '.gitignore', content: '', action: 'skip', why: `is a symlink; not written through: add ${IGNORE_LINE} to it yourself` };
+  }
+  const current = await readText(file);
   if (current === null) return { path: '.gitignore', content: `${IGNORE_LINE}\n`, action: 'create', why: `keeps ${IGNORE_LINE} (runs, evidence, worktrees) out of git` };
   const ignored = current.split(/\r?\n/).some((line) => ['.elenchos', '.elenchos/', '/.elenchos', '/.elenchos/'].includes(line.trim()));
   if (ignored) return { path: '.gitignore', content: '', action: 'skip', why: `already ignores ${IGNORE_LINE}` };

@@ -1,0 +1,124 @@
+// `elenchos init` in existing repositories: what it detects, what it writes, and that it never overwrites.
+import { existsSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
+import { tempDir, tempRepo } from '../helpers/temp.js';
+
+// Only the fake kane-cli is on PATH beside the system's tools: no claude, no codex.
+const WITH_KANE = { PATH: `${path.join(FIXTURES, 'bin')}:/usr/bin:/bin` };
+const NO_TOOLS = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
+
+const read = (root: string, file: string) => readFileSync(path.join(root, file), 'utf8');
+const manifest = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) => `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
+
+describe('elenchos init', () => {
+  it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', () => {
+    const root = tempRepo({ 'package.json': manifest({ dev: 'vite', start: 'node server.js' }), 'package-lock.json': '{}\n', '.gitignore': 'node_modules/\ndist' });
+    const before = checkoutFingerprint(root);
+    const result = runCli(['init', '--yes'], root, WITH_KANE);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`verifier  kane (kane-cli is on PATH (${path.join(FIXTURES, 'bin/kane-cli')}))`);
+    expect(result.stdout).toMatch(/wrote +elenchos\.config\.json/);
+    expect(result.stdout).toMatch(/added to +\.gitignore/);
+    const config = JSON.parse(read(root, 'elenchos.config.json'));
+    expect(config).toEqual({
+      $schema: './node_modules/elenchos/schemas/config.schema.json',
+      agent: { type: 'claude' },
+      app: { command: 'npm run dev -- --port {port}', url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 120 },
+      setup: { command: 'npm ci' },
+      verifier: { type: 'kane' },
+      tasks: ['tasks/**/*.json'],
+    });
+    expect(JSON.parse(read(root, 'tasks/example.json'))).toMatchObject({ $schema: '../node_modules/elenchos/schemas/task.schema.json', verification: { testFile: 'tests/example_test.md' } });
+    expect(read(root, 'tests/example_test.md')).toMatch(/## Step 1 .*@verifies AC-001/);
+    // The existing ignore rules are kept, the missing newline mended, the rule added once.
+    expect(read(root, '.gitignore')).toBe('node_modules/\ndist\n.elenchos/\n');
+    // Nothing else moved.
+    const after = checkoutFingerprint(root);
+    for (const [file, hash] of Object.entries(before)) if (file !== '.gitignore') expect(after[file], file).toBe(hash);
+    const check = runCli(['check', 'tasks/example.json'], root);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toContain('AC-002  step 2');
+  });
+
+  it('a second init writes nothing and says what it skipped', () => {
+    const root = tempRepo({ 'package.json': manifest({ start: 'node server.js' }) });
+    expect(runCli(['init', '--yes'], root, NO_TOOLS).code).toBe(0);
+    const before = checkoutFingerprint(root);
+    const again = runCli(['init', '--json'], root, NO_TOOLS);
+    expect(again.code).toBe(0);
+    const report = JSON.parse(again.stdout);
+    expect(report.files.map((f: any) => [f.path, f.action])).toEqual([
+      ['elenchos.config.json', 'skip'],
+      ['tasks/example.json', 'skip'],
+      ['tests/example_test.md', 'skip'],
+      ['.gitignore', 'skip'],
+    ]);
+    expect(report.choices).toMatchObject({ verifier: 'kane', agent: 'claude', appCommand: 'npm run start -- --port {port}', setupCommand: 'npm install --no-package-lock' });
+    expect(report.next.join('\n')).toContain('npm install -g @testmuai/kane-cli');
+    expect(checkoutFingerprint(root)).toEqual(before);
+  });
+
+  it('never overwrites: a user config is kept byte for byte, and a dangling symlink is not followed', () => {
+    const outside = path.join(tempDir('elenchos-outside-'), 'written-through-symlink.json');
+    const root = tempRepo({ 'elenchos.config.json': '{ "verifier": { "type": "command" } }\n' });
+    symlinkSync(outside, path.join(root, '.gitignore'));
+    const result = runCli(['init', '--yes', '--json'], root, NO_TOOLS);
+    expect(result.code, result.stderr).toBe(0);
+    const files = Object.fromEntries(JSON.parse(result.stdout).files.map((f: any) => [f.path, f.action]));
+    expect(files['elenchos.config.json']).toBe('skip');
+    expect(read(root, 'elenchos.config.json')).toBe('{ "verifier": { "type": "command" } }\n');
+    // .gitignore is a symlink to nothing: init must not create the file it points to.
+    expect(files['.gitignore']).toBe('skip');
+    expect(result.stdout).toContain('is a symlink; not written through');
+    expect(existsSync(outside)).toBe(false);
+    expect(readlinkSync(path.join(root, '.gitignore'))).toBe(outside);
+  });
+
+  it('picks Playwright when the project has it, and puts a tagged spec in its testDir', () => {
+    const root = tempRepo({
+      'package.json': manifest({ dev: 'next dev' }, { '@playwright/test': '1.58.2' }),
+      'pnpm-lock.yaml': 'lockfileVersion: 9\n',
+      'playwright.config.ts': "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: './e2e/' });\n",
+    });
+    const result = runCli(['init', '--yes', '--json'], root, NO_TOOLS);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.choices).toMatchObject({ verifier: 'playwright', verifierWhy: 'found playwright.config.ts', appCommand: 'pnpm run dev -- --port {port}', setupCommand: 'pnpm install --frozen-lockfile' });
+    const spec = read(root, 'e2e/example.spec.ts');
+    expect(spec).toContain("{ tag: '@AC-001' }");
+    expect(spec).toContain("{ tag: '@AC-002' }");
+    expect(JSON.parse(read(root, 'tasks/example.json')).verification.testFile).toBe('e2e/example.spec.ts');
+    const check = runCli(['check', 'tasks/example.json'], root);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toContain('verifier playwright, test e2e/example.spec.ts, 2 step(s)');
+  });
+
+  it('--verifier, --agent and --app-command override what it detects; bad values are usage errors', () => {
+    const root = tempRepo({ 'README.md': '# no package.json here\n' });
+    const result = runCli(['init', '--json', '--verifier', 'playwright', '--agent', 'codex', '--app-command', 'python3 -m http.server {port}'], root, NO_TOOLS);
+    expect(result.code, result.stderr).toBe(0);
+    const config = JSON.parse(read(root, 'elenchos.config.json'));
+    expect(config).toMatchObject({ agent: { type: 'codex' }, app: { command: 'python3 -m http.server {port}' }, verifier: { type: 'playwright' } });
+    expect(config.setup).toBeUndefined();
+    expect(existsSync(path.join(root, 'tests/example.spec.ts'))).toBe(true);
+    const bad = runCli(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain("argument 'selenium' is invalid");
+  });
+
+  it('without a start script it says to set app.command, and doctor names the same fix', () => {
+    const root = tempRepo({ 'index.html': '<h1>hi</h1>\n' });
+    const result = runCli(['init'], root, NO_TOOLS);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('app       not found: set app.command');
+    expect(result.stdout).toContain('set app.command in elenchos.config.json');
+    const doctor = runCli(['doctor', '--json'], root, NO_TOOLS);
+    expect(doctor.code).toBe(1);
+    const app = JSON.parse(doctor.stdout).checks.find((c: any) => c.name === 'app');
+    expect(app).toMatchObject({ status: 'fail', message: 'app.command is not set' });
+    expect(app.fix).toContain('set app.command in elenchos.config.json');
+  });
+});
