@@ -9,10 +9,13 @@ export interface WorkflowOptions {
   install: string;
 }
 
-// Kane brings its own browser driver and finds Google Chrome, which GitHub's Ubuntu images carry;
+// Kane is told where Chromium is (KANE_CLI_CHROME_PATH) rather than downloading a browser of its own;
 // Playwright installs its Chromium with the system libraries it needs.
 const VERIFIER_STEPS: Record<InitVerifier, string> = {
-  kane: `      - name: Install the verifier (Kane CLI)
+  kane: `      - name: Install Chromium
+        id: chromium
+        uses: browser-actions/setup-chrome@v1
+      - name: Install the verifier (Kane CLI)
         run: npm install -g @testmuai/kane-cli && kane-cli --version`,
   playwright: `      - name: Install Chromium for Playwright
         run: npx playwright install --with-deps chromium`,
@@ -23,7 +26,7 @@ const VERIFIER_ENV: Record<InitVerifier, string> = {
           # Kane's credentials, from the repository's secrets (never passed to the app or an agent).
           LT_USERNAME: \${{ secrets.LT_USERNAME }}
           LT_ACCESS_KEY: \${{ secrets.LT_ACCESS_KEY }}
-          KANE_CLI_CHROME_PATH: /usr/bin/google-chrome
+          KANE_CLI_CHROME_PATH: \${{ steps.chromium.outputs.chrome-path }}
 `,
   playwright: '',
 };
