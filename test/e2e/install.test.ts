@@ -33,6 +33,22 @@ function jsFiles(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
+/**
+ * What compiled code imports: tsc puts the static imports first (a file's text after them, such as a
+ * template that contains an import line, is not one), and dynamic ones are `await import('…')`.
+ */
+function importedModules(code: string): string[] {
+  const specs: string[] = [];
+  for (const line of code.split('\n')) {
+    if (line.trim() === '' || line.startsWith('//') || line.startsWith('#!')) continue;
+    const match = /^(?:import|export) .*from '([^']+)';$|^import '([^']+)';$/.exec(line);
+    if (!match) break;
+    specs.push((match[1] ?? match[2])!);
+  }
+  for (const [, spec] of code.matchAll(/await import\('([^']+)'\)/g)) specs.push(spec!);
+  return specs;
+}
+
 describe('npm pack → install into another project', { timeout: 300_000 }, () => {
   it('the tarball holds the shim, the built CLI and the schemas, and no sources or tests', () => {
     for (const file of ['bin/elenchos.js', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'schemas/config.schema.json', 'schemas/task.schema.json', 'package.json', 'README.md']) {
@@ -41,19 +57,12 @@ describe('npm pack → install into another project', { timeout: 300_000 }, () =
     expect(packed.files.filter((f) => /^(src|test|bench|demo)\//.test(f))).toEqual([]);
   });
 
-  it('npx elenchos works with only the runtime dependencies, and a real run repairs to VERIFIED', () => {
-    const config = {
-      $schema: './node_modules/elenchos/schemas/config.schema.json',
-      agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'buggy-then-fix'], timeoutSeconds: 60 },
-      app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 30 },
-      verifier: { type: 'kane', command: FAKE_KANE, timeoutSeconds: 60, env: { FAKE_KANE_SCENARIO: 'check-page' } },
-    };
+  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED', () => {
     const root = installedProject({
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
       'page.html': '<h1>Tasks</h1>\n',
       'tasks/add-task.json': taskJson(),
       'tests/add-task_test.md': TEST_MD,
-      'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
     });
     const installed = path.join(root, 'node_modules/elenchos');
     // Nothing dev-only came along, and the built code imports only what the package declares.
@@ -62,18 +71,39 @@ describe('npm pack → install into another project', { timeout: 300_000 }, () =
     const declared = Object.keys(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).dependencies);
     const imported = new Set<string>();
     for (const file of jsFiles(path.join(installed, 'dist'))) {
-      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^'.][^']*)'/g)) {
-        const name = spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!;
-        if (!spec!.startsWith('node:') && !builtinModules.includes(name)) imported.add(name);
+      for (const spec of importedModules(readFileSync(file, 'utf8'))) {
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        if (!spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(name)) imported.add(name);
       }
     }
+    expect([...imported]).toEqual(expect.arrayContaining(['commander', 'zod', 'fast-glob', 'tar', '@modelcontextprotocol/sdk']));
     expect([...imported].filter((name) => !declared.includes(name))).toEqual([]);
 
     const version = npxElenchos(['--version'], root);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).version);
 
-    const run = npxElenchos(['run', 'tasks/add-task.json'], root, { HOME: tempDir('elenchos-home-') });
+    // init, as a user would, then the two lines a user edits: which agent, and (here) the fake Kane.
+    const init = npxElenchos(['init', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root);
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toContain('wrote     elenchos.config.json');
+    const config = JSON.parse(readFileSync(path.join(root, 'elenchos.config.json'), 'utf8'));
+    expect(config).toMatchObject({ $schema: './node_modules/elenchos/schemas/config.schema.json', setup: { command: 'npm ci' } });
+    // The $schema it names exists in the install.
+    expect(existsSync(path.join(root, config.$schema))).toBe(true);
+    config.agent = { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'buggy-then-fix'], timeoutSeconds: 60 };
+    config.verifier = { type: 'kane', command: FAKE_KANE, timeoutSeconds: 60, env: { FAKE_KANE_SCENARIO: 'check-page' } };
+    writeFiles(root, { 'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n` });
+    gitSync(root, 'add', '-A');
+    gitSync(root, 'commit', '-q', '-m', 'elenchos');
+
+    const env = { HOME: tempDir('elenchos-home-') };
+    const doctor = npxElenchos(['doctor'], root, env);
+    expect(doctor.status, doctor.stdout).toBe(0);
+    expect(doctor.stdout).toMatch(/✓ task +tasks\/example\.json/);
+    expect(doctor.stdout).toMatch(/✓ app +`node app\.js --port \d+` answered/);
+
+    const run = npxElenchos(['run', 'tasks/add-task.json'], root, env);
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const { record } = onlyRun(root);
     expect(record).toMatchObject({ state: 'VERIFIED', reason: null });
