@@ -1,8 +1,9 @@
 // `elenchos init` in existing repositories: what it detects, what it writes, and that it never overwrites.
-import { existsSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
 import { tempDir, tempRepo } from '../helpers/temp.js';
 
@@ -120,5 +121,30 @@ describe('elenchos init', () => {
     const app = JSON.parse(doctor.stdout).checks.find((c: any) => c.name === 'app');
     expect(app).toMatchObject({ status: 'fail', message: 'app.command is not set' });
     expect(app.fix).toContain('set app.command in elenchos.config.json');
+  });
+
+  // A real terminal (util-linux `script` gives the CLI a pty): init shows its plan and asks first.
+  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal it asks before writing: "n" writes nothing, Enter writes', () => {
+    const root = tempRepo({ 'a.txt': 'a\n' });
+    const inTerminal = (answer: string) =>
+      spawnSync('/usr/bin/script', ['-qec', `${process.execPath} ${BIN} init`, '/dev/null'], { cwd: root, input: answer, encoding: 'utf8', env: { ...process.env, ...NO_TOOLS }, timeout: 30_000 });
+    const no = inTerminal('n\n');
+    expect(no.status).toBe(0);
+    expect(no.stdout).toContain('create    elenchos.config.json');
+    expect(no.stdout).toContain('Write these files? [Y/n]');
+    expect(no.stdout).toContain('nothing written');
+    expect(readdirSync(root).sort()).toEqual(['.git', 'a.txt']);
+    const yes = inTerminal('\n');
+    expect(yes.status).toBe(0);
+    expect(yes.stdout).toContain('wrote     elenchos.config.json');
+    expect(existsSync(path.join(root, 'tests/example_test.md'))).toBe(true);
+  });
+
+  it('outside a git repository it still scaffolds, and says to git init first', () => {
+    const dir = tempDir('elenchos-plain-');
+    const result = runCli(['init', '--json'], dir, NO_TOOLS);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).next[0]).toBe('this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)');
+    expect(existsSync(path.join(dir, 'elenchos.config.json'))).toBe(true);
   });
 });

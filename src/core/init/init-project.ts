@@ -4,7 +4,7 @@ import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import type { AgentType } from '../../config/config-schema.js';
 import { CONFIG_FILE } from '../../config/load-config.js';
-import { repoRootOrCwd } from '../../git/git.js';
+import { findRepoRoot } from '../../git/git.js';
 import { appCommandFor, chooseAgent, chooseVerifier, detectProject, setupCommandFor, type DetectedProject, type InitVerifier } from './detect-project.js';
 import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
@@ -41,7 +41,8 @@ export const IGNORE_LINE = '.elenchos/';
 
 /** Detects, chooses and lists every file with what init would do to it; writes nothing. */
 export async function planInit(options: InitOptions): Promise<InitPlan> {
-  const root = await repoRootOrCwd(options.cwd);
+  const repository = await findRepoRoot(options.cwd);
+  const root = repository ?? options.cwd;
   const detected = await detectProject(root, options.env);
   const verifier = options.verifier ? { verifier: options.verifier, why: 'chosen with --verifier' } : chooseVerifier(detected);
   const agent = options.agent ? { agent: options.agent, why: 'chosen with --agent' } : chooseAgent(detected);
@@ -68,7 +69,10 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     detected,
     choices: { verifier: verifier.verifier, verifierWhy: verifier.why, agent: agent.agent, agentWhy: agent.why, appCommand, setupCommand },
     files,
-    next: nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
+    next: [
+      ...(repository === null ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)'] : []),
+      ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
+    ],
   };
 }
 
