@@ -1,4 +1,5 @@
 // `elenchos doctor` on real repositories: a real app started on HEAD in a temporary worktree, fake tools.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -116,5 +117,15 @@ describe('elenchos doctor', () => {
     expect(checks.at(-1)).toMatchObject({ name: 'config', status: 'fail', message: expect.stringContaining('maxRepairAttempts') });
     expect(checks.map((c: any) => c.name)).not.toContain('app');
     expect(path.isAbsolute(JSON.parse(bad.stdout).root)).toBe(true);
+  });
+
+  it("a secret the app prints never reaches the terminal or the kept log", () => {
+    const secret = 'hunter2-very-secret-value';
+    const project = makeProject({ config: { redact: ['DB_PASSWORD'], app: { command: `echo "connecting with ${secret}"; exit 4` } } });
+    const result = doctor(project, [], { DB_PASSWORD: secret });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('app log: connecting with [REDACTED]');
+    expect(result.stdout).not.toContain(secret);
+    expect(readFileSync(path.join(project.root, '.elenchos/doctor/app.log'), 'utf8')).not.toContain(secret);
   });
 });

@@ -1,13 +1,16 @@
 // `elenchos doctor`: is this machine and this repository ready for `run` and `verify`? One line per finding.
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import type { VerifierType } from '../../contract/task-schema.js';
 import { ElenchosError, InterruptedError } from '../../errors.js';
+import { Redactor } from '../../evidence/redact.js';
+import { collectSecretValues } from '../../evidence/secret-values.js';
 import { findRepoRoot } from '../../git/git.js';
 import { freePort } from '../../process/free-port.js';
 import { checkTasks } from '../check.js';
 import { selectTasks } from '../select-tasks.js';
-import { probeApp } from './app-probe.js';
+import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, type DoctorCheck } from './doctor-check.js';
 import { checkAgent, checkChromium, checkGit, checkNode, checkVerifier } from './tool-checks.js';
 
@@ -66,7 +69,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(await checkAgent(config, root, env));
   checks.push(await checkPort(config.app.port));
   if (!options.skipApp) {
-    checks.push(await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal }));
+    const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal });
+    // The app's log may echo a secret (a .env it read): neither the terminal nor the kept log shows it.
+    const redactor = new Redactor({ values: collectSecretValues({ env, redactEnv: config.redact, variables: config.verifier.variables }) });
+    await redactor.redactTree(path.join(root, DOCTOR_DIR));
+    checks.push({ ...probe, message: redactor.redactText(probe.message), details: probe.details.map((line) => redactor.redactText(line)) });
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
   return report(root, checks);
