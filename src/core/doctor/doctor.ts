@@ -1,4 +1,5 @@
 // `elenchos doctor`: is this machine and this repository ready for `run` and `verify`? One line per finding.
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
@@ -72,7 +73,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal });
     // The app's log may echo a secret (a .env it read): neither the terminal nor the kept log shows it.
     const redactor = new Redactor({ values: collectSecretValues({ env, redactEnv: config.redact, variables: config.verifier.variables }) });
-    await redactor.redactTree(path.join(root, DOCTOR_DIR));
+    const logs = path.join(root, DOCTOR_DIR);
+    if (existsSync(logs)) await redactor.redactTree(logs);
     checks.push({ ...probe, message: redactor.redactText(probe.message), details: probe.details.map((line) => redactor.redactText(line)) });
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
