@@ -12,7 +12,7 @@ import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 let packed: Packed;
 beforeAll(() => {
   packed = packElenchos(tempDir('elenchos-pack-'));
-}, 120_000);
+}, 300_000);
 
 /** A fresh project with the tarball installed and committed (node_modules ignored), like a user's. */
 function installedProject(files: Record<string, string>): string {
@@ -49,7 +49,7 @@ function importedModules(code: string): string[] {
   return specs;
 }
 
-describe('npm pack → install into another project', { timeout: 300_000 }, () => {
+describe('npm pack → install into another project', { timeout: 600_000 }, () => {
   it('the tarball holds the shim, the built CLI and the schemas, and no sources or tests', () => {
     for (const file of ['bin/elenchos.js', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'schemas/config.schema.json', 'schemas/task.schema.json', 'package.json', 'README.md']) {
       expect(packed.files, file).toContain(file);

@@ -11,7 +11,7 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** npm with no network, no audit, no update check: a test must never reach a registry. */
 export function npm(args: string[], cwd: string): SpawnSyncReturns<string> {
   const env = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
-  return spawnSync('npm', args, { cwd, encoding: 'utf8', env, timeout: 180_000 });
+  return spawnSync('npm', args, { cwd, encoding: 'utf8', env, timeout: 300_000 });
 }
 
 export interface Packed {
@@ -39,7 +39,8 @@ export function packElenchos(dir: string): Packed {
 export function writeInstallableProject(root: string, tarball: string): void {
   const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
   const own = lock.packages['']!;
-  const spec = `file:${path.relative(root, tarball)}`;
+  // Absolute: the project's worktrees (.elenchos/workspaces/…) run `npm ci` too, from another folder.
+  const spec = `file:${tarball}`;
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   const manifest = { name: 'my-app', version: '1.0.0', private: true, devDependencies: { elenchos: spec } };
   const packages: Record<string, unknown> = {
@@ -59,6 +60,6 @@ export function npxElenchos(args: string[], cwd: string, env: NodeJS.ProcessEnv 
     cwd,
     encoding: 'utf8',
     env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env },
-    timeout: 180_000,
+    timeout: 300_000,
   });
 }
