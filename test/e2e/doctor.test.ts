@@ -1,11 +1,12 @@
 // `elenchos doctor` on real repositories: a real app started on HEAD in a temporary worktree, fake tools.
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
 import { freePort } from '../../src/process/free-port.js';
-import { gitSync } from '../helpers/temp.js';
+import { gitSync, taskJson } from '../helpers/temp.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -127,5 +128,24 @@ describe('elenchos doctor', () => {
     expect(result.stdout).toContain('app log: connecting with [REDACTED]');
     expect(result.stdout).not.toContain(secret);
     expect(readFileSync(path.join(project.root, '.elenchos/doctor/app.log'), 'utf8')).not.toContain(secret);
+  });
+
+  it('the Playwright verifier: found in the project and answering --version, or the fix to add it', () => {
+    const spec = "import { test } from '@playwright/test';\ntest('form', { tag: '@AC-001' }, async () => {});\ntest('list', { tag: '@AC-002' }, async () => {});\n";
+    const files = { 'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }), 'tests/add-task.spec.ts': spec };
+    const config = { verifier: { type: 'playwright', browserPath: '/nonexistent/chromium' } };
+    const without = makeProject({ config, files });
+    const missing = doctor(without, ['--no-app']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/^✗ verifier +playwright does not run \(.*\); fix: add it to the project: npm install -D @playwright\/test \(or set verifier\.command\)$/m);
+    expect(missing.stdout).toContain('✗ chromium  /nonexistent/chromium does not exist; fix: fix verifier.browserPath');
+    // The same project with this repository's @playwright/test beside it, as an installed dependency.
+    const withIt = makeProject({ config: { verifier: { type: 'playwright' } }, files });
+    symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(withIt.root, 'node_modules'));
+    // (not through doctor(): the fingerprint cannot walk a symlinked node_modules)
+    roots.push(withIt.root);
+    const found = runCli(['doctor', '--no-app', '--json'], withIt.root, withIt.env);
+    expect(check(found.stdout, 'verifier')).toEqual([expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) })]);
+    expect(check(found.stdout, 'task')).toEqual([expect.objectContaining({ status: 'ok', message: 'tasks/add-task.json: 2 criteria, each verified by a step of tests/add-task.spec.ts' })]);
   });
 });

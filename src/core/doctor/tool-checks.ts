@@ -41,7 +41,10 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
   const verifierEnv = { ...env, ...config.verifier.env };
   if (type === 'playwright') {
     const { command, args } = playwrightCommand(root, config.verifier.command);
-    const version = await toolOutput(command, [...args, '--version'], root, verifierEnv);
+    // npx takes a --version after the package name as its own (it prints npm's version): `--` ends its options.
+    const viaNpx = path.basename(command) === 'npx';
+    const argv = viaNpx ? [...args.filter((a) => a.startsWith('-')), '--', ...args.filter((a) => !a.startsWith('-')), '--version'] : [...args, '--version'];
+    const version = await toolOutput(command, argv, root, verifierEnv);
     if (!version.ok) return [fail('verifier', `playwright does not run (${version.line})`, 'add it to the project: npm install -D @playwright/test (or set verifier.command)')];
     return [ok('verifier', `playwright: ${version.line}`)];
   }
