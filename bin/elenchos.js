@@ -11,7 +11,15 @@ if (!existsSync(cli)) {
   process.stderr.write(`elenchos: ${fileURLToPath(cli)} is missing: this copy was never built; run \`npm run build\` in ${root} (installs from git or a folder build on "prepare")\n`);
   process.exit(2);
 }
-const { main } = await import(cli.href);
+let main;
+try {
+  ({ main } = await import(cli.href));
+} catch (error) {
+  // Built, but a runtime dependency is missing (an install without dependencies): name it, no stack.
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  process.stderr.write(`elenchos: ${String(error.message).split('\n')[0]}; reinstall elenchos with its dependencies (npm install)\n`);
+  process.exit(2);
+}
 main(process.argv).then((code) => {
   process.exitCode = code;
 });

@@ -1,6 +1,6 @@
 // Installable: the packed tarball, installed offline into a fresh project, gives a working `npx elenchos`.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -121,5 +121,10 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in')]);
     expect(result.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
+    // Built, but installed without its dependencies: the missing package is named, in one line.
+    cpSync(path.join(path.dirname(path.dirname(BIN)), 'dist'), path.join(copy, 'dist'), { recursive: true });
+    const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toMatch(/^elenchos: Cannot find package '[^']+' imported from .*dist\/cli\.js; reinstall elenchos with its dependencies \(npm install\)\n$/);
   });
 });
