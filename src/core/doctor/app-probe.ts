@@ -78,7 +78,8 @@ function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, conf
   if (start.reason === 'APP_NOT_READY') {
     // The commonest newcomer mistake: a fixed port in the command while the URL follows {port}.
     const noPort = config.app.url.includes('{port}') && !config.app.command?.includes('{port}') ? 'app.command has no {port}: ' : '';
-    return fail('app', start.message, `${noPort}make app.command in ${configLabel} listen on {port} (replaced by a free port) or read PORT, and app.url answer once ready; or raise app.readyTimeoutSeconds`, details);
+    const fix = `${noPort}make app.command in ${configLabel} listen on {port} (replaced by a free port) or read PORT, and app.url answer once ready`;
+    return fail('app', start.message, `${fix}; or raise app.readyTimeoutSeconds`, details);
   }
   if (start.reason === 'APP_EXITED') {
     return fail('app', start.message, `fix app.command in ${configLabel} (the log says why it stopped), or what it needs first: setup.command, setup.copy (e.g. .env)`, details);

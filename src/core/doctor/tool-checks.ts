@@ -49,7 +49,10 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
     return [ok('verifier', `playwright: ${version.line}`)];
   }
   const configured = (config.verifier.command ?? (type === 'kane' ? 'kane-cli' : '')).trim().split(/\s+/)[0] ?? '';
-  if (!configured) return [fail('verifier', 'verifier.type "command" has no verifier.command', 'set verifier.command to the executable that speaks the Elenchos event protocol (docs/command-verifier.md)')];
+  if (!configured) {
+    const fix = 'set verifier.command to the executable that speaks the Elenchos event protocol (docs/command-verifier.md)';
+    return [fail('verifier', 'verifier.type "command" has no verifier.command', fix)];
+  }
   const found = await findExecutable(configured, { cwd: root, pathEnv: env.PATH });
   if (!found) {
     const fix = type === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)' : 'install it or fix verifier.command';
@@ -74,7 +77,8 @@ export async function checkChromium(type: VerifierType, config: Config, root: st
   if (type === 'playwright') {
     const browser = resolveBrowserPath(config.verifier.browserPath, env);
     if (browser) {
-      return existsSync(browser) ? ok('chromium', browser) : fail('chromium', `${browser} does not exist`, 'fix verifier.browserPath / ELENCHOS_BROWSER_PATH, or remove it to use the system Chromium');
+      if (existsSync(browser)) return ok('chromium', browser);
+      return fail('chromium', `${browser} does not exist`, 'fix verifier.browserPath / ELENCHOS_BROWSER_PATH, or remove it to use the system Chromium');
     }
     const cache = env.PLAYWRIGHT_BROWSERS_PATH || path.join(env.HOME ?? homedir(), '.cache', 'ms-playwright');
     const own = safeList(cache).find((name) => name.startsWith('chromium'));
@@ -82,12 +86,14 @@ export async function checkChromium(type: VerifierType, config: Config, root: st
     return fail('chromium', 'no Chromium found', 'install one: sudo apt-get install chromium, or npx playwright install chromium');
   }
   const fromEnv = env.KANE_CLI_CHROME_PATH;
-  if (fromEnv) return existsSync(fromEnv) ? ok('chromium', `${fromEnv} (KANE_CLI_CHROME_PATH)`) : fail('chromium', `KANE_CLI_CHROME_PATH names ${fromEnv}, which does not exist`, 'point KANE_CLI_CHROME_PATH at a Chrome or Chromium, or unset it');
+  if (fromEnv && existsSync(fromEnv)) return ok('chromium', `${fromEnv} (KANE_CLI_CHROME_PATH)`);
+  if (fromEnv) return fail('chromium', `KANE_CLI_CHROME_PATH names ${fromEnv}, which does not exist`, 'point KANE_CLI_CHROME_PATH at a Chrome or Chromium, or unset it');
   for (const name of ['google-chrome', 'chromium', 'chromium-browser']) {
     const found = await findExecutable(name, { cwd: root, pathEnv: env.PATH });
     if (found) return ok('chromium', found);
   }
-  return warn('chromium', 'no Chrome or Chromium on PATH', 'kane-cli downloads its own browser unless told not to; on a locked-down machine install one (sudo apt-get install chromium) and set KANE_CLI_CHROME_PATH');
+  const fix = 'kane-cli downloads its own browser unless told not to; on a locked-down machine install one (sudo apt-get install chromium) and set KANE_CLI_CHROME_PATH';
+  return warn('chromium', 'no Chrome or Chromium on PATH', fix);
 }
 
 /** The agent's executable can be found. */
