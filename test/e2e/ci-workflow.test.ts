@@ -68,6 +68,14 @@ describe('elenchos init --ci github', () => {
     expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({ pattern: 'elenchos-shard-*', path: 'shards' });
   });
 
+  it('a pnpm project installs through corepack, in both jobs', () => {
+    const root = tempRepo({ 'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n', 'pnpm-lock.yaml': 'lockfileVersion: 9\n' });
+    expect(runCli(['init', '--yes', '--ci', 'github'], root).code).toBe(0);
+    const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
+    expect(runs(workflow, 'verify')[0]).toBe('corepack enable && pnpm install --frozen-lockfile');
+    expect(runs(workflow, 'merge')[0]).toBe('corepack enable && pnpm install --frozen-lockfile');
+  });
+
   it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', () => {
     const workflow = parse(writtenWorkflow('playwright'));
     expect(runs(workflow, 'verify')).toEqual(['npm ci', 'npx playwright install --with-deps chromium', 'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json']);

@@ -55,7 +55,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     { path: testFile, content: verifier.verifier === 'kane' ? renderKaneTest() : renderPlaywrightSpec(), why: 'its test, one step per criterion' },
   ];
   if (options.ci === 'github') {
-    wanted.push({ path: GITHUB_WORKFLOW, content: renderGithubWorkflow({ verifier: verifier.verifier, install: setupCommand ?? 'npm ci' }), why: 'the CI workflow' });
+    // GitHub's runners have npm; pnpm and yarn come from Node's corepack.
+    const install = setupCommand && !setupCommand.startsWith('npm ') ? `corepack enable && ${setupCommand}` : (setupCommand ?? 'npm ci');
+    wanted.push({ path: GITHUB_WORKFLOW, content: renderGithubWorkflow({ verifier: verifier.verifier, install }), why: 'the CI workflow' });
   }
   const files: PlannedFile[] = [];
   for (const file of wanted) {
