@@ -121,6 +121,9 @@ describe('elenchos init', () => {
     const app = JSON.parse(doctor.stdout).checks.find((c: any) => c.name === 'app');
     expect(app).toMatchObject({ status: 'fail', message: 'app.command is not set' });
     expect(app.fix).toContain('set app.command in elenchos.config.json');
+    // The scaffold is not committed yet: a warning (exit code unchanged by it) naming the files.
+    const committed = JSON.parse(doctor.stdout).checks.find((c: any) => c.name === 'committed');
+    expect(committed).toMatchObject({ status: 'warn', message: 'not committed as they are: tasks/example.json, tests/example_test.md' });
   });
 
   // A real terminal (util-linux `script` gives the CLI a pty): init shows its plan and asks first.

@@ -8,11 +8,12 @@ import { ElenchosError, InterruptedError } from '../../errors.js';
 import { Redactor } from '../../evidence/redact.js';
 import { collectSecretValues } from '../../evidence/secret-values.js';
 import { findRepoRoot } from '../../git/git.js';
+import { dirtyPaths, filesInHead } from '../../git/status.js';
 import { freePort } from '../../process/free-port.js';
 import { checkTasks } from '../check.js';
 import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
-import { fail, ok, type DoctorCheck } from './doctor-check.js';
+import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { checkAgent, checkChromium, checkGit, checkNode, checkVerifier } from './tool-checks.js';
 
 export interface DoctorOptions {
@@ -62,6 +63,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       if (task.ok) checks.push(ok('task', `${task.file}: ${task.criteria.length} criteria, each verified by a step of ${task.testFile}`));
       else for (const problem of task.problems) checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
     }
+    const contracts = checked.tasks.filter((t) => t.ok).flatMap((t) => [t.file, t.testFile ?? '']).filter(Boolean);
+    const uncommitted = await uncommittedFiles(root, contracts);
+    if (uncommitted.length > 0) {
+      checks.push(warn('committed', `not committed as they are: ${uncommitted.join(', ')}`, 'git add and commit them before elenchos run or verify (a run locks the committed contract)'));
+    }
   }
   for (const type of verifiers) {
     checks.push(...(await checkVerifier(type, config, root, env)));
@@ -106,3 +112,9 @@ async function checkPort(port: number): Promise<DoctorCheck> {
   return fail('port', `app.port ${port} is in use`, 'stop what listens there, or set app.port to 0 (a free port per run; use {port} in app.command and app.url)');
 }
 
+/** Contract files that a run would refuse: missing from HEAD, or changed since. */
+async function uncommittedFiles(root: string, files: readonly string[]): Promise<string[]> {
+  const inHead = await filesInHead(root, files);
+  const dirty = new Set(await dirtyPaths(root));
+  return [...new Set(files)].filter((file) => !inHead.has(file) || dirty.has(file));
+}
