@@ -54,7 +54,7 @@ describe('elenchos init --ci github', () => {
       'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json',
     ]);
     const steps = verify.steps as Step[];
-    expect(steps.find((s) => s.id === 'chromium')?.uses).toBe('browser-actions/setup-chrome@v1');
+    expect(steps.find((s) => s.id === 'chromium')).toMatchObject({ uses: 'browser-actions/setup-chrome@v2', with: { 'install-dependencies': true } });
     expect(steps.find((s) => s.run?.includes('elenchos verify'))?.env).toEqual({
       LT_USERNAME: '${{ secrets.LT_USERNAME }}',
       LT_ACCESS_KEY: '${{ secrets.LT_ACCESS_KEY }}',

@@ -14,7 +14,9 @@ export interface WorkflowOptions {
 const VERIFIER_STEPS: Record<InitVerifier, string> = {
   kane: `      - name: Install Chromium
         id: chromium
-        uses: browser-actions/setup-chrome@v1
+        uses: browser-actions/setup-chrome@v2
+        with:
+          install-dependencies: true
       - name: Install the verifier (Kane CLI)
         run: npm install -g @testmuai/kane-cli && kane-cli --version`,
   playwright: `      - name: Install Chromium for Playwright
