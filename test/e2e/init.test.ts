@@ -1,11 +1,12 @@
 // `elenchos init` in existing repositories: what it detects, what it writes, and that it never overwrites.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
-import { tempDir, tempRepo } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 
 // Only the fake kane-cli is on PATH beside the system's tools: no claude, no codex.
 const WITH_KANE = { PATH: `${path.join(FIXTURES, 'bin')}:/usr/bin:/bin` };
@@ -149,5 +150,31 @@ describe('elenchos init', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).next[0]).toBe('this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)');
     expect(existsSync(path.join(dir, 'elenchos.config.json'))).toBe(true);
+  });
+
+  // The example is a working test, not a placeholder: Playwright in a real Chromium verifies it against a real app.
+  it('the Playwright scaffold is VERIFIED by elenchos verify against a real app', { timeout: 240_000 }, () => {
+    const root = tempRepo({
+      'package.json': manifest({ start: 'node app.js' }, { '@playwright/test': '1.58.2' }),
+      'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
+      'page.html': '<html><head><title>Tasks</title></head><body><h1>Tasks</h1></body></html>\n',
+      '.gitignore': 'node_modules\n',
+    });
+    // This repository's @playwright/test, as the project's installed dependency.
+    symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(root, 'node_modules'));
+    expect(runCli(['init', '--yes', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root, NO_TOOLS).code).toBe(0);
+    // Dependencies are already there: no setup (a user's would install them in each worktree).
+    const config = JSON.parse(read(root, 'elenchos.config.json'));
+    delete config.setup;
+    writeFileSync(path.join(root, 'elenchos.config.json'), JSON.stringify(config));
+    gitSync(root, 'add', '-A');
+    gitSync(root, 'commit', '-qm', 'elenchos');
+    const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/example.json', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, ...NO_TOOLS }, timeout: 220_000 });
+    expect(result.status, result.stderr).toBe(0);
+    const [run] = JSON.parse(result.stdout).runs;
+    expect(run.attempts.at(-1).criteria.map((c: any) => [c.id, c.status])).toEqual([
+      ['AC-001', 'PASS'],
+      ['AC-002', 'PASS'],
+    ]);
   });
 });
