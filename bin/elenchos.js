@@ -1,7 +1,25 @@
 #!/usr/bin/env node
 // A shim: all behaviour lives in the compiled CLI.
-import { main } from '../dist/cli.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
+const cli = new URL('../dist/cli.js', import.meta.url);
+// A copy installed from source that never ran its build would otherwise die with an
+// ERR_MODULE_NOT_FOUND stack; say what is missing and how to fix it instead.
+if (!existsSync(cli)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  process.stderr.write(`elenchos: ${fileURLToPath(cli)} is missing: this copy was never built; run \`npm run build\` in ${root} (installs from git or a folder build on "prepare")\n`);
+  process.exit(2);
+}
+let main;
+try {
+  ({ main } = await import(cli.href));
+} catch (error) {
+  // Built, but a runtime dependency is missing (an install without dependencies): name it, no stack.
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  process.stderr.write(`elenchos: ${String(error.message).split('\n')[0]}; reinstall elenchos with its dependencies (npm install)\n`);
+  process.exit(2);
+}
 main(process.argv).then((code) => {
   process.exitCode = code;
 });

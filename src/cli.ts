@@ -12,6 +12,8 @@ import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
 import { registerApply } from './commands/apply.js';
+import { registerInit } from './commands/init.js';
+import { registerDoctor } from './commands/doctor.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -33,6 +35,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerGc(program, io, setExit);
   registerMerge(program, io, setExit);
   registerMcp(program, io, setExit);
+  registerInit(program, io, setExit);
+  registerDoctor(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);

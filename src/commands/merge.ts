@@ -18,6 +18,12 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
       if (options.json) writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
       else printSummary(io, merged.tasks, { title: 'elenchos merge', shard: null });
       if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));
+      if (io.env.GITHUB_ACTIONS === 'true') {
+        // The final job of a sharded workflow: one set of annotations and one job summary for all shards.
+        const { githubAnnotations, writeJobSummary } = await import('../reporters/github.js');
+        if (!options.json) for (const line of githubAnnotations(merged.tasks)) writeLine(io.stdout, line);
+        if (io.env.GITHUB_STEP_SUMMARY) await writeJobSummary(io.env.GITHUB_STEP_SUMMARY, merged.tasks);
+      }
       setExit(merged.exitCode);
     });
 }

@@ -1,7 +1,6 @@
 // One attempt: agent (unless re-verifying) → contract check → snapshot → app → verifier → stop → snapshot → classify.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CREDENTIAL_ENV } from '../util/credentials.js';
 import { agentAdapter } from '../agents/registry.js';
 import type { AgentOutcome } from '../agents/types.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
@@ -10,6 +9,7 @@ import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot 
 import { worktreeIntegrity } from '../git/worktree-integrity.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
+import { appEnvironment } from './app-env.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
@@ -98,7 +98,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
           command: appCommand.replaceAll('{port}', String(p)),
           url: at,
           cwd,
-          env: appEnv(ctx, p, at),
+          env: appEnvironment(ctx.config, ctx.env, p, at),
           readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
           logFile: path.join(dir, 'app.log'),
           signal: ctx.signal,
@@ -227,11 +227,4 @@ async function checkContract(ctx: RunContext): Promise<string[]> {
   const swapped = toolchainChanges(ctx.toolchain, await verifierToolchain(ctx));
   if (swapped.length > 0) problems.push(`the verifier's toolchain in the worktree changed (${swapped.join(', ')})`);
   return problems;
-}
-
-/** The app's environment: the caller's, minus verifier credentials and configured secrets (the app is agent-written code). */
-function appEnv(ctx: RunContext, port: number, url: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...ctx.env };
-  for (const key of [...CREDENTIAL_ENV, ...ctx.config.redact]) delete env[key];
-  return { ...env, ...ctx.config.app.env, PORT: String(port), ELENCHOS_APP_URL: url };
 }

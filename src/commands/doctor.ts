@@ -1,0 +1,28 @@
+// `elenchos doctor`: the machine, the config, the contracts and one real start of the app; exit 0 only when all is well.
+import type { Command } from 'commander';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { ExitCode } from '../errors.js';
+import { withInterrupts } from './interrupts.js';
+
+export interface DoctorCommandOptions {
+  config?: string;
+  json?: boolean;
+  app?: boolean;
+}
+
+export function registerDoctor(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('doctor')
+    .description('check Node, git, the verifier and its login, Chromium, the agent, the config, every task contract, ports, and start the app once on HEAD')
+    .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
+    .option('--json', 'print the checks as JSON')
+    .option('--no-app', 'do not start the app (skip the probe)')
+    .action(async (options: DoctorCommandOptions) => {
+      const { runDoctor } = await import('../core/doctor/doctor.js');
+      const { renderDoctor } = await import('../reporters/doctor-report.js');
+      const report = await withInterrupts(io, (signal) => runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal }));
+      if (options.json) writeLine(io.stdout, JSON.stringify(report, null, 2));
+      else renderDoctor(report, io.stdout);
+      setExit(report.ok ? ExitCode.VERIFIED : ExitCode.FAILED);
+    });
+}

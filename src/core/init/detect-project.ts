@@ -1,0 +1,111 @@
+// What `elenchos init` can tell about a project by looking: its scripts, its Playwright, the tools on PATH.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentType } from '../../config/config-schema.js';
+import { findExecutable } from '../../process/find-executable.js';
+
+export type InitVerifier = 'kane' | 'playwright';
+export type PackageManager = 'npm' | 'pnpm' | 'yarn';
+
+export interface DetectedProject {
+  root: string;
+  packageManager: PackageManager | null;
+  /** The package.json script that starts the app for development, if any. */
+  appScript: 'dev' | 'start' | null;
+  /** A `playwright.config.*` at the root, repo-relative. */
+  playwrightConfig: string | null;
+  /** The Playwright config's `testDir`, when it is a plain string literal. */
+  playwrightTestDir: string | null;
+  /** `@playwright/test` is a dependency of the project. */
+  playwrightDependency: boolean;
+  kaneCli: string | null;
+  claude: string | null;
+  codex: string | null;
+}
+
+const PLAYWRIGHT_CONFIGS = ['playwright.config.ts', 'playwright.config.js', 'playwright.config.mjs', 'playwright.config.mts', 'playwright.config.cjs', 'playwright.config.cts'];
+
+/** Reads package.json, lockfiles and Playwright config at `root`, and looks up kane-cli / claude / codex on PATH. */
+export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promise<DetectedProject> {
+  const manifest = await readManifest(root);
+  const scripts = manifest?.scripts ?? {};
+  const dependencies = { ...manifest?.dependencies, ...manifest?.devDependencies };
+  const playwrightConfig = PLAYWRIGHT_CONFIGS.find((name) => existsSync(path.join(root, name))) ?? null;
+  const lookup = (command: string) => findExecutable(command, { cwd: root, pathEnv: env.PATH });
+  return {
+    root,
+    packageManager: manifest === null ? null : detectPackageManager(root),
+    appScript: typeof scripts.dev === 'string' ? 'dev' : typeof scripts.start === 'string' ? 'start' : null,
+    playwrightConfig,
+    playwrightTestDir: playwrightConfig ? await readTestDir(root, playwrightConfig) : null,
+    playwrightDependency: '@playwright/test' in dependencies,
+    kaneCli: await lookup('kane-cli'),
+    claude: await lookup('claude'),
+    codex: await lookup('codex'),
+  };
+}
+
+interface Manifest {
+  scripts?: Record<string, unknown>;
+  dependencies?: Record<string, unknown>;
+  devDependencies?: Record<string, unknown>;
+}
+
+async function readManifest(root: string): Promise<Manifest | null> {
+  try {
+    const value: unknown = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Manifest) : {};
+  } catch {
+    // No package.json, or one that does not parse: nothing to learn from it (npm will say what is wrong).
+    return null;
+  }
+}
+
+function detectPackageManager(root: string): PackageManager {
+  if (existsSync(path.join(root, 'pnpm-lock.yaml'))) return 'pnpm';
+  if (existsSync(path.join(root, 'yarn.lock'))) return 'yarn';
+  return 'npm';
+}
+
+// A literal `testDir: './e2e'` is all init needs; anything computed is left alone (the spec then goes to tests/).
+async function readTestDir(root: string, configFile: string): Promise<string | null> {
+  const source = await readFile(path.join(root, configFile), 'utf8').catch(() => '');
+  const match = /\btestDir\s*:\s*(['"`])([^'"`$]+)\1/.exec(source);
+  if (!match) return null;
+  const relative = path.posix.normalize(match[2]!.replaceAll('\\', '/')).replace(/\/$/, '');
+  return relative.startsWith('..') || path.posix.isAbsolute(relative) ? null : relative;
+}
+
+/** The verifier init picks: Playwright when the project already has it, else Kane. */
+export function chooseVerifier(project: DetectedProject): { verifier: InitVerifier; why: string } {
+  if (project.playwrightConfig) return { verifier: 'playwright', why: `found ${project.playwrightConfig}` };
+  if (project.playwrightDependency) return { verifier: 'playwright', why: '@playwright/test is a dependency' };
+  if (project.kaneCli) return { verifier: 'kane', why: `kane-cli is on PATH (${project.kaneCli})` };
+  return { verifier: 'kane', why: 'no Playwright in the project and no kane-cli on PATH: Kane is the default' };
+}
+
+/** The agent init picks: Claude Code or Codex when on PATH, else Claude Code. */
+export function chooseAgent(project: DetectedProject): { agent: AgentType; why: string } {
+  if (project.claude) return { agent: 'claude', why: `claude is on PATH (${project.claude})` };
+  if (project.codex) return { agent: 'codex', why: `codex is on PATH (${project.codex})` };
+  return { agent: 'claude', why: 'neither claude nor codex is on PATH: Claude Code is the default' };
+}
+
+/** How the app starts on a given port, from the project's scripts. */
+export function appCommandFor(project: DetectedProject): string | null {
+  if (!project.appScript) return null;
+  const pm = project.packageManager ?? 'npm';
+  // `--` passes the flag on to the script (npm, pnpm); yarn passes extra arguments through as they are.
+  const run = pm === 'yarn' ? `yarn ${project.appScript}` : `${pm} run ${project.appScript} --`;
+  return `${run} --port {port}`;
+}
+
+/** Installs the project's dependencies in a fresh worktree. */
+export function setupCommandFor(project: DetectedProject): string | null {
+  if (project.packageManager === null) return null;
+  if (project.packageManager === 'pnpm') return 'pnpm install --frozen-lockfile';
+  if (project.packageManager === 'yarn') return 'yarn install --frozen-lockfile';
+  // Without a lockfile, npm install would write one into the worktree, where it would count as the agent's change.
+  return existsSync(path.join(project.root, 'package-lock.json')) ? 'npm ci' : 'npm install --no-package-lock';
+}

@@ -1,0 +1,106 @@
+// The GitHub Actions workflow `elenchos init --ci github` writes: a matrix of `verify --shard`, then one merge.
+import type { InitVerifier } from './detect-project.js';
+
+export const GITHUB_WORKFLOW = '.github/workflows/elenchos.yml';
+
+export interface WorkflowOptions {
+  verifier: InitVerifier;
+  /** Installs the project's dependencies (elenchos among them). */
+  install: string;
+}
+
+// Kane is told where Chromium is (KANE_CLI_CHROME_PATH) rather than downloading a browser of its own;
+// Playwright installs its Chromium with the system libraries it needs.
+const VERIFIER_STEPS: Record<InitVerifier, string> = {
+  kane: `      - name: Install Chromium
+        id: chromium
+        uses: browser-actions/setup-chrome@v2
+        with:
+          install-dependencies: true
+      - name: Install the verifier (Kane CLI)
+        run: npm install -g @testmuai/kane-cli && kane-cli --version`,
+  playwright: `      - name: Install Chromium for Playwright
+        run: npx playwright install --with-deps chromium`,
+};
+
+const VERIFIER_ENV: Record<InitVerifier, string> = {
+  kane: `        env:
+          # Kane's credentials, from the repository's secrets (never passed to the app or an agent).
+          LT_USERNAME: \${{ secrets.LT_USERNAME }}
+          LT_ACCESS_KEY: \${{ secrets.LT_ACCESS_KEY }}
+          KANE_CLI_CHROME_PATH: \${{ steps.chromium.outputs.chrome-path }}
+`,
+  playwright: '',
+};
+
+/** The whole workflow file. Shards: edit the matrix list; each job reads the total from the matrix. */
+export function renderGithubWorkflow(options: WorkflowOptions): string {
+  return `# Written by \`elenchos init --ci github\` (docs/ci.md): every task contract verified against the
+# pushed commit, split across a matrix of machines, then merged into one result and one exit code.
+name: elenchos verify
+
+on:
+  push:
+    branches: [main]
+  pull_request:
+
+permissions:
+  contents: read
+
+jobs:
+  verify:
+    name: verify (shard \${{ matrix.shard }})
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    strategy:
+      fail-fast: false
+      matrix:
+        shard: [1, 2, 3]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: Install dependencies
+        run: ${options.install}
+${VERIFIER_STEPS[options.verifier]}
+      - name: Verify shard \${{ matrix.shard }} of \${{ strategy.job-total }}
+${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} --json > elenchos-shard-\${{ matrix.shard }}.json
+      - name: Keep this shard's result and evidence
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: elenchos-shard-\${{ matrix.shard }}
+          path: |
+            elenchos-shard-\${{ matrix.shard }}.json
+            .elenchos/runs/
+          include-hidden-files: true
+          if-no-files-found: warn
+
+  merge:
+    name: elenchos result
+    needs: verify
+    if: always()
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: Install dependencies
+        run: ${options.install}
+      - uses: actions/download-artifact@v4
+        with:
+          pattern: elenchos-shard-*
+          path: shards
+      - name: One summary, one JUnit file, one exit code
+        run: npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
+      - name: Keep the JUnit file
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: elenchos-junit
+          path: elenchos-junit.xml
+          if-no-files-found: warn
+`;
+}

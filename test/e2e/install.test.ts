@@ -1,0 +1,130 @@
+// Installable: the packed tarball, installed offline into a fresh project, gives a working `npx elenchos`.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { FAKE_AGENT, FAKE_KANE, FIXTURES, TEST_MD, onlyRun, processesInside } from '../helpers/project.js';
+import { npm, npxElenchos, packElenchos, writeInstallableProject, type Packed } from '../helpers/packed.js';
+import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
+
+let packed: Packed;
+beforeAll(() => {
+  packed = packElenchos(tempDir('elenchos-pack-'));
+}, 300_000);
+
+/** A fresh project with the tarball installed and committed (node_modules ignored), like a user's. */
+function installedProject(files: Record<string, string>): string {
+  const root = tempDir('elenchos-user-');
+  writeInstallableProject(root, packed.tarball);
+  const install = npm(['ci', '--offline'], root);
+  expect(install.status, `npm ci --offline failed (is the npm cache filled by npm ci in this checkout?)\n${install.stderr}`).toBe(0);
+  writeFiles(root, { '.gitignore': 'node_modules/\n', ...files });
+  gitSync(root, 'init', '-q', '-b', 'main');
+  gitSync(root, 'add', '-A');
+  gitSync(root, 'commit', '-q', '-m', 'my app');
+  return root;
+}
+
+function jsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.js'))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+/**
+ * What compiled code imports: tsc puts the static imports first (a file's text after them, such as a
+ * template that contains an import line, is not one), and dynamic ones are `await import('…')`.
+ */
+function importedModules(code: string): string[] {
+  const specs: string[] = [];
+  for (const line of code.split('\n')) {
+    if (line.trim() === '' || line.startsWith('//') || line.startsWith('#!')) continue;
+    const match = /^(?:import|export) .*from '([^']+)';$|^import '([^']+)';$/.exec(line);
+    if (!match) break;
+    specs.push((match[1] ?? match[2])!);
+  }
+  for (const [, spec] of code.matchAll(/await import\('([^']+)'\)/g)) specs.push(spec!);
+  return specs;
+}
+
+describe('npm pack → install into another project', { timeout: 600_000 }, () => {
+  it('the tarball holds the shim, the built CLI and the schemas, and no sources or tests', () => {
+    for (const file of ['bin/elenchos.js', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'schemas/config.schema.json', 'schemas/task.schema.json', 'package.json', 'README.md']) {
+      expect(packed.files, file).toContain(file);
+    }
+    expect(packed.files.filter((f) => /^(src|test|bench|demo)\//.test(f))).toEqual([]);
+  });
+
+  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED', () => {
+    const root = installedProject({
+      'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
+      'page.html': '<h1>Tasks</h1>\n',
+      'tasks/add-task.json': taskJson(),
+      'tests/add-task_test.md': TEST_MD,
+    });
+    const installed = path.join(root, 'node_modules/elenchos');
+    // Nothing dev-only came along, and the built code imports only what the package declares.
+    expect(existsSync(path.join(root, 'node_modules/typescript'))).toBe(false);
+    expect(existsSync(path.join(root, 'node_modules/vitest'))).toBe(false);
+    const declared = Object.keys(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).dependencies);
+    const imported = new Set<string>();
+    for (const file of jsFiles(path.join(installed, 'dist'))) {
+      for (const spec of importedModules(readFileSync(file, 'utf8'))) {
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        if (!spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(name)) imported.add(name);
+      }
+    }
+    expect([...imported]).toEqual(expect.arrayContaining(['commander', 'zod', 'fast-glob', 'tar', '@modelcontextprotocol/sdk']));
+    expect([...imported].filter((name) => !declared.includes(name))).toEqual([]);
+
+    const version = npxElenchos(['--version'], root);
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).version);
+
+    // init, as a user would, then the two lines a user edits: which agent, and (here) the fake Kane.
+    const init = npxElenchos(['init', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root);
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toContain('wrote     elenchos.config.json');
+    const config = JSON.parse(readFileSync(path.join(root, 'elenchos.config.json'), 'utf8'));
+    expect(config).toMatchObject({ $schema: './node_modules/elenchos/schemas/config.schema.json', setup: { command: 'npm ci' } });
+    // The $schema it names exists in the install.
+    expect(existsSync(path.join(root, config.$schema))).toBe(true);
+    config.agent = { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'buggy-then-fix'], timeoutSeconds: 60 };
+    config.verifier = { type: 'kane', command: FAKE_KANE, timeoutSeconds: 60, env: { FAKE_KANE_SCENARIO: 'check-page' } };
+    writeFiles(root, { 'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n` });
+    gitSync(root, 'add', '-A');
+    gitSync(root, 'commit', '-q', '-m', 'elenchos');
+
+    const env = { HOME: tempDir('elenchos-home-') };
+    const doctor = npxElenchos(['doctor'], root, env);
+    expect(doctor.status, doctor.stdout).toBe(0);
+    expect(doctor.stdout).toMatch(/✓ task +tasks\/example\.json/);
+    expect(doctor.stdout).toMatch(/✓ app +`node app\.js --port \d+` answered/);
+
+    const run = npxElenchos(['run', 'tasks/add-task.json'], root, env);
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const { record } = onlyRun(root);
+    expect(record).toMatchObject({ state: 'VERIFIED', reason: null });
+    expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
+    expect(gitSync(root, 'status', '--porcelain')).toBe('');
+    expect(processesInside(root)).toEqual([]);
+  });
+
+  it('a copy that was never built says so in one line, not an ERR_MODULE_NOT_FOUND stack', () => {
+    const copy = tempDir('elenchos-unbuilt-');
+    mkdirSync(path.join(copy, 'bin'));
+    copyFileSync(BIN, path.join(copy, 'bin/elenchos.js'));
+    writeFiles(copy, { 'package.json': '{ "type": "module" }\n' });
+    const result = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in')]);
+    expect(result.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
+    // Built, but installed without its dependencies: the missing package is named, in one line.
+    cpSync(path.join(path.dirname(path.dirname(BIN)), 'dist'), path.join(copy, 'dist'), { recursive: true });
+    const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toMatch(/^elenchos: Cannot find package '[^']+' imported from .*dist\/cli\.js; reinstall elenchos with its dependencies \(npm install\)\n$/);
+  });
+});

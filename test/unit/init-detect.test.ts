@@ -1,0 +1,44 @@
+// What init makes of a project: commands per package manager, the Playwright testDir it trusts, its picks.
+import { describe, expect, it } from 'vitest';
+import { appCommandFor, chooseAgent, chooseVerifier, detectProject, setupCommandFor, type DetectedProject } from '../../src/core/init/detect-project.js';
+import { tempDir, writeFiles } from '../helpers/temp.js';
+
+const base: DetectedProject = { root: '/nowhere', packageManager: 'npm', appScript: 'dev', playwrightConfig: null, playwrightTestDir: null, playwrightDependency: false, kaneCli: null, claude: null, codex: null };
+
+describe('init detection', () => {
+  it('runs the dev script on {port} with each package manager, and nothing without a script', () => {
+    expect(appCommandFor(base)).toBe('npm run dev -- --port {port}');
+    expect(appCommandFor({ ...base, packageManager: 'pnpm', appScript: 'start' })).toBe('pnpm run start -- --port {port}');
+    expect(appCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn dev --port {port}');
+    expect(appCommandFor({ ...base, appScript: null })).toBeNull();
+    expect(setupCommandFor({ ...base, packageManager: null })).toBeNull();
+    expect(setupCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn install --frozen-lockfile');
+  });
+
+  it('prefers the project\'s Playwright over a kane-cli on PATH, and an agent on PATH over the default', () => {
+    expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli', playwrightDependency: true })).toEqual({ verifier: 'playwright', why: '@playwright/test is a dependency' });
+    expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli' }).verifier).toBe('kane');
+    expect(chooseAgent({ ...base, codex: '/bin/codex' })).toEqual({ agent: 'codex', why: 'codex is on PATH (/bin/codex)' });
+    expect(chooseAgent({ ...base, codex: '/bin/codex', claude: '/bin/claude' }).agent).toBe('claude');
+  });
+
+  it.each([
+    ["testDir: './e2e'", 'e2e'],
+    ['testDir: "tests/ui/"', 'tests/ui'],
+    ["testDir: path.join(__dirname, 'e2e')", null],
+    ["testDir: '../outside'", null],
+    ["testDir: '/abs/path'", null],
+    ['testDir: `${root}/e2e`', null],
+  ])('reads %s from playwright.config.ts as %s', async (line, expected) => {
+    const root = tempDir();
+    writeFiles(root, { 'playwright.config.ts': `export default { ${line} };\n`, 'package.json': '{ "scripts": { "dev": "x" } }' });
+    const detected = await detectProject(root, { PATH: '' });
+    expect(detected).toMatchObject({ playwrightConfig: 'playwright.config.ts', playwrightTestDir: expected, appScript: 'dev', packageManager: 'npm' });
+  });
+
+  it('a package.json that does not parse is no package.json', async () => {
+    const root = tempDir();
+    writeFiles(root, { 'package.json': '{ "scripts": ' });
+    expect(await detectProject(root, { PATH: '' })).toMatchObject({ packageManager: null, appScript: null, playwrightDependency: false });
+  });
+});
