@@ -11,6 +11,7 @@ import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
+import { registerLock } from './commands/lock.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -30,6 +31,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerReport(program, io, setExit);
   registerGc(program, io, setExit);
   registerMerge(program, io, setExit);
+  registerLock(program, io, setExit);
   registerMcp(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();

@@ -32,6 +32,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       workers,
       shard,
       inPlace: options.inPlace,
+      lockBase: options.lockBase,
       signal,
       reporterFor,
     }),
@@ -63,7 +64,11 @@ export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: s
   writeLine(io.stdout, `elenchos verify: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
   for (const t of tasks) {
     if (!t.record) {
-      writeLine(io.stdout, `  REFUSED   ${t.file}: ${(t.refused ?? '').split('\n')[0]}`);
+      const [first, ...details] = (t.refused ?? '').split('\n');
+      writeLine(io.stdout, `  REFUSED   ${t.file}: ${first}`);
+      // The details name what to fix (which criterion, which step, which commit): show them, within reason.
+      for (const line of details.slice(0, 10)) writeLine(io.stdout, `            ${line}`);
+      if (details.length > 10) writeLine(io.stdout, `            … and ${details.length - 10} more (--json has them all)`);
       continue;
     }
     const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;

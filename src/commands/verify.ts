@@ -18,6 +18,7 @@ export interface VerifyCommandOptions {
   json?: boolean;
   evidence?: string;
   config?: string;
+  lockBase?: string;
 }
 
 const EXIT: Record<VerificationResult['status'], number> = { PASS: ExitCode.VERIFIED, FAIL: ExitCode.FAILED, VERIFIER_ERROR: ExitCode.ERROR, INCONCLUSIVE: ExitCode.ERROR };
@@ -36,6 +37,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--url <url>', "the running app's URL (passed to Kane as start_url)")
     .option('--evidence <dir>', 'where to keep the verifier output (default: .elenchos/verifier-only/<time>)')
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
+    .option('--lock-base <ref>', 'also refuse a test lock changed since <ref> without its contract (e.g. origin/main in a pull request)')
     .option('--json', 'print the verification result as JSON')
     .action(async (tasks: string[], options: VerifyCommandOptions) => {
       if (!options.verifierOnly) {

@@ -10,6 +10,7 @@ import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
+import { checkTestLock } from './test-lock-check.js';
 import { verifierInvocation } from './verify-context.js';
 
 export interface PreflightOptions {
@@ -22,6 +23,8 @@ export interface PreflightOptions {
   needsAgent: boolean;
   /** Refuse uncommitted changes (run: the agent works on HEAD; verify --in-place: the checkout is verified). */
   requireClean?: boolean;
+  /** `--lock-base <ref>`: a test lock changed since this commit without its contract is refused. */
+  lockBase?: string;
 }
 
 export interface Preflight {
@@ -48,6 +51,15 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
   }
+  // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
+  const testLock = await checkTestLock(root, resolved, { base: options.lockBase });
+  if (testLock.problems.length > 0) {
+    throw new PreflightError(
+      'TEST_WEAKENED',
+      `${resolved.label}: the test no longer verifies what ${testLock.file} locked (${testLock.problems.length} problem(s)); restore it, or if the change is intended run elenchos lock --update ${resolved.label} and have the lock's diff reviewed`,
+      { details: testLock.problems },
+    );
+  }
   checkMapping(resolved);
   const dirty = await dirtyPaths(root);
   if (dirty.length > 0 && options.requireClean !== false) {
@@ -58,7 +70,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     });
   }
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
-  const extras = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
+  // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
+  const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   const changed = new Set(dirty);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {

@@ -38,6 +38,8 @@ export interface RunTaskOptions {
   inPlace?: boolean;
   /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
   cleanChecked?: boolean;
+  /** `--lock-base <ref>`: refuse a test lock changed since then without its contract. */
+  lockBase?: string;
 }
 
 export interface RunTaskResult {

@@ -21,6 +21,8 @@ export interface VerifyAllOptions {
   workers: number;
   shard?: Shard;
   inPlace?: boolean;
+  /** `--lock-base <ref>`, passed to each task's preflight. */
+  lockBase?: string;
   signal: AbortSignal;
   /** A reporter for each task's run (prefixed when tasks run in parallel). */
   reporterFor: (taskFile: string) => RunReporter;
@@ -88,6 +90,7 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
       mode: 'verify',
       inPlace: options.inPlace,
       cleanChecked: options.inPlace,
+      lockBase: options.lockBase,
     });
     return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
   } catch (error) {

@@ -42,7 +42,7 @@ export const ATTEMPT_STATUSES = [
   'ERROR',
 ] as const;
 export const CRITERION_STATUSES = ['PASS', 'FAIL', 'UNVERIFIED'] as const;
-export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec'] as const;
+export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec', 'test-lock'] as const;
 
 export type RunState = (typeof RUN_STATES)[number];
 export type RunReason = (typeof RUN_REASONS)[number];
