@@ -12,6 +12,7 @@ import { registerGc } from './commands/gc.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
 import { registerLock } from './commands/lock.js';
+import { registerAck } from './commands/ack.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerGc(program, io, setExit);
   registerMerge(program, io, setExit);
   registerLock(program, io, setExit);
+  registerAck(program, io, setExit);
   registerMcp(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();

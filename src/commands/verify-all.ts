@@ -37,7 +37,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       reporterFor,
     }),
   );
-  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => (t.record ? { ...t.record, needsHuman: t.needsHuman ?? null } : { file: t.file, refused: t.refused })) }, null, 2));
   else printSummary(io, result.tasks, shard ? `${shard.index}/${shard.count}` : null);
   if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(result.tasks));
   if (io.env.GITHUB_ACTIONS === 'true') {
@@ -74,6 +74,7 @@ export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], shard: s
     const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;
     const criteria = t.criteria.map((c) => `${c.id} ${c.status}`).join(', ');
     writeLine(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
+    for (const reason of t.needsHuman?.reasons ?? []) writeLine(io.stdout, `            NEEDS_HUMAN: ${reason}`);
   }
   const verified = tasks.filter((t) => t.record?.state === 'VERIFIED').length;
   writeLine(io.stdout, `${verified}/${tasks.length} VERIFIED`);

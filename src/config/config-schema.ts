@@ -51,6 +51,12 @@ export const ConfigSchema = z.strictObject({
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
   retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
+  needsHuman: z
+    .strictObject({
+      afterFailedRuns: z.number().int().min(0).max(100).default(3).describe('Agent runs in a row ending FAILED or ERROR that flag a task NEEDS_HUMAN (0: never by count; tampering always flags).'),
+    })
+    .prefault({})
+    .describe('When `elenchos run` refuses a task until `elenchos ack`.'),
   mcp: z
     .strictObject({
       allowVerify: z.boolean().default(false).describe('Let MCP clients start `elenchos verify` of a task (read-only otherwise).'),

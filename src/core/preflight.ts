@@ -11,6 +11,7 @@ import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { checkTestLock } from './test-lock-check.js';
+import { loadNeedsHuman } from './needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 
 export interface PreflightOptions {
@@ -48,6 +49,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   const config = loaded.config;
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
   }
@@ -142,6 +144,17 @@ async function checkVerifier(resolved: ResolvedTask, config: Config, root: strin
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);
   }
+}
+
+/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
+async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
+  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
+  if (!flagged) return;
+  throw new PreflightError(
+    'NEEDS_HUMAN',
+    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
+    { details: flagged.reasons },
+  );
 }
 
 /** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */
