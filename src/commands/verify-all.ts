@@ -28,7 +28,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       tasks,
       configFile: options.config,
       env: io.env,
-      overrides: { retainWorkspace: options.keep ? true : undefined },
+      overrides: { retainWorkspace: options.keep ? true : undefined, 'budget.maxKaneCredits': options.maxKaneCredits, 'budget.maxMinutes': options.maxMinutes },
       workers,
       shard,
       inPlace: options.inPlace,

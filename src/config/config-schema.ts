@@ -51,6 +51,14 @@ export const ConfigSchema = z.strictObject({
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
   retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
+  budget: z
+    .strictObject({
+      maxCostUsd: z.number().positive().optional().describe('End the run ERROR BUDGET_EXCEEDED before a step would pass this many US dollars of agent cost.'),
+      maxKaneCredits: z.number().positive().optional().describe('… before a verification would pass this many Kane credits.'),
+      maxMinutes: z.number().positive().optional().describe('… before a step would pass this many minutes of the run.'),
+    })
+    .prefault({})
+    .describe('Caps on what one run may spend (also --max-cost-usd, --max-kane-credits, --max-minutes).'),
   needsHuman: z
     .strictObject({
       afterFailedRuns: z.number().int().min(0).max(100).default(3).describe('Agent runs in a row ending FAILED or ERROR that flag a task NEEDS_HUMAN (0: never by count; tampering always flags).'),

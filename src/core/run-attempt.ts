@@ -51,6 +51,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     snapshots: { before: null, after: null },
     terminal: null,
     appFailure: null,
+    cost: { agentUsd: null, agentTurns: null, inputTokens: null, outputTokens: null, kaneCredits: null },
   };
   const teardowns = new Teardowns();
   const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
@@ -67,8 +68,11 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
   try {
     ctx.reporter.onEvent({ type: 'attempt-start', attempt: input.number, kind: input.kind });
     if (input.kind === 'agent') {
+      const over = ctx.budget.gate('agent');
+      if (over) return end('ERROR', 'BUDGET_EXCEEDED', over);
       const outcome = await dispatchAgent(ctx, input, say);
       record.agent = outcome;
+      Object.assign(record.cost, ctx.budget.recordAgent(outcome));
       checkInterrupted();
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
     }
@@ -116,6 +120,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       say('app', `ready in ${start.readyMs} ms`);
     }
 
+    const overBefore = ctx.budget.gate('verifier');
+    if (overBefore) return end('ERROR', 'BUDGET_EXCEEDED', overBefore);
     const tamperedBefore = await checkContract(ctx);
     if (tamperedBefore.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
@@ -137,6 +143,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };
     record.criteria = verification.criteria;
     record.findings = verification.findings;
+    const credits = typeof verification.details.creditsConsumed === 'number' ? verification.details.creditsConsumed : null;
+    record.cost.kaneCredits = credits;
+    ctx.budget.recordVerifier(credits, verification.durationMs);
     say('stop', 'stopping the app and the verifier');
     await teardowns.runAll();
     checkInterrupted();

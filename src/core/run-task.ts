@@ -22,6 +22,7 @@ import { runAttempt } from './run-attempt.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
 import { verifierToolchain } from './toolchain.js';
+import { BudgetTracker } from './budget.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -78,6 +79,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     signal: options.signal,
     reporter: options.reporter,
     startedAt: Date.now(),
+    budget: new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });

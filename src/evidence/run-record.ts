@@ -22,6 +22,7 @@ export const RUN_REASONS = [
   'ABANDONED',
   'SETUP_FAILED',
   'INTERNAL_ERROR',
+  'BUDGET_EXCEEDED',
 ] as const;
 export const ATTEMPT_STATUSES = [
   'RUNNING',
@@ -100,6 +101,16 @@ export const RunRecordSchema = z
     host: z.string(),
     workspace: z.looseObject({ path: z.string(), base: z.string(), kept: z.boolean() }),
     attempts: z.array(AttemptSummarySchema),
+    /** What the run spent, summed over its attempts (absent in records written before cost accounting). */
+    cost: z
+      .looseObject({
+        agentUsd: z.number().nonnegative(),
+        agentTurns: z.number().int().nonnegative(),
+        inputTokens: z.number().int().nonnegative(),
+        outputTokens: z.number().int().nonnegative(),
+        kaneCredits: z.number().nonnegative(),
+      })
+      .optional(),
   })
   .refine((run) => run.state !== 'VERIFIED' || run.reason === null, {
     message: 'a VERIFIED run has no reason (reason must be null)',

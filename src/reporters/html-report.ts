@@ -50,6 +50,7 @@ export function renderHtmlReport(input: ReportInput): string {
     ['started', record.startedAt],
     ['duration', record.durationMs === null ? 'did not finish' : `${(record.durationMs / 1000).toFixed(1)} s`],
     ['base commit', record.workspace.base],
+    ['spent', record.cost ? `agent $${record.cost.agentUsd} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits` : 'not recorded'],
     ['tools', Object.entries(record.tools).map(([t, ver]) => `${t} ${ver ?? '?'}`).join(', ')],
     ['evidence integrity', input.manifest === null ? 'no manifest' : input.manifest.ok ? 'manifest verified' : `MANIFEST MISMATCH: ${input.manifest.problems.join('; ')}`],
   ]) parts.push(`<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);

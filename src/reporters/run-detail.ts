@@ -25,6 +25,10 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
     for (const reason of shown.needsHuman.reasons) out(`  ${reason}`);
   }
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
+  if (record.cost) {
+    const c = record.cost;
+    out(`spent: agent $${c.agentUsd} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`);
+  }
   out(`contract: ${record.contract.files.filter((f) => f.role !== 'task-canonical').map((f) => `${f.path} ${f.sha256.slice(0, 12)}`).join(', ')}`);
   record.attempts.forEach((summary, i) => {
     const detail = shown.attempts[i];
