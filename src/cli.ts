@@ -13,6 +13,7 @@ import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
 import { registerLock } from './commands/lock.js';
 import { registerAck } from './commands/ack.js';
+import { registerAuthor } from './commands/author.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerMerge(program, io, setExit);
   registerLock(program, io, setExit);
   registerAck(program, io, setExit);
+  registerAuthor(program, io, setExit);
   registerMcp(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
