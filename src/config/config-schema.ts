@@ -38,6 +38,14 @@ export const VerifierConfigSchema = z.strictObject({
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
   env: envRecord.describe('Extra environment variables for the verifier.'),
   browserPath: z.string().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
+  sweep: z
+    .strictObject({
+      command: z.string().min(1).optional().describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
+      maxSteps: z.number().int().positive().max(200).default(30).describe('--max-steps of the exploratory run.'),
+      timeoutSeconds: seconds(300).describe('Wall-clock limit of the exploratory run.'),
+    })
+    .optional()
+    .describe('After a PASS, one bounded exploratory Kane run looking for bugs (off unless set, e.g. `"sweep": {}`).'),
 });
 
 export const ConfigSchema = z.strictObject({

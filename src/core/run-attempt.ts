@@ -10,6 +10,7 @@ import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot 
 import { worktreeIntegrity } from '../git/worktree-integrity.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
+import { sweepAfterPass } from './sweep-step.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
@@ -146,6 +147,10 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const credits = typeof verification.details.creditsConsumed === 'number' ? verification.details.creditsConsumed : null;
     record.cost.kaneCredits = credits;
     ctx.budget.recordVerifier(credits, verification.durationMs);
+    const swept = await sweepAfterPass(ctx, record, verification, url, verifierDir);
+    if ('overBudget' in swept) return end('ERROR', 'BUDGET_EXCEEDED', swept.overBudget);
+    if (swept.ran) record.sweep = swept.sweep;
+    const verdict = swept.ran ? { status: swept.status, summary: swept.summary } : { status: verification.status, summary: verification.summary };
     say('stop', 'stopping the app and the verifier');
     await teardowns.runAll();
     checkInterrupted();
@@ -163,8 +168,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (!sameSnapshot(before, after)) {
       return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
     }
-    record.status = verification.status;
-    record.summary = verification.summary;
+    record.status = verdict.status;
+    record.summary = verdict.summary;
     return { record, snapshotAfter: after };
   } finally {
     await teardowns.runAll();

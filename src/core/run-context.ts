@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
 import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
+import type { SweepResult } from '../verifiers/kane/sweep.js';
 import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from './contract-lock.js';
 import type { RunReporter } from './events.js';
@@ -63,4 +64,6 @@ export interface AttemptRecord {
   appFailure: string | null;
   /** What this attempt spent (agent dollars, tokens, turns; Kane credits). */
   cost: AttemptCost;
+  /** The exploratory sweep after a PASS, when `verifier.sweep` is set. */
+  sweep?: SweepResult;
 }
