@@ -14,6 +14,9 @@ import { registerMerge } from './commands/merge.js';
 import { registerApply } from './commands/apply.js';
 import { registerInit } from './commands/init.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerLock } from './commands/lock.js';
+import { registerAck } from './commands/ack.js';
+import { registerAuthor } from './commands/author.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -34,6 +37,9 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerReport(program, io, setExit);
   registerGc(program, io, setExit);
   registerMerge(program, io, setExit);
+  registerLock(program, io, setExit);
+  registerAck(program, io, setExit);
+  registerAuthor(program, io, setExit);
   registerMcp(program, io, setExit);
   registerInit(program, io, setExit);
   registerDoctor(program, io, setExit);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
 import { RunRecordSchema } from './evidence/run-record.js';
+import { TestLockSchema } from './contract/test-lock-schema.js';
 
 const BASE = 'https://elenchos.dev/schemas';
 
@@ -13,6 +14,7 @@ export function renderSchemas(): Record<string, string> {
   return {
     'task.schema.json': render(TaskSchema, 'task.schema.json', 'Elenchos task contract'),
     'config.schema.json': render(ConfigSchema, 'config.schema.json', 'Elenchos configuration (elenchos.config.json)'),
+    'test-lock.schema.json': render(TestLockSchema, 'test-lock.schema.json', 'Elenchos test lock (<task>.lock.json)'),
     'run.schema.json': render(RunRecordSchema, 'run.schema.json', 'Elenchos run record (.elenchos/runs/<run-id>/run.json)'),
   };
 }

@@ -23,7 +23,7 @@ export interface AgentContext {
 }
 
 export type AgentOutcome =
-  | { ok: true; exitCode: number; durationMs: number; costUsd: number | null; turns: number | null; summary: string | null }
+  | { ok: true; exitCode: number; durationMs: number; costUsd: number | null; turns: number | null; tokens?: AgentTokens | null; summary: string | null }
   | {
       ok: false;
       reason: 'AGENT_FAILED' | 'AGENT_TIMEOUT' | 'INTERRUPTED';
@@ -32,7 +32,14 @@ export type AgentOutcome =
       durationMs: number;
       costUsd: number | null;
       turns: number | null;
+      tokens?: AgentTokens | null;
     };
+
+/** Tokens the agent reported using (Claude Code's `usage`, Codex's `turn.completed.usage`). */
+export interface AgentTokens {
+  input: number;
+  output: number;
+}
 
 export interface AgentAdapter {
   readonly type: string;

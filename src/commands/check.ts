@@ -6,6 +6,7 @@ import { ExitCode } from '../errors.js';
 export interface CheckCommandOptions {
   config?: string;
   json?: boolean;
+  lockBase?: string;
 }
 
 export function registerCheck(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -14,11 +15,12 @@ export function registerCheck(program: Command, io: CliIO, setExit: (code: numbe
     .description('validate task contracts, the config, test files and the criteria ↔ step mapping')
     .argument('[tasks...]', "task contract files (JSON); default: the config's tasks")
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
+    .option('--lock-base <ref>', 'also refuse a test lock changed since <ref> without its contract')
     .option('--json', 'print the report as JSON')
     .action(async (files: string[], options: CheckCommandOptions) => {
       const { checkTasks } = await import('../core/check.js');
       const { renderCheckReport } = await import('../reporters/check-report.js');
-      const report = await checkTasks({ cwd: io.cwd, files, configFile: options.config, env: io.env });
+      const report = await checkTasks({ cwd: io.cwd, files, configFile: options.config, env: io.env, lockBase: options.lockBase });
       if (options.json) writeLine(io.stdout, JSON.stringify(report, null, 2));
       else renderCheckReport(report, io);
       setExit(report.ok ? ExitCode.VERIFIED : ExitCode.INPUT);

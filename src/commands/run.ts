@@ -1,7 +1,7 @@
 // `elenchos run <task.json>`: the agent loop; prints progress, or the run record with --json.
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
-import { parseCount } from './options.js';
+import { budgetOverrides, parseCount, parsePositive } from './options.js';
 
 export interface RunCommandOptions {
   config?: string;
@@ -12,6 +12,9 @@ export interface RunCommandOptions {
   apply?: boolean;
   commit?: boolean;
   branch?: string | true;
+  maxCostUsd?: number;
+  maxKaneCredits?: number;
+  maxMinutes?: number;
 }
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -23,6 +26,9 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
     .option('--json', 'print the run record (run.json) instead of progress')
     .option('--keep', 'keep the worktree after the run (retainWorkspace)')
     .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
+    .option('--max-cost-usd <usd>', 'end the run ERROR BUDGET_EXCEEDED before the agent would pass this cost (budget.maxCostUsd)', parsePositive)
+    .option('--max-kane-credits <n>', 'end it before a verification would pass this many Kane credits (budget.maxKaneCredits)', parsePositive)
+    .option('--max-minutes <n>', 'end it before a step would pass this many minutes (budget.maxMinutes)', parsePositive)
     .option('--verbose', "show the app's output too")
     .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
     .option('--commit', 'when VERIFIED, apply the change and commit it, with trailers naming the run and the contract')
@@ -38,7 +44,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
           taskFile,
           configFile: options.config,
           env: io.env,
-          overrides: { retainWorkspace: options.keep ? true : undefined, maxRepairAttempts: options.maxRepairs },
+          overrides: { retainWorkspace: options.keep ? true : undefined, maxRepairAttempts: options.maxRepairs, ...budgetOverrides(options) },
           signal,
           reporter,
         }),

@@ -11,9 +11,9 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
     .action(async (options: { json?: boolean }) => {
       const { listStoredRuns } = await import('../core/inspect-runs.js');
       const { renderRunList } = await import('../reporters/run-list.js');
-      const { runs, unreadable } = await listStoredRuns(io.cwd);
-      if (options.json) writeLine(io.stdout, JSON.stringify({ runs, unreadable }, null, 2));
-      else renderRunList(runs, unreadable, io);
+      const { runs, unreadable, needsHuman } = await listStoredRuns(io.cwd);
+      if (options.json) writeLine(io.stdout, JSON.stringify({ runs, unreadable, needsHuman }, null, 2));
+      else renderRunList(runs, unreadable, io, needsHuman);
       setExit(ExitCode.VERIFIED);
     });
   program
@@ -25,7 +25,7 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
       const { showStoredRun } = await import('../core/inspect-runs.js');
       const { renderRun } = await import('../reporters/run-detail.js');
       const shown = await showStoredRun(io.cwd, runId);
-      if (options.json) writeLine(io.stdout, JSON.stringify({ record: shown.record, attempts: shown.attempts }, null, 2));
+      if (options.json) writeLine(io.stdout, JSON.stringify({ record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman }, null, 2));
       else renderRun(shown, io);
       setExit(ExitCode.VERIFIED);
     });

@@ -28,15 +28,16 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       tasks,
       configFile: options.config,
       env: io.env,
-      overrides: { retainWorkspace: options.keep ? true : undefined },
+      overrides: { retainWorkspace: options.keep ? true : undefined, 'budget.maxKaneCredits': options.maxKaneCredits, 'budget.maxMinutes': options.maxMinutes },
       workers,
       shard,
       inPlace: options.inPlace,
+      lockBase: options.lockBase,
       signal,
       reporterFor,
     }),
   );
-  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => (t.record ? { ...t.record, needsHuman: t.needsHuman ?? null } : { file: t.file, refused: t.refused })) }, null, 2));
   else {
     // A blank line between the runs' progress and the summary; a summary alone starts at once.
     if (result.tasks.some((t) => t.record)) writeLine(io.stdout);
@@ -67,12 +68,17 @@ export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], options:
   writeLine(io.stdout, `${title}: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
   for (const t of tasks) {
     if (!t.record) {
-      writeLine(io.stdout, `  REFUSED   ${t.file}: ${(t.refused ?? '').split('\n')[0]}`);
+      const [first, ...details] = (t.refused ?? '').split('\n');
+      writeLine(io.stdout, `  REFUSED   ${t.file}: ${first}`);
+      // The details name what to fix (which criterion, which step, which commit): show them, within reason.
+      for (const line of details.slice(0, 10)) writeLine(io.stdout, `            ${line}`);
+      if (details.length > 10) writeLine(io.stdout, `            … and ${details.length - 10} more (--json has them all)`);
       continue;
     }
     const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;
     const criteria = t.criteria.map((c) => `${c.id} ${c.status}`).join(', ');
     writeLine(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
+    for (const reason of t.needsHuman?.reasons ?? []) writeLine(io.stdout, `            NEEDS_HUMAN: ${reason}`);
   }
   const verified = tasks.filter((t) => t.record?.state === 'VERIFIED').length;
   writeLine(io.stdout, `${verified}/${tasks.length} VERIFIED`);

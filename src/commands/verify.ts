@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
-import { parseCount } from './options.js';
+import { parseCount, parsePositive } from './options.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 
 export interface VerifyCommandOptions {
@@ -18,6 +18,9 @@ export interface VerifyCommandOptions {
   json?: boolean;
   evidence?: string;
   config?: string;
+  lockBase?: string;
+  maxKaneCredits?: number;
+  maxMinutes?: number;
 }
 
 const EXIT: Record<VerificationResult['status'], number> = { PASS: ExitCode.VERIFIED, FAIL: ExitCode.FAILED, VERIFIER_ERROR: ExitCode.ERROR, INCONCLUSIVE: ExitCode.ERROR };
@@ -36,6 +39,9 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--url <url>', "the running app's URL (passed to Kane as start_url)")
     .option('--evidence <dir>', 'where to keep the verifier output (default: .elenchos/verifier-only/<time>)')
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
+    .option('--lock-base <ref>', 'also refuse a test lock changed since <ref> without its contract (e.g. origin/main in a pull request)')
+    .option('--max-kane-credits <n>', 'per task: end it ERROR BUDGET_EXCEEDED before a verification would pass this many Kane credits', parsePositive)
+    .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
     .option('--json', 'print the verification result as JSON')
     .action(async (tasks: string[], options: VerifyCommandOptions) => {
       if (!options.verifierOnly) {

@@ -41,6 +41,14 @@ export const VerifierConfigSchema = z.strictObject({
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
   env: envRecord.describe('Extra environment variables for the verifier.'),
   browserPath: z.string().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
+  sweep: z
+    .strictObject({
+      command: z.string().min(1).optional().describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
+      maxSteps: z.number().int().positive().max(200).default(30).describe('--max-steps of the exploratory run.'),
+      timeoutSeconds: seconds(300).describe('Wall-clock limit of the exploratory run.'),
+    })
+    .optional()
+    .describe('After a PASS, one bounded exploratory Kane run looking for bugs (off unless set, e.g. `"sweep": {}`).'),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -54,6 +62,20 @@ export const ConfigSchema = z.strictObject({
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
   retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
+  budget: z
+    .strictObject({
+      maxCostUsd: z.number().positive().optional().describe('End the run ERROR BUDGET_EXCEEDED before a step would pass this many US dollars of agent cost.'),
+      maxKaneCredits: z.number().positive().optional().describe('… before a verification would pass this many Kane credits.'),
+      maxMinutes: z.number().positive().optional().describe('… before a step would pass this many minutes of the run.'),
+    })
+    .prefault({})
+    .describe('Caps on what one run may spend (also --max-cost-usd, --max-kane-credits, --max-minutes).'),
+  needsHuman: z
+    .strictObject({
+      afterFailedRuns: z.number().int().min(0).max(100).default(3).describe('Agent runs in a row ending FAILED or ERROR that flag a task NEEDS_HUMAN (0: never by count; tampering always flags).'),
+    })
+    .prefault({})
+    .describe('When `elenchos run` refuses a task until `elenchos ack`.'),
   mcp: z
     .strictObject({
       allowVerify: z.boolean().default(false).describe('Let MCP clients start `elenchos verify` of a task (read-only otherwise).'),

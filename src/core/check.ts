@@ -8,6 +8,7 @@ import { repoRootOrCwd } from '../git/git.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
+import { checkTestLock } from './test-lock-check.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -15,6 +16,8 @@ export interface CheckOptions {
   files: string[];
   configFile?: string;
   env?: NodeJS.ProcessEnv;
+  /** `--lock-base <ref>`: also refuse a test lock changed since then without its contract. */
+  lockBase?: string;
 }
 
 export interface TaskCheck {
@@ -27,6 +30,10 @@ export interface TaskCheck {
   steps: MappedStep[];
   criteria: { id: string; description: string; steps: number[] }[];
   problems: string[];
+  /** The task's test lock (`<task>.lock.json`), or null when it has none. */
+  lock: string | null;
+  /** What a reviewer may want to know but breaks nothing (a test changed with its assertions kept). */
+  notes: string[];
 }
 
 export interface CheckReport {
@@ -50,15 +57,15 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   const tasks: TaskCheck[] = [];
   const files = options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
-    tasks.push(await checkOne(file, root, loaded));
+    tasks.push(await checkOne(file, root, loaded, options.lockBase));
   }
   const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
   return { ok, root, config: { file: loaded?.label ?? options.configFile ?? 'elenchos.config.json', ok: configProblems.length === 0, problems: configProblems }, tasks };
 }
 
-async function checkOne(file: string, root: string, loaded: LoadedConfig | null): Promise<TaskCheck> {
+async function checkOne(file: string, root: string, loaded: LoadedConfig | null, lockBase: string | undefined): Promise<TaskCheck> {
   const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
-  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [] };
+  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [], lock: null, notes: [] };
   if (!loaded) {
     result.problems.push('not checked further: the configuration is invalid');
     return result;
@@ -83,6 +90,10 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null)
       const fix = u.suggestion ? `did you mean ${u.suggestion}?` : 'add the criterion to the contract or fix the id';
       result.problems.push(`${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`);
     }
+    const lock = await checkTestLock(root, resolved, { base: lockBase });
+    result.lock = lock.file;
+    result.problems.push(...lock.problems);
+    result.notes.push(...lock.notes);
   } catch (error) {
     result.problems.push(...problemLines(error));
   }

@@ -2,8 +2,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isLockFile } from '../contract/test-lock-schema.js';
 
-export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec';
+export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec' | 'test-lock';
 
 export interface LockedFile {
   /** Repo-relative, forward slashes. */
@@ -44,7 +45,7 @@ export async function lockContract(inputs: LockInputs): Promise<LockedFile[]> {
     { path: inputs.testLabel, sha256: sha256(await readFile(path.join(inputs.root, inputs.testLabel))), role: 'test' },
   ];
   for (const extra of inputs.extra) {
-    const role: LockedRole = extra.startsWith('.testmuai/variables/') ? 'variables' : inputs.testLabel.endsWith('_test.md') ? 'import' : 'spec';
+    const role: LockedRole = isLockFile(extra) ? 'test-lock' : extra.startsWith('.testmuai/variables/') ? 'variables' : inputs.testLabel.endsWith('_test.md') ? 'import' : 'spec';
     locked.push({ path: extra, sha256: sha256(await readFile(path.join(inputs.root, extra))), role });
   }
   return locked;

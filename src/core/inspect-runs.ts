@@ -5,11 +5,13 @@ import { InputError } from '../errors.js';
 import { listRuns, readRunRecord } from '../evidence/run-record.js';
 import { attemptDir, runDir, runsDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
+import { needsHumanIn } from './needs-human.js';
 
-/** Every stored run, newest first. */
+/** Every stored run, newest first, and the tasks that need a human. */
 export async function listStoredRuns(cwd: string) {
   const root = await repoRootOrCwd(cwd);
-  return { root, ...(await listRuns(root)) };
+  const needsHuman = [...(await needsHumanIn(root)).values()];
+  return { root, ...(await listRuns(root)), needsHuman };
 }
 
 /** One run: its record and each attempt's attempt.json (missing ones are null: the attempt crashed). */
@@ -23,7 +25,8 @@ export async function showStoredRun(cwd: string, runId: string) {
     const file = path.join(attemptDir(dir, summary.number), 'attempt.json');
     attempts.push(await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => null));
   }
-  return { root, dir, record, attempts };
+  const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
+  return { root, dir, record, attempts, needsHuman };
 }
 
 /** Accepts a full run id, a unique prefix, or "latest". */

@@ -12,6 +12,8 @@ import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
+import { checkTestLock } from './test-lock-check.js';
+import { loadNeedsHuman } from './needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 
 export interface PreflightOptions {
@@ -24,6 +26,8 @@ export interface PreflightOptions {
   needsAgent: boolean;
   /** Refuse uncommitted changes (run: the agent works on HEAD; verify --in-place: the checkout is verified). */
   requireClean?: boolean;
+  /** `--lock-base <ref>`: a test lock changed since this commit without its contract is refused. */
+  lockBase?: string;
 }
 
 export interface Preflight {
@@ -49,8 +53,18 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
+  }
+  // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
+  const testLock = await checkTestLock(root, resolved, { base: options.lockBase });
+  if (testLock.problems.length > 0) {
+    throw new PreflightError(
+      'TEST_WEAKENED',
+      `${resolved.label}: the test no longer verifies what ${testLock.file} locked (${testLock.problems.length} problem(s)); restore it, or if the change is intended run elenchos lock --update ${resolved.label} and have the lock's diff reviewed`,
+      { details: testLock.problems },
+    );
   }
   checkMapping(resolved);
   const dirty = await dirtyPaths(root);
@@ -62,7 +76,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     });
   }
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
-  const extras = await resolved.verifier.lockedInputs(root, resolved.testFileLabel);
+  // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
+  const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   const changed = new Set(dirty);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
@@ -133,6 +148,17 @@ async function checkVerifier(resolved: ResolvedTask, config: Config, root: strin
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);
   }
+}
+
+/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
+async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
+  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
+  if (!flagged) return;
+  throw new PreflightError(
+    'NEEDS_HUMAN',
+    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
+    { details: flagged.reasons },
+  );
 }
 
 /** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */

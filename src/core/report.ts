@@ -24,7 +24,7 @@ export async function writeReport(options: { cwd: string; runId: string; out?: s
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const html = renderHtmlReport({ record: shown.record, attempts: shown.attempts, texts, manifest });
+  const html = renderHtmlReport({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman });
   const out = options.out ? path.resolve(options.cwd, options.out) : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, html);

@@ -11,6 +11,7 @@ import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
 import { appEnvironment } from './app-env.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
+import { sweepAfterPass } from './sweep-step.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
@@ -52,6 +53,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     snapshots: { before: null, after: null },
     terminal: null,
     appFailure: null,
+    cost: { agentUsd: null, agentTurns: null, inputTokens: null, outputTokens: null, kaneCredits: null },
   };
   const teardowns = new Teardowns();
   const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
@@ -68,8 +70,11 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
   try {
     ctx.reporter.onEvent({ type: 'attempt-start', attempt: input.number, kind: input.kind });
     if (input.kind === 'agent') {
+      const over = ctx.budget.gate('agent');
+      if (over) return end('ERROR', 'BUDGET_EXCEEDED', over);
       const outcome = await dispatchAgent(ctx, input, say);
       record.agent = outcome;
+      Object.assign(record.cost, ctx.budget.recordAgent(outcome));
       checkInterrupted();
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
     }
@@ -133,6 +138,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       say('app', `ready in ${start.readyMs} ms`);
     }
 
+    const overBefore = ctx.budget.gate('verifier');
+    if (overBefore) return end('ERROR', 'BUDGET_EXCEEDED', overBefore);
     const tamperedBefore = await checkContract(ctx);
     if (tamperedBefore.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
@@ -154,6 +161,13 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };
     record.criteria = verification.criteria;
     record.findings = verification.findings;
+    const credits = typeof verification.details.creditsConsumed === 'number' ? verification.details.creditsConsumed : null;
+    record.cost.kaneCredits = credits;
+    ctx.budget.recordVerifier(credits, verification.durationMs);
+    const swept = await sweepAfterPass(ctx, record, verification, url, verifierDir);
+    if ('overBudget' in swept) return end('ERROR', 'BUDGET_EXCEEDED', swept.overBudget);
+    if (swept.ran) record.sweep = swept.sweep;
+    const verdict = swept.ran ? { status: swept.status, summary: swept.summary } : { status: verification.status, summary: verification.summary };
     say('stop', 'stopping the app and the verifier');
     await teardowns.runAll();
     checkInterrupted();
@@ -171,8 +185,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (!sameSnapshot(before, after)) {
       return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
     }
-    record.status = verification.status;
-    record.summary = verification.summary;
+    record.status = verdict.status;
+    record.summary = verdict.summary;
     return { record, snapshotAfter: after };
   } finally {
     await teardowns.runAll();

@@ -3,6 +3,8 @@ import type { Config } from '../config/config-schema.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
 import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
+import type { SweepResult } from '../verifiers/kane/sweep.js';
+import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from './contract-lock.js';
 import type { RunReporter } from './events.js';
 import type { ResolvedTask } from './resolve-task.js';
@@ -30,6 +32,8 @@ export interface RunContext {
   signal: AbortSignal;
   reporter: RunReporter;
   startedAt: number;
+  /** Totals and caps: each step asks it first (BUDGET_EXCEEDED), and reports what it spent. */
+  budget: BudgetTracker;
 }
 
 /** How a run ends: its state, one stable reason code (null when VERIFIED) and a message for people. */
@@ -58,4 +62,8 @@ export interface AttemptRecord {
   terminal: Terminal | null;
   /** Set when the app did not come up (a repairable product failure). */
   appFailure: string | null;
+  /** What this attempt spent (agent dollars, tokens, turns; Kane credits). */
+  cost: AttemptCost;
+  /** The exploratory sweep after a PASS, when `verifier.sweep` is set. */
+  sweep?: SweepResult;
 }

@@ -50,6 +50,7 @@ export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, at
   const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
   draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
   draft.attempts = attempts.map(summarize);
+  draft.cost = ctx.budget.totals();
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
 }
 
@@ -66,6 +67,7 @@ export async function finishRun(
   draft.finishedAt = new Date().toISOString();
   draft.durationMs = Date.now() - ctx.startedAt;
   draft.attempts = attempts.map(summarize);
+  draft.cost = ctx.budget.totals();
   draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
   await new Redactor({ values: secretValues(ctx) }).redactTree(ctx.runDir);
@@ -82,6 +84,7 @@ function summarize(record: AttemptRecord): AttemptSummary {
     criteria: record.criteria.map((c) => ({ id: c.id, status: c.status, steps: c.steps })),
     startedAt: record.startedAt,
     durationMs: record.durationMs,
+    cost: record.cost,
   };
 }
 

@@ -21,6 +21,7 @@ import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
 import { verifierToolchain } from './toolchain.js';
+import { BudgetTracker } from './budget.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -37,6 +38,8 @@ export interface RunTaskOptions {
   inPlace?: boolean;
   /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
   cleanChecked?: boolean;
+  /** `--lock-base <ref>`: refuse a test lock changed since then without its contract. */
+  lockBase?: string;
 }
 
 export interface RunTaskResult {
@@ -75,6 +78,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     signal: options.signal,
     reporter: options.reporter,
     startedAt: Date.now(),
+    budget: new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });

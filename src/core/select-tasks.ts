@@ -17,11 +17,11 @@ export function parseShard(value: string): Shard {
   return { index, count };
 }
 
-/** Task files (absolute, sorted, unique) matched by `patterns` under `base`. */
+/** Task files (absolute, sorted, unique) matched by `patterns` under `base`; a glob never matches a test lock (`*.lock.json`). */
 export async function selectTasks(patterns: readonly string[], base: string, shard?: Shard): Promise<string[]> {
   const found = new Set<string>();
   for (const pattern of patterns) {
-    const matches = fg.isDynamicPattern(pattern) ? await fg(pattern, { cwd: base, absolute: true, onlyFiles: true, ignore: ['**/node_modules/**', '.elenchos/**'] }) : [path.resolve(base, pattern)];
+    const matches = fg.isDynamicPattern(pattern) ? await fg(pattern, { cwd: base, absolute: true, onlyFiles: true, ignore: ['**/node_modules/**', '.elenchos/**', '**/*.lock.json'] }) : [path.resolve(base, pattern)];
     for (const file of matches) found.add(file);
   }
   const sorted = [...found].sort();

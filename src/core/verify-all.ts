@@ -8,6 +8,7 @@ import { repoRootOrCwd } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
+import { needsHumanIn, type NeedsHuman } from './needs-human.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
 
@@ -21,6 +22,8 @@ export interface VerifyAllOptions {
   workers: number;
   shard?: Shard;
   inPlace?: boolean;
+  /** `--lock-base <ref>`, passed to each task's preflight. */
+  lockBase?: string;
   signal: AbortSignal;
   /** A reporter for each task's run (prefixed when tasks run in parallel). */
   reporterFor: (taskFile: string) => RunReporter;
@@ -34,6 +37,8 @@ export interface VerifiedTask {
   refused: string | null;
   /** The last attempt's criteria with descriptions and notes, for JUnit and summaries. */
   criteria: { id: string; description: string; status: string; note: string | null }[];
+  /** Why the task waits for a person (tampering caught, or too many failed agent runs), else null. */
+  needsHuman?: NeedsHuman | null;
 }
 
 export interface VerifyAllResult {
@@ -71,6 +76,8 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.workers, files.length)) }, worker));
   const tasks = results.filter(Boolean);
+  const flags = await needsHumanIn(root, options.env);
+  for (const task of tasks) task.needsHuman = task.record ? (flags.get(task.record.task.id) ?? null) : null;
   return { root, tasks, exitCode: overallExit(tasks, options.signal.aborted) };
 }
 
@@ -88,6 +95,7 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
       mode: 'verify',
       inPlace: options.inPlace,
       cleanChecked: options.inPlace,
+      lockBase: options.lockBase,
     });
     return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
   } catch (error) {

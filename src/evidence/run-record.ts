@@ -23,6 +23,7 @@ export const RUN_REASONS = [
   'ABANDONED',
   'SETUP_FAILED',
   'INTERNAL_ERROR',
+  'BUDGET_EXCEEDED',
 ] as const;
 export const ATTEMPT_STATUSES = [
   'RUNNING',
@@ -43,7 +44,7 @@ export const ATTEMPT_STATUSES = [
   'ERROR',
 ] as const;
 export const CRITERION_STATUSES = ['PASS', 'FAIL', 'UNVERIFIED'] as const;
-export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec'] as const;
+export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec', 'test-lock'] as const;
 
 export type RunState = (typeof RUN_STATES)[number];
 export type RunReason = (typeof RUN_REASONS)[number];
@@ -101,6 +102,16 @@ export const RunRecordSchema = z
     host: z.string(),
     workspace: z.looseObject({ path: z.string(), base: z.string(), kept: z.boolean() }),
     attempts: z.array(AttemptSummarySchema),
+    /** What the run spent, summed over its attempts (absent in records written before cost accounting). */
+    cost: z
+      .looseObject({
+        agentUsd: z.number().nonnegative(),
+        agentTurns: z.number().int().nonnegative(),
+        inputTokens: z.number().int().nonnegative(),
+        outputTokens: z.number().int().nonnegative(),
+        kaneCredits: z.number().nonnegative(),
+      })
+      .optional(),
   })
   .refine((run) => run.state !== 'VERIFIED' || run.reason === null, {
     message: 'a VERIFIED run has no reason (reason must be null)',

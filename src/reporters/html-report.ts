@@ -9,6 +9,8 @@ export interface ReportInput {
   /** Attempt number → small text files worth showing (prompt, logs), already truncated. */
   texts: Map<number, { name: string; text: string }[]>;
   manifest: { ok: boolean; problems: string[] } | null;
+  /** Why the run's task waits for a person, when it does. */
+  needsHuman?: { reasons: string[] } | null;
 }
 
 /** Escapes text for HTML element content and attribute values. */
@@ -26,6 +28,7 @@ h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid
 pre{background:#f6f8fa;padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}table{border-collapse:collapse;margin:.5rem 0}
 td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}.s{font-weight:600;border-radius:4px;padding:0 .35rem}
 .PASS,.VERIFIED{background:#dafbe1;color:#116329}.FAIL,.FAILED{background:#ffebe9;color:#a40e26}
+.NEEDS_HUMAN{background:#ffebe9;color:#a40e26}
 .ERROR,.VERIFIER_ERROR,.INCONCLUSIVE,.UNVERIFIED,.NOT_VERIFIED,.RUNNING{background:#fff8c5;color:#7d4e00}`;
 
 /** Renders the report. */
@@ -34,6 +37,11 @@ export function renderHtmlReport(input: ReportInput): string {
   const badge = (status: string) => `<span class="s ${escapeHtml(status)}">${escapeHtml(status)}</span>`;
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(record.task.title)} <small>(${escapeHtml(record.task.id)})</small></h1>`);
+  if (input.needsHuman) {
+    parts.push(`<p>${badge('NEEDS_HUMAN')} ${escapeHtml(`no agent runs this task until a person acknowledges it (elenchos ack ${record.task.file}):`)}</p><ul>`);
+    for (const reason of input.needsHuman.reasons) parts.push(`<li>${escapeHtml(reason)}</li>`);
+    parts.push('</ul>');
+  }
   parts.push(`<p>${badge(record.state)} ${record.reason ? `<code>${escapeHtml(record.reason)}</code>` : ''} ${escapeHtml(record.message ?? '')}</p>`);
   parts.push('<table>');
   for (const [k, v] of [
@@ -43,6 +51,7 @@ export function renderHtmlReport(input: ReportInput): string {
     ['started', record.startedAt],
     ['duration', record.durationMs === null ? 'did not finish' : `${(record.durationMs / 1000).toFixed(1)} s`],
     ['base commit', record.workspace.base],
+    ['spent', record.cost ? `agent $${record.cost.agentUsd} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits` : 'not recorded'],
     ['tools', Object.entries(record.tools).map(([t, ver]) => `${t} ${ver ?? '?'}`).join(', ')],
     ['evidence integrity', input.manifest === null ? 'no manifest' : input.manifest.ok ? 'manifest verified' : `MANIFEST MISMATCH: ${input.manifest.problems.join('; ')}`],
   ]) parts.push(`<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);

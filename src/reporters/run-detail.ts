@@ -1,6 +1,7 @@
 // Human rendering of `elenchos show <run-id>`.
 import path from 'node:path';
 import { writeLine, type CliIO } from '../cli-io.js';
+import type { NeedsHuman } from '../core/needs-human.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { describeFinding } from '../core/prompt.js';
 import type { Finding } from '../verifiers/types.js';
@@ -11,6 +12,7 @@ interface ShownRun {
   dir: string;
   record: RunRecord;
   attempts: (Record<string, unknown> | null)[];
+  needsHuman?: NeedsHuman | null;
 }
 
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
@@ -19,7 +21,15 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   const out = (line = '') => writeLine(io.stdout, line);
   out(`run ${record.runId} · ${record.mode} · task ${record.task.id} (${record.task.file})`);
   out(`${record.state}${record.reason ? ` (${record.reason})` : ''}${record.message ? `: ${record.message}` : ''}`);
+  if (shown.needsHuman) {
+    out(`NEEDS_HUMAN: task ${record.task.id} gets no agent until a person looks (elenchos ack ${record.task.file}):`);
+    for (const reason of shown.needsHuman.reasons) out(`  ${reason}`);
+  }
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
+  if (record.cost) {
+    const c = record.cost;
+    out(`spent: agent $${c.agentUsd} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`);
+  }
   out(`contract: ${record.contract.files.filter((f) => f.role !== 'task-canonical').map((f) => `${f.path} ${f.sha256.slice(0, 12)}`).join(', ')}`);
   record.attempts.forEach((summary, i) => {
     const detail = shown.attempts[i];

@@ -1,9 +1,17 @@
 // Human rendering of `elenchos runs`.
 import { writeLine, type CliIO } from '../cli-io.js';
+import type { NeedsHuman } from '../core/needs-human.js';
 import type { RunRecord, UnreadableRun } from '../evidence/run-record.js';
 
-/** One line per run: id, state and reason, task, attempts, duration. */
-export function renderRunList(runs: readonly RunRecord[], unreadable: readonly UnreadableRun[], io: CliIO): void {
+/** `  $0.0421, 11 credits` (what a run spent), empty when it spent nothing anyone reported. */
+export function describeSpend(cost: RunRecord['cost']): string {
+  if (!cost) return '';
+  const parts = [cost.agentUsd > 0 ? `$${cost.agentUsd}` : '', cost.kaneCredits > 0 ? `${cost.kaneCredits} credits` : ''].filter(Boolean);
+  return parts.length > 0 ? `  ${parts.join(', ')}` : '';
+}
+
+/** One line per run: id, state and reason, task, attempts, duration, spend. */
+export function renderRunList(runs: readonly RunRecord[], unreadable: readonly UnreadableRun[], io: CliIO, needsHuman: readonly NeedsHuman[] = []): void {
   if (runs.length === 0 && unreadable.length === 0) {
     writeLine(io.stdout, 'no runs yet (elenchos run <task.json> stores its evidence under .elenchos/runs/)');
     return;
@@ -11,7 +19,11 @@ export function renderRunList(runs: readonly RunRecord[], unreadable: readonly U
   for (const run of runs) {
     const state = `${run.state}${run.reason ? ` ${run.reason}` : ''}`;
     const duration = run.durationMs === null ? 'running?' : `${(run.durationMs / 1000).toFixed(1)}s`;
-    writeLine(io.stdout, `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}`);
+    const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
+    writeLine(io.stdout, `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`);
   }
   for (const bad of unreadable) writeLine(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);
+  for (const flagged of needsHuman) {
+    writeLine(io.stdout, `NEEDS_HUMAN ${flagged.taskId}: ${flagged.reasons.join('; ')} — look, then elenchos ack <task file>`);
+  }
 }

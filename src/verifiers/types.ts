@@ -1,5 +1,6 @@
 // The interface every verifier (kane, playwright, command) implements, and what it returns.
 import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
+import type { StepPrint } from '../contract/step-print.js';
 import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
 
 export type AttemptStatus = 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE';
@@ -96,6 +97,8 @@ export interface VerifierAdapter {
   readSteps(testFile: string): Promise<DeclaredStep[]>;
   /** Repo-relative paths of every input the verifier reads besides the test file (imports, variables files). */
   lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
+  /** Fingerprints and assertions of each step/test, for the test-weakening lock (`elenchos lock`). */
+  printSteps?(testFile: string): Promise<StepPrint[]>;
   /** Repo-relative path prefixes the verifier writes as its own output (excluded from stability, kept as evidence). */
   outputPaths(testFileLabel: string): string[];
   verify(context: VerifyContext): Promise<VerificationResult>;

@@ -5,6 +5,7 @@ import { runProcess } from '../../process/spawn.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import { kaneLockedInputs } from '../kane/inputs.js';
 import { parseTestMd } from '../kane/test-md.js';
+import { printTestMdSteps } from '../kane/step-prints.js';
 import type { VerificationResult, VerifierAdapter, VerifyContext } from '../types.js';
 import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
@@ -17,6 +18,7 @@ export const commandAdapter: VerifierAdapter = {
   // Any file name: its steps are `## ` headings with `@verifies`, as in a Kane test.
   checkTestFileName: () => null,
   readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
+  printSteps: async (testFile) => printTestMdSteps(await readFile(testFile, 'utf8')),
   lockedInputs: kaneLockedInputs,
   outputPaths: () => [],
   verify: runCommandVerifier,

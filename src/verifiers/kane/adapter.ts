@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { kaneLockedInputs, kaneOutputPaths } from './inputs.js';
 import { parseTestMd } from './test-md.js';
+import { printTestMdSteps } from './step-prints.js';
 import { runKane } from './run-kane.js';
 import { kaneVersion } from './kane-version.js';
 
@@ -13,6 +14,7 @@ export const kaneAdapter: VerifierAdapter = {
   checkTestFileName: (relative) =>
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
   readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
+  printSteps: async (testFile) => printTestMdSteps(await readFile(testFile, 'utf8')),
   lockedInputs: kaneLockedInputs,
   outputPaths: kaneOutputPaths,
   verify: runKane,

@@ -20,25 +20,31 @@ const PASSED_THROUGH = [
 const PASSED_PREFIXES = ['LC_', 'KANE_CLI_', 'KANE_DEV_MODE', 'KANE_TESTRUN_', 'XDG_'];
 const REDACTED = '***';
 
-/** Builds `kane-cli testmd run <abs test> --agent --headless --variables … [--username … --access-key …] [extra args]`. */
-export function buildKaneInvocation(ctx: VerifyContext): KaneInvocation {
+/** Kane's child environment (what it needs, nothing else) and the basic-auth flags built from LT_USERNAME/LT_ACCESS_KEY. */
+export function kaneChildEnv(baseEnv: NodeJS.ProcessEnv, extra: Record<string, string>): { env: NodeJS.ProcessEnv; authArgs: string[]; accessKey: string | undefined } {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(ctx.baseEnv)) {
+  for (const [name, value] of Object.entries(baseEnv)) {
     if (value === undefined) continue;
     if (PASSED_THROUGH.includes(name) || PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
   }
-  Object.assign(env, ctx.env);
+  Object.assign(env, extra);
   // Kane never reads LT_* itself (kane-cli.md §11): they become flags, and stay out of its environment.
-  const lookup = { ...ctx.baseEnv, ...ctx.env };
+  const lookup = { ...baseEnv, ...extra };
   const username = lookup.LT_USERNAME;
   const accessKey = lookup.LT_ACCESS_KEY;
   delete env.LT_USERNAME;
   delete env.LT_ACCESS_KEY;
+  return { env, authArgs: username && accessKey ? ['--username', username, '--access-key', accessKey] : [], accessKey };
+}
+
+/** Builds `kane-cli testmd run <abs test> --agent --headless --variables … [--username … --access-key …] [extra args]`. */
+export function buildKaneInvocation(ctx: VerifyContext): KaneInvocation {
+  const { env, authArgs, accessKey } = kaneChildEnv(ctx.baseEnv, ctx.env);
 
   const variables = kaneVariables(ctx.variables, ctx.url);
   const secrets = Object.values(variables).filter((v) => v.secret).map((v) => v.value);
   const args = ['testmd', 'run', ctx.testFile, '--agent', '--headless', '--variables', JSON.stringify(variables)];
-  if (username && accessKey) args.push('--username', username, '--access-key', accessKey);
+  args.push(...authArgs);
   args.push(...ctx.args);
   return { command: ctx.command ?? 'kane-cli', args, env, redactedArgs: redactArgs(args, [...secrets, ...(accessKey ? [accessKey] : [])]) };
 }

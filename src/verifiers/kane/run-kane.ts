@@ -88,6 +88,7 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
       streamContractVersion: facts.contractVersion,
       sessionId: facts.done?.sessionId ?? null,
       shareUrl: facts.done?.shareUrl ?? null,
+      creditsConsumed: facts.creditsConsumed === null ? null : Math.round(facts.creditsConsumed * 10_000) / 10_000,
       evidencePack: packPath,
       copied: { pack: artifacts.pack, output: artifacts.output },
       missing: artifacts.missing,

@@ -60,4 +60,6 @@ export interface StreamFacts {
   eventsAfterDone: number;
   /** Events by type (unknown types included: they are counted, never fatal). */
   typeCounts: Record<string, number>;
+  /** Credits the run's `run_end` events report (null when none says). */
+  creditsConsumed: number | null;
 }

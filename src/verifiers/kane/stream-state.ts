@@ -23,6 +23,7 @@ export class KaneStreamState {
     orphans: [],
     eventsAfterDone: 0,
     typeCounts: {},
+    creditsConsumed: null,
   };
   private current: StepFacts | null = null;
 
@@ -125,6 +126,9 @@ export class KaneStreamState {
   private runEnd(event: Record<string, unknown>): void {
     const step = this.current;
     if (!step) return this.orphan('run_end outside any step');
+    // A run's own credits; a failing replay reports only its investigation's, inside the verdict (reference §4).
+    const credits = readNumber(event.credits_consumed) ?? readNumber(readObject(event.verdict)?.credits_consumed);
+    if (credits !== null && credits >= 0) this.facts.creditsConsumed = (this.facts.creditsConsumed ?? 0) + credits;
     const failed = event.status === 'failed';
     // A step may take several runs (healing, flows): the last failing one explains the step, else the last.
     if (!failed && step.runFailed) return;

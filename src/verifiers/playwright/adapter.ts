@@ -6,6 +6,7 @@ import { playwrightToolchain } from './toolchain.js';
 import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { readSpecTests } from './spec-tests.js';
+import { printSpecTests } from './test-prints.js';
 
 const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
@@ -17,6 +18,7 @@ export const playwrightAdapter: VerifierAdapter = {
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
   readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
+  printSteps: async (testFile) => printSpecTests(await readFile(testFile, 'utf8')),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: () => [],

@@ -1,0 +1,25 @@
+// What the test-weakening lock remembers of one step or test: its assertions and a fingerprint (which
+// criteria it verifies comes from the verifier's own mapping, not from here).
+import { createHash } from 'node:crypto';
+
+/** One step (Kane, command) or test (Playwright) as the lock sees it. */
+export interface StepPrint {
+  /** The heading or test title, as the verifier reports it. */
+  title: string;
+  /** sha256 of the step's text without its title (config, body, modifiers), whitespace-normalised: a rename keeps it. */
+  fingerprint: string;
+  /** The step's assertion texts, whitespace-normalised, in order: these are what the lock protects. */
+  assertions: string[];
+  /** Why the step cannot prove anything any more (`optional`, `test.fail()`, `test.skip()`…), or null. */
+  weakened: string | null;
+}
+
+/** Collapses runs of whitespace so that re-indenting a test is not a change. */
+export function normaliseText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** sha256 hex of the normalised text. */
+export function fingerprintText(text: string): string {
+  return createHash('sha256').update(normaliseText(text)).digest('hex');
+}

@@ -1,0 +1,65 @@
+// Holds a task's test to its committed lock, naming the commit that weakened it.
+import { InputError } from '../errors.js';
+import { git } from '../git/git.js';
+import { dirtyPaths } from '../git/status.js';
+import { buildTestLock, compareTestLock, readTestLock } from './test-lock.js';
+import type { ResolvedTask } from './resolve-task.js';
+
+export interface TestLockCheckOptions {
+  /** A commit the history is checked from (`--lock-base origin/main`): a lock changed since without its contract fails. */
+  base?: string;
+}
+
+export interface TestLockCheck {
+  /** The lock file, or null when the task has none (nothing to hold it to). */
+  file: string | null;
+  problems: string[];
+  notes: string[];
+}
+
+/** Compares the task's test with its lock; each problem names the criterion, the step and the commit. */
+export async function checkTestLock(root: string, resolved: ResolvedTask, options: TestLockCheckOptions = {}): Promise<TestLockCheck> {
+  const stored = await readTestLock(root, resolved.label);
+  if (!stored) return { file: null, problems: [], notes: [] };
+  const current = await buildTestLock(resolved);
+  const { problems, notes } = compareTestLock(stored.lock, current);
+  const lines: string[] = [];
+  if (problems.length > 0) {
+    const where = await lastChange(root, resolved.testFileLabel);
+    for (const p of problems) lines.push(`${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`);
+  }
+  if (stored.lock.testFile !== resolved.testFileLabel) {
+    lines.push(`${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`);
+  }
+  if (options.base) {
+    for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
+      lines.push(`${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`);
+    }
+  }
+  return { file: stored.file, problems: lines, notes };
+}
+
+/** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */
+async function lastChange(root: string, file: string): Promise<string> {
+  if ((await dirtyPaths(root)).includes(file)) return 'uncommitted change';
+  const out = (await git(['log', '-1', '--format=%h %s', '--', file], { cwd: root }).catch(() => '')).trim();
+  if (!out) return 'not committed';
+  const [hash, ...subject] = out.split(' ');
+  return `commit ${hash} "${subject.join(' ')}"`;
+}
+
+/** Commits in `base..HEAD` that touched the lock but not the task it locks. */
+async function lockChangesWithoutContract(root: string, lockFile: string, taskFile: string, base: string): Promise<string[]> {
+  const known = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root }).catch(() => '');
+  if (!known.trim()) throw new InputError(`--lock-base ${base}: no such commit in ${root}; fetch it first (for example git fetch origin main) or drop --lock-base`);
+  const out = await git(['log', '--format=%x01%h %s', '--name-only', `${base}..HEAD`, '--', lockFile, taskFile], { cwd: root });
+  const found: string[] = [];
+  for (const block of out.split('\x01').filter((b) => b.trim() !== '')) {
+    const [header, ...files] = block.split('\n').filter((l) => l !== '');
+    if (files.includes(lockFile) && !files.includes(taskFile)) {
+      const [hash, ...subject] = (header ?? '').split(' ');
+      found.push(`commit ${hash} "${subject.join(' ')}"`);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,176 @@
+// The test-weakening lock on real git histories: each weakening commit is caught, naming the criterion
+// and the commit; an honest contract change and an explicit, reviewed `lock --update` are not.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makeProject, onlyRun } from '../helpers/project.js';
+import { gitSync, kaneTest, taskJson, tempRepo, writeFiles } from '../helpers/temp.js';
+
+const SPEC = `import { test, expect } from '@playwright/test';
+
+test('shows the form', { tag: '@AC-001' }, async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading')).toHaveText('Tasks');
+});
+
+test('lists the task', { tag: ['@AC-002'] }, async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('listitem')).toHaveText(['Buy milk']);
+  await expect(page.getByRole('listitem')).toHaveCount(1);
+});
+`;
+
+const playwrightRepo = () =>
+  tempRepo({
+    'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'node app.js {port}' } }),
+    'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }),
+    'tests/add-task.spec.ts': SPEC,
+  });
+
+/** Writes, locks and commits; returns the short hash of a later commit that changes `files`. */
+function commit(root: string, message: string, files: Record<string, string>): string {
+  writeFiles(root, files);
+  gitSync(root, 'add', '-A');
+  gitSync(root, 'commit', '-q', '-m', message);
+  return gitSync(root, 'rev-parse', '--short', 'HEAD').trim();
+}
+
+function lockAndCommit(root: string): void {
+  const locked = runCli(['lock', 'tasks/add-task.json'], root);
+  expect(locked.stdout).toContain('✓ tasks/add-task.lock.json  written');
+  expect(locked.code).toBe(0);
+  gitSync(root, 'add', '-A');
+  gitSync(root, 'commit', '-q', '-m', 'lock the tests');
+}
+
+const edit = (root: string, file: string, from: string, to: string) => readFileSync(path.join(root, file), 'utf8').replace(from, to);
+
+describe('elenchos lock (Playwright spec, real git history)', () => {
+  it('is quiet on an unchanged test, and `lock` again leaves the file alone', () => {
+    const root = playwrightRepo();
+    lockAndCommit(root);
+    expect(runCli(['check', 'tasks/add-task.json'], root)).toMatchObject({ code: 0 });
+    expect(runCli(['lock'], root, {}).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
+  });
+
+  it.each([
+    ['turns a test into test.fail()', "test('lists the task'", "test.fail('lists the task'", /AC-002: "lists the task" is now test\.fail\(\), so it can no longer prove AC-002/],
+    ['skips a test inside its body', "await page.goto('/');\n  await page.getByRole", "test.skip();\n  await page.goto('/');\n  await page.getByRole", /AC-002: "lists the task" is now test\.skip\(\)/],
+    ['drops an assertion', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", '', /AC-002: "lists the task" lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveCount\(1\)`/],
+    ['softens an assertion', "toHaveText(['Buy milk'])", 'toHaveText(/.*/)', /lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveText\(\['Buy milk'\]\)`/],
+    ['renames a test', "test('lists the task'", "test('lists tasks'", /AC-002: "lists the task" was renamed to "lists tasks"/],
+    ['deletes the test', SPEC.slice(SPEC.indexOf("test('lists the task'")), '', /AC-002: lost its verifying step "lists the task"/],
+  ])('fails check and verify, naming the criterion and the commit, when an agent commit %s', (_what, from, to, message) => {
+    const root = playwrightRepo();
+    lockAndCommit(root);
+    const sha = commit(root, 'agent: make it pass', { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', from, to) });
+    const check = runCli(['check', 'tasks/add-task.json'], root);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toMatch(message);
+    expect(check.stdout).toContain(`(tests/add-task.spec.ts, commit ${sha} "agent: make it pass")`);
+    const verify = runCli(['verify', 'tasks/add-task.json'], root);
+    expect(verify.code).not.toBe(0);
+    expect(verify.stdout + verify.stderr).toMatch(message);
+    expect(verify.stdout + verify.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+  });
+
+  it('accepts an honest contract change: the reworded criterion is not held to the old steps', () => {
+    const root = playwrightRepo();
+    lockAndCommit(root);
+    commit(root, 'AC-002 now lists tasks by title', {
+      'tasks/add-task.json': edit(root, 'tasks/add-task.json', 'criterion 2', 'the list shows the task by its title'),
+      'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test('lists the task by title'"),
+    });
+    const check = runCli(['check', 'tasks/add-task.json'], root);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain('note (tasks/add-task.lock.json): AC-002 changed in the contract');
+  });
+
+  it('refuses to rewrite a differing lock without --update, and --update says what it accepts', () => {
+    const root = playwrightRepo();
+    lockAndCommit(root);
+    writeFiles(root, { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'") });
+    const before = readFileSync(path.join(root, 'tasks/add-task.lock.json'), 'utf8');
+    const refused = runCli(['lock', 'tasks/add-task.json'], root);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain('✗ tasks/add-task.lock.json  differs, not written');
+    expect(refused.stdout).toContain('would accept: AC-002: "lists the task" is now test.skip()');
+    expect(readFileSync(path.join(root, 'tasks/add-task.lock.json'), 'utf8')).toBe(before);
+    const updated = runCli(['lock', '--update', 'tasks/add-task.json'], root);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain('accepted: AC-002: "lists the task" is now test.skip()');
+    expect(runCli(['check', 'tasks/add-task.json'], root).code).toBe(0);
+  });
+
+  it('with --lock-base, refuses a lock changed without its contract, and accepts one changed with it', () => {
+    const root = playwrightRepo();
+    lockAndCommit(root);
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    writeFiles(root, { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", '') });
+    expect(runCli(['lock', '--update', 'tasks/add-task.json'], root).code).toBe(0);
+    const sha = commit(root, 'agent: update the lock too', {});
+    expect(runCli(['check', 'tasks/add-task.json'], root).code).toBe(0); // the tree agrees with its own lock…
+    const check = runCli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    expect(check.code).toBe(3); // …but the history shows the lock moved without the contract
+    expect(check.stdout).toContain(`tasks/add-task.lock.json: changed in commit ${sha} "agent: update the lock too" without a change of tasks/add-task.json`);
+
+    const honest = playwrightRepo();
+    lockAndCommit(honest);
+    const honestBase = gitSync(honest, 'rev-parse', 'HEAD').trim();
+    writeFiles(honest, { 'tasks/add-task.json': edit(honest, 'tasks/add-task.json', 'criterion 2', 'the list shows one task') });
+    expect(runCli(['lock', '--update', 'tasks/add-task.json'], honest).code).toBe(0);
+    commit(honest, 'AC-002 reworded, lock updated with it', {});
+    expect(runCli(['check', '--lock-base', honestBase, 'tasks/add-task.json'], honest).code).toBe(0);
+    expect(runCli(['check', '--lock-base', 'no-such-ref', 'tasks/add-task.json'], honest)).toMatchObject({ code: 3 });
+  });
+
+  it('never takes a lock file for a task when the config globs tasks/*.json', () => {
+    const root = playwrightRepo();
+    writeFiles(root, { 'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'x {port}' }, tasks: ['tasks/*.json'] }) });
+    expect(runCli(['lock'], root).code).toBe(0);
+    expect(runCli(['lock'], root).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
+  });
+});
+
+describe('elenchos lock (Kane _test.md)', () => {
+  const kaneRepo = () => tempRepo({ 'tasks/add-task.json': taskJson({}, 3), 'tests/add-task_test.md': kaneTest(3) });
+
+  it('fails when an agent commit deletes a @verifies step or makes it optional', () => {
+    const root = kaneRepo();
+    lockAndCommit(root);
+    const text = readFileSync(path.join(root, 'tests/add-task_test.md'), 'utf8');
+    const withoutStep3 = text.slice(0, text.indexOf('## Step 3'));
+    const sha = commit(root, 'drop step 3', { 'tests/add-task_test.md': withoutStep3 });
+    const check = runCli(['check', 'tasks/add-task.json'], root);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain(`AC-003: lost its verifying step "Step 3 — check 3 @verifies AC-003" (tests/add-task_test.md, commit ${sha} "drop step 3")`);
+
+    const again = kaneRepo();
+    lockAndCommit(again);
+    commit(again, 'step 2 optional', {
+      'tests/add-task_test.md': edit(again, 'tests/add-task_test.md', '## Step 2 — check 2 @verifies AC-002\n\n', '## Step 2 — check 2 @verifies AC-002\n\n```yaml\noptional: true\n```\n\n'),
+    });
+    expect(runCli(['check', 'tasks/add-task.json'], again).stdout).toContain('AC-002: "Step 2 — check 2 @verifies AC-002" is now optional: true');
+  });
+
+  it('a run whose agent loosens the lock ends CONTRACT_CHANGED', () => {
+    const project = makeProject({ agent: 'edit-lock' });
+    lockAndCommit(project.root);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(2);
+    const { record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(record.message).toContain('tasks/add-task.lock.json changed in the worktree');
+  });
+
+  it('an uncommitted weakening is named as such', () => {
+    const root = kaneRepo();
+    lockAndCommit(root);
+    writeFileSync(path.join(root, 'tests/add-task_test.md'), edit(root, 'tests/add-task_test.md', 'Verify thing 1 at {{start_url}}.', 'Open {{start_url}}.'));
+    const check = runCli(['check', 'tasks/add-task.json'], root);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain('AC-001: "Step 1 — check 1 @verifies AC-001" lost the assertion `Verify thing 1 at {{start_url}}.` (tests/add-task_test.md, uncommitted change)');
+  });
+});
