@@ -57,7 +57,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(packed.files.filter((f) => /^(src|test|bench|demo)\//.test(f))).toEqual([]);
   });
 
-  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED', () => {
+  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED → apply --commit → verify', () => {
     const root = installedProject({
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
       'page.html': '<h1>Tasks</h1>\n',
@@ -109,6 +109,16 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(record).toMatchObject({ state: 'VERIFIED', reason: null });
     expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
     expect(gitSync(root, 'status', '--porcelain')).toBe('');
+
+    // Take the verified change home, committed with its trailers, and CI's verify agrees on the new HEAD.
+    const who = { ...env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' };
+    const apply = npxElenchos(['apply', 'latest', '--commit'], root, who);
+    expect(apply.status, `${apply.stdout}\n${apply.stderr}`).toBe(0);
+    expect(gitSync(root, 'log', '-1', '--format=%B')).toContain(`Elenchos-Run: ${record.runId}`);
+    expect(readFileSync(path.join(root, 'page.html'), 'utf8')).toContain('Buy milk');
+    const verify = npxElenchos(['verify', 'tasks/add-task.json'], root, env);
+    expect(verify.status, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+    expect(verify.stdout).toContain('1/1 VERIFIED');
     expect(processesInside(root)).toEqual([]);
   });
 
