@@ -1,4 +1,5 @@
 // Runs an agent process through the spawn helper and turns its end into an AgentOutcome.
+import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import { buildAgentEnv } from './agent-env.js';
@@ -47,12 +48,13 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
 }
 
 /** The ELENCHOS_* variables every agent gets. */
-export function elenchosVars(context: Pick<AgentContext, 'promptFile' | 'taskFile' | 'attempt' | 'cwd'>): Record<string, string> {
+export function elenchosVars(context: Pick<AgentContext, 'promptFile' | 'taskFile' | 'attempt' | 'cwd' | 'processTag'>): Record<string, string> {
   return {
     ELENCHOS_PROMPT_FILE: context.promptFile,
     ELENCHOS_TASK_FILE: context.taskFile,
     ELENCHOS_ATTEMPT: String(context.attempt),
     ELENCHOS_WORKSPACE: context.cwd,
+    ...(context.processTag ? { [PROCESS_TAG_ENV]: context.processTag } : {}),
   };
 }
 

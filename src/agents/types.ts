@@ -13,6 +13,8 @@ export interface AgentContext {
   /** Absolute path of the task file inside the worktree. */
   taskFile: string;
   attempt: number;
+  /** Inherited by the agent and everything it starts (ELENCHOS_PROCESS_TAG), to find what escapes its group. */
+  processTag?: string;
   config: AgentConfig;
   /** The environment the agent's own environment is picked from (never passed whole). */
   baseEnv: NodeJS.ProcessEnv;

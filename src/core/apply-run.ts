@@ -86,7 +86,7 @@ async function checkExact(tree: string, record: RunRecord, attempt: Record<strin
   const after = (attempt?.snapshots as { after?: WorkspaceSnapshot | null } | undefined)?.after;
   const verifier = record.verifier as { type?: VerifierType; testFile?: string } | undefined;
   if (!after || after.head !== record.workspace.base || !verifier?.type || !verifier.testFile) return;
-  const exclude = (await loadVerifier(verifier.type)).outputPaths(verifier.testFile);
+  const exclude = await (await loadVerifier(verifier.type)).outputPaths(tree, verifier.testFile);
   const now = await snapshotWorkspace(tree, { exclude });
   if (now.contentHash === after.contentHash) return;
   const moved = diffSnapshots(after, now);

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { agentAdapter } from '../agents/registry.js';
 import type { AgentOutcome } from '../agents/types.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
-import { InterruptedError } from '../errors.js';
+import { describeError, InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
+import { watchWindow, type WindowWatch } from '../git/window-watch.js';
 import { worktreeIntegrity } from '../git/worktree-integrity.js';
+import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
 import { appEnvironment } from './app-env.js';
@@ -17,6 +19,7 @@ import { buildVerifyContext } from './verify-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
 import { buildPrompt, type RepairEvidence } from './prompt.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { processTag, sweepEscaped } from './sweep-escaped.js';
 import { Teardowns } from './teardown.js';
 
 export interface AttemptInput {
@@ -54,8 +57,10 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     terminal: null,
     appFailure: null,
     cost: { agentUsd: null, agentTurns: null, inputTokens: null, outputTokens: null, kaneCredits: null },
+    stoppedProcesses: [],
   };
   const teardowns = new Teardowns();
+  let watch: WindowWatch | null = null;
   const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
   const say = (name: 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop', message: string) =>
     phase({ type: 'phase', attempt: input.number, phase: name, message });
@@ -75,8 +80,15 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       const outcome = await dispatchAgent(ctx, input, say);
       record.agent = outcome;
       Object.assign(record.cost, ctx.budget.recordAgent(outcome));
+      // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
+      const leftBehind = await sweepEscaped(ctx, input.number, 'agent');
+      record.stoppedProcesses.push(...leftBehind.stopped);
+      if (leftBehind.stopped.length > 0) say('agent', `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`);
       checkInterrupted();
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
+      if (leftBehind.survivors.length > 0) {
+        return end('ERROR', 'UNSTABLE_WORKSPACE', `process(es) the agent left running could not be stopped: ${leftBehind.survivors.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
+      }
     }
     say('contract', 'checking the contract lock');
     const tampered = await checkContract(ctx);
@@ -91,6 +103,14 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       return end('FAILED', 'REPAIR_UNCHANGED', `attempt ${input.number} (a repair) changed nothing in the workspace`);
     }
     say('snapshot', `workspace at ${before.head.slice(0, 12)}, ${before.changed.length} changed path(s)`);
+    // Watched from before the app starts until everything is stopped: a write undone in time is still a write.
+    try {
+      watch = await watchWindow(ctx.workspace, { exclude: ctx.excluded });
+    } catch (error) {
+      record.status = 'INCONCLUSIVE';
+      record.summary = `the verifier window cannot be watched, so its stability cannot be proved: ${describeError(error)}`;
+      return { record, snapshotAfter: before };
+    }
 
     const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
     const url = ctx.config.app.url.replaceAll('{port}', String(port));
@@ -103,7 +123,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
           command: appCommand.replaceAll('{port}', String(p)),
           url: at,
           cwd,
-          env: appEnvironment(ctx.config, ctx.env, p, at),
+          env: { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') },
           readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
           logFile: path.join(dir, 'app.log'),
           signal: ctx.signal,
@@ -170,7 +190,12 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const verdict = swept.ran ? { status: swept.status, summary: swept.summary } : { status: verification.status, summary: verification.summary };
     say('stop', 'stopping the app and the verifier');
     await teardowns.runAll();
+    const leftovers = await sweepEscaped(ctx, input.number, 'verification');
+    record.stoppedProcesses.push(...leftovers.stopped);
     checkInterrupted();
+    const window = await watch.close();
+    watch = null;
+    record.window = window;
 
     const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.after = after;
@@ -182,14 +207,24 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     }
     const tamperedAfter = await checkContract(ctx);
     if (tamperedAfter.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
+    if (window.written.length > 0) {
+      const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
+      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace was written while the verifier looked: ${shown} (even if it was put back)`);
+    }
     if (!sameSnapshot(before, after)) {
       return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
+    }
+    if (!window.ok) {
+      record.status = 'INCONCLUSIVE';
+      record.summary = `the verifier window is unprovable: ${window.problem}`;
+      return { record, snapshotAfter: after };
     }
     record.status = verdict.status;
     record.summary = verdict.summary;
     return { record, snapshotAfter: after };
   } finally {
     await teardowns.runAll();
+    if (watch) await watch.close().catch(() => undefined);
     record.durationMs = Date.now() - started;
   }
 }
@@ -220,6 +255,7 @@ async function dispatchAgent(
     promptFile,
     taskFile: path.join(ctx.workspace, ctx.resolved.label),
     attempt: input.number,
+    processTag: processTag(ctx, input.number, 'agent'),
     config: ctx.config.agent,
     baseEnv: ctx.env,
     logFile: path.join(input.dir, 'agent.log'),

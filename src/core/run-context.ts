@@ -1,5 +1,6 @@
 // Everything one run shares across its attempts.
 import type { Config } from '../config/config-schema.js';
+import type { WindowReport } from '../git/window-watch.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
 import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
@@ -43,6 +44,15 @@ export interface Terminal {
   message: string | null;
 }
 
+/** A process found alive after the agent's turn or after verification, outside the group we gave it, and killed. */
+export interface StoppedProcess {
+  after: 'agent' | 'verification';
+  pid: number;
+  command: string;
+  /** How it was found: `marker`, `cwd`, `root`, `exe`, `open-file`. */
+  found: string[];
+}
+
 /** How one attempt ended. */
 export interface AttemptRecord {
   number: number;
@@ -66,4 +76,8 @@ export interface AttemptRecord {
   cost: AttemptCost;
   /** The exploratory sweep after a PASS, when `verifier.sweep` is set. */
   sweep?: SweepResult;
+  /** What the filesystem watcher saw in the verifier window (null when the attempt ended before it). */
+  window?: WindowReport;
+  /** Escaped processes (setsid, nohup) killed after the agent's turn or after verification. */
+  stoppedProcesses: StoppedProcess[];
 }

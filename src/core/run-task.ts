@@ -73,7 +73,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     locked,
     hiddenBaseline: new Set(),
     toolchain: [],
-    excluded: resolved.verifier.outputPaths(resolved.testFileLabel),
+    excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
     signal: options.signal,
     reporter: options.reporter,

@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
 import { InputError, describeError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
-import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
+import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
 import { addWorktree, removeWorktree } from './worktree.js';
@@ -99,7 +99,7 @@ async function writePatch(cwd: string, base: string, paths: string[], exclude: s
   const pathspecs =
     paths.length <= MAX_LISTED_PATHS
       ? paths.map((p) => `:(top,literal)${p}`)
-      : [':(top)', ...exclude.map(normalizePrefix).filter(Boolean).map((p) => (p.startsWith('**/') ? `:(top,exclude,glob)${p}/**` : `:(top,exclude,literal)${p}`))];
+      : [':(top)', ...exclude.filter((p) => normalizePrefix(p) !== '').map(excludePathspec)];
   const flags = ['--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
   await gitToFile(['diff', ...flags, base, '--', ...pathspecs], { cwd, file });
 }

@@ -99,7 +99,11 @@ export interface VerifierAdapter {
   lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
   /** Fingerprints and assertions of each step/test, for the test-weakening lock (`elenchos lock`). */
   printSteps?(testFile: string): Promise<StepPrint[]>;
-  /** Repo-relative path prefixes the verifier writes as its own output (excluded from stability, kept as evidence). */
-  outputPaths(testFileLabel: string): string[];
+  /**
+   * Repo-relative path prefixes the verifier writes as its own output (excluded from stability, kept as
+   * evidence), computed from the contract in `root` before the agent runs: exact folders, never a name
+   * matched at any depth (see `isUnderPrefix`).
+   */
+  outputPaths(root: string, testFileLabel: string): Promise<string[]>;
   verify(context: VerifyContext): Promise<VerificationResult>;
 }

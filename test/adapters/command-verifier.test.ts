@@ -77,3 +77,13 @@ describe('command verifier', () => {
     expect(result).toMatchObject({ status, summary });
   });
 });
+
+describe('command verifier: malformed reports never pass', () => {
+  it('INCONCLUSIVE when a failed step line repeats "status" as passed (JSON.parse would keep the last)', async () => {
+    page = '<h1>Tasks</h1><form>New task</form><ul></ul>';
+    const { result } = await verify('duplicate-key');
+    expect(result.status).toBe('INCONCLUSIVE');
+    expect(result.summary).toContain('a step_end event repeats the key "status"');
+    expect(byId(result)).not.toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS' });
+  });
+});

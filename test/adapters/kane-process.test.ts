@@ -84,7 +84,8 @@ describe('kane adapter process handling', () => {
     const pidFile = path.join(fixture.root, 'chrome.pid');
     fixture.ctx.env = { FAKE_KANE_SCENARIO: 'hang', FAKE_KANE_PIDFILE: pidFile };
     fixture.ctx.onProgress = (p) => {
-      if (p.kind === 'step-start') setTimeout(() => controller.abort(), 200);
+      // The fake has written its child's pid before it starts the step: abort on that marker, not after a time.
+      if (p.kind === 'step-start') controller.abort();
     };
     const result = await kaneAdapter.verify(fixture.ctx);
     expect(result.status).toBe('VERIFIER_ERROR');

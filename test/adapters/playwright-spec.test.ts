@@ -61,7 +61,7 @@ describe('lockedInputs', () => {
       'tests/helpers/y.mjs',
       'tests/lazy.ts',
     ]);
-    expect(playwrightAdapter.outputPaths('tests/a.spec.ts')).toEqual([]);
+    expect(await playwrightAdapter.outputPaths(root, 'tests/a.spec.ts')).toEqual([]);
   });
 });
 

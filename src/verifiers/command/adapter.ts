@@ -2,6 +2,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
+import { firstDuplicateKey } from '../../util/duplicate-keys.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import { kaneLockedInputs } from '../kane/inputs.js';
 import { parseTestMd } from '../kane/test-md.js';
@@ -20,7 +21,7 @@ export const commandAdapter: VerifierAdapter = {
   readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
   printSteps: async (testFile) => printTestMdSteps(await readFile(testFile, 'utf8')),
   lockedInputs: kaneLockedInputs,
-  outputPaths: () => [],
+  outputPaths: async () => [],
   verify: runCommandVerifier,
 };
 
@@ -52,7 +53,11 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     keepBytes: 8 * 1024,
     onStdoutLine: (line) => {
       const event = reader.read(line);
-      if (event) state.feed(event);
+      if (!event) return;
+      const repeated = firstDuplicateKey(line);
+      // JSON.parse keeps the last of two equal keys: a line that says both failed and passed is no report.
+      if (repeated !== null) state.problems.push(`a ${String(event.type)} event repeats the key "${repeated}"`);
+      state.feed(event);
     },
   });
   const spawnError = outcome.spawnError ? `${command}: ${outcome.spawnError.code ?? outcome.spawnError.message}` : null;

@@ -47,7 +47,9 @@ export function classifyCommand(
   }
   if (mismatches.length > 0) {
     findings.push(...mismatches.map((m) => finding('inconsistency', null, m, 'report_mismatch')));
-    return result('INCONCLUSIVE', `the report does not match the test file: ${mismatches[0]}`);
+    // A report that breaks the protocol verifies nothing, not even the steps it got right.
+    const unverified = judgeCriteria(ctx.criteria, ctx.map, new Map());
+    return { status: 'INCONCLUSIVE', summary: `the report does not match the test file: ${mismatches[0]}`, criteria: unverified, findings };
   }
   const failed = [...state.steps.values()].filter((s) => s.status === 'failed');
   for (const s of failed) {

@@ -18,6 +18,7 @@ export class ProtocolState {
   readonly problems: string[] = [];
   done: 'passed' | 'failed' | null = null;
   private ended = false;
+  private readonly started = new Set<number>();
 
   constructor(private readonly onProgress?: (progress: VerifierProgress) => void) {}
 
@@ -30,7 +31,12 @@ export class ProtocolState {
     const step = typeof event.step === 'number' && Number.isInteger(event.step) && event.step > 0 ? event.step : null;
     const title = typeof event.title === 'string' ? event.title : null;
     if (event.type === 'step_start') {
-      if (step !== null) this.onProgress?.({ kind: 'step-start', step, heading: title ?? `step ${step}` });
+      if (step === null) {
+        this.problems.push(`a step_start without a valid "step" (1-based): ${JSON.stringify(event).slice(0, 200)}`);
+        return;
+      }
+      this.started.add(step);
+      this.onProgress?.({ kind: 'step-start', step, heading: title ?? `step ${step}` });
     } else if (event.type === 'step_end') {
       const status = event.status === 'passed' || event.status === 'failed' || event.status === 'skipped' ? event.status : null;
       if (step === null || status === null) {
@@ -38,6 +44,8 @@ export class ProtocolState {
         return;
       }
       if (this.steps.has(step)) this.problems.push(`step ${step} was reported twice`);
+      // A step that ran has a start; only a skipped one may end without (it never ran).
+      if (status !== 'skipped' && !this.started.has(step)) this.problems.push(`step ${step} ended ${status} without a step_start`);
       const failure = event.failure === 'product' || event.failure === 'verifier' ? event.failure : status === 'failed' ? 'unknown' : null;
       const message = typeof event.message === 'string' ? event.message : null;
       this.steps.set(step, { step, title, status, failure, message });

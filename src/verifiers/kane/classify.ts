@@ -81,6 +81,10 @@ export function classifyKane(input: ClassifyInput): Classification {
   if (pairing.length > 0) {
     return done('INCONCLUSIVE', 'pairing', `the stream does not match the test file: ${pairing[0]!.message}`, problems(pairing));
   }
+  if (facts.violationCount > 0) {
+    const why = `the stream breaks Kane's event order or shape (${facts.violationCount} violation(s)): ${facts.violations.join('; ')}`;
+    return done('INCONCLUSIVE', 'malformed', why, facts.violations.map((m) => finding('inconsistency', m)));
+  }
   if (facts.errorCount > 0) {
     const why = `Kane reported ${facts.errorCount} error event(s): ${facts.errors[0] ?? ''}`;
     return done('VERIFIER_ERROR', 'error-event', why, facts.errors.map((m) => finding('verifier_error', m, running)));

@@ -21,10 +21,23 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
   return [...found, ...auto.sort().filter((f) => !found.includes(f))];
 }
 
-/** Kane writes `output-<stem>/` beside the test, `helper-output-*` beside each `@import` helper and `.testmuai/evidence/` in the cwd. */
-export function kaneOutputPaths(testFileLabel: string): string[] {
+/**
+ * Exactly the folders Kane writes, computed from the locked test: `output-<stem>/` beside the test,
+ * `helper-output-<helper>-<stem>-<step>/` beside each `@import` helper it reaches (one per call site),
+ * and `.testmuai/evidence/` in the cwd. A folder of such a name anywhere else is the agent's.
+ */
+export async function kaneOutputPaths(root: string, testFileLabel: string): Promise<string[]> {
   const dir = path.posix.dirname(testFileLabel);
   const stem = path.posix.basename(testFileLabel).replace(/_test\.md$/, '');
   const output = dir === '.' ? `output-${stem}/` : `${dir}/output-${stem}/`;
-  return [output, '**/helper-output-*', '.testmuai/evidence/'];
+  const helpers = await followFiles(root, testFileLabel, (text, current) => {
+    const relative = (target: string) => path.posix.normalize(path.posix.join(path.posix.dirname(current), target));
+    return parseTestMd(text).steps.flatMap((s) => (s.importPath ? [relative(s.importPath)] : []));
+  });
+  const beside = helpers.map((helper) => {
+    const helperDir = path.posix.dirname(helper);
+    const name = `helper-output-${path.posix.basename(helper).replace(/\.md$/, '')}-${stem}-*`;
+    return helperDir === '.' ? name : `${helperDir}/${name}`;
+  });
+  return [output, ...[...new Set(beside)].sort(), '.testmuai/evidence/'];
 }

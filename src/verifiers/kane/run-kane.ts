@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { runProcess } from '../../process/spawn.js';
+import { firstDuplicateKey } from '../../util/duplicate-keys.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { VerificationResult, VerifyContext } from '../types.js';
 import { classifyKane, type Classification } from './classify.js';
@@ -40,7 +41,10 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
     keepBytes: 16 * 1024,
     onStdoutLine: (line) => {
       const event = reader.read(line);
-      if (event) state.feed(event);
+      if (!event) return;
+      const repeated = firstDuplicateKey(line);
+      if (repeated !== null) state.violation(`a ${String(event.type)} event repeats the key "${repeated}"`);
+      state.feed(event);
     },
     onStderrLine: (line) => {
       packPath = readEvidenceHint(line) ?? packPath;

@@ -58,6 +58,12 @@ export interface StreamFacts {
   /** `run_end` / `test_md_step_end` / `test_md_bug_verdict` naming no step, or a step never started. */
   orphans: string[];
   eventsAfterDone: number;
+  /**
+   * Event-order and shape violations (a step ended that never started, a step event after
+   * test_md_done, a second done, a repeated key): each makes the stream untrustworthy. The first few.
+   */
+  violations: string[];
+  violationCount: number;
   /** Events by type (unknown types included: they are counted, never fatal). */
   typeCounts: Record<string, number>;
   /** Credits the run's `run_end` events report (null when none says). */

@@ -8,6 +8,7 @@ export type { DoneFacts, StepFacts, StreamFacts, SummaryFacts } from './stream-f
 
 const KEEP = 5;
 const MAX_TYPES = 64;
+const AFTER_DONE_FORBIDDEN = new Set(['test_md_step_start', 'run_end', 'test_md_bug_verdict', 'test_md_step_end', 'test_md_summary', 'test_md_done']);
 
 /** A state machine over Kane events; `onProgress` hears step starts and ends as they happen. */
 export class KaneStreamState {
@@ -22,6 +23,8 @@ export class KaneStreamState {
     warnings: [],
     orphans: [],
     eventsAfterDone: 0,
+    violations: [],
+    violationCount: 0,
     typeCounts: {},
     creditsConsumed: null,
   };
@@ -35,7 +38,11 @@ export class KaneStreamState {
     const type = typeof event.type === 'string' ? event.type : '(untyped)';
     this.count(type);
     if (f.contractVersion === null && typeof event.v === 'number') f.contractVersion = event.v;
-    if (f.done !== null) f.eventsAfterDone++;
+    if (f.done !== null) {
+      f.eventsAfterDone++;
+      // Kane's result is final at test_md_done: a step, a verdict or a second result after it rewrites history.
+      if (AFTER_DONE_FORBIDDEN.has(type)) this.violation(`${type} after test_md_done`);
+    }
     switch (type) {
       case 'stream_start':
         f.cliVersion = readString(event.cli_version) ?? f.cliVersion;
@@ -68,6 +75,12 @@ export class KaneStreamState {
       default:
         return; // progress, triage internals and types newer than us: counted above, otherwise ignored
     }
+  }
+
+  /** Records an event-order or shape violation found outside the event itself (a repeated key in its line). */
+  violation(what: string): void {
+    this.facts.violationCount++;
+    if (this.facts.violations.length < KEEP) this.facts.violations.push(what);
   }
 
   /** Everything read so far. */
@@ -107,8 +120,10 @@ export class KaneStreamState {
     return step;
   }
 
+  /** An event that names no step or a step that never started: a violation, kept apart for the record. */
   private orphan(what: string): void {
     if (this.facts.orphans.length < KEEP) this.facts.orphans.push(what);
+    this.violation(what);
   }
 
   private stepStart(event: Record<string, unknown>): void {

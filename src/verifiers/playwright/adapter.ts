@@ -21,6 +21,6 @@ export const playwrightAdapter: VerifierAdapter = {
   printSteps: async (testFile) => printSpecTests(await readFile(testFile, 'utf8')),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
-  outputPaths: () => [],
+  outputPaths: async () => [],
   verify: runPlaywright,
 };

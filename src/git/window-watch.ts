@@ -1,0 +1,151 @@
+// The verifier window, watched: a write that is undone before the window closes leaves the before/after
+// snapshots equal, but not the kernel's own record of it (inotify, through Node's fs.watch).
+//
+// Why not @parcel/watcher or chokidar: both fold events before we see them. Parcel drops a file created
+// and deleted within its 50 ms batch; chokidar re-reads the directory after an event and so misses a file
+// that is already gone. Either lets a file appear, be served and vanish unseen. Since any event at all
+// ends the attempt, we need no recursive bookkeeping: one raw watch per directory that exists when the
+// window opens; a directory created later is itself an event in its parent.
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { git, splitNul } from './git.js';
+import { isUnderPrefix } from './path-prefix.js';
+import { ELENCHOS_DIR } from './status.js';
+
+/** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
+export type WindowReport =
+  | { ok: true; written: string[]; directories: number }
+  /** The watcher failed or could not confirm it saw everything: the window is unprovable, never stable. */
+  | { ok: false; problem: string; written: string[]; directories: number };
+
+export interface WindowWatch {
+  /** Closes the window: waits until every earlier event has arrived, stops watching and reports. */
+  close(): Promise<WindowReport>;
+}
+
+/** The one call of fs.watch we make, injectable so tests can play a watcher that fails. */
+export type WatchDirectory = (directory: string, onEvent: (filename: string | null) => void) => FSWatcher;
+
+export interface WatchOptions {
+  /** Repository-relative prefixes left out (the verifier's own output folders, as in the snapshot). */
+  exclude?: string[];
+  /** How long an event of our own may take to come back before the watcher is deemed blind. */
+  confirmMs?: number;
+  watchDirectory?: WatchDirectory;
+}
+
+const MAX_PATHS = 10_000;
+const watchRaw: WatchDirectory = (directory, onEvent) => watch(directory, { persistent: false }, (_type, filename) => onEvent(filename));
+
+/**
+ * Starts watching every directory of `cwd` and resolves once the watch has proved it sees (a marker
+ * file of our own, under `.elenchos/`, came back as an event). Git-ignored folders are not watched:
+ * they are outside what the snapshot compares and what is stored (see docs/verification.md). `.git`
+ * is not watched: a moved HEAD is the snapshot's to see, and checking out other files writes the tree.
+ */
+export async function watchWindow(cwd: string, options: WatchOptions = {}): Promise<WindowWatch> {
+  const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
+  const confirmMs = options.confirmMs ?? 10_000;
+  const watchDirectory = options.watchDirectory ?? watchRaw;
+  const markerDir = path.join(cwd, ELENCHOS_DIR, 'window');
+  await mkdir(markerDir, { recursive: true });
+  const directories = await listDirectories(cwd);
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  let overflow = false;
+  let failure: string | null = null;
+  const record = (rel: string) => {
+    waiting.get(rel)?.();
+    if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
+    if (seen.size < MAX_PATHS) seen.add(rel);
+    else overflow = true;
+  };
+  const watchers: FSWatcher[] = [];
+  const stop = () => {
+    for (const w of watchers) w.close();
+  };
+  try {
+    for (const dir of directories) {
+      // A name-less event (the kernel did not say) counts as a write to the directory itself.
+      const w = watchDirectory(path.join(cwd, dir), (name) => record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name));
+      w.on('error', (error) => {
+        failure ??= `${dir || '.'}: ${error.message}`;
+      });
+      watchers.push(w);
+    }
+  } catch (error) {
+    stop(); // ENOSPC here is the inotify watch limit (fs.inotify.max_user_watches)
+    throw error;
+  }
+  let markers = 0;
+  // One inotify instance delivers its events in order: once our marker arrives, every earlier write has.
+  const confirm = async (): Promise<boolean> => {
+    const name = `${ELENCHOS_DIR}window/marker-${process.pid}-${++markers}`;
+    const arrived = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), confirmMs);
+      waiting.set(name, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    await writeFile(path.join(cwd, name), '');
+    const ok = await arrived;
+    waiting.delete(name);
+    return ok;
+  };
+  if (!(await confirm())) {
+    stop();
+    throw new Error(`the filesystem watch on ${cwd} did not report a test write within ${confirmMs} ms`);
+  }
+  return {
+    async close(): Promise<WindowReport> {
+      const confirmed = await confirm();
+      stop();
+      await rm(markerDir, { recursive: true, force: true });
+      const written = await dropIgnored(cwd, await dropOwnOutput(cwd, [...seen], exclude));
+      const count = directories.length;
+      if (failure) return { ok: false, problem: `the filesystem watch failed: ${failure}`, written, directories: count };
+      if (!confirmed) return { ok: false, problem: `the filesystem watch did not confirm its last events within ${confirmMs} ms`, written, directories: count };
+      // Past the cap a path may be missing from the list, never from the verdict: something was written.
+      if (overflow && written.length === 0) return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories: count };
+      return { ok: true, written, directories: count };
+    },
+  };
+}
+
+/** Every directory to watch, repo-relative ('' for the root): all but `.git`, our runs and git-ignored folders. */
+async function listDirectories(cwd: string): Promise<string[]> {
+  const out = await git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd });
+  const ignored = splitNul(out)
+    .filter((p) => p.endsWith('/') && p !== ELENCHOS_DIR)
+    .map((p) => fg.escapePath(p.slice(0, -1)));
+  // With --in-place the checkout's own .elenchos/ holds the evidence being written: not watched.
+  const skip = ['.git', `${ELENCHOS_DIR}runs`, `${ELENCHOS_DIR}workspaces`, ...ignored].flatMap((p) => [p, `${p}/**`]);
+  const found = await fg('**', { cwd, onlyDirectories: true, dot: true, followSymbolicLinks: false, ignore: skip });
+  return ['', ...found.sort()];
+}
+
+/**
+ * Drops what the verifier itself writes. The watch names a folder when it is created, which the
+ * snapshot never lists alone: a path that is one of the excluded folders counts only while it is one.
+ */
+async function dropOwnOutput(cwd: string, paths: string[], exclude: string[]): Promise<string[]> {
+  const kept: string[] = [];
+  for (const p of paths) {
+    if (isUnderPrefix(p, exclude)) continue;
+    if (isUnderPrefix(`${p}/-`, exclude) && (await lstat(path.join(cwd, p)).catch(() => null))?.isDirectory()) continue;
+    kept.push(p);
+  }
+  return kept;
+}
+
+/** The paths git does not ignore (the ones the snapshot compares and the archive stores). */
+async function dropIgnored(cwd: string, paths: string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  // check-ignore exits 1 when none is ignored: then every path counts, which is the safe side.
+  const out = await git(['check-ignore', '--stdin', '-z'], { cwd, input: `${paths.join('\0')}\0` }).catch(() => '');
+  const ignored = new Set(splitNul(out));
+  return paths.filter((p) => !ignored.has(p)).sort();
+}

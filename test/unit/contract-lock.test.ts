@@ -1,0 +1,104 @@
+// The contract lock on a real directory: what it hashes, and every way it notices a change.
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, lockContract, sha256, statContract, touchedBetween, verifyContract } from '../../src/core/contract-lock.js';
+import { tempDir, writeFiles } from '../helpers/temp.js';
+
+const TASK = '{ "id": "t", "b": [2, {"y": 1, "x": null}], "a": "é" }';
+
+function project(extra: Record<string, string> = {}) {
+  const root = tempDir();
+  writeFiles(root, { 'tasks/t.json': TASK, 'tests/t_test.md': '## One\n', 'tests/h.md': 'helper\n', '.testmuai/variables/v.json': '{}', ...extra });
+  return root;
+}
+
+describe('canonicalJson and sha256', () => {
+  it.each([
+    [{ b: 1, a: [3, { d: null, c: 'x' }] }, '{"a":[3,{"c":"x","d":null}],"b":1}'],
+    [[], '[]'],
+    [{}, '{}'],
+    ['s"', '"s\\""'],
+    [1.5, '1.5'],
+    [{ B: 1, a: 2, A: 3 }, '{"A":3,"B":1,"a":2}'],
+  ])('%j → %s', (value, text) => {
+    expect(canonicalJson(value)).toBe(text);
+  });
+
+  it('hashes as sha256 hex', () => {
+    expect(sha256('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256(Buffer.from('abc'))).toBe(sha256('abc'));
+  });
+});
+
+describe('lockContract', () => {
+  it('locks the task twice (bytes, canonical JSON), the test and each extra input with its role', async () => {
+    const root = project();
+    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md', extra: ['tests/h.md', '.testmuai/variables/v.json'] });
+    expect(locked).toEqual([
+      { path: 'tasks/t.json', sha256: sha256(TASK), role: 'task' },
+      { path: 'tasks/t.json', sha256: sha256(canonicalJson(JSON.parse(TASK))), role: 'task-canonical' },
+      { path: 'tests/t_test.md', sha256: sha256('## One\n'), role: 'test' },
+      { path: 'tests/h.md', sha256: sha256('helper\n'), role: 'import' },
+      { path: '.testmuai/variables/v.json', sha256: sha256('{}'), role: 'variables' },
+    ]);
+    const spec = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md.spec.ts', extra: ['tests/h.md'] }).catch(() => null);
+    expect(spec).toBeNull(); // a missing test file is an error, never an empty lock
+  });
+
+  it('an extra input of a non-Kane test is a spec import', async () => {
+    const root = project({ 'tests/a.spec.ts': 'test' });
+    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/a.spec.ts', extra: ['tests/h.md'] });
+    expect(locked.map((f) => f.role)).toEqual(['task', 'task-canonical', 'test', 'spec']);
+  });
+});
+
+describe('verifyContract', () => {
+  const lock = (root: string) => lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md', extra: ['tests/h.md'] });
+  const place = (root: string, currentExtra = ['tests/h.md']) => ({ label: 'worktree', root, currentExtra });
+
+  it('is empty while nothing changed', async () => {
+    const root = project();
+    expect(await verifyContract(await lock(root), place(root))).toEqual([]);
+  });
+
+  it.each([
+    ['a changed test', (root: string) => writeFileSync(path.join(root, 'tests/t_test.md'), '## Easier\n'), ['tests/t_test.md changed in the worktree']],
+    ['a reformatted task (same canonical JSON)', (root: string) => writeFileSync(path.join(root, 'tasks/t.json'), JSON.stringify(JSON.parse(TASK))), ['tasks/t.json changed in the worktree']],
+    ['a deleted helper', (root: string) => rmSync(path.join(root, 'tests/h.md')), ['tests/h.md was deleted in the worktree']],
+  ])('names %s', async (_what, change, problems) => {
+    const root = project();
+    const locked = await lock(root);
+    change(root);
+    expect(await verifyContract(locked, place(root))).toEqual(problems);
+  });
+
+  it('names an input that appeared since the lock', async () => {
+    const root = project();
+    const locked = await lock(root);
+    expect(await verifyContract(locked, place(root, ['tests/h.md', '.testmuai/variables/new.json']))).toEqual([
+      '.testmuai/variables/new.json appeared in the worktree (the verifier would read it)',
+    ]);
+  });
+});
+
+describe('statContract / touchedBetween', () => {
+  it('sees a file rewritten with the same bytes (ctime moves), and a deleted one', async () => {
+    const root = project();
+    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md', extra: ['tests/h.md'] });
+    const before = await statContract(locked, root);
+    expect([...before.keys()]).toEqual(['tasks/t.json', 'tests/t_test.md', 'tests/h.md']);
+    expect(touchedBetween(before, await statContract(locked, root))).toEqual([]);
+    // ctime has nanosecond resolution here, but wait until it visibly moves rather than hoping it does.
+    const stamp = before.get('tests/t_test.md');
+    let after = before;
+    while (after.get('tests/t_test.md') === stamp) {
+      writeFileSync(path.join(root, 'tests/t_test.md'), '## One\n');
+      after = await statContract(locked, root);
+    }
+    rmSync(path.join(root, 'tests/h.md'));
+    after = await statContract(locked, root);
+    expect(after.get('tests/h.md')).toBe('missing');
+    expect(touchedBetween(before, after)).toEqual(['tests/t_test.md', 'tests/h.md']);
+  });
+});

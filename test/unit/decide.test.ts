@@ -1,0 +1,37 @@
+// The run's decision after each verified attempt, as a table (SPEC §3 step 4.10).
+import { describe, expect, it } from 'vitest';
+import { decideNext, type Budget, type Decision, type VerifiedStatus } from '../../src/core/decide.js';
+
+const budget = (repairsUsed: number, maxRepairAttempts: number, verifierRetriesUsed: number, maxVerifierRetries: number): Budget => ({
+  repairsUsed, maxRepairAttempts, verifierRetriesUsed, maxVerifierRetries,
+});
+
+describe('decideNext', () => {
+  const table: [VerifiedStatus, Budget, boolean, Decision][] = [
+    ['PASS', budget(0, 2, 0, 1), true, { next: 'finish', state: 'VERIFIED', reason: null }],
+    ['PASS', budget(2, 2, 1, 1), false, { next: 'finish', state: 'VERIFIED', reason: null }],
+    ['FAIL', budget(0, 2, 0, 1), true, { next: 'repair' }],
+    ['FAIL', budget(1, 2, 0, 1), true, { next: 'repair' }],
+    ['FAIL', budget(2, 2, 0, 1), true, { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' }],
+    ['FAIL', budget(3, 2, 0, 1), true, { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' }],
+    ['FAIL', budget(0, 0, 0, 1), true, { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' }],
+    // verify mode: no agent, so no repair however large the budget.
+    ['FAIL', budget(0, 2, 0, 1), false, { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' }],
+    ['VERIFIER_ERROR', budget(0, 2, 0, 1), true, { next: 'reverify' }],
+    ['VERIFIER_ERROR', budget(0, 2, 1, 1), true, { next: 'finish', state: 'ERROR', reason: 'VERIFIER_ERROR' }],
+    ['VERIFIER_ERROR', budget(0, 2, 2, 1), false, { next: 'finish', state: 'ERROR', reason: 'VERIFIER_ERROR' }],
+    ['VERIFIER_ERROR', budget(0, 2, 0, 0), true, { next: 'finish', state: 'ERROR', reason: 'VERIFIER_ERROR' }],
+    ['INCONCLUSIVE', budget(0, 2, 0, 2), true, { next: 'reverify' }],
+    ['INCONCLUSIVE', budget(0, 2, 1, 2), false, { next: 'reverify' }],
+    ['INCONCLUSIVE', budget(0, 2, 2, 2), true, { next: 'finish', state: 'ERROR', reason: 'INCONCLUSIVE' }],
+    // Verifier trouble never spends the agent's repairs, even when they are used up.
+    ['INCONCLUSIVE', budget(2, 2, 0, 1), true, { next: 'reverify' }],
+  ];
+  it.each(table)('%s with %j (repairs %s) → %j', (status, b, repairs, decision) => {
+    expect(decideNext(status, b, { repairs })).toEqual(decision);
+  });
+
+  it('repairs by default', () => {
+    expect(decideNext('FAIL', budget(0, 1, 0, 0))).toEqual({ next: 'repair' });
+  });
+});

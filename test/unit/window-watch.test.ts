@@ -1,0 +1,83 @@
+// The filesystem watch over the verifier window, on a real git repository and real inotify.
+import { watch } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { watchWindow, type WatchDirectory } from '../../src/git/window-watch.js';
+import { tempRepo } from '../helpers/temp.js';
+
+const repo = () => tempRepo({ 'page.html': 'good\n', '.gitignore': 'dist/\n*.log\n', 'src/a.js': 'a\n', 'tests/helpers/login.md': 'x\n' });
+const raw: WatchDirectory = (dir, onEvent) => watch(dir, { persistent: false }, (_t, name) => onEvent(name));
+
+describe('watchWindow', () => {
+  it('reports a write that was put back, a file created and removed at once, a new folder; nothing git ignores or the verifier owns', async () => {
+    const root = repo();
+    mkdirSync(path.join(root, 'dist'), { recursive: true });
+    const watch = await watchWindow(root, { exclude: ['tests/output-add/', 'tests/helpers/helper-output-login-add-*'] });
+    const original = readFileSync(path.join(root, 'page.html'));
+    writeFileSync(path.join(root, 'page.html'), 'swapped\n');
+    writeFileSync(path.join(root, 'page.html'), original);
+    writeFileSync(path.join(root, 'src/tmp.js'), 'x');
+    rmSync(path.join(root, 'src/tmp.js'));
+    mkdirSync(path.join(root, 'public/helper-output-x'), { recursive: true });
+    writeFileSync(path.join(root, 'dist/bundle.js'), 'built');
+    writeFileSync(path.join(root, 'server.log'), 'log');
+    mkdirSync(path.join(root, 'tests/output-add'), { recursive: true });
+    writeFileSync(path.join(root, 'tests/output-add/Result.md'), 'kane');
+    mkdirSync(path.join(root, 'tests/helpers/helper-output-login-add-1'), { recursive: true });
+    writeFileSync(path.join(root, 'tests/helpers/helper-output-login-add-1/Result.md'), 'kane');
+    const report = await watch.close();
+    expect(report).toMatchObject({ ok: true, written: ['page.html', 'public', 'src/tmp.js'] });
+    // ., .elenchos, .elenchos/window (our markers), dist (empty when the window opened: git lists no ignored
+    // folder without files, so it is watched and its writes dropped as ignored), src, tests, tests/helpers.
+    expect(report.directories).toBe(7);
+  });
+
+  it('a file named like a verifier output folder is a write', async () => {
+    const root = repo();
+    const watch = await watchWindow(root, { exclude: ['tests/helpers/helper-output-login-add-*'] });
+    writeFileSync(path.join(root, 'tests/helpers/helper-output-login-add-1'), 'not a folder');
+    expect((await watch.close()).written).toEqual(['tests/helpers/helper-output-login-add-1']);
+  });
+
+  it('an untouched window reports nothing, and leaves no marker behind', async () => {
+    const root = repo();
+    const report = await (await watchWindow(root)).close();
+    expect(report).toMatchObject({ ok: true, written: [] });
+    expect(() => readFileSync(path.join(root, '.elenchos/window'))).toThrow();
+  });
+
+  it('a watch that reports an error makes the window unprovable', async () => {
+    const root = repo();
+    const watchers: ReturnType<WatchDirectory>[] = [];
+    const failing: WatchDirectory = (dir, onEvent) => {
+      const w = raw(dir, onEvent);
+      watchers.push(w);
+      return w;
+    };
+    const watch = await watchWindow(root, { watchDirectory: failing });
+    watchers[1]!.emit('error', new Error('EMFILE: too many open files'));
+    expect(await watch.close()).toMatchObject({ ok: false, problem: 'the filesystem watch failed: .elenchos: EMFILE: too many open files', written: [] });
+  });
+
+  it('a watch that stops delivering cannot confirm the window; one that never delivers cannot open it', async () => {
+    const root = repo();
+    let deaf = false;
+    const flaky: WatchDirectory = (dir, onEvent) => raw(dir, (name) => (deaf ? undefined : onEvent(name)));
+    const watch = await watchWindow(root, { watchDirectory: flaky, confirmMs: 300 });
+    deaf = true;
+    expect(await watch.close()).toMatchObject({ ok: false, problem: 'the filesystem watch did not confirm its last events within 300 ms' });
+    const blind: WatchDirectory = (dir) => raw(dir, () => undefined);
+    await expect(watchWindow(root, { watchDirectory: blind, confirmMs: 300 })).rejects.toThrow(/did not report a test write within 300 ms/);
+  });
+
+  it('a watch that cannot start (the inotify watch limit) rejects, so the attempt is INCONCLUSIVE', async () => {
+    const root = repo();
+    let n = 0;
+    const limited: WatchDirectory = (dir, onEvent) => {
+      if (++n > 2) throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
+      return raw(dir, onEvent);
+    };
+    await expect(watchWindow(root, { watchDirectory: limited })).rejects.toThrow(/ENOSPC/);
+  });
+});

@@ -1,0 +1,27 @@
+// The fast tests that judge the verdict core (the ones that cover stryker.config.json's `mutate` files), for `npm run mutate` (Stryker): unit tests and the adapter
+// tests that replay Kane streams or run the command verifier fixture. No end-to-end test (they run the
+// built CLI, which mutants never reach) and no real browser.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'test/unit/classify-command.test.ts',
+      'test/unit/command-protocol.test.ts',
+      'test/unit/contract-lock.test.ts',
+      'test/unit/criteria-map.test.ts',
+      'test/unit/decide.test.ts',
+      'test/unit/duplicate-keys.test.ts',
+      'test/unit/kane-classify.test.ts',
+      'test/unit/kane-classify-precise.test.ts',
+      'test/unit/kane-stream-checks.test.ts',
+      'test/unit/kane-stream-order.test.ts',
+      'test/unit/path-prefix.test.ts',
+      'test/adapters/kane-malformed.test.ts',
+      'test/adapters/command-verifier.test.ts',
+    ],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    maxWorkers: 1,
+  },
+});
