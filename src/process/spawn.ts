@@ -1,7 +1,7 @@
-// The one way Elenchos starts a child: its own process group, a timeout, an abort signal,
-// output streamed line by line to a log and a listener, and the whole group killed on every exit path.
-import { spawn } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+// The one way Elenchos starts a child. execa runs it: timeout, abort, SIGTERM→SIGKILL escalation,
+// stdin, byte-exact copies of its output into files, line splitting. This layer adds only what execa
+// cannot do: the child's own process group, killed whole on every exit path, and output tails and caps.
+import { execa } from 'execa';
 import { trackGroup, terminateGroup } from './process-group.js';
 
 export interface SpawnOptions {
@@ -14,7 +14,7 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Grace between SIGTERM and SIGKILL. */
   graceMs?: number;
-  /** Log file for both streams, each line prefixed with `[stdout]`/`[stderr]`-free raw text. */
+  /** Log file for both streams, interleaved as written, byte for byte. */
   logFile?: string;
   /** Separate files for raw stdout / stderr (byte for byte). */
   stdoutFile?: string;
@@ -23,7 +23,7 @@ export interface SpawnOptions {
   onStderrLine?: (line: string) => void;
   /** Keep at most this many bytes of each stream in memory (the tail). */
   keepBytes?: number;
-  /** Stop reading (and kill) after this many bytes of output in total. */
+  /** Stop reading (and kill) after this many bytes of output in total; the files keep at most one chunk more. */
   maxOutputBytes?: number;
   /** Do not kill the group when the leader exits (a server we stop ourselves). */
   keepGroupOnExit?: boolean;
@@ -50,120 +50,89 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
+/** How long pipes held open by a process outside the group may delay the result after the leader exits. */
+const PIPE_RELEASE_MS = 2000;
+
 /** Starts `command args` in a new process group and wires timeout, abort and logging. */
 export function startProcess(command: string, args: readonly string[], options: SpawnOptions): RunningProcess {
   const started = Date.now();
-  const keep = options.keepBytes ?? 64 * 1024;
-  const child = spawn(command, args, {
+  const graceMs = options.graceMs ?? 3000;
+  const child = execa(command, args, {
     cwd: options.cwd,
     env: options.env,
+    extendEnv: false,
+    // A group of its own, so that everything the child starts can be killed with it (process-group.ts).
     detached: true,
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    stdout: ['pipe', ...fileTargets(options.stdoutFile, options.logFile)],
+    stderr: ['pipe', ...fileTargets(options.stderrFile, options.logFile)],
+    buffer: false,
+    reject: false,
+    timeout: options.timeoutMs,
+    cancelSignal: options.signal,
+    forceKillAfterDelay: graceMs,
   });
   const pid = child.pid;
   if (pid !== undefined) trackGroup(pid);
-  const log = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : null;
-  const rawOut = options.stdoutFile ? createWriteStream(options.stdoutFile, { flags: 'a' }) : null;
-  const rawErr = options.stderrFile ? createWriteStream(options.stderrFile, { flags: 'a' }) : null;
-  let timedOut = false;
-  let aborted = false;
-  let outputCapped = false;
-  let total = 0;
-  let spawnError: NodeJS.ErrnoException | null = null;
-  const tails = { stdout: '', stderr: '' };
   let stopping: Promise<void> | null = null;
-
   const stop = (): Promise<void> => {
     if (pid === undefined) return Promise.resolve();
-    stopping ??= terminateGroup(pid, options.graceMs ?? 3000);
+    // execa's kill() (timeout, abort) reaches the leader alone; a server or browser it started must go too.
+    stopping ??= terminateGroup(pid, graceMs);
     return stopping;
   };
 
-  const wire = (stream: NodeJS.ReadableStream, name: 'stdout' | 'stderr', raw: WriteStream | null, onLine?: (line: string) => void) => {
-    let partial = '';
-    stream.setEncoding?.('utf8');
-    stream.on('data', (chunk: string) => {
-      total += Buffer.byteLength(chunk);
-      if (options.maxOutputBytes !== undefined && total > options.maxOutputBytes) {
-        if (!outputCapped) {
-          outputCapped = true;
-          void stop();
-        }
-        return;
-      }
-      raw?.write(chunk);
-      log?.write(chunk);
-      tails[name] = (tails[name] + chunk).slice(-keep);
-      if (!onLine) return;
-      partial += chunk;
-      let newline = partial.indexOf('\n');
-      while (newline >= 0) {
-        safeCall(onLine, partial.slice(0, newline).replace(/\r$/, ''));
-        partial = partial.slice(newline + 1);
-        newline = partial.indexOf('\n');
-      }
-    });
-    stream.on('end', () => {
-      if (onLine && partial !== '') safeCall(onLine, partial.replace(/\r$/, ''));
-      partial = '';
-    });
+  const keep = options.keepBytes ?? 64 * 1024;
+  const tails = { stdout: new ByteTail(keep), stderr: new ByteTail(keep) };
+  let total = 0;
+  let outputCapped = false;
+  // execa's maxBuffer needs the whole output in memory; a runaway is cut here from the byte count instead.
+  const account = (tail: ByteTail) => (chunk: Buffer) => {
+    if (outputCapped) return;
+    total += chunk.length;
+    tail.push(chunk);
+    if (options.maxOutputBytes !== undefined && total > options.maxOutputBytes) {
+      outputCapped = true;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      void stop();
+    }
   };
-  if (child.stdout) wire(child.stdout, 'stdout', rawOut, options.onStdoutLine);
-  if (child.stderr) wire(child.stderr, 'stderr', rawErr, options.onStderrLine);
-  if (options.input !== undefined && child.stdin) {
-    child.stdin.on('error', () => undefined); // a child that never reads its stdin is not our failure
-    child.stdin.end(options.input);
-  }
+  child.stdout?.on('data', account(tails.stdout));
+  child.stderr?.on('data', account(tails.stderr));
+  const lines = [forwardLines(child, 'stdout', options.onStdoutLine), forwardLines(child, 'stderr', options.onStderrLine)];
 
-  const timer =
-    options.timeoutMs !== undefined
-      ? setTimeout(() => {
-          timedOut = true;
-          void stop();
-        }, options.timeoutMs)
-      : null;
-  const onAbort = () => {
-    aborted = true;
-    void stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const done = new Promise<SpawnResult>((resolve) => {
-    let settled = false;
-    let exited = false;
-    const finish = async (exitCode: number | null, signal: NodeJS.Signals | null) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      // Anything the leader left behind in its group goes with it, unless we manage the group ourselves.
-      if (pid !== undefined && !options.keepGroupOnExit) await stop();
-      // A process outside the group may still hold our pipes open: give them a moment, then let go.
-      await waitForClose(child, 2000);
-      await Promise.all([closeStream(log), closeStream(rawOut), closeStream(rawErr)]);
-      resolve({
-        exitCode,
-        signal,
-        timedOut,
-        aborted,
-        outputCapped,
-        spawnError,
-        stdoutTail: tails.stdout,
-        stderrTail: tails.stderr,
-        durationMs: Date.now() - started,
-      });
-    };
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      spawnError = error;
-      if (pid === undefined || !exited) void finish(null, null);
-    });
-    child.on('exit', (code, signal) => {
-      exited = true;
-      void finish(code, signal);
+  let sweep: Promise<void> = Promise.resolve();
+  let release: NodeJS.Timeout | undefined;
+  child.once('exit', () => {
+    // Anything the leader left behind in its group goes with it, unless we manage the group ourselves.
+    if (!options.keepGroupOnExit) sweep = stop();
+    // A process that left the group (setsid) may hold our pipes open: execa would wait for it forever.
+    void sweep.then(() => {
+      release = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPE_RELEASE_MS);
     });
   });
 
+  const done = (async (): Promise<SpawnResult> => {
+    const result = await child;
+    await Promise.all(lines);
+    await sweep;
+    clearTimeout(release);
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+      timedOut: result.timedOut,
+      aborted: result.isCanceled,
+      outputCapped,
+      spawnError: pid === undefined ? ((result.cause ?? result) as NodeJS.ErrnoException) : null,
+      stdoutTail: tails.stdout.text(),
+      stderrTail: tails.stderr.text(),
+      durationMs: Date.now() - started,
+    };
+  })();
   return { pid, done, stop };
 }
 
@@ -172,29 +141,42 @@ export function runProcess(command: string, args: readonly string[], options: Sp
   return startProcess(command, args, options).done;
 }
 
-function waitForClose(child: ReturnType<typeof spawn>, ms: number): Promise<void> {
-  if (child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      resolve();
-    }, ms);
-    child.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+function fileTargets(...files: (string | undefined)[]): { file: string; append: true }[] {
+  return files.filter((file): file is string => file !== undefined).map((file) => ({ file, append: true }));
 }
 
-function closeStream(stream: WriteStream | null): Promise<void> {
-  return new Promise((resolve) => (stream ? stream.end(() => resolve()) : resolve()));
-}
-
-function safeCall(fn: (line: string) => void, line: string): void {
+/** Hands each line (decoded as UTF-8 here only: the files keep the bytes) to `onLine`. */
+async function forwardLines(child: ReturnType<typeof execa>, from: 'stdout' | 'stderr', onLine: ((line: string) => void) | undefined): Promise<void> {
+  if (!onLine) return;
   try {
-    fn(line);
+    // The default encoding (utf8) makes execa yield strings without their newline (and CR before it).
+    for await (const line of child.iterable({ from, binary: false })) {
+      try {
+        onLine(line as string);
+      } catch {
+        // A broken listener must not break the process it listens to.
+      }
+    }
   } catch {
-    // A broken listener must not break the process it listens to.
+    // The stream was cut (output cap, pipes released): the lines so far were delivered.
+  }
+}
+
+/** The last `limit` bytes of a stream, decoded only when asked for. */
+class ByteTail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.limit) this.size -= this.chunks.shift()!.length;
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
   }
 }
