@@ -1,7 +1,8 @@
 // Starts the app under test in its own process group and races ready / exited early / timed out.
 import { describeError } from '../errors.js';
-import { startProcess, type RunningProcess } from '../process/spawn.js';
+import { startProcess, type RunningProcess, type SpawnResult } from '../process/spawn.js';
 import { probeUrl } from '../process/url-probe.js';
+import { waitUntilReady } from '../process/wait-ready.js';
 import { lastLines } from '../util/text.js';
 
 export interface StartAppOptions {
@@ -21,6 +22,8 @@ export type AppStart =
   | { ok: true; app: RunningProcess; readyMs: number }
   | { ok: false; reason: 'APP_URL_IN_USE'; message: string }
   | { ok: false; reason: 'APP_EXITED' | 'APP_NOT_READY' | 'APP_START_FAILED' | 'INTERRUPTED'; message: string; exitCode: number | null; logTail: string };
+
+type Race = { kind: 'ready' } | { kind: 'not-ready' } | { kind: 'exited'; result: SpawnResult } | { kind: 'interrupted' };
 
 /** Refuses a URL that already answers, then starts `command` (via /bin/sh) and waits for the URL. */
 export async function startApp(options: StartAppOptions): Promise<AppStart> {
@@ -42,39 +45,40 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
     keepGroupOnExit: true,
     keepBytes: 8 * 1024,
   });
-  let exited: { code: number | null; spawnError: string | null } | null = null;
-  void app.done.then((r) => {
-    exited = { code: r.exitCode, spawnError: r.spawnError ? describeError(r.spawnError) : null };
-  });
-  const deadline = started + options.readyTimeoutMs;
-  const poll = options.pollMs ?? 50;
-  for (;;) {
-    if (options.signal.aborted) {
-      await app.stop();
-      return { ok: false, reason: 'INTERRUPTED', message: 'interrupted while the app was starting', exitCode: null, logTail: '' };
-    }
-    const probe = await probeUrl(options.url, 1000);
-    if (probe.answered && probe.status < 500) return { ok: true, app, readyMs: Date.now() - started };
-    const end = exited as { code: number | null; spawnError: string | null } | null;
-    if (end !== null) {
-      const result = await app.done;
-      await app.stop();
-      const tail = lastLines(result.stdoutTail + result.stderrTail, 15);
-      if (end.spawnError) return { ok: false, reason: 'APP_START_FAILED', message: `the app could not start: ${end.spawnError}`, exitCode: null, logTail: tail };
-      return { ok: false, reason: 'APP_EXITED', message: `the app exited with code ${end.code} before ${options.url} answered`, exitCode: end.code, logTail: tail };
-    }
-    if (Date.now() >= deadline) {
-      await app.stop();
-      const result = await app.done;
-      const seen = probe.answered ? `it answered HTTP ${probe.status}` : `last probe: ${probe.error}`;
-      return {
-        ok: false,
-        reason: 'APP_NOT_READY',
-        message: `${options.url} did not become ready within app.readyTimeoutSeconds (${Math.round(options.readyTimeoutMs / 1000)}s; ${seen})`,
-        exitCode: null,
-        logTail: lastLines(result.stdoutTail + result.stderrTail, 15),
-      };
-    }
-    await new Promise((resolve) => setTimeout(resolve, poll));
+  const polling = new AbortController();
+  const outcome = await Promise.race<Race>([
+    waitUntilReady(options.url, { deadline: started + options.readyTimeoutMs, signal: polling.signal, intervalMs: options.pollMs }).then((ready) =>
+      ready ? { kind: 'ready' } : { kind: 'not-ready' },
+    ),
+    app.done.then((result) => ({ kind: 'exited', result })),
+    interruption(options.signal),
+  ]);
+  polling.abort();
+  if (outcome.kind === 'ready') return { ok: true, app, readyMs: Date.now() - started };
+  if (outcome.kind === 'interrupted') {
+    await app.stop();
+    return { ok: false, reason: 'INTERRUPTED', message: 'interrupted while the app was starting', exitCode: null, logTail: '' };
   }
+  await app.stop();
+  const result = await app.done;
+  const logTail = lastLines(result.stdoutTail + result.stderrTail, 15);
+  if (outcome.kind === 'exited') {
+    if (result.spawnError) return { ok: false, reason: 'APP_START_FAILED', message: `the app could not start: ${describeError(result.spawnError)}`, exitCode: null, logTail };
+    return { ok: false, reason: 'APP_EXITED', message: `the app exited with code ${result.exitCode} before ${options.url} answered`, exitCode: result.exitCode, logTail };
+  }
+  // The message names what the URL did last, so the user can tell a crash loop from a wrong URL.
+  const last = await probeUrl(options.url, 1000);
+  const seen = last.answered ? `it answered HTTP ${last.status}` : `last probe: ${last.error}`;
+  return {
+    ok: false,
+    reason: 'APP_NOT_READY',
+    message: `${options.url} did not become ready within app.readyTimeoutSeconds (${Math.round(options.readyTimeoutMs / 1000)}s; ${seen})`,
+    exitCode: null,
+    logTail,
+  };
+}
+
+function interruption(signal: AbortSignal): Promise<Race> {
+  if (signal.aborted) return Promise.resolve({ kind: 'interrupted' });
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true }));
 }
