@@ -1,6 +1,5 @@
-// The only place that runs git: a small promise wrapper with readable failures.
-import { execFile, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+// The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
+// (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
 import { ElenchosError } from '../errors.js';
 
 export class GitError extends ElenchosError {
@@ -13,91 +12,82 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+// Variables that redirect git (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*) or make it run another program
+// (EDITOR, PAGER, GIT_SSH): simple-git refuses them, and no run may depend on them.
+const REDIRECTING = /^(git_.*|editor|visual|pager|prefix|ssh_askpass)$/i;
+
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 function gitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
-  return { ...(env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  const kept = Object.entries(env ?? process.env).filter(([key]) => !REDIRECTING.test(key));
+  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 }
 
-function gitFailure(args: readonly string[], cwd: string, stderr: string, error: Error): GitError {
-  const detail = stderr.trim().split('\n').slice(-3).join(' ') || error.message;
+function gitFailure(args: readonly string[], cwd: string, stderr: string, error: unknown): GitError {
+  const detail = stderr.trim().split('\n').slice(-3).join(' ') || (error instanceof Error ? error.message : String(error));
   return new GitError(`git ${args.slice(0, 3).join(' ')} failed in ${cwd}: ${detail}`, { cause: error });
 }
 
+/** Git's stderr for a failed task; simple-git alone would call a non-zero exit with a silent stderr a success. */
+class GitExit extends Error {
+  constructor(readonly stderr: string, cause: unknown) {
+    super(stderr || (cause instanceof Error ? cause.message : 'git exited with an error'), { cause });
+  }
+}
+
 /** Runs `git args` in `cwd` and returns stdout; throws GitError with git's stderr on failure. */
-export function git(args: readonly string[], options: GitOptions): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd: options.cwd, env: gitEnv(options.env), maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error) reject(gitFailure(args, options.cwd, String(stderr), error));
-        else resolve(stdout);
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
+export async function git(args: readonly string[], options: GitOptions): Promise<string> {
+  // Loaded on first use: the commands that never touch git do not pay for it.
+  const { simpleGit } = await import('simple-git');
+  try {
+    const client = simpleGit({
+      baseDir: options.cwd,
+      trimmed: false,
+      // simple-git refuses an explicit GIT_* variable that is not named here.
+      allowEnvironment: ['GIT_TERMINAL_PROMPT'],
+      input: options.input === undefined ? undefined : () => options.input,
+      errors: (error, result) =>
+        error !== undefined || result.exitCode !== 0 ? new GitExit(Buffer.concat(result.stdErr).toString('utf8'), error) : undefined,
+    });
+    return await client.env(gitEnv(options.env)).raw([...args]);
+  } catch (error) {
+    const stderr = error instanceof Error && error.cause instanceof GitExit ? error.cause.stderr : error instanceof GitExit ? error.stderr : '';
+    throw gitFailure(args, options.cwd, stderr, error);
+  }
 }
 
 /** Like `git` but returns stdout as bytes: `-z` output holds paths that are not valid UTF-8. */
-export function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd: options.cwd, env: gitEnv(options.env), maxBuffer: 512 * 1024 * 1024, encoding: 'buffer' },
-      (error, stdout, stderr) => {
-        if (error) reject(gitFailure(args, options.cwd, stderr.toString('utf8'), error));
-        else resolve(stdout);
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
+export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  // simple-git hands every task's output to its parsers as UTF-8 text: the bytes come from execa.
+  const { execa } = await import('execa');
+  const result = await execa('git', args, {
+    cwd: options.cwd,
+    env: gitEnv(options.env),
+    extendEnv: false,
+    encoding: 'buffer',
+    maxBuffer: 512 * 1024 * 1024,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    reject: false,
   });
+  if (result.failed) throw gitFailure(args, options.cwd, Buffer.from(result.stderr ?? []).toString('utf8'), result);
+  return Buffer.from(result.stdout.buffer, result.stdout.byteOffset, result.stdout.byteLength);
 }
 
 /** Streams `git args` stdout into `file` (a patch may be large); resolves with the bytes written. */
-export function gitToFile(args: readonly string[], options: GitOptions & { file: string }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const out = createWriteStream(options.file);
-    const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let failed: Error | undefined;
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-8192);
-    });
-    child.stdout.pipe(out);
-    // Wait for both: git's exit code and the file being flushed to disk.
-    let exit: number | null | undefined;
-    let flushed = false;
-    child.on('error', (error) => {
-      failed = error;
-      exit ??= null;
-      settle();
-    });
-    let settled = false;
-    const settle = () => {
-      if (exit === undefined || !flushed) return;
-      if (settled) return;
-      settled = true;
-      if (failed) reject(gitFailure(args, options.cwd, stderr, failed));
-      else if (exit !== 0) reject(gitFailure(args, options.cwd, stderr, new Error(`exit code ${exit}`)));
-      else resolve(out.bytesWritten);
-    };
-    out.on('error', (error) => {
-      failed ??= error;
-      flushed = true;
-      child.kill();
-      settle();
-    });
-    out.on('close', () => {
-      flushed = true;
-      settle();
-    });
-    child.on('close', (code) => {
-      exit = code;
-      settle();
-    });
+export async function gitToFile(args: readonly string[], options: GitOptions & { file: string }): Promise<number> {
+  // simple-git keeps a task's whole output in memory: a patch streams to disk through execa instead.
+  const { execa } = await import('execa');
+  const { stat } = await import('node:fs/promises');
+  const result = await execa('git', args, {
+    cwd: options.cwd,
+    env: gitEnv(options.env),
+    extendEnv: false,
+    stdin: 'ignore',
+    stdout: { file: options.file },
+    stderr: 'pipe',
+    reject: false,
   });
+  if (result.failed) throw gitFailure(args, options.cwd, String(result.stderr ?? ''), result);
+  return (await stat(options.file)).size;
 }
 
 /** The repository's top level containing `cwd`, or null outside a repository. */
