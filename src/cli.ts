@@ -9,6 +9,8 @@ import { registerRun } from './commands/run.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
 import { registerGc } from './commands/gc.js';
+import { registerRestore } from './commands/restore.js';
+import { registerEvidence } from './commands/evidence.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
 import { registerApply } from './commands/apply.js';
@@ -35,7 +37,9 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerApply(program, io, setExit);
   registerRuns(program, io, setExit);
   registerReport(program, io, setExit);
+  registerEvidence(program, io, setExit);
   registerGc(program, io, setExit);
+  registerRestore(program, io, setExit);
   registerMerge(program, io, setExit);
   registerLock(program, io, setExit);
   registerAck(program, io, setExit);

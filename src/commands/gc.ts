@@ -1,8 +1,7 @@
-// `elenchos gc` and `elenchos restore <run-id>`: housekeeping and getting an attempt's tree back.
+// `elenchos gc`: housekeeping of runs killed outright and of worktrees no live run owns.
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
-import { parseCount } from './options.js';
 
 export function registerGc(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -22,18 +21,6 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
         for (const id of result.foreign) writeLine(io.stdout, `left ${id} alone: running on another host`);
         if (result.abandoned.length + result.removedWorktrees.length === 0) writeLine(io.stdout, 'nothing to clean');
       }
-      setExit(ExitCode.VERIFIED);
-    });
-  program
-    .command('restore')
-    .description("recreate an attempt's workspace (base commit + diff + untracked files) as a detached worktree")
-    .argument('<run-id>', 'a run id, a unique prefix, or "latest"')
-    .option('--attempt <n>', 'which attempt (default: the last one)', parseCount)
-    .option('--to <dir>', 'where (default: .elenchos/restored/<run-id>-<attempt>)')
-    .action(async (runId: string, options: { attempt?: number; to?: string }) => {
-      const { restoreAttempt } = await import('../core/restore.js');
-      const restored = await restoreAttempt({ cwd: io.cwd, runId, attempt: options.attempt, to: options.to });
-      writeLine(io.stdout, `restored attempt ${restored.attempt} of ${restored.runId} at ${restored.dir} (base ${restored.base.slice(0, 12)})`);
       setExit(ExitCode.VERIFIED);
     });
 }

@@ -8,7 +8,8 @@ export type RunEvent =
   | { type: 'attempt-start'; attempt: number; kind: 'agent' | 'reverify' | 'verify' }
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
   | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }
-  | { type: 'verifier'; attempt: number; progress: VerifierProgress }
+  /** `verifier` is the verifier type (kane, playwright, command) that reports the progress. */
+  | { type: 'verifier'; attempt: number; verifier: string; progress: VerifierProgress }
   | { type: 'app-failed'; attempt: number; message: string; logTail: string }
   | { type: 'attempt-end'; attempt: number; status: string; summary: string; criteria: { id: string; status: string }[] }
   | { type: 'run-end'; runId: string; state: string; reason: string | null; message: string | null; runDir: string; exitCode: number; mode: 'run' | 'verify' };

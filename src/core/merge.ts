@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { RunRecordSchema } from '../evidence/run-record.js';
 import { readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { overallExit, type VerifiedTask } from './verify-all.js';
+import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-all.js';
 
 /** Reads each shard's `{ "runs": [...] }` and returns every task once, in file order, with the overall exit code. */
 export async function mergeShards(files: readonly string[], cwd: string): Promise<{ tasks: VerifiedTask[]; exitCode: number }> {
@@ -22,8 +22,7 @@ export async function mergeShards(files: readonly string[], cwd: string): Promis
       const parsed = RunRecordSchema.safeParse(entry);
       if (!parsed.success) throw new InputError(`${file}: runs[${i}] is not a run record`, { details: formatZodIssues(`${file}: runs[${i}]`, parsed.error.issues) });
       const record = parsed.data;
-      const last = record.attempts.at(-1);
-      const criteria = (last?.criteria ?? []).map((c) => ({ id: c.id, description: '', status: c.status, note: null }));
+      const criteria = summarizedCriteria(record);
       // A task verified by two shards (overlapping task lists) keeps its newest run.
       const previous = byFile.get(record.task.file)?.record;
       if (!previous || previous.runId < record.runId) byFile.set(record.task.file, { file: record.task.file, record, runDir: null, refused: null, criteria });

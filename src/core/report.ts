@@ -1,16 +1,36 @@
-// `elenchos report`: gathers one run's evidence into a self-contained HTML file outside the run folder.
+// `elenchos report`: gathers one run's evidence and writes what a reporter renders of it outside the run folder.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifyManifest } from '../evidence/manifest.js';
 import { attemptDir, elenchosDir } from '../evidence/layout.js';
-import { renderHtmlReport } from '../reporters/html-report.js';
+import type { RunRecord } from '../evidence/run-record.js';
 import { showStoredRun } from './inspect-runs.js';
+
+/** Everything a report shows of one run: the data; the rendering is a reporter's (reporters/html-report.ts). */
+export interface ReportInput {
+  record: RunRecord;
+  attempts: (Record<string, unknown> | null)[];
+  /** Attempt number → small text files worth showing (prompt, logs), already truncated. */
+  texts: Map<number, { name: string; text: string }[]>;
+  manifest: { ok: boolean; problems: string[] } | null;
+  /** Why the run's task waits for a person, when it does. */
+  needsHuman?: { reasons: string[] } | null;
+}
+
+export interface WriteReportOptions {
+  cwd: string;
+  runId: string;
+  out?: string;
+  signingKey?: string;
+  /** Turns the gathered data into the file's text (the caller picks the reporter). */
+  render: (input: ReportInput) => string;
+}
 
 const SHOWN_FILES = ['prompt.md', 'agent.log', 'app.log', 'setup.log', 'verifier/stderr.log', 'workspace/diff.patch', 'base-probe/setup.log', 'base-probe/app.log'];
 const MAX_TEXT = 64 * 1024;
 
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
-export async function writeReport(options: { cwd: string; runId: string; out?: string; signingKey?: string }): Promise<string> {
+export async function writeReport(options: WriteReportOptions): Promise<string> {
   const shown = await showStoredRun(options.cwd, options.runId);
   const texts = new Map<number, { name: string; text: string }[]>();
   for (const summary of shown.record.attempts) {
@@ -24,7 +44,7 @@ export async function writeReport(options: { cwd: string; runId: string; out?: s
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const html = renderHtmlReport({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman });
+  const html = options.render({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman });
   const out = options.out ? path.resolve(options.cwd, options.out) : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, html);

@@ -175,7 +175,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
         baseEnv: ctx.env,
         evidenceDir: verifierDir,
         signal: ctx.signal,
-        onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, progress }),
+        onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, verifier: ctx.resolved.verifierType, progress }),
       }),
     );
     record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };

@@ -81,7 +81,7 @@ function summarize(record: AttemptRecord): AttemptSummary {
     kind: record.kind,
     status: record.status,
     summary: record.summary,
-    criteria: record.criteria.map((c) => ({ id: c.id, status: c.status, steps: c.steps })),
+    criteria: record.criteria.map((c) => ({ id: c.id, status: c.status, steps: c.steps, description: c.description, note: c.note })),
     startedAt: record.startedAt,
     durationMs: record.durationMs,
     cost: record.cost,

@@ -110,7 +110,12 @@ async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<Ver
   if (!last) return [];
   const text = await readFile(path.join(attemptDir(runDir, last.number), 'attempt.json'), 'utf8').catch(() => null);
   const detail = text ? (JSON.parse(text) as { criteria?: { id: string; description: string; status: string; note: string | null }[] }) : null;
-  return detail?.criteria ?? last.criteria.map((c) => ({ id: c.id, description: '', status: c.status, note: null }));
+  return detail?.criteria ?? summarizedCriteria(record);
+}
+
+/** The last attempt's criteria as its run record summarizes them (all `merge` has of a shard's run). */
+export function summarizedCriteria(record: Pick<RunRecordDraft, 'attempts'>): VerifiedTask['criteria'] {
+  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({ id: c.id, description: c.description ?? '', status: c.status, note: c.note ?? null }));
 }
 
 /** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */

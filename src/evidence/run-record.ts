@@ -58,6 +58,9 @@ export const CriterionSummarySchema = z.looseObject({
   status: z.enum(CRITERION_STATUSES),
   /** 1-based verifier steps that name this criterion. */
   steps: z.array(z.number().int().positive()),
+  /** The contract's words for it, and why it got its status, so that a run record alone can be reported (merge). */
+  description: z.string().optional(),
+  note: z.string().nullable().optional(),
 });
 
 export const AttemptSummarySchema = z.looseObject({

@@ -7,8 +7,8 @@ import { checkTasks } from '../core/check.js';
 import { listStoredRuns, showStoredRun } from '../core/inspect-runs.js';
 import { selectTasks } from '../core/select-tasks.js';
 import { verifyAll } from '../core/verify-all.js';
+import { verifyEvidence } from '../core/verify-evidence.js';
 import { ElenchosError } from '../errors.js';
-import { verifyManifest } from '../evidence/manifest.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
 
@@ -69,8 +69,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     'verify_evidence',
     { description: "Check a run's files against its manifest (tampering detection).", inputSchema: { runId: z.string() }, annotations: readOnly },
     ({ runId }) => answer(async () => {
-      const shown = await showStoredRun(options.cwd, runId);
-      return verifyManifest(shown.dir, { signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined });
+      return verifyEvidence({ cwd: options.cwd, runId, signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined });
     }),
   );
   server.registerTool(

@@ -1,17 +1,9 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
-import type { RunRecord } from '../evidence/run-record.js';
+import type { ReportInput } from '../core/report.js';
 import type { Finding } from '../verifiers/types.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 
-export interface ReportInput {
-  record: RunRecord;
-  attempts: (Record<string, unknown> | null)[];
-  /** Attempt number → small text files worth showing (prompt, logs), already truncated. */
-  texts: Map<number, { name: string; text: string }[]>;
-  manifest: { ok: boolean; problems: string[] } | null;
-  /** Why the run's task waits for a person, when it does. */
-  needsHuman?: { reasons: string[] } | null;
-}
+export type { ReportInput };
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: unknown): string {

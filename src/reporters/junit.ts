@@ -1,5 +1,7 @@
 // JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
+import path from 'node:path';
 import type { VerifiedTask } from '../core/verify-all.js';
+import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 /** Escapes text for XML attributes and content. */
 export function escapeXml(value: unknown): string {
@@ -13,33 +15,51 @@ export function escapeXml(value: unknown): string {
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
+type CaseOutcome = 'passed' | 'failure' | 'error';
+interface JunitCase {
+  name: string;
+  outcome: CaseOutcome;
+  message: string;
+  body: string;
+}
+
 /** PASS is a pass; FAIL a <failure>; UNVERIFIED (or a refused task) an <error>; a run not VERIFIED adds a failing `verdict` case. */
 export function renderJunit(tasks: readonly VerifiedTask[]): string {
   const suites = tasks.map((task) => {
     const name = task.record?.task.id ?? task.file;
-    const seconds = ((task.record?.durationMs ?? 0) / 1000).toFixed(3);
-    if (task.record === null) {
-      const cases = `    <testcase classname="${escapeXml(name)}" name="contract" time="0"><error message="${escapeXml(firstLine(task.refused))}">${escapeXml(task.refused)}</error></testcase>`;
-      return `  <testsuite name="${escapeXml(name)}" tests="1" failures="0" errors="1" time="0" file="${escapeXml(task.file)}">\n${cases}\n  </testsuite>`;
-    }
-    const why = `${task.record.state}${task.record.reason ? ` ${task.record.reason}` : ''}${task.record.message ? `: ${task.record.message}` : ''}`;
-    const cases = task.criteria.map((c) => {
-      const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(`${c.id}: ${c.description}`)}" time="0">`;
-      if (c.status === 'PASS') return `${open}</testcase>`;
-      const body = escapeXml([c.note, why, `evidence: ${task.runDir}`].filter(Boolean).join('\n'));
-      const tag = c.status === 'FAIL' ? 'failure' : 'error';
-      return `${open}<${tag} message="${escapeXml(`${c.status}${c.note ? `: ${c.note}` : ''}`)}">${body}</${tag}></testcase>`;
-    });
-    // The verdict is the run's, not the criteria's: a run ended by tampering or instability after the
-    // verifier passed every criterion must not read green.
-    if (task.record.state !== 'VERIFIED') {
-      const tag = task.record.state === 'FAILED' ? 'failure' : 'error';
-      cases.push(`    <testcase classname="${escapeXml(name)}" name="verdict" time="0"><${tag} message="${escapeXml(why)}">${escapeXml(`${why}\nevidence: ${task.runDir}`)}</${tag}></testcase>`);
-    }
-    const count = (tag: string) => cases.filter((c) => c.includes(`<${tag} `)).length;
-    return `  <testsuite name="${escapeXml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" time="${seconds}" file="${escapeXml(task.file)}">\n${cases.join('\n')}\n  </testsuite>`;
+    const seconds = task.record === null ? '0' : ((task.record.durationMs ?? 0) / 1000).toFixed(3);
+    return renderSuite(name, task.file, seconds, junitCases(task));
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="elenchos verify">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** One task's cases as data: the counts of the suite are taken from these, never from rendered XML. */
+function junitCases(task: VerifiedTask): JunitCase[] {
+  if (task.record === null) return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '' }];
+  const record = task.record;
+  // Relative to the repository root: the same in `verify` and in `merge` of shards run on other machines.
+  const evidence = `evidence: ${path.join(ELENCHOS_DIR_NAME, 'runs', record.runId)}`;
+  const why = `${record.state}${record.reason ? ` ${record.reason}` : ''}${record.message ? `: ${record.message}` : ''}`;
+  const cases: JunitCase[] = task.criteria.map((c) => ({
+    name: `${c.id}: ${c.description}`,
+    outcome: c.status === 'PASS' ? 'passed' : c.status === 'FAIL' ? 'failure' : 'error',
+    message: `${c.status}${c.note ? `: ${c.note}` : ''}`,
+    body: [c.note, why, evidence].filter(Boolean).join('\n'),
+  }));
+  // The verdict is the run's, not the criteria's: a run ended by tampering or instability after the
+  // verifier passed every criterion must not read green.
+  if (record.state !== 'VERIFIED') cases.push({ name: 'verdict', outcome: record.state === 'FAILED' ? 'failure' : 'error', message: why, body: `${why}\n${evidence}` });
+  return cases;
+}
+
+function renderSuite(name: string, file: string, seconds: string, cases: readonly JunitCase[]): string {
+  const count = (outcome: CaseOutcome) => cases.filter((c) => c.outcome === outcome).length;
+  const xml = cases.map((c) => {
+    const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(c.name)}" time="0">`;
+    if (c.outcome === 'passed') return `${open}</testcase>`;
+    return `${open}<${c.outcome} message="${escapeXml(c.message)}">${escapeXml(c.body)}</${c.outcome}></testcase>`;
+  });
+  return `  <testsuite name="${escapeXml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" time="${seconds}" file="${escapeXml(file)}">\n${xml.join('\n')}\n  </testsuite>`;
 }
 
 function firstLine(text: string | null): string {

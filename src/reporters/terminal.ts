@@ -15,7 +15,6 @@ const MARK: Record<string, string> = { PASS: '✓', FAIL: '✗', UNVERIFIED: '?'
 export function terminalReporter(options: TerminalReporterOptions): RunReporter {
   const now = options.now ?? Date.now;
   let started = now();
-  let verifierName = 'verifier';
   const out = (line: string) => writeLine(options.stream, line);
   const clock = () => {
     const ms = now() - started;
@@ -34,7 +33,6 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
           out(`${clock()} attempt ${event.attempt}${event.kind === 'reverify' ? ' (re-verify only, no repair charged)' : ''}`);
           break;
         case 'phase':
-          if (event.phase === 'verifier') verifierName = event.message.split(' ')[0] ?? 'verifier';
           out(`${clock()}   ${event.phase.padEnd(8)} ${event.message}`);
           break;
         case 'output':
@@ -42,6 +40,7 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
           break;
         case 'verifier': {
           const p = event.progress;
+          const verifierName = event.verifier;
           if (p.kind === 'step-start') out(`${clock()}   [${verifierName}] step ${p.step} ${p.heading} …`);
           else if (p.kind === 'step-end') {
             const time = p.durationSeconds !== null ? ` (${p.durationSeconds}s)` : '';

@@ -1,0 +1,38 @@
+// `merge --junit` of verify's JSON output is the very JUnit `verify --junit` wrote: every criterion's
+// description and note survive the trip through the run record.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
+import { taskJson, tempDir } from '../helpers/temp.js';
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+describe('elenchos merge --junit', () => {
+  it('equals verify --junit for the same runs (a passing and a failing task)', () => {
+    const p = makeProject({
+      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+      files: {
+        'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
+        'tasks/form.json': taskJson({ id: 'form', acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }], verification: { testFile: 'tests/form_test.md' } }),
+        'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+      },
+    });
+    roots.push(p.root);
+    const dir = tempDir();
+    const verified = runCli(['verify', '--json', '--junit', path.join(dir, 'verify.xml')], p.root, p.env);
+    expect(verified.code, verified.stderr).toBe(1);
+    writeFileSync(path.join(dir, 'shard.json'), verified.stdout);
+    const merged = runCli(['merge', path.join(dir, 'shard.json'), '--junit', path.join(dir, 'merge.xml')], p.root);
+    expect(merged.code, merged.stderr).toBe(1);
+    const xml = readFileSync(path.join(dir, 'verify.xml'), 'utf8');
+    expect(xml).toContain('name="AC-002: criterion 2"');
+    expect(xml).toContain('<failure message="FAIL: product failure at step 2">');
+    expect(readFileSync(path.join(dir, 'merge.xml'), 'utf8')).toBe(xml);
+  });
+});
