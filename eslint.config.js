@@ -1,6 +1,32 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, top to bottom (docs/architecture.md draws them). A file may import its own folder
+// and any folder on a lower level, never one on its own level or above: imports flow one way, so no two
+// folders can ever import each other. src/errors.ts, cli-io.ts and version.ts are the ground under all;
+// src/cli.ts, index.ts and schemas.ts are entry points that nothing imports.
+const LEVELS = [['commands'], ['mcp'], ['reporters'], ['core'], ['agents', 'verifiers'], ['config', 'evidence'], ['contract'], ['git', 'process'], ['util']];
+const ENTRY_POINTS = ['cli', 'index', 'schemas'];
+
+function layerRules() {
+  return LEVELS.flatMap((level, depth) =>
+    level.map((folder) => {
+      const above = LEVELS.slice(0, depth + 1).flat().filter((f) => f !== folder);
+      const message = `layers: src/${folder}/ may not import from src/{${above.join(',')}}/ nor an entry point (docs/architecture.md)`;
+      const upward = `^(\\.\\./)+(${above.join('|')})/`;
+      const entry = `^(\\.\\./)+(${ENTRY_POINTS.join('|')})\\.js$`;
+      return {
+        files: [`src/${folder}/**/*.ts`],
+        rules: {
+          'no-restricted-imports': ['error', { patterns: [{ regex: upward, message }, { regex: entry, message }] }],
+          // Dynamic import() is not seen by no-restricted-imports.
+          'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${`${upward}|${entry}`.replaceAll('/', '\\/')}/]`, message }],
+        },
+      };
+    }),
+  );
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '**/.elenchos/', 'demo/**/node_modules/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
@@ -10,6 +36,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  ...layerRules(),
+  {
+    files: ['src/errors.ts', 'src/cli-io.ts', 'src/version.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./', message: 'layers: the ground (errors, cli-io, version) imports nothing of src/' }] }] },
   },
   {
     // Tests read JSON records (run.json, attempt.json) whose shape the assertions themselves check.
