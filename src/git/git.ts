@@ -27,17 +27,11 @@ function gitFailure(args: readonly string[], cwd: string, stderr: string, error:
   return new GitError(`git ${args.slice(0, 3).join(' ')} failed in ${cwd}: ${detail}`, { cause: error });
 }
 
-/** Git's stderr for a failed task; simple-git alone would call a non-zero exit with a silent stderr a success. */
-class GitExit extends Error {
-  constructor(readonly stderr: string, cause: unknown) {
-    super(stderr || (cause instanceof Error ? cause.message : 'git exited with an error'), { cause });
-  }
-}
-
 /** Runs `git args` in `cwd` and returns stdout; throws GitError with git's stderr on failure. */
 export async function git(args: readonly string[], options: GitOptions): Promise<string> {
   // Loaded on first use: the commands that never touch git do not pay for it.
   const { simpleGit } = await import('simple-git');
+  let stderr = '';
   try {
     const client = simpleGit({
       baseDir: options.cwd,
@@ -45,12 +39,15 @@ export async function git(args: readonly string[], options: GitOptions): Promise
       // simple-git refuses an explicit GIT_* variable that is not named here.
       allowEnvironment: ['GIT_TERMINAL_PROMPT'],
       input: options.input === undefined ? undefined : () => options.input,
-      errors: (error, result) =>
-        error !== undefined || result.exitCode !== 0 ? new GitExit(Buffer.concat(result.stdErr).toString('utf8'), error) : undefined,
+      // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails.
+      errors: (error, result) => {
+        if (error === undefined && result.exitCode === 0) return undefined;
+        stderr = Buffer.concat(result.stdErr).toString('utf8');
+        return error ?? new Error(`exit code ${result.exitCode}`);
+      },
     });
     return await client.env(gitEnv(options.env)).raw([...args]);
   } catch (error) {
-    const stderr = error instanceof Error && error.cause instanceof GitExit ? error.cause.stderr : error instanceof GitExit ? error.stderr : '';
     throw gitFailure(args, options.cwd, stderr, error);
   }
 }
