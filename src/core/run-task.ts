@@ -9,6 +9,7 @@ import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js'
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
+import { preloadReadiness } from '../process/wait-ready.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
@@ -55,6 +56,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || (inPlace && !options.cleanChecked) });
   const { root, config, resolved } = pre;
+  // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
+  if (config.app.command) preloadReadiness();
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);

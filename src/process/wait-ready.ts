@@ -3,6 +3,16 @@
 /** wait-on offers no cancel: it polls in slices this long, so that a finished race stops it soon. */
 const SLICE_MS = 500;
 
+// Loaded only for an app: wait-on brings axios, joi and rxjs, which nothing else needs.
+type WaitOn = typeof import('wait-on');
+let waitOnModule: Promise<{ default: WaitOn }> | null = null;
+const loadWaitOn = () => (waitOnModule ??= import('wait-on'));
+
+/** Starts loading wait-on in the background, so that it is ready when the app starts. */
+export function preloadReadiness(): void {
+  loadWaitOn().catch(() => undefined); // a failure surfaces where it is awaited
+}
+
 export interface WaitReadyOptions {
   /** Epoch milliseconds after which the URL counts as never ready. */
   deadline: number;
@@ -16,8 +26,7 @@ export interface WaitReadyOptions {
 export async function waitUntilReady(url: string, options: WaitReadyOptions): Promise<boolean> {
   const resources = readinessResources(url);
   if (resources === null) return false;
-  // Loaded only here: wait-on brings axios, joi and rxjs, which no other command needs.
-  const { default: waitOn } = await import('wait-on');
+  const { default: waitOn } = await loadWaitOn();
   const interval = options.intervalMs ?? 25;
   while (!options.signal.aborted) {
     const left = options.deadline - Date.now();
