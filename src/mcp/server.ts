@@ -69,7 +69,8 @@ export function createMcpServer(options: McpOptions): McpServer {
     'verify_evidence',
     { description: "Check a run's files against its manifest (tampering detection).", inputSchema: { runId: z.string() }, annotations: readOnly },
     ({ runId }) => answer(async () => {
-      return verifyEvidence({ cwd: options.cwd, runId, signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined });
+      const { ok, problems } = await verifyEvidence({ cwd: options.cwd, runId, signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined });
+      return { ok, problems };
     }),
   );
   server.registerTool(

@@ -13,6 +13,11 @@ export function preloadReadiness(): void {
   loadWaitOn().catch(() => undefined); // a failure surfaces where it is awaited
 }
 
+/** Resolves once wait-on is loaded: the app's readiness clock must not count our own start-up. */
+export async function prepareReadiness(): Promise<void> {
+  await loadWaitOn();
+}
+
 export interface WaitReadyOptions {
   /** Epoch milliseconds after which the URL counts as never ready. */
   deadline: number;
