@@ -12,13 +12,14 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-// Variables that redirect git (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*) or make it run another program
-// (EDITOR, PAGER, GIT_SSH): simple-git refuses them, and no run may depend on them.
-const REDIRECTING = /^(git_.*|editor|visual|pager|prefix|ssh_askpass)$/i;
+// Variables that point git at another repository (GIT_DIR in a hook's environment) or make it run a
+// program of its own (EDITOR, PAGER, GIT_SSH, GIT_EXTERNAL_DIFF): no run may depend on them. The rest
+// (identity, GIT_CONFIG_GLOBAL and the like) is the user's own set-up and passes.
+const DROPPED = /^(git_(dir|work_tree|index_file|object_directory|alternate_object_directories|common_dir|namespace|editor|pager|sequence_editor|ssh|ssh_command|askpass|proxy_command|external_diff|exec_path|template_dir)|editor|visual|pager|ssh_askpass)$/i;
 
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 function gitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
-  const kept = Object.entries(env ?? process.env).filter(([key]) => !REDIRECTING.test(key));
+  const kept = Object.entries(env ?? process.env).filter(([key]) => !DROPPED.test(key));
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 }
 
@@ -33,11 +34,13 @@ export async function git(args: readonly string[], options: GitOptions): Promise
   const { simpleGit } = await import('simple-git');
   let stderr = '';
   try {
+    const env = gitEnv(options.env);
     const client = simpleGit({
       baseDir: options.cwd,
       trimmed: false,
-      // simple-git refuses an explicit GIT_* variable that is not named here.
-      allowEnvironment: ['GIT_TERMINAL_PROMPT'],
+      // simple-git guards against untrusted callers; this environment is the user's own (less DROPPED).
+      allowEnvironment: Object.keys(env).filter((key) => /^git_/i.test(key)),
+      unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true },
       input: options.input === undefined ? undefined : () => options.input,
       // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails.
       errors: (error, result) => {
@@ -46,7 +49,7 @@ export async function git(args: readonly string[], options: GitOptions): Promise
         return error ?? new Error(`exit code ${result.exitCode}`);
       },
     });
-    return await client.env(gitEnv(options.env)).raw([...args]);
+    return await client.env(env).raw([...args]);
   } catch (error) {
     throw gitFailure(args, options.cwd, stderr, error);
   }
