@@ -28,7 +28,7 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
   checkUrl(options.url);
   const root = await repoRootOrCwd(options.cwd);
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
-  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
   const evidenceDir = path.resolve(options.cwd, options.evidenceDir);
   await mkdir(evidenceDir, { recursive: true });
   return resolved.verifier.verify(

@@ -104,19 +104,17 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
   return { command: 'npx', args: ['--no', 'playwright'] };
 }
 
+/** The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours off. */
+export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = {};
+  for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
+  // Plain messages in the report and logs; classification reads them.
+  return { ...inherited, ...env, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+}
+
 function buildEnv(ctx: VerifyContext): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
-  return {
-    ...env,
-    ...ctx.env,
-    ELENCHOS_BASE_URL: ctx.url,
-    ELENCHOS_VARIABLES: JSON.stringify(variables),
-    // Plain messages in the report and logs; classification reads them.
-    FORCE_COLOR: '0',
-    NO_COLOR: '1',
-  };
+  return playwrightEnv(ctx.baseEnv, ctx.env, { ELENCHOS_BASE_URL: ctx.url, ELENCHOS_VARIABLES: JSON.stringify(variables) });
 }
 
 function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {

@@ -2,7 +2,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { followFiles } from '../../util/follow-files.js';
-import { blankComments } from './spec-tests.js';
 
 // `import x from './a'`, `import './a'`, `export * from './a'`, `import('./a')`, `require('./a')`.
 const SPECIFIERS = [
@@ -45,6 +44,51 @@ async function resolveLocal(root: string, joined: string): Promise<string | null
       if ((await stat(path.join(root, candidate))).isFile()) return candidate;
     } catch {
       // try the next spelling
+    }
+  }
+  return null;
+}
+
+/** Replaces comments with spaces (newlines kept, so line numbers stay right); strings are left intact. */
+export function blankComments(source: string): string {
+  let out = '';
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (ch === "'" || ch === '"' || ch === '`') {
+      const end = readStringLiteral(source, i)?.end ?? source.length;
+      out += source.slice(i, end);
+      i = end - 1;
+    } else if (ch === '/' && source[i + 1] === '/') {
+      const end = source.indexOf('\n', i);
+      const stop = end < 0 ? source.length : end;
+      out += ' '.repeat(stop - i);
+      i = stop - 1;
+    } else if (ch === '/' && source[i + 1] === '*') {
+      const end = source.indexOf('*/', i + 2);
+      const stop = end < 0 ? source.length : end + 2;
+      out += source.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop - 1;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+function readStringLiteral(code: string, at: number): { value: string; end: number } | null {
+  const quote = code[at];
+  if (quote !== "'" && quote !== '"' && quote !== '`') return null;
+  let value = '';
+  for (let i = at + 1; i < code.length; i++) {
+    const ch = code[i]!;
+    if (ch === '\\') {
+      const next = code[i + 1] ?? '';
+      value += next === 'n' ? '\n' : next === 't' ? '\t' : next;
+      i++;
+    } else if (ch === quote) {
+      return { value, end: i + 1 };
+    } else {
+      value += ch;
     }
   }
   return null;
