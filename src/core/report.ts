@@ -3,7 +3,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifyManifest } from '../evidence/manifest.js';
 import { attemptDir, elenchosDir } from '../evidence/layout.js';
+import type { AttemptEvidence } from '../reporters/html-findings.js';
 import { renderHtmlReport } from '../reporters/html-report.js';
+import { gatherAttemptEvidence } from './report-evidence.js';
 import { showStoredRun } from './inspect-runs.js';
 
 const SHOWN_FILES = ['prompt.md', 'agent.log', 'app.log', 'setup.log', 'verifier/stderr.log', 'workspace/diff.patch', 'base-probe/setup.log', 'base-probe/app.log'];
@@ -24,8 +26,13 @@ export async function writeReport(options: { cwd: string; runId: string; out?: s
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const html = renderHtmlReport({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman });
   const out = options.out ? path.resolve(options.cwd, options.out) : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
+  const evidence = new Map<number, AttemptEvidence>();
+  for (const [i, summary] of shown.record.attempts.entries()) {
+    const findings = (shown.attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];
+    evidence.set(summary.number, await gatherAttemptEvidence(attemptDir(shown.dir, summary.number), findings, path.dirname(out)));
+  }
+  const html = renderHtmlReport({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman, evidence });
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, html);
   return out;

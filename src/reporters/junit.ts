@@ -24,9 +24,12 @@ export function renderJunit(tasks: readonly VerifiedTask[]): string {
     }
     const why = `${task.record.state}${task.record.reason ? ` ${task.record.reason}` : ''}${task.record.message ? `: ${task.record.message}` : ''}`;
     const cases = task.criteria.map((c) => {
-      const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(`${c.id}: ${c.description}`)}" time="0">`;
+      // The time its tests took (Playwright measures each); 0 when the verifier reports no durations.
+      const time = typeof c.durationMs === 'number' ? (c.durationMs / 1000).toFixed(3) : '0';
+      const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(`${c.id}: ${c.description}`)}" time="${time}">`;
       if (c.status === 'PASS') return `${open}</testcase>`;
-      const body = escapeXml([c.note, why, `evidence: ${task.runDir}`].filter(Boolean).join('\n'));
+      // The failing tests' whole messages (Expected/Received, call log) first: what a CI reader opens the case for.
+      const body = escapeXml([...(c.failures ?? []), c.note, why, `evidence: ${task.runDir}`].filter(Boolean).join('\n'));
       const tag = c.status === 'FAIL' ? 'failure' : 'error';
       return `${open}<${tag} message="${escapeXml(`${c.status}${c.note ? `: ${c.note}` : ''}`)}">${body}</${tag}></testcase>`;
     });

@@ -40,3 +40,19 @@ export function criteriaInList(text: string): string[] {
     .map((token) => token.replace(/^@/, ''))
     .filter((token) => CRITERION_ID_PATTERN.test(token));
 }
+
+/** Pairs listed steps with reported tests by heading (the n-th test of a heading with the n-th step of it). */
+export function pairReportedTests(steps: readonly { index: number; heading: string }[], tests: readonly ReportTest[]): Map<number, ReportTest> {
+  const multiProject = new Set(tests.map((t) => t.projectName)).size > 1;
+  const queues = new Map<string, ReportTest[]>();
+  for (const test of tests) {
+    const heading = testHeading(test, multiProject);
+    queues.set(heading, [...(queues.get(heading) ?? []), test]);
+  }
+  const pairs = new Map<number, ReportTest>();
+  for (const step of steps) {
+    const test = queues.get(step.heading)?.shift();
+    if (test) pairs.set(step.index, test);
+  }
+  return pairs;
+}

@@ -8,7 +8,8 @@ import { keepAttachments } from './attachments.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { classifyPlaywright } from './classify.js';
 import { PROGRESS_MARK, writePlaywrightConfig } from './generate-config.js';
-import { readJsonReport } from './json-report.js';
+import { readJsonReport, type ReportTest } from './json-report.js';
+import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
@@ -46,6 +47,7 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   const leftoverBrowsers = await killMarkedProcesses(marker);
   const report = await readJsonReport(files.report);
   if (report.ok) await keepAttachments(report.report, ctx.evidenceDir);
+  const reported = report.ok ? pairReportedTests(ctx.map.steps, report.report.tests) : new Map<number, ReportTest>();
   const classified = classifyPlaywright({
     criteria: ctx.criteria,
     map: ctx.map,
@@ -79,9 +81,16 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
         index: step.index,
         title: step.heading,
         outcome: classified.outcomes.get(step.index)?.kind ?? 'not_run',
+        // Every try of the test (retries included), as Playwright measured it; null when it did not run.
+        durationMs: testDuration(reported.get(step.index)),
       })),
     },
   };
+}
+
+function testDuration(test: ReportTest | undefined): number | null {
+  const tries = test?.results.map((r) => r.durationMs).filter((ms): ms is number => ms !== null) ?? [];
+  return tries.length > 0 ? tries.reduce((a, b) => a + b, 0) : null;
 }
 
 /**
