@@ -64,6 +64,15 @@ export interface VerifyContext {
   browserPath: string | undefined;
   signal: AbortSignal;
   onProgress?: (progress: VerifierProgress) => void;
+  /** Someone writing a spec against a running app (`verify --verifier-only`); Playwright only. */
+  iterate?: IterateOptions;
+}
+
+/** `--headed`, `--grep`, `--debug`: passed to Playwright as they are. */
+export interface IterateOptions {
+  headed: boolean;
+  debug: boolean;
+  grep: string | null;
 }
 
 export interface VerificationResult {

@@ -12,7 +12,7 @@ import { lastLines } from '../../util/text.js';
 import { declaredSteps } from './declared-tests.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
-import { playwrightCommand, playwrightEnv } from './run-playwright.js';
+import { playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
 
 const LIST_TIMEOUT_MS = 60_000;
 // One listing per (spec content, root, command) per process: `check` of many tasks sharing a spec lists it once.
@@ -21,7 +21,9 @@ const cache = new Map<string, Promise<DeclaredStep[]>>();
 /** The tests of `testFile` as Playwright lists them; throws InputError (file, reason, fix) when it cannot. */
 export async function listSpecTests(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
   const source = await readFile(testFile);
-  const key = createHash('sha256').update(source).update(`\0${testFile}\0${options.root}\0${options.command ?? ''}\0${JSON.stringify(options.env)}`).digest('hex');
+  // The project's playwright.config decides the projects (and so the tests): its content is part of the key.
+  const user = userConfigPath(options.root);
+  const key = createHash('sha256').update(source).update(user ? await readFile(user) : '').update(`\0${testFile}\0${options.root}\0${options.command ?? ''}\0${JSON.stringify(options.env)}`).digest('hex');
   let listing = cache.get(key);
   if (!listing) {
     listing = listUncached(testFile, options);
@@ -36,7 +38,9 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
   const label = path.relative(options.root, testFile) || testFile;
   const dir = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-list-'));
   try {
-    const files = await writePlaywrightConfig({ testFile, evidenceDir: dir, baseURL: 'http://127.0.0.1/', browserPath: undefined, extraArgs: [], retries: 0 });
+    const files = await writePlaywrightConfig({
+      testFile, evidenceDir: dir, baseURL: 'http://127.0.0.1/', browserPath: undefined, extraArgs: [], retries: 0, trace: 'retain-on-failure', userConfig: userConfigPath(options.root),
+    });
     const { command, args } = playwrightCommand(options.root, options.command);
     const output = path.join(dir, 'list.json');
     const result = await runProcess(command, [...args, 'test', '--config', files.config, '--list', '--reporter=json'], {

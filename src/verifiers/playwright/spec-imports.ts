@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { followFiles } from '../../util/follow-files.js';
+import { findUserConfig } from './user-config.js';
 
 // `import x from './a'`, `import './a'`, `export * from './a'`, `import('./a')`, `require('./a')`.
 const SPECIFIERS = [
@@ -11,13 +12,21 @@ const SPECIFIERS = [
 ];
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
 
-/** Repo-relative paths of the spec's relative imports, transitively, staying inside `root` (sorted). */
+/**
+ * Repo-relative paths of the spec's relative imports, transitively, staying inside `root`, and of the
+ * project's playwright.config with its own imports (its settings are used, and it is code the runner
+ * loads: an agent editing it is changing the verifier). Sorted.
+ */
 export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
   // A missing import is Playwright's error to report, not ours.
-  const found = await followFiles(root, testFileLabel, (text, current) =>
-    Promise.all(importSpecifiers(text).map((specifier) => resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier)))),
-  );
-  return found.sort();
+  const follow = (start: string) =>
+    followFiles(root, start, (text, current) =>
+      Promise.all(importSpecifiers(text).map((specifier) => resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier)))),
+    );
+  const found = new Set(await follow(testFileLabel));
+  const config = findUserConfig(root);
+  if (config) for (const file of [config, ...(await follow(config))]) if (file !== testFileLabel) found.add(file);
+  return [...found].sort();
 }
 
 /** Relative module specifiers (`./x`, `../y`) in a source file, comments ignored. */
