@@ -12,7 +12,8 @@ import { makeRepo, median } from './lib.js';
 const rounds = Number(process.argv[2] ?? 5);
 const count = Number(process.argv[3] ?? 24);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const bin = path.join(ROOT, 'bin/elenchos.js');
+// ELENCHOS_BIN: a copy of the CLI, so rebuilding dist/ while the bench runs does not change what it measures.
+const bin = process.env.ELENCHOS_BIN ?? path.join(ROOT, 'bin/elenchos.js');
 const browser = process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium';
 if (!existsSync(browser)) {
   console.error(`bench: no Chromium at ${browser} (set ELENCHOS_BROWSER_PATH)`);
