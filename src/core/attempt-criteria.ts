@@ -3,7 +3,7 @@ import type { VerifiedTask } from './verify-all.js';
 
 interface StoredAttempt {
   criteria?: { id: string; description: string; status: string; note: string | null; steps?: number[] }[];
-  findings?: { step: number | null; heading: string | null; kind?: string; reason: string | null; location?: string | null; evidencePack?: string | null }[];
+  findings?: { step: number | null; heading: string | null; kind?: string; reason: string | null; detail?: string | null; location?: string | null; evidencePack?: string | null }[];
   verifier?: { details?: { tests?: { index: number; durationMs?: number | null }[] } } | null;
 }
 
@@ -22,7 +22,9 @@ export function criteriaWithEvidence(attempt: StoredAttempt): VerifiedTask['crit
       .map((f) => {
         const where = f.location ? ` at ${f.location}` : '';
         const trace = f.evidencePack?.endsWith('.zip') ? `\ntrace: npx playwright show-trace ${f.evidencePack}` : '';
-        return `test ${f.step} "${f.heading ?? ''}"${where}:\n${f.reason ?? '(no message)'}${trace}`;
+        // The whole message (diff, call log) when the verifier kept one beside its one-line reason.
+        const message = f.detail && f.detail !== f.reason ? `${f.reason ?? ''}\n${f.detail}` : (f.reason ?? '(no message)');
+        return `test ${f.step} "${f.heading ?? ''}"${where}:\n${message}${trace}`;
       });
     return {
       id: c.id,

@@ -18,7 +18,7 @@ export interface AttemptEvidence {
   playwrightReport: string | null;
 }
 
-type ShownFinding = Finding & { location?: string | null };
+type ShownFinding = Finding & { location?: string | null; detail?: string | null };
 
 /** The findings table and, per finding with evidence, a section with it. */
 export function renderFindings(findings: readonly ShownFinding[], evidence: AttemptEvidence | undefined): string[] {
@@ -27,7 +27,9 @@ export function renderFindings(findings: readonly ShownFinding[], evidence: Atte
     parts.push('<table><tr><th>step</th><th>reason</th><th>codes</th><th>verdict</th></tr>');
     for (const f of findings) {
       const where = f.location ? `<br><code>${escapeHtml(f.location)}</code>` : '';
-      parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}${where}</td><td><pre>${escapeHtml(f.reason ?? '')}</pre></td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdictOf(f))}</td></tr>`);
+      // The whole message (Expected/Received, call log) with its line breaks, when kept beside the one-line reason.
+      const detail = f.detail && f.detail !== f.reason ? `\n\n${f.detail}` : '';
+      parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}${where}</td><td><pre>${escapeHtml(`${f.reason ?? ''}${detail}`)}</pre></td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdictOf(f))}</td></tr>`);
     }
     parts.push('</table>');
   }
