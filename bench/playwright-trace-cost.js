@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Issue #14.7: `elenchos verify` of a passing Playwright suite costs at most 1.1× a bare
-// `npx playwright test` of it. A small real todo app and a generated spec of 24 tests; both commands
-// run side by side, interleaved (the order alternates each round), and the ratio of medians is printed.
+// `npx playwright test` of it. A small real todo app and a generated spec of 24 tests; the commands run
+// side by side, interleaved (the order rotates each round), and the ratios of medians are printed. A
+// third arm verifies with `--retries=0`, where Elenchos records a trace of every test
+// (`retain-on-failure`, its policy before #14): the price of tracing everything, measured beside it.
 // Usage: npm run build && node bench/playwright-trace-cost.js [rounds=5] [tests=24]
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, symlinkSync } from 'node:fs';
@@ -101,6 +103,10 @@ const { root, cleanup } = makeRepo(0, 'elenchos-bench-pw-', {
     app: { command: 'node app/server.js --port {port}', readyTimeoutSeconds: 30 },
     verifier: { type: 'playwright', browserPath: browser, timeoutSeconds: 600 },
   }),
+  'elenchos.trace-all.json': JSON.stringify({
+    app: { command: 'node app/server.js --port {port}', readyTimeoutSeconds: 30 },
+    verifier: { type: 'playwright', browserPath: browser, timeoutSeconds: 600, args: ['--retries=0'] },
+  }),
 });
 symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
 
@@ -116,22 +122,27 @@ const run = (label, command, args) => {
   return ms;
 };
 const bare = () => run('npx playwright test', 'npx', ['--no', 'playwright', 'test', '--reporter=line']);
-const verify = () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']);
+const arms = {
+  bare,
+  verify: () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']),
+  traceAll: () => run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']),
+};
+const names = Object.keys(arms);
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 try {
-  // One unmeasured round of each warms the disk cache and the TypeScript transform cache.
-  bare();
-  verify();
-  const times = { bare: [], verify: [] };
+  // One unmeasured round of each warms the disk cache and Playwright's TypeScript transform cache.
+  for (const name of names) arms[name]();
+  const times = Object.fromEntries(names.map((name) => [name, []]));
   for (let i = 0; i < rounds; i++) {
-    const order = i % 2 === 0 ? ['bare', 'verify'] : ['verify', 'bare'];
-    for (const which of order) times[which].push(which === 'bare' ? bare() : verify());
-    console.log(`round ${i + 1}: bare ${(times.bare.at(-1) / 1000).toFixed(2)} s, verify ${(times.verify.at(-1) / 1000).toFixed(2)} s`);
+    const order = names.map((_, k) => names[(k + i) % names.length]);
+    for (const name of order) times[name].push(arms[name]());
+    console.log(`round ${i + 1}: ${names.map((name) => `${name} ${seconds(times[name].at(-1))}`).join(', ')}`);
   }
-  const b = median(times.bare);
-  const v = median(times.verify);
-  console.log(`${count} tests, ${rounds} interleaved rounds, medians: npx playwright test ${(b / 1000).toFixed(2)} s, elenchos verify ${(v / 1000).toFixed(2)} s`);
-  console.log(`ratio verify / bare: ${(v / b).toFixed(3)} (target ≤ 1.10)`);
+  const m = Object.fromEntries(names.map((name) => [name, median(times[name])]));
+  console.log(`${count} tests, ${rounds} interleaved rounds, medians: ${names.map((name) => `${name} ${seconds(m[name])}`).join(', ')}`);
+  console.log(`ratio verify / bare: ${(m.verify / m.bare).toFixed(3)} (target ≤ 1.10)`);
+  console.log(`ratio verify tracing every test / bare: ${(m.traceAll / m.bare).toFixed(3)}`);
 } finally {
   rmSync(path.join(root, 'node_modules'), { force: true });
   cleanup();
