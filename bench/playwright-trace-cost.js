@@ -116,8 +116,8 @@ const run = (label, command, args) => {
   const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) {
-    console.error(`${label} exited ${result.status}:\n${(result.stdout + result.stderr).slice(-3000)}`);
-    process.exit(1);
+    // Thrown, not process.exit: the finally below removes the repository.
+    throw new Error(`${label} exited ${result.status}:\n${(result.stdout + result.stderr).slice(-3000)}`);
   }
   return ms;
 };
