@@ -1,6 +1,6 @@
 // The Playwright mapping comes from `playwright test --list`: check, run and Playwright itself agree on
 // every fixture spec, including the ones a reader of the source would get wrong.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,6 @@ import { checkTasks } from '../../src/core/check.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import { FIXTURE_SPECS, REPO_ROOT, copyFixtureSpecs, criteria, linkNodeModules, verifyContext } from '../fixtures/playwright/verify-context.js';
-import { BIN, runCli } from '../helpers/cli.js';
 import { taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 
 const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/.bin/playwright');
@@ -89,8 +88,6 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     writeFiles(root, { 'tests/mapping.spec.ts': spec.replace('adds an annotation', 'adds a renamed annotation') });
     const again = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
     expect(again.tasks[0]?.steps[2]?.heading).toBe('described › adds a renamed annotation');
-    // Both listings are kept on disk, one per content: a later process lists neither again.
-    expect(readdirSync(path.join(root, '.elenchos/cache/playwright-list'))).toHaveLength(2);
   });
 
   it('refuses a spec Playwright cannot load, naming the file, and a project without Playwright, saying what to install', async () => {
@@ -111,34 +108,6 @@ describe.runIf(hasChromium)('a run maps as the listing did', { timeout: 120_000 
   });
   afterAll(async () => {
     await app?.close();
-  });
-
-  it('never trusts a forged listing on disk: the run\'s own report disagrees, so the attempt is INCONCLUSIVE', { timeout: 300_000 }, async () => {
-    const root = tempDir('elenchos-pw-forged-');
-    linkNodeModules(root);
-    writeFiles(root, {
-      'tests/pass.spec.ts': readFileSync(path.join(FIXTURE_SPECS, 'pass.spec.ts'), 'utf8'),
-      'tests/helpers/expected.ts': readFileSync(path.join(FIXTURE_SPECS, 'helpers/expected.ts'), 'utf8'),
-      'tasks/a.json': taskJson({ verification: { testFile: 'tests/pass.spec.ts', verifier: 'playwright' } }),
-      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright', args: ['--retries=0'] } }),
-    });
-    // One process lists and keeps the listing; the next one reads it instead of listing again.
-    expect(runCli(['check', 'tasks/a.json'], root)).toMatchObject({ code: 0 });
-    const dir = path.join(root, '.elenchos/cache/playwright-list');
-    const [entry] = readdirSync(dir);
-    // Rewritten as an agent with write access to .elenchos/ might: one test, proving both criteria.
-    writeFileSync(path.join(dir, entry!), JSON.stringify([{ index: 1, heading: 'shows the heading', verifies: ['AC-001', 'AC-002'] }]));
-    // Not runCli: a synchronous spawn would block this process, and with it the app under test.
-    const args = ['verify', '--verifier-only', '--url', app.url, '--json', '--evidence', tempDir('elenchos-pw-evidence-'), 'tasks/a.json'];
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', timeout: 220_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
-    });
-    expect(run.stdout, run.stderr).not.toBe('');
-    const result = JSON.parse(run.stdout) as { status: string; summary: string; findings: { reasonCode: string }[] };
-    expect(result.status, result.summary).toBe('INCONCLUSIVE');
-    expect(result.findings.map((f) => f.reasonCode)).toEqual(expect.arrayContaining(['criteria_mismatch', 'test_undeclared']));
-    expect(run.code).toBe(2);
   });
 
   it('passes the tricky spec with every criterion judged and no disagreement', async () => {

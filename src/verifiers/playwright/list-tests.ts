@@ -1,20 +1,17 @@
 // Asks Playwright which tests a spec declares (`playwright test --list --reporter=json`): the
 // authoritative mapping, exactly as the run will see it (describe tags, computed titles, annotations).
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DeclaredStep } from '../../contract/criteria-map.js';
 import { InputError } from '../../errors.js';
-import { cacheDir } from '../../evidence/layout.js';
 import type { ReadStepsOptions } from '../types.js';
 import { runProcess } from '../../process/spawn.js';
 import { lastLines } from '../../util/text.js';
 import { declaredSteps } from './declared-tests.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
-import { playwrightVersion } from './playwright-version.js';
-import { playwrightLockedInputs } from './spec-imports.js';
 import { playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
 
 const LIST_TIMEOUT_MS = 60_000;
@@ -29,47 +26,12 @@ export async function listSpecTests(testFile: string, options: ReadStepsOptions)
   const key = createHash('sha256').update(source).update(user ? await readFile(user) : '').update(`\0${testFile}\0${options.root}\0${options.command ?? ''}\0${JSON.stringify(options.env)}`).digest('hex');
   let listing = cache.get(key);
   if (!listing) {
-    listing = listStored(testFile, options, key);
+    listing = listUncached(testFile, options);
     cache.set(key, listing);
     // A failure is not cached: the user fixes the spec and asks again in the same process (the MCP server).
     listing.catch(() => cache.delete(key));
   }
   return listing;
-}
-
-/**
- * A listing kept under `.elenchos/cache/playwright-list/`, keyed by everything that decides it: the
- * spec, every file it imports, the project's playwright.config and its imports, the Playwright
- * version, the command and the environment. A repeated `verify` of an unchanged spec starts no
- * listing process. A stale or forged entry cannot pass anything: the run's own report is matched
- * against the listing, and any disagreement is INCONCLUSIVE.
- */
-async function listStored(testFile: string, options: ReadStepsOptions, key: string): Promise<DeclaredStep[]> {
-  const label = path.relative(options.root, testFile).split(path.sep).join('/');
-  const hash = createHash('sha256').update(key).update(`\0${(await playwrightVersion(options.root)) ?? ''}`);
-  for (const input of label.startsWith('../') ? [] : await playwrightLockedInputs(options.root, label)) {
-    hash.update(`\0${input}\0`).update(await readFile(path.join(options.root, input)).catch(() => Buffer.alloc(0)));
-  }
-  const file = path.join(cacheDir(options.root, 'playwright-list'), `${hash.digest('hex')}.json`);
-  const stored = await readFile(file, 'utf8').then(parseSteps, () => null);
-  if (stored) return stored;
-  const steps = await listUncached(testFile, options);
-  // Best effort: a read-only checkout still lists, it only lists again next time.
-  await mkdir(path.dirname(file), { recursive: true })
-    .then(() => writeFile(`${file}.tmp`, JSON.stringify(steps)))
-    .then(() => rename(`${file}.tmp`, file))
-    .catch(() => undefined);
-  return steps;
-}
-
-function parseSteps(text: string): DeclaredStep[] | null {
-  try {
-    const steps: unknown = JSON.parse(text);
-    const ok = Array.isArray(steps) && steps.every((s) => typeof s?.index === 'number' && typeof s?.heading === 'string' && Array.isArray(s?.verifies) && s.verifies.every((v: unknown) => typeof v === 'string'));
-    return ok ? (steps as DeclaredStep[]) : null;
-  } catch {
-    return null;
-  }
 }
 
 async function listUncached(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
