@@ -21,6 +21,9 @@ export interface VerifyCommandOptions {
   lockBase?: string;
   maxKaneCredits?: number;
   maxMinutes?: number;
+  headed?: boolean;
+  grep?: string;
+  debug?: boolean;
 }
 
 const EXIT: Record<VerificationResult['status'], number> = { PASS: ExitCode.VERIFIED, FAIL: ExitCode.FAILED, VERIFIER_ERROR: ExitCode.ERROR, INCONCLUSIVE: ExitCode.ERROR };
@@ -43,7 +46,14 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--max-kane-credits <n>', 'per task: end it ERROR BUDGET_EXCEEDED before a verification would pass this many Kane credits', parsePositive)
     .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
     .option('--json', 'print the verification result as JSON')
+    .option('--headed', 'with --verifier-only, Playwright: show the browser')
+    .option('--grep <pattern>', 'with --verifier-only, Playwright: run only the tests whose title matches')
+    .option('--debug', 'with --verifier-only, Playwright: step through in the Playwright Inspector (no time limit)')
     .action(async (tasks: string[], options: VerifyCommandOptions) => {
+      const iterate = { headed: options.headed === true, grep: options.grep ?? null, debug: options.debug === true };
+      if (!options.verifierOnly && (iterate.headed || iterate.debug || iterate.grep !== null)) {
+        throw new InputError('--headed, --grep and --debug are for writing a spec against a running app: add --verifier-only --url <url> and one task');
+      }
       if (!options.verifierOnly) {
         const { verifyAllCommand } = await import('./verify-all.js');
         setExit(await verifyAllCommand(tasks, options, io));
@@ -66,6 +76,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
           signal,
           evidenceDir,
           onProgress: options.json ? undefined : (p) => printProgress(io, p),
+          iterate,
         });
       });
       if (options.json) writeLine(io.stdout, JSON.stringify({ evidenceDir, ...result }, null, 2));

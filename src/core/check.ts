@@ -57,13 +57,13 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   const tasks: TaskCheck[] = [];
   const files = options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
-    tasks.push(await checkOne(file, root, loaded, options.lockBase));
+    tasks.push(await checkOne(file, root, loaded, options.lockBase, options.env));
   }
   const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
   return { ok, root, config: { file: loaded?.label ?? options.configFile ?? 'elenchos.config.json', ok: configProblems.length === 0, problems: configProblems }, tasks };
 }
 
-async function checkOne(file: string, root: string, loaded: LoadedConfig | null, lockBase: string | undefined): Promise<TaskCheck> {
+async function checkOne(file: string, root: string, loaded: LoadedConfig | null, lockBase: string | undefined, env: NodeJS.ProcessEnv | undefined): Promise<TaskCheck> {
   const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
   const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [], lock: null, notes: [] };
   if (!loaded) {
@@ -71,7 +71,7 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null,
     return result;
   }
   try {
-    const resolved = await resolveTask(file, root, loaded.config);
+    const resolved = await resolveTask(file, root, loaded.config, env);
     const { task, map } = resolved;
     Object.assign(result, {
       id: task.id,

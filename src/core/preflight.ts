@@ -52,7 +52,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const config = loaded.config;
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
-  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
   if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);

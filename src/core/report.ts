@@ -4,6 +4,7 @@ import path from 'node:path';
 import { verifyManifest } from '../evidence/manifest.js';
 import { attemptDir, elenchosDir } from '../evidence/layout.js';
 import type { RunRecord } from '../evidence/run-record.js';
+import { gatherAttemptEvidence, type AttemptEvidence } from './report-evidence.js';
 import { showStoredRun } from './inspect-runs.js';
 
 /** Everything a report shows of one run: the data; the rendering is a reporter's (reporters/html-report.ts). */
@@ -15,6 +16,8 @@ export interface ReportInput {
   manifest: { ok: boolean; problems: string[] } | null;
   /** Why the run's task waits for a person, when it does. */
   needsHuman?: { reasons: string[] } | null;
+  /** Attempt number → screenshots, traces and Playwright's report beside its findings. */
+  evidence?: Map<number, AttemptEvidence>;
 }
 
 export interface WriteReportOptions {
@@ -44,8 +47,13 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const html = options.render({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman });
   const out = options.out ? path.resolve(options.cwd, options.out) : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
+  const evidence = new Map<number, AttemptEvidence>();
+  for (const [i, summary] of shown.record.attempts.entries()) {
+    const findings = (shown.attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];
+    evidence.set(summary.number, await gatherAttemptEvidence(attemptDir(shown.dir, summary.number), findings, path.dirname(out)));
+  }
+  const html = options.render({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman, evidence });
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, html);
   return out;

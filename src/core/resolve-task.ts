@@ -18,8 +18,11 @@ export interface ResolvedTask extends LoadedTask {
   map: CriteriaMap;
 }
 
-/** Loads `file` and resolves its test file and criteria map against `root`; throws InputError on any problem. */
-export async function resolveTask(file: string, root: string, config: Config): Promise<ResolvedTask> {
+/**
+ * Loads `file` and resolves its test file and criteria map against `root`; throws InputError on any
+ * problem. `env` is what a verifier that lists its tests by running (Playwright) builds its child's from.
+ */
+export async function resolveTask(file: string, root: string, config: Config, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedTask> {
   const loaded = await loadTask(file, { root });
   const { task, label } = loaded;
   const verifierType = task.verification.verifier ?? config.verifier.type ?? inferVerifier(task.verification.testFile);
@@ -29,7 +32,9 @@ export async function resolveTask(file: string, root: string, config: Config): P
   const nameProblem = verifier.checkTestFileName(testFileLabel);
   if (nameProblem) throw new InputError(`${key}: ${nameProblem}`);
   const testFilePath = await resolveRepoFile(testFileLabel, { root, label: key });
-  const steps = await verifier.readSteps(testFilePath);
+  // The config's command only when the task did not pick another verifier type (as verifierInvocation).
+  const command = verifierType === config.verifier.type ? config.verifier.command : undefined;
+  const steps = await verifier.readSteps(testFilePath, { root, command, env: config.verifier.env, baseEnv: env });
   const map = mapCriteria(task.acceptanceCriteria, steps);
   return { ...loaded, verifierType, verifier, testFileLabel, testFilePath: path.resolve(testFilePath), map };
 }

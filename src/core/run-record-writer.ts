@@ -8,6 +8,7 @@ import { writeJsonAtomic } from '../evidence/write-json.js';
 import { git } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
 import { canonicalJson, sha256 } from './contract-lock.js';
+import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { verifierInvocation } from './verify-context.js';
 
@@ -81,7 +82,8 @@ function summarize(record: AttemptRecord): AttemptSummary {
     kind: record.kind,
     status: record.status,
     summary: record.summary,
-    criteria: record.criteria.map((c) => ({ id: c.id, status: c.status, steps: c.steps, description: c.description, note: c.note })),
+    // With what a CI report shows beside each (durations, failing tests' messages): `merge` has only this.
+    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({ ...c, status: record.criteria[i]!.status, steps: record.criteria[i]!.steps })),
     startedAt: record.startedAt,
     durationMs: record.durationMs,
     cost: record.cost,

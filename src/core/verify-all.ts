@@ -9,6 +9,7 @@ import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
 import { needsHumanIn, type NeedsHuman } from './needs-human.js';
+import { criteriaWithEvidence } from './attempt-criteria.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
 
@@ -35,8 +36,11 @@ export interface VerifiedTask {
   runDir: string | null;
   /** Why the task could not be verified at all (bad contract, missing executable): exit 3. */
   refused: string | null;
-  /** The last attempt's criteria with descriptions and notes, for JUnit and summaries. */
-  criteria: { id: string; description: string; status: string; note: string | null }[];
+  /**
+   * The last attempt's criteria with descriptions and notes, for JUnit and summaries; with the time its
+   * tests took and their failures when the verifier measured them (absent in merged shard outputs).
+   */
+  criteria: { id: string; description: string; status: string; note: string | null; durationMs?: number | null; failures?: string[] }[];
   /** Why the task waits for a person (tampering caught, or too many failed agent runs), else null. */
   needsHuman?: NeedsHuman | null;
 }
@@ -109,13 +113,13 @@ async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<Ver
   const last = record.attempts.at(-1);
   if (!last) return [];
   const text = await readFile(path.join(attemptDir(runDir, last.number), 'attempt.json'), 'utf8').catch(() => null);
-  const detail = text ? (JSON.parse(text) as { criteria?: { id: string; description: string; status: string; note: string | null }[] }) : null;
-  return detail?.criteria ?? summarizedCriteria(record);
+  const detail = text ? (JSON.parse(text) as Parameters<typeof criteriaWithEvidence>[0]) : null;
+  return detail?.criteria ? criteriaWithEvidence(detail) : summarizedCriteria(record);
 }
 
 /** The last attempt's criteria as its run record summarizes them (all `merge` has of a shard's run). */
 export function summarizedCriteria(record: Pick<RunRecordDraft, 'attempts'>): VerifiedTask['criteria'] {
-  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({ id: c.id, description: c.description ?? '', status: c.status, note: c.note ?? null }));
+  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({ id: c.id, description: c.description ?? '', status: c.status, note: c.note ?? null, durationMs: c.durationMs ?? null, failures: c.failures ?? [] }));
 }
 
 /** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { InputError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
-import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
+import type { IterateOptions, VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { resolveTask } from './resolve-task.js';
 import { buildVerifyContext } from './verify-context.js';
 
@@ -21,6 +21,8 @@ export interface VerifyOnceOptions {
   /** Where events.ndjson, stderr.log and Kane's files go (created when missing). */
   evidenceDir: string;
   onProgress?: (progress: VerifierProgress) => void;
+  /** `--headed`, `--grep`, `--debug` (Playwright only; refused for other verifiers). */
+  iterate?: IterateOptions;
 }
 
 /** Loads config and task, runs the task's verifier once in the repository root, and returns its result. */
@@ -28,11 +30,16 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
   checkUrl(options.url);
   const root = await repoRootOrCwd(options.cwd);
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
-  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config);
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
+  const iterate = options.iterate && (options.iterate.headed || options.iterate.debug || options.iterate.grep !== null) ? options.iterate : undefined;
+  if (iterate && resolved.verifierType !== 'playwright') {
+    const used = [iterate.headed && '--headed', iterate.grep !== null && '--grep', iterate.debug && '--debug'].filter(Boolean).join(', ');
+    throw new InputError(`${used}: Playwright options, but ${resolved.label} is verified by the ${resolved.verifierType} verifier; drop ${used}`);
+  }
   const evidenceDir = path.resolve(options.cwd, options.evidenceDir);
   await mkdir(evidenceDir, { recursive: true });
-  return resolved.verifier.verify(
-    buildVerifyContext({
+  return resolved.verifier.verify({
+    ...buildVerifyContext({
       config,
       resolved,
       cwd: root,
@@ -42,7 +49,8 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
       signal: options.signal ?? new AbortController().signal,
       onProgress: options.onProgress,
     }),
-  );
+    iterate,
+  });
 }
 
 function checkUrl(url: string): void {

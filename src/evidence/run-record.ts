@@ -61,6 +61,10 @@ export const CriterionSummarySchema = z.looseObject({
   /** The contract's words for it, and why it got its status, so that a run record alone can be reported (merge). */
   description: z.string().optional(),
   note: z.string().nullable().optional(),
+  /** Summed duration of its tests (null when the verifier measures none). */
+  durationMs: z.number().nonnegative().nullable().optional(),
+  /** Each failing test verifying it: name, location, whole message, trace command (for JUnit bodies). */
+  failures: z.array(z.string()).optional(),
 });
 
 export const AttemptSummarySchema = z.looseObject({

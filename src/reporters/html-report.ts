@@ -2,22 +2,15 @@
 import type { ReportInput } from '../core/report.js';
 import type { Finding } from '../verifiers/types.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
+import { escapeHtml } from './html-escape.js';
+import { renderFindings } from './html-findings.js';
 
 export type { ReportInput };
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d0d7de}code,pre{font:12px/1.4 ui-monospace,monospace}
 pre{background:#f6f8fa;padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}table{border-collapse:collapse;margin:.5rem 0}
+img{max-width:100%;border:1px solid #d0d7de}td pre{max-height:16rem;margin:0}
 td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}.s{font-weight:600;border-radius:4px;padding:0 .35rem}
 .PASS,.VERIFIED{background:#dafbe1;color:#116329}.FAIL,.FAILED{background:#ffebe9;color:#a40e26}
 .NEEDS_HUMAN{background:#ffebe9;color:#a40e26}
@@ -60,15 +53,7 @@ export function renderHtmlReport(input: ReportInput): string {
     }
     parts.push('</table>');
     const findings = (detail?.findings as Finding[] | undefined) ?? [];
-    if (findings.length > 0) {
-      parts.push('<table><tr><th>step</th><th>reason</th><th>codes</th><th>verdict</th></tr>');
-      for (const f of findings) {
-        const v = f.verdict;
-        const verdict = v ? `${v.family ?? ''}/${v.category ?? ''}, confirmed ${v.confirmed}, severity ${v.severity ?? '?'}, confidence ${v.confidence ?? '?'} — ${v.bugTitle ?? ''}: ${v.oneLiner ?? ''}` : '';
-        parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}</td><td>${escapeHtml(f.reason ?? '')}</td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdict)}</td></tr>`);
-      }
-      parts.push('</table>');
-    }
+    parts.push(...renderFindings(findings, input.evidence?.get(summary.number)));
     const app = appFailureOf(detail);
     // Shown open, not folded away: when the app did not start, its log is the evidence that matters.
     if (app) parts.push(`<h3>The app did not come up</h3><pre>${escapeHtml(describeAppFailure(app).join('\n'))}</pre>`);
@@ -76,5 +61,5 @@ export function renderHtmlReport(input: ReportInput): string {
       parts.push(`<details><summary>${escapeHtml(name)}</summary><pre>${escapeHtml(text)}</pre></details>`);
     }
   });
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
 }

@@ -21,6 +21,8 @@ interface JunitCase {
   outcome: CaseOutcome;
   message: string;
   body: string;
+  /** Seconds its tests took ("0" when the verifier measures none, as Kane). */
+  time: string;
 }
 
 /** PASS is a pass; FAIL a <failure>; UNVERIFIED (or a refused task) an <error>; a run not VERIFIED adds a failing `verdict` case. */
@@ -35,7 +37,7 @@ export function renderJunit(tasks: readonly VerifiedTask[]): string {
 
 /** One task's cases as data: the counts of the suite are taken from these, never from rendered XML. */
 function junitCases(task: VerifiedTask): JunitCase[] {
-  if (task.record === null) return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '' }];
+  if (task.record === null) return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '', time: '0' }];
   const record = task.record;
   // Relative to the repository root: the same in `verify` and in `merge` of shards run on other machines.
   const evidence = `evidence: ${path.join(ELENCHOS_DIR_NAME, 'runs', record.runId)}`;
@@ -44,18 +46,21 @@ function junitCases(task: VerifiedTask): JunitCase[] {
     name: `${c.id}: ${c.description}`,
     outcome: c.status === 'PASS' ? 'passed' : c.status === 'FAIL' ? 'failure' : 'error',
     message: `${c.status}${c.note ? `: ${c.note}` : ''}`,
-    body: [c.note, why, evidence].filter(Boolean).join('\n'),
+    // The failing tests' whole messages (Expected/Received, call log) first: what a CI reader opens the case for.
+    body: [...(c.failures ?? []), c.note, why, evidence].filter(Boolean).join('\n'),
+    // The time its tests took (Playwright measures each); 0 when the verifier reports no durations.
+    time: typeof c.durationMs === 'number' ? (c.durationMs / 1000).toFixed(3) : '0',
   }));
   // The verdict is the run's, not the criteria's: a run ended by tampering or instability after the
   // verifier passed every criterion must not read green.
-  if (record.state !== 'VERIFIED') cases.push({ name: 'verdict', outcome: record.state === 'FAILED' ? 'failure' : 'error', message: why, body: `${why}\n${evidence}` });
+  if (record.state !== 'VERIFIED') cases.push({ name: 'verdict', outcome: record.state === 'FAILED' ? 'failure' : 'error', message: why, body: `${why}\n${evidence}`, time: '0' });
   return cases;
 }
 
 function renderSuite(name: string, file: string, seconds: string, cases: readonly JunitCase[]): string {
   const count = (outcome: CaseOutcome) => cases.filter((c) => c.outcome === outcome).length;
   const xml = cases.map((c) => {
-    const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(c.name)}" time="0">`;
+    const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(c.name)}" time="${c.time}">`;
     if (c.outcome === 'passed') return `${open}</testcase>`;
     return `${open}<${c.outcome} message="${escapeXml(c.message)}">${escapeXml(c.body)}</${c.outcome}></testcase>`;
   });

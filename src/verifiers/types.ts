@@ -64,6 +64,15 @@ export interface VerifyContext {
   browserPath: string | undefined;
   signal: AbortSignal;
   onProgress?: (progress: VerifierProgress) => void;
+  /** Someone writing a spec against a running app (`verify --verifier-only`); Playwright only. */
+  iterate?: IterateOptions;
+}
+
+/** `--headed`, `--grep`, `--debug`: passed to Playwright as they are. */
+export interface IterateOptions {
+  headed: boolean;
+  debug: boolean;
+  grep: string | null;
 }
 
 export interface VerificationResult {
@@ -77,6 +86,18 @@ export interface VerificationResult {
   durationMs: number;
   /** Verifier-specific facts (Kane: session id, counts of skipped lines, evidence pack path). */
   details: Record<string, unknown>;
+}
+
+/** Where and how a verifier may run to read a test file's steps (only Playwright runs anything). */
+export interface ReadStepsOptions {
+  /** The repository root (or the checkout the test file lives in). */
+  root: string;
+  /** `verifier.command` when it applies to this task's verifier. */
+  command: string | undefined;
+  /** `verifier.env`. */
+  env: Record<string, string>;
+  /** The environment a child's is built from. */
+  baseEnv: NodeJS.ProcessEnv;
 }
 
 export interface VerifierAdapter {
@@ -93,8 +114,11 @@ export interface VerifierAdapter {
   version?(options: { command: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): Promise<string | null>;
   /** A problem with the test file's name for this verifier (null when fine). */
   checkTestFileName(relative: string): string | null;
-  /** The steps/tests the test file declares, with the criteria each claims to verify. */
-  readSteps(testFile: string): Promise<DeclaredStep[]>;
+  /**
+   * The steps/tests the test file declares, with the criteria each claims to verify. Playwright asks the
+   * runner itself (`--list`), so it needs where to run and with what; the others read the file.
+   */
+  readSteps(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]>;
   /** Repo-relative paths of every input the verifier reads besides the test file (imports, variables files). */
   lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
   /** Fingerprints and assertions of each step/test, for the test-weakening lock (`elenchos lock`). */

@@ -7,34 +7,11 @@ import { parseJsonReport } from '../../src/verifiers/playwright/json-report.js';
 import { playwrightCommand } from '../../src/verifiers/playwright/run-playwright.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { playwrightLockedInputs } from '../../src/verifiers/playwright/spec-imports.js';
-import { readSpecTests } from '../../src/verifiers/playwright/spec-tests.js';
+import { declaredSteps } from '../../src/verifiers/playwright/declared-tests.js';
 import { criteria } from '../fixtures/playwright/verify-context.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
-describe('readSpecTests', () => {
-  it('numbers tests in file order and reads tags, title tags and verifies annotations', () => {
-    // (`${'skip'}` keeps a skipped-test checker from mistaking this spec source for a skipped vitest test.)
-    const source = `
-import { test, expect } from '@playwright/test';
-// test('commented out @AC-009', async () => {});
-test.describe('group', () => {
-  test('first', { tag: ['@AC-001', '@smoke'] }, async ({ page }) => {
-    await test.step('not a test', async () => {});
-  });
-  test("second @AC-002 and @AC-10", async () => {});
-  test.${'skip'}('third', { annotation: [{ type: 'issue', description: 'AC-7' }, { type: 'verifies', description: 'AC-003, AC-004' }] }, async () => {});
-  test.${'skip'}(process.env.CI === undefined, 'not a declaration');
-  /* test('block comment @AC-008') */
-  test('it\\'s quoted', { tag: '@AC-1' }, async () => {});
-});`;
-    expect(readSpecTests(source)).toEqual([
-      { index: 1, heading: 'first', line: 5, verifies: ['AC-001'] },
-      { index: 2, heading: 'second @AC-002 and @AC-10', line: 8, verifies: ['AC-002', 'AC-10'] },
-      { index: 3, heading: 'third', line: 9, verifies: ['AC-003', 'AC-004'] },
-      { index: 4, heading: "it's quoted", line: 12, verifies: ['AC-1'] },
-    ]);
-  });
-
+describe('the spec file', () => {
   it('accepts spec names only', () => {
     expect(playwrightAdapter.checkTestFileName('tests/a.spec.ts')).toBeNull();
     expect(playwrightAdapter.checkTestFileName('tests/a.test.mjs')).toBeNull();
@@ -83,8 +60,9 @@ describe('classifyPlaywright', () => {
   });
   const classify = (specs: unknown[], facts = ok, n = 2) => {
     const cs = criteria(n);
-    const steps = readSpecTests(specs.map((s) => `test('${(s as { title: string }).title}', async () => {});`).join('\n'));
-    return classifyPlaywright({ criteria: cs, map: mapCriteria(cs, steps), process: facts, report: { ok: true, report: parseJsonReport({ suites: [{ file: 'a.spec.ts', specs }] }) } });
+    const report = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs }] });
+    // The listing and the run see the same tests: the map comes from the report's own tests.
+    return classifyPlaywright({ criteria: cs, map: mapCriteria(cs, declaredSteps(report.tests)), process: facts, report: { ok: true, report } });
   };
 
   it('treats a non-assertion error as unattributed (INCONCLUSIVE), not a product failure', () => {
@@ -107,7 +85,8 @@ describe('classifyPlaywright', () => {
 
   it('is INCONCLUSIVE when the report and the spec disagree on the tests', () => {
     const cs = criteria(1);
-    const steps = readSpecTests("test('declared @AC-001', async () => {});");
+    const listed = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs: [spec('declared @AC-001', 1, [], 'skipped')] }] });
+    const steps = declaredSteps(listed.tests);
     const report = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs: [spec('renamed @AC-001', 1, [{ status: 'passed' }], 'expected')] }] });
     const result = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, steps), process: { ...ok, exitCode: 0 }, report: { ok: true, report } });
     expect(result.status).toBe('INCONCLUSIVE');

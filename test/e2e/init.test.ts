@@ -93,6 +93,8 @@ describe('elenchos init', () => {
     expect(spec).toContain("{ tag: '@AC-001' }");
     expect(spec).toContain("{ tag: '@AC-002' }");
     expect(JSON.parse(read(root, 'tasks/example.json')).verification.testFile).toBe('e2e/example.spec.ts');
+    // check asks the project's Playwright which tests the spec has: installed, as `pnpm install` would.
+    symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(root, 'node_modules'));
     const check = runCli(['check', 'tasks/example.json'], root);
     expect(check.code, check.stdout).toBe(0);
     expect(check.stdout).toContain('verifier playwright, test e2e/example.spec.ts, 2 step(s)');

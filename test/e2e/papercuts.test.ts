@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
+import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { makeProject } from '../helpers/project.js';
 import { gitSync, kaneTest, taskJson, tempDir, tempRepo } from '../helpers/temp.js';
 
@@ -65,6 +66,8 @@ describe('elenchos check', () => {
   it('with no config a .spec.ts test is taken as Playwright, and an untagged criterion is told to use a tag', () => {
     const spec = "import { test } from '@playwright/test';\n\ntest('the form', { tag: '@AC-001' }, async ({ page }) => {\n  await page.goto('/');\n});\n";
     const dir = tempRepo({ 'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }), 'tests/add-task.spec.ts': spec });
+    // check asks the project's own Playwright which tests the spec has.
+    linkNodeModules(dir);
     const result = runCli(['check', 'tasks/add-task.json'], dir);
     expect(result.code).toBe(3);
     expect(result.stdout).toContain('  verifier playwright, test tests/add-task.spec.ts, 1 step(s)');

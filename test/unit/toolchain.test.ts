@@ -7,6 +7,7 @@ import { toolchainChanges } from '../../src/core/toolchain.js';
 import { verifierInvocation } from '../../src/core/verify-context.js';
 import { playwrightToolchain } from '../../src/verifiers/playwright/toolchain.js';
 import { taskJson, tempDir, writeFiles } from '../helpers/temp.js';
+import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 
 describe('the Playwright toolchain fingerprint', () => {
   it('changes when a package the spec imports is swapped in an ignored node_modules', async () => {
@@ -36,9 +37,11 @@ describe('verifierInvocation', () => {
       'elenchos.config.json': JSON.stringify({ verifier: { type: 'kane', command: '/opt/kane/kane-cli', args: ['--bug-detection', 'continue'] } }),
       'tasks/a.json': taskJson({ verification: { testFile: 'tests/a.spec.ts', verifier: 'playwright' } }),
       'tasks/b.json': taskJson({ verification: { testFile: 'tests/b_test.md' } }),
-      'tests/a.spec.ts': "test('one', { tag: '@AC-001' }, async () => {});\ntest('two', { tag: '@AC-002' }, async () => {});\n",
+      'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('one', { tag: '@AC-001' }, async () => {});\ntest('two', { tag: '@AC-002' }, async () => {});\n",
       'tests/b_test.md': '## One @verifies AC-001\nx\n## Two @verifies AC-002\ny\n',
     });
+    // Playwright lists the spec's tests with the project's own Playwright (the kane command would not list them).
+    linkNodeModules(root);
     const { config } = await loadConfig({ root });
     expect(verifierInvocation(config, await resolveTask('tasks/a.json', root, config))).toEqual({ command: undefined, args: [] });
     expect(verifierInvocation(config, await resolveTask('tasks/b.json', root, config))).toEqual({ command: '/opt/kane/kane-cli', args: ['--bug-detection', 'continue'] });

@@ -1,11 +1,12 @@
-// The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations.
+// The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations
+// as Playwright itself lists them.
 import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { playwrightVersion } from './playwright-version.js';
 import { playwrightToolchain } from './toolchain.js';
 import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
-import { readSpecTests } from './spec-tests.js';
+import { listSpecTests } from './list-tests.js';
 import { printSpecTests } from './test-prints.js';
 
 const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
@@ -17,7 +18,7 @@ export const playwrightAdapter: VerifierAdapter = {
   toolchain: playwrightToolchain,
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
-  readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
+  readSteps: listSpecTests,
   printSteps: async (testFile) => printSpecTests(await readFile(testFile, 'utf8')),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.

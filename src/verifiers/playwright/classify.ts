@@ -4,7 +4,7 @@ import type { Criterion } from '../../contract/task-schema.js';
 import type { AttemptStatus, Finding } from '../types.js';
 import { classifyTest, type TestOutcome } from './classify-test.js';
 import type { ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
-import { criteriaInList } from './spec-tests.js';
+import { criteriaInList, testHeading } from './declared-tests.js';
 import { lastLines } from '../../util/text.js';
 
 /** A finding with what a Playwright failure adds: where it was thrown and the trace/screenshots beside it. */
@@ -67,11 +67,11 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
     const reported = reportedCriteria(test).filter((id) => contract.has(id));
     const declared = step.criteria.map((id) => id.toUpperCase());
     if (!sameSet(reported, declared)) {
-      findings.push(finding('inconsistency', step.index, step.heading, `Playwright reports this test verifying [${reported.join(', ')}], the spec file read statically says [${declared.join(', ')}] (put criteria tags on the test itself, as string literals)`, 'criteria_mismatch'));
+      findings.push(finding('inconsistency', step.index, step.heading, `Playwright reports this test verifying [${reported.join(', ')}], \`playwright test --list\` said [${declared.join(', ')}] (does the spec compute its tags from the environment?)`, 'criteria_mismatch'));
     }
   }
-  for (const step of missing) findings.push(finding('inconsistency', step.index, step.heading, 'declared in the spec but missing from Playwright\'s report', 'test_missing'));
-  for (const test of extra) findings.push(finding('inconsistency', null, test.title, `reported by Playwright (line ${test.line}) but not found when reading the spec statically (use a string literal title)`, 'test_undeclared'));
+  for (const step of missing) findings.push(finding('inconsistency', step.index, step.heading, 'listed by `playwright test --list` but missing from Playwright\'s report', 'test_missing'));
+  for (const test of extra) findings.push(finding('inconsistency', null, test.title, `reported by Playwright (line ${test.line}) but not in \`playwright test --list\` of the spec (a title computed from the environment?)`, 'test_undeclared'));
 
   const verdicts = new Map([...outcomes].map(([index, outcome]) => [index, VERDICT[outcome.kind]]));
   const results = judgeCriteria(criteria, map, verdicts);
@@ -123,8 +123,9 @@ function processFailure({ process: p, report }: ClassifyInput): string | null {
   return null;
 }
 
-/** Pairs declared tests with reported ones by title (the n-th test of a title with the n-th of the same title). */
+/** Pairs listed tests with reported ones by heading (the n-th test of a heading with the n-th of the same heading). */
 function matchTests(map: CriteriaMap, tests: readonly ReportTest[]) {
+  const multiProject = new Set(tests.map((t) => t.projectName)).size > 1;
   const byKey = new Map<string, ReportTest>();
   const seen = new Map<string, number>();
   const keyOf = (title: string) => {
@@ -132,7 +133,7 @@ function matchTests(map: CriteriaMap, tests: readonly ReportTest[]) {
     seen.set(title, n);
     return `${n}\u0000${title}`;
   };
-  for (const test of tests) byKey.set(keyOf(test.title), test);
+  for (const test of tests) byKey.set(keyOf(testHeading(test, multiProject)), test);
   seen.clear();
   const pairs: { step: CriteriaMap['steps'][number]; test: ReportTest }[] = [];
   const missing: CriteriaMap['steps'] = [];

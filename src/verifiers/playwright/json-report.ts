@@ -24,6 +24,10 @@ export interface ReportResult {
 
 export interface ReportTest {
   title: string;
+  /** Titles of the enclosing `test.describe` blocks, outermost first (the file left out). */
+  describePath: string[];
+  /** The Playwright project it ran in ('' when the config has none). */
+  projectName: string;
   file: string;
   line: number;
   column: number;
@@ -65,7 +69,7 @@ export async function readJsonReport(file: string): Promise<ReadReportResult> {
 /** Flattens nested suites into tests sorted by file, line and column. */
 export function parseJsonReport(raw: Record<string, unknown>): JsonReport {
   const tests: ReportTest[] = [];
-  const walk = (suite: unknown, file: string) => {
+  const walk = (suite: unknown, file: string, describePath: string[]) => {
     if (!isObject(suite)) return;
     const here = str(suite.file) ?? file;
     for (const spec of arr(suite.specs)) {
@@ -74,6 +78,8 @@ export function parseJsonReport(raw: Record<string, unknown>): JsonReport {
         if (!isObject(test)) continue;
         tests.push({
           title: str(spec.title) ?? '',
+          describePath,
+          projectName: str(test.projectName) ?? '',
           file: str(spec.file) ?? here,
           line: num(spec.line) ?? 0,
           column: num(spec.column) ?? 0,
@@ -85,11 +91,18 @@ export function parseJsonReport(raw: Record<string, unknown>): JsonReport {
         });
       }
     }
-    for (const child of arr(suite.suites)) walk(child, here);
+    for (const child of arr(suite.suites)) walk(child, here, isObject(child) ? [...describePath, str(child.title) ?? ''] : describePath);
   };
-  for (const suite of arr(raw.suites)) walk(suite, '');
-  tests.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  // Top-level suites are files: their title is the file name, not a describe block.
+  for (const suite of arr(raw.suites)) walk(suite, '', []);
+  const projects = isObject(raw.config) ? arr(raw.config.projects).map((p) => (isObject(p) ? str(p.name) ?? '' : '')) : [];
+  tests.sort((a, b) => compareLocation(a, b) || projects.indexOf(a.projectName) - projects.indexOf(b.projectName));
   return { tests, errors: arr(raw.errors).filter(isObject).map(parseError) };
+}
+
+/** Files by name, then tests by line and column: the order Elenchos numbers tests in (ties keep Playwright's order). */
+function compareLocation(a: ReportTest, b: ReportTest): number {
+  return (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column;
 }
 
 function parseResult(result: Record<string, unknown>): ReportResult {

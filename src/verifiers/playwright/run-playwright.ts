@@ -1,14 +1,19 @@
 // Runs `playwright test` for one spec against the running app, and classifies what it reports.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
+import type { CriteriaMap } from '../../contract/criteria-map.js';
 import type { VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
 import { keepAttachments } from './attachments.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { classifyPlaywright } from './classify.js';
-import { PROGRESS_MARK, writePlaywrightConfig } from './generate-config.js';
-import { readJsonReport } from './json-report.js';
+import { writePlaywrightConfig } from './generate-config.js';
+import { PROGRESS_MARK } from './progress-reporter.js';
+import { findUserConfig } from './user-config.js';
+import { readJsonReport, type ReportTest } from './json-report.js';
+import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
@@ -16,7 +21,7 @@ export const DEFAULT_RETRIES = 1;
 
 // The child sees only these from the parent's environment, plus the verifier's configured `env`.
 const INHERITED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'DISPLAY', 'XDG_RUNTIME_DIR', 'PLAYWRIGHT_BROWSERS_PATH', 'NODE_EXTRA_CA_CERTS', 'SYSTEMROOT'];
+  'DISPLAY', 'WAYLAND_DISPLAY', 'XAUTHORITY', 'XDG_RUNTIME_DIR', 'PLAYWRIGHT_BROWSERS_PATH', 'NODE_EXTRA_CA_CERTS', 'SYSTEMROOT'];
 
 /** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
 export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
@@ -30,25 +35,34 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     browserPath,
     extraArgs: [marker],
     retries: DEFAULT_RETRIES,
+    trace: retriesOf(ctx.args) > 0 ? 'on-first-retry' : 'retain-on-failure',
+    headed: ctx.iterate?.headed || ctx.iterate?.debug,
+    userConfig: userConfigPath(ctx.cwd),
   });
   const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
   // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
-  const argv = [...args, 'test', '--config', files.config, ...ctx.args];
+  const argv = [...args, 'test', '--config', files.config, ...ctx.args, ...iterateArgs(ctx.iterate)];
   const result = await runProcess(command, argv, {
     cwd: ctx.cwd,
     env: buildEnv(ctx),
-    timeoutMs: ctx.timeoutMs,
+    // A person stepping through in the Inspector takes as long as they take; Ctrl-C still stops it.
+    timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
     stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
     stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
   });
   const leftoverBrowsers = await killMarkedProcesses(marker);
+  const configNotes = await readNotes(files.notes);
+  for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
   const report = await readJsonReport(files.report);
   if (report.ok) await keepAttachments(report.report, ctx.evidenceDir);
+  const reported = report.ok ? pairReportedTests(ctx.map.steps, report.report.tests) : new Map<number, ReportTest>();
+  // With --grep the tests it left out did not run: they are not "missing from the report".
+  const map = ctx.iterate?.grep != null && report.ok ? onlySteps(ctx.map, new Set(reported.keys())) : ctx.map;
   const classified = classifyPlaywright({
     criteria: ctx.criteria,
-    map: ctx.map,
+    map,
     report,
     process: {
       exitCode: result.exitCode,
@@ -71,6 +85,7 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
       command: [command, ...argv],
       browserPath: browserPath ?? null,
       config: files.config,
+      configNotes,
       report: files.report,
       outputDir: files.outputDir,
       browserMarker: marker,
@@ -79,9 +94,56 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
         index: step.index,
         title: step.heading,
         outcome: classified.outcomes.get(step.index)?.kind ?? 'not_run',
+        // Every try of the test (retries included), as Playwright measured it; null when it did not run.
+        durationMs: testDuration(reported.get(step.index)),
       })),
     },
   };
+}
+
+/** The retries the run will use: the last `--retries` in `verifier.args`, else DEFAULT_RETRIES. */
+export function retriesOf(args: readonly string[]): number {
+  let retries = DEFAULT_RETRIES;
+  args.forEach((arg, i) => {
+    const value = arg.startsWith('--retries=') ? arg.slice('--retries='.length) : arg === '--retries' ? args[i + 1] : undefined;
+    if (value !== undefined && /^\d+$/.test(value)) retries = Number(value);
+  });
+  return retries;
+}
+
+/** Absolute path of the project's playwright.config in `cwd`, or null. */
+export function userConfigPath(cwd: string): string | null {
+  const name = findUserConfig(cwd);
+  return name ? path.join(cwd, name) : null;
+}
+
+async function readNotes(file: string): Promise<string[]> {
+  const text = await readFile(file, 'utf8').catch(() => '[]');
+  try {
+    const notes: unknown = JSON.parse(text);
+    return Array.isArray(notes) ? notes.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Playwright's own flags for someone iterating on a spec (`verify --verifier-only`). */
+export function iterateArgs(iterate: VerifyContext['iterate']): string[] {
+  if (!iterate) return [];
+  return [...(iterate.headed ? ['--headed'] : []), ...(iterate.grep !== null ? ['--grep', iterate.grep] : []), ...(iterate.debug ? ['--debug'] : [])];
+}
+
+/**
+ * The map with only the steps that ran, for matching the report; criteria keep all their steps, so one
+ * whose test was left out is UNVERIFIED ("did not run"), never PASS on a subset.
+ */
+function onlySteps(map: CriteriaMap, ran: ReadonlySet<number>): CriteriaMap {
+  return { ...map, steps: map.steps.filter((s) => ran.has(s.index)) };
+}
+
+function testDuration(test: ReportTest | undefined): number | null {
+  const tries = test?.results.map((r) => r.durationMs).filter((ms): ms is number => ms !== null) ?? [];
+  return tries.length > 0 ? tries.reduce((a, b) => a + b, 0) : null;
 }
 
 /**
@@ -104,19 +166,17 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
   return { command: 'npx', args: ['--no', 'playwright'] };
 }
 
+/** The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours off. */
+export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = {};
+  for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
+  // Plain messages in the report and logs; classification reads them.
+  return { ...inherited, ...env, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+}
+
 function buildEnv(ctx: VerifyContext): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
-  return {
-    ...env,
-    ...ctx.env,
-    ELENCHOS_BASE_URL: ctx.url,
-    ELENCHOS_VARIABLES: JSON.stringify(variables),
-    // Plain messages in the report and logs; classification reads them.
-    FORCE_COLOR: '0',
-    NO_COLOR: '1',
-  };
+  return playwrightEnv(ctx.baseEnv, ctx.env, { ELENCHOS_BASE_URL: ctx.url, ELENCHOS_VARIABLES: JSON.stringify(variables) });
 }
 
 function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {

@@ -1,6 +1,6 @@
 // Fingerprints of a Playwright spec's tests for the test-weakening lock, read from the source.
 import { fingerprintText, normaliseText, type StepPrint } from '../../contract/step-print.js';
-import { blankComments } from './spec-tests.js';
+import { blankComments } from './spec-imports.js';
 
 // `test(`, `test.only(`, `test.fail(`…; never `test.describe(` or `test.step(`.
 const TEST_CALL = /(?<![\w$.])test((?:\.(?:only|skip|fixme|fail|slow))*)\s*\(/g;
