@@ -20,6 +20,8 @@ export interface ReportResult {
   durationMs: number | null;
   errors: ReportError[];
   attachments: ReportAttachment[];
+  /** The page's last URL, read from this try's trace after parsing (null when unknown). */
+  lastUrl: string | null;
 }
 
 export interface ReportTest {
@@ -104,6 +106,7 @@ function parseResult(result: Record<string, unknown>): ReportResult {
     attachments: arr(result.attachments)
       .filter(isObject)
       .map((a) => ({ name: str(a.name) ?? 'attachment', contentType: str(a.contentType), path: str(a.path) })),
+    lastUrl: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { classifyPlaywright } from './classify.js';
 import { PROGRESS_MARK, writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+import { readLastUrls } from './trace-url.js';
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
 export const DEFAULT_RETRIES = 1;
@@ -45,8 +46,12 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   });
   const leftoverBrowsers = await killMarkedProcesses(marker);
   const report = await readJsonReport(files.report);
-  if (report.ok) await keepAttachments(report.report, ctx.evidenceDir);
+  if (report.ok) {
+    await keepAttachments(report.report, ctx.evidenceDir);
+    await readLastUrls(report.report);
+  }
   const classified = classifyPlaywright({
+    root: ctx.cwd,
     criteria: ctx.criteria,
     map: ctx.map,
     report,
