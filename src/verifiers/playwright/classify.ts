@@ -200,7 +200,7 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
       return `${first}: waited for ${outcome.locator}${on}, which ${resolved ? `never became usable (${log.at(-1)})` : 'never appeared'}`;
     }
     case 'assertion':
-      return outcome.locator ? `${first} (waiting for ${outcome.locator}${on})` : first;
+      return outcome.locator ? `${first} (${outcome.locator}${on})` : first;
     case 'app_unreachable':
       return `the app refused or never answered (the app's failure): ${first}`;
     case 'no_page':
