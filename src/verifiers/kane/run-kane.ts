@@ -120,13 +120,13 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
  * The shared rule (attempt-status.ts) over the judged criteria: Kane's table decides run trouble; after
  * that a confirmed FAIL wins, and a pass is an attempt PASS only if every criterion is PASS.
  */
-function decideKaneAttempt(c: Classification, criteria: VerificationResult['criteria']): Pick<Classification, 'status' | 'summary' | 'rule'> {
+export function decideKaneAttempt(c: Classification, criteria: VerificationResult['criteria']): Pick<Classification, 'status' | 'summary' | 'rule'> {
   const decision = decideAttemptStatus(criteria, c.troubles, {
     fail: c.summary,
     pass: c.summary,
     unverified: (ids) => `Kane passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified: ${criteria.find((x) => x.id === ids[0])?.note ?? ''}`,
   });
-  if (decision.status === c.status) return { ...c, summary: decision.summary };
+  if (decision.status === c.status) return { status: c.status, summary: decision.summary, rule: c.rule };
   const rule = decision.status === 'FAIL' ? 'product-failure' : c.status === 'FAIL' ? 'untagged-product-failure' : 'criteria-unverified';
   return { status: decision.status, summary: decision.summary, rule };
 }
