@@ -199,8 +199,12 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
       const resolved = log.some((l) => /resolved to/.test(l));
       return `${first}: waited for ${outcome.locator}${on}, which ${resolved ? `never became usable (${log.at(-1)})` : 'never appeared'}`;
     }
-    case 'assertion':
-      return outcome.locator ? `${first} (${outcome.locator}${on})` : first;
+    case 'assertion': {
+      // The matcher's own Expected/Received lines say what was wrong without opening the detail.
+      const lines = outcome.error?.message.split('\n').map((l) => l.trim()) ?? [];
+      const said = [lines.find((l) => /^Expected\b/.test(l)), lines.find((l) => /^Received\b/.test(l))].filter(Boolean).join('; ').slice(0, 300);
+      return `${first}${outcome.locator ? ` (${outcome.locator}${on})` : ''}${said ? `: ${said}` : ''}`;
+    }
     case 'app_unreachable':
       return `the app refused or never answered (the app's failure): ${first}`;
     case 'no_page':
