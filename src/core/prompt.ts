@@ -56,7 +56,7 @@ function repairSection(context: PromptContext, previous: RepairEvidence): string
   for (const criterion of failed) {
     out.push(`- FAIL ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);
     // Only the product failures: another test of the same criterion may have had verifier trouble.
-    for (const finding of findingsOf(criterion).filter((f) => f.kind === 'product_failure')) out.push(...describeFinding(finding).map((l) => `    ${l}`));
+    for (const finding of findingsOf(criterion).filter((f) => f.kind === 'product_failure')) out.push(...describeFinding(finding).map(indent(4)));
   }
   const unjudged = previous.criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL');
   if (unjudged.length > 0) {
@@ -66,15 +66,18 @@ function repairSection(context: PromptContext, previous: RepairEvidence): string
   }
   for (const criterion of unjudged) {
     out.push(`- ${criterion.status} ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);
-    for (const finding of findingsOf(criterion)) out.push(...describeFinding(finding).map((l) => `    ${l}`));
+    for (const finding of findingsOf(criterion)) out.push(...describeFinding(finding).map(indent(4)));
   }
   const unattached = previous.findings.filter((f) => f.step === null || !previous.criteria.some((c) => c.steps.includes(f.step!)));
-  for (const finding of unattached) out.push(...describeFinding(finding).map((l) => `  ${l}`));
+  for (const finding of unattached) out.push(...describeFinding(finding).map(indent(2)));
   const passed = previous.criteria.filter((c) => c.status === 'PASS').map((c) => c.id);
   if (passed.length > 0) out.push('', `Criteria that passed (keep them passing): ${passed.join(', ')}.`);
   out.push('', 'Fix the product, not the tests.');
   return out;
 }
+
+// Blank lines of a quoted block stay empty (no trailing spaces).
+const indent = (n: number) => (line: string) => (line === '' ? '' : `${' '.repeat(n)}${line}`);
 
 /** A finding as the verifier reported it, verdict family, category and confidence beside it. */
 export function describeFinding(finding: Finding): string[] {
