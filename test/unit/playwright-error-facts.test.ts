@@ -15,12 +15,12 @@ const GOTO_SILENT = 'Error: page.goto: net::ERR_ABORTED; maybe frame was detache
 const GOTO_REFUSED = 'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/\nCall log:\n  - navigating to "http://127.0.0.1:9/", waiting until "load"\n';
 const ACTION = "TimeoutError: locator.click: Timeout 500ms exceeded.\nCall log:\n  - waiting for locator('#nope')\n";
 
-const test = (status: string, errors: string[], lastUrl: string | null = 'http://127.0.0.1:4517/'): ReportTest => ({
+const test = (status: string, errors: string[], lastUrl: string | null = 'http://127.0.0.1:4517/', opened: boolean | null = lastUrl === null ? null : lastUrl !== 'about:blank'): ReportTest => ({
   title: 't', file: 'a.spec.ts', line: 1, column: 1, tags: [], annotations: [], status: 'unexpected', expectedStatus: 'passed',
-  results: [{ status, retry: 0, durationMs: 1, errors: errors.map((message) => ({ message, location: null })), attachments: [], lastUrl }],
+  results: [{ status, retry: 0, durationMs: 1, errors: errors.map((message) => ({ message, location: null })), attachments: [], lastUrl, opened }],
 });
-const outcome = (status: string, errors: string[], lastUrl?: string | null) => {
-  const o = classifyTest(test(status, errors, lastUrl));
+const outcome = (status: string, errors: string[], lastUrl?: string | null, opened?: boolean | null) => {
+  const o = classifyTest(test(status, errors, lastUrl, opened));
   return [o.kind, o.reasonCode, o.locator];
 };
 
@@ -40,6 +40,8 @@ describe('classifyTest by cause', () => {
     expect(outcome('timedOut', [BARE, EXPECT])).toEqual(['product_failure', 'assertion', "getByRole('button', { name: 'Reset' })"]);
     expect(outcome('timedOut', [BARE, WAIT_SELECTOR])).toEqual(['product_failure', 'locator_timeout', "locator('#nope')"]);
     expect(outcome('failed', [ACTION])).toEqual(['product_failure', 'locator_timeout', "locator('#nope')"]);
+    // An app that blanks its own page after loading cannot turn its missing element into verifier trouble.
+    expect(outcome('timedOut', [BARE, CLICK], 'about:blank', true)[0]).toBe('product_failure');
     // No trace to tell the URL: the page is taken as loaded (no navigation failed).
     expect(outcome('timedOut', [BARE, CLICK], null)[0]).toBe('product_failure');
   });

@@ -48,13 +48,13 @@ export function classifyTest(test: ReportTest): TestOutcome {
   const tries = test.results
     .map((result, index) => ({ result, index }))
     .filter(({ result }) => result.status !== 'passed' && result.status !== 'skipped')
-    .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null));
+    .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null, result.opened ?? null));
   // Verifier or app trouble on any try outweighs the others; a product failure counts only when every failed try was one.
   return tries.find((t) => t.kind === 'verifier_error') ?? tries.find((t) => t.kind !== 'product_failure') ?? tries[0] ?? outcome('unattributed_failure', 'error', null);
 }
 
 /** One failed try, by cause. */
-function classifyResult(result: ReportResult, index: number, url: string | null): TestOutcome {
+function classifyResult(result: ReportResult, index: number, url: string | null, opened: boolean | null): TestOutcome {
   const errors = result.errors;
   const facts = errors.map((error) => ({ error, facts: readErrorFacts(error) }));
   const decide = (kind: TestOutcomeKind, reasonCode: string, error: ReportError | null, locator: string | null = null): TestOutcome => {
@@ -73,8 +73,9 @@ function classifyResult(result: ReportResult, index: number, url: string | null)
   const located = facts.find(({ facts: f }) => isLocatorWait(f));
   const timedOut = result.status === 'timedOut' || facts.some(({ facts: f }) => f.bareTimeout);
   if (located && (timedOut || /^TimeoutError: |Timeout \d+ms exceeded/.test(located.error.message) || ASSERTION.test(located.error.message))) {
-    // Waiting for an element on a blank page is the spec's mistake (it never opened the app), not the product's.
-    if (url === 'about:blank') return decide('verifier_error', 'no_page', located.error, located.facts.waitedFor);
+    // Waiting for an element on a page that never left about:blank is the spec's mistake (it never opened the
+    // app), not the product's; an app that blanks its own page after loading is judged like any other.
+    if (url === 'about:blank' && opened !== true) return decide('verifier_error', 'no_page', located.error, located.facts.waitedFor);
     return decide('product_failure', located.facts.api?.startsWith('expect') ? 'assertion' : 'locator_timeout', located.error, located.facts.waitedFor);
   }
   if (timedOut) return decide('verifier_error', 'test_timeout', errors.find((e) => !isBare(e)) ?? errors[0] ?? null);

@@ -22,6 +22,8 @@ export interface ReportResult {
   attachments: ReportAttachment[];
   /** The page's last URL, read from this try's trace after parsing (null when unknown). */
   lastUrl: string | null;
+  /** Whether the trace shows the page ever left about:blank (null without a trace). */
+  opened?: boolean | null;
 }
 
 export interface ReportTest {

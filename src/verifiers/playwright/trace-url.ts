@@ -9,7 +9,7 @@ export async function readLastUrls(report: JsonReport): Promise<void> {
   for (const test of report.tests) {
     for (const result of test.results) {
       const trace = result.attachments.find((a) => a.name === 'trace' && a.path !== null);
-      if (result.status !== 'passed' && trace) result.lastUrl = await readLastUrl(trace.path!);
+      if (result.status !== 'passed' && trace) Object.assign(result, await readPageUrls(trace.path!));
     }
   }
 }
@@ -18,21 +18,25 @@ export async function readLastUrls(report: JsonReport): Promise<void> {
 const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
-/** The main frame's URL in the last snapshot of the trace, or null when the trace cannot tell. */
-export async function readLastUrl(traceZip: string): Promise<string | null> {
+/** The main frame's URL in the last snapshot of the trace, and whether it ever showed a page (not about:blank). */
+export async function readPageUrls(traceZip: string): Promise<{ lastUrl: string | null; opened: boolean | null }> {
   try {
     let last: string | null = null;
+    let opened = false;
     for (const text of await readTraceEntries(traceZip)) {
       for (const line of text.split('\n')) {
         if (!line.includes('"frame-snapshot"')) continue;
         const event = JSON.parse(line) as { type?: string; snapshot?: { frameUrl?: unknown; isMainFrame?: unknown } };
         const snapshot = event.snapshot;
-        if (event.type === 'frame-snapshot' && typeof snapshot?.frameUrl === 'string' && snapshot.isMainFrame !== false) last = snapshot.frameUrl;
+        if (event.type === 'frame-snapshot' && typeof snapshot?.frameUrl === 'string' && snapshot.isMainFrame !== false) {
+          last = snapshot.frameUrl;
+          if (last !== 'about:blank') opened = true;
+        }
       }
     }
-    return last;
+    return { lastUrl: last, opened: last === null ? null : opened };
   } catch {
-    return null;
+    return { lastUrl: null, opened: null };
   }
 }
 
