@@ -197,7 +197,7 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
     case 'locator_timeout': {
       const log = outcome.error ? readErrorFacts(outcome.error).callLog : [];
       const resolved = log.some((l) => /resolved to/.test(l));
-      return `${first}: waited for ${outcome.locator}${on}, which ${resolved ? `never became usable (${log.at(-1)})` : 'never appeared'}`;
+      return `waited for ${outcome.locator}${on}, which ${resolved ? `never became usable (${log.at(-1)})` : 'never appeared'} (${first})`;
     }
     case 'assertion': {
       // The matcher's own Expected/Received lines say what was wrong without opening the detail.
@@ -208,7 +208,7 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
     case 'app_unreachable':
       return `the app refused or never answered (the app's failure): ${first}`;
     case 'no_page':
-      return `${first}: waited for ${outcome.locator} on about:blank (the test never opened the app)`;
+      return `waited for ${outcome.locator} on about:blank: the test never opened the app (${first})`;
     case 'skipped':
       return 'skipped';
     default:
