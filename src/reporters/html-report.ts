@@ -65,7 +65,7 @@ export function renderHtmlReport(input: ReportInput): string {
       for (const f of findings) {
         const v = f.verdict;
         const verdict = v ? `${v.family ?? ''}/${v.category ?? ''}, confirmed ${v.confirmed}, severity ${v.severity ?? '?'}, confidence ${v.confidence ?? '?'} — ${v.bugTitle ?? ''}: ${v.oneLiner ?? ''}` : '';
-        parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}</td><td>${escapeHtml(f.reason ?? '')}</td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdict)}</td></tr>`);
+        parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}</td><td>${escapeHtml(f.reason ?? '')}${f.location ? `<br>at ${escapeHtml(f.location)}` : ''}${f.detail ? `<pre>${escapeHtml(f.detail)}</pre>` : ''}</td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdict)}</td></tr>`);
       }
       parts.push('</table>');
     }
