@@ -34,6 +34,8 @@ export interface TaskCheck {
   lock: string | null;
   /** What a reviewer may want to know but breaks nothing (a test changed with its assertions kept). */
   notes: string[];
+  /** Not errors (the task can run), but worth a look: a test that names no criterion. */
+  warnings: string[];
 }
 
 export interface CheckReport {
@@ -65,7 +67,7 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
 
 async function checkOne(file: string, root: string, loaded: LoadedConfig | null, lockBase: string | undefined, env: NodeJS.ProcessEnv | undefined): Promise<TaskCheck> {
   const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
-  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [], lock: null, notes: [] };
+  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [], lock: null, notes: [], warnings: [] };
   if (!loaded) {
     result.problems.push('not checked further: the configuration is invalid');
     return result;
@@ -85,6 +87,11 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null,
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
       result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`);
+    }
+    // An untagged test decides nothing: its failure is never a FAIL (no criterion failed) but keeps the attempt from PASS.
+    for (const step of map.steps.filter((s) => s.criteria.length === 0 && !map.unknown.some((u) => u.step === s.index))) {
+      const what = resolved.verifierType === 'playwright' ? 'test' : 'step';
+      result.warnings.push(`${where}: ${what} ${step.index} ("${step.heading}") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS`);
     }
     for (const u of map.unknown) {
       const fix = u.suggestion ? `did you mean ${u.suggestion}?` : 'add the criterion to the contract or fix the id';

@@ -50,21 +50,34 @@ function repairSection(context: PromptContext, previous: RepairEvidence): string
     `This is attempt ${context.attempt} of at most ${context.maxAttempts}: a repair. Attempt ${previous.attempt} was verified and did not pass (${previous.status}): ${previous.summary}`,
   ];
   if (previous.appFailure) out.push('', `The app did not start: ${previous.appFailure}`);
-  const bad = previous.criteria.filter((c) => c.status !== 'PASS');
-  if (bad.length > 0) out.push('', 'Criteria that did not pass:');
-  for (const criterion of bad) {
+  const findingsOf = (criterion: CriterionResult) => previous.findings.filter((f) => f.step !== null && criterion.steps.includes(f.step));
+  const failed = previous.criteria.filter((c) => c.status === 'FAIL');
+  if (failed.length > 0) out.push('', 'Confirmed failures (the verifier saw the product do the wrong thing):');
+  for (const criterion of failed) {
+    out.push(`- FAIL ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);
+    // Only the product failures: another test of the same criterion may have had verifier trouble.
+    for (const finding of findingsOf(criterion).filter((f) => f.kind === 'product_failure')) out.push(...describeFinding(finding).map(indent(4)));
+  }
+  const unjudged = previous.criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL');
+  if (unjudged.length > 0) {
+    out.push('', failed.length > 0
+      ? 'Could not be judged this time (the verifier had trouble; make sure they work too):'
+      : 'Criteria that did not pass:');
+  }
+  for (const criterion of unjudged) {
     out.push(`- ${criterion.status} ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);
-    for (const finding of previous.findings.filter((f) => f.step !== null && criterion.steps.includes(f.step))) {
-      out.push(...describeFinding(finding).map((l) => `    ${l}`));
-    }
+    for (const finding of findingsOf(criterion)) out.push(...describeFinding(finding).map(indent(4)));
   }
   const unattached = previous.findings.filter((f) => f.step === null || !previous.criteria.some((c) => c.steps.includes(f.step!)));
-  for (const finding of unattached) out.push(...describeFinding(finding).map((l) => `  ${l}`));
+  for (const finding of unattached) out.push(...describeFinding(finding).map(indent(2)));
   const passed = previous.criteria.filter((c) => c.status === 'PASS').map((c) => c.id);
   if (passed.length > 0) out.push('', `Criteria that passed (keep them passing): ${passed.join(', ')}.`);
   out.push('', 'Fix the product, not the tests.');
   return out;
 }
+
+// Blank lines of a quoted block stay empty (no trailing spaces).
+const indent = (n: number) => (line: string) => (line === '' ? '' : `${' '.repeat(n)}${line}`);
 
 /** A finding as the verifier reported it, verdict family, category and confidence beside it. */
 export function describeFinding(finding: Finding): string[] {
@@ -82,5 +95,14 @@ export function describeFinding(finding: Finding): string[] {
     ].filter(Boolean);
     lines.push(`verdict: ${facts.join(', ')}${v.bugTitle ? ` — "${v.bugTitle}"` : ''}${v.oneLiner ? `: ${v.oneLiner}` : ''}`);
   }
+  if (finding.location) lines.push(`at ${finding.location}`);
+  if (finding.detail) lines.push(...fence(finding.detail));
   return lines;
+}
+
+/** `text` as a fenced block whose fence no line of it can close (an assertion's diff stays one quoted block). */
+export function fence(text: string): string[] {
+  const longest = Math.max(0, ...[...text.matchAll(/`{3,}/g)].map((m) => m[0].length));
+  const marks = '`'.repeat(Math.max(3, longest + 1));
+  return [marks, ...text.split('\n').map((l) => l.trimEnd()), marks];
 }

@@ -24,6 +24,7 @@ export function renderCheckReport(report: CheckReport, io: CliIO): void {
     }
     for (const p of task.problems) writeLine(out, `  ✗ ${p}`);
     for (const n of task.notes) writeLine(out, `  note (${task.lock}): ${n}`);
+    for (const w of task.warnings) writeLine(out, `  ! warning: ${w}`);
   }
   const bad = report.tasks.filter((t) => !t.ok).length + (report.config.ok ? 0 : 1);
   writeLine(out, bad === 0 ? `all ${report.tasks.length} task(s) OK` : `${bad} input(s) with problems`);

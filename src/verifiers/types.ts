@@ -26,7 +26,15 @@ export interface Finding {
   heading: string | null;
   /** How Elenchos classifies this finding. */
   kind: 'product_failure' | 'verifier_error' | 'unattributed_failure' | 'inconsistency';
+  /** One line: what went wrong. */
   reason: string | null;
+  /**
+   * The verifier's whole message(s) behind `reason`, line breaks kept (an assertion's diff, a call log,
+   * every error of a test), capped in bytes; quoted as a block in the repair prompt and by `show`.
+   */
+  detail?: string | null;
+  /** Repository-relative `file:line:column` in the test file where it failed. */
+  location?: string | null;
   reasonCode: string | null;
   resultCode: number | null;
   verdict: Verdict | null;

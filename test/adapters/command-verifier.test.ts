@@ -51,6 +51,14 @@ async function verify(mode: string, testMd = TEST_MD) {
 const byId = (r: { criteria: { id: string; status: string }[] }) => Object.fromEntries(r.criteria.map((c) => [c.id, c.status]));
 
 describe('command verifier', () => {
+  it('a confirmed product failure wins over a verifier failure at another step, which is named as not judged', async () => {
+    page = '<h1>Tasks</h1><form>New task</form><ul></ul>';
+    const { result } = await verify('verifier-fail-first');
+    expect(result).toMatchObject({ status: 'FAIL', summary: 'product failure at step 2; could not be judged: AC-001' });
+    expect(byId(result)).toEqual({ 'AC-001': 'UNVERIFIED', 'AC-002': 'FAIL' });
+    expect(result.findings.map((f) => [f.step, f.kind])).toEqual([[1, 'verifier_error'], [2, 'product_failure']]);
+  });
+
   it('FAIL with the failing criterion when a step reports a product failure; the stream is kept', async () => {
     page = '<h1>Tasks</h1><form>New task</form><ul></ul>';
     const { result, evidenceDir } = await verify('check-page');

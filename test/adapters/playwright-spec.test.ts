@@ -66,9 +66,17 @@ describe('classifyPlaywright', () => {
   };
 
   it('treats a non-assertion error as unattributed (INCONCLUSIVE), not a product failure', () => {
-    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: ['page.goto: net::ERR_CONNECTION_REFUSED'] }], 'unexpected')]);
+    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: ["TypeError: Cannot read properties of undefined (reading 'x')"] }], 'unexpected')]);
     expect(result.status).toBe('INCONCLUSIVE');
     expect(result.findings[0]).toMatchObject({ step: 2, kind: 'unattributed_failure', reasonCode: 'error' });
+  });
+
+  it("treats a navigation the app refused as the app's failure (VERIFIER_ERROR), not the product's", () => {
+    const refused = 'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/\nCall log:\n  - navigating to "http://127.0.0.1:9/", waiting until "load"\n';
+    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: [refused] }], 'unexpected')]);
+    expect(result.status).toBe('VERIFIER_ERROR');
+    expect(result.findings[0]).toMatchObject({ step: 2, kind: 'verifier_error', reasonCode: 'app_unreachable' });
+    expect(result.summary).toMatch(/the app's failure/);
   });
 
   it('never lets a test.fail() test (failing as "expected") prove its criterion', () => {

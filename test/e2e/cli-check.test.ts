@@ -78,6 +78,19 @@ describe('elenchos check', () => {
     expect(run.stderr).toBe('');
   });
 
+  it('warns, without failing, about a Playwright test that names no criterion', () => {
+    const spec = "import { test } from '@playwright/test';\ntest('heading @AC-001', async () => {});\ntest('footer', async () => {});\n";
+    const dir = tempRepo({
+      'tasks/add-task.json': taskJson({ acceptanceCriteria: [{ id: 'AC-001', description: 'criterion 1' }], verification: { testFile: 'tests/add-task.spec.ts' } }),
+      'tests/add-task.spec.ts': spec,
+      'elenchos.config.json': '{ "verifier": { "type": "playwright" } }\n',
+    });
+    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('  ! warning: tasks/add-task.json: tests/add-task.spec.ts: test 2 ("footer") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS\n');
+    expect(run.stdout).toContain('all 1 task(s) OK');
+  });
+
   it('validates the config too', () => {
     const dir = tempRepo({ ...good, 'elenchos.config.json': '{"maxRepairAttempts": "two"}' });
     const run = runCli(['check', 'tasks/add-task.json'], dir);

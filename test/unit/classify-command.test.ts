@@ -69,7 +69,7 @@ describe('classifyCommand', () => {
 
   it('FAIL on a product failure, with a finding per failed step', () => {
     const r = classifyCommand(ctx, declared, state([...step(1, 'failed', { failure: 'verifier', message: 'crash' }), ...step(2, 'failed', { failure: 'product', message: 'no milk' }), done('failed')]), ran({ exitCode: 1 }));
-    expect(r).toMatchObject({ status: 'FAIL', summary: 'product failure at step 2' });
+    expect(r).toMatchObject({ status: 'FAIL', summary: 'product failure at step 2; could not be judged: AC-001' });
     expect(byId(r)).toEqual({ 'AC-001': 'UNVERIFIED', 'AC-002': 'FAIL' });
     expect(r.findings).toEqual([
       { step: 1, heading: 'One @verifies AC-001', kind: 'verifier_error', reason: 'crash', reasonCode: 'failure.verifier', resultCode: null, verdict: null, sessionId: null, evidencePack: null },

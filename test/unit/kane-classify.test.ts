@@ -2,8 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { classifyKane, type ProcessOutcome } from '../../src/verifiers/kane/classify.js';
 import { KaneStreamState } from '../../src/verifiers/kane/stream-state.js';
+import { decideKaneAttempt } from '../../src/verifiers/kane/run-kane.js';
+import { judgeCriteria, mapCriteria } from '../../src/contract/criteria-map.js';
 
 const declared = [1, 2, 3].map((index) => ({ index, heading: `Step ${index}`, optional: false }));
+const contract = [1, 2, 3].map((i) => ({ id: `AC-${i}`, description: `criterion ${i}` }));
+const map = mapCriteria(contract, declared.map((d) => ({ index: d.index, heading: d.heading, verifies: [`AC-${d.index}`] })));
 const exited = (exitCode: number | null, more: Partial<ProcessOutcome> = {}): ProcessOutcome => ({
   exitCode, signal: null, timedOut: false, aborted: false, outputCapped: false, spawnError: null, timeoutMs: 60_000, lastStderrLine: null, ...more,
 });
@@ -85,6 +89,29 @@ describe('classifyKane', () => {
     const c = failAt3({ result_code: 710, reason_code: 'assertion_error.final_verification' });
     expect(c).toMatchObject({ status: 'INCONCLUSIVE', rule: 'unattributed' });
     expect(c.findings[0]!.kind).toBe('unattributed_failure');
+  });
+
+  it('through the shared rule: a confirmed FAIL wins over a verifier failure at another step, naming what could not be judged', () => {
+    const productAt1 = failed(1, { result_code: 740, reason_code: 'assertion_error.confirmed_product_bug', verdict: { confirmed: true, family: 'application_issue', bug_title: 'No total' } });
+    const c = classify([...productAt1, ...passed(2), ...failed(3, { result_code: 510, reason_code: 'infra_error.screenshot_failed' }), ...closing('failed', { passed: 1, failed: 2, skipped: 0 })]);
+    expect(c).toMatchObject({ status: 'FAIL', rule: 'product-failure' });
+    const criteria = judgeCriteria(contract, map, c.stepVerdicts);
+    expect(decideKaneAttempt(c, criteria)).toEqual({ status: 'FAIL', rule: 'product-failure', summary: 'product failure at step 1: No total; could not be judged: AC-3' });
+  });
+
+  it('through the shared rule: a product failure at a step that verifies no criterion is never a FAIL (nor a PASS)', () => {
+    const c = failAt3({ result_code: 740, reason_code: 'assertion_error.confirmed_product_bug', verdict: { confirmed: true, family: 'application_issue' } });
+    const untagged = mapCriteria(contract.slice(0, 2), declared.slice(0, 2).map((d, i) => ({ index: d.index, heading: d.heading, verifies: [`AC-${i + 1}`] })));
+    const decided = decideKaneAttempt(c, judgeCriteria(contract.slice(0, 2), untagged, c.stepVerdicts));
+    expect(decided).toMatchObject({ status: 'INCONCLUSIVE', rule: 'untagged-product-failure' });
+    expect(decided.summary).toMatch(/^product failure at step 3, which verifies no criterion/);
+  });
+
+  it('through the shared rule: run-level trouble is never overridden into a FAIL (a stream that contradicts itself must not steer the agent)', () => {
+    const productAt1 = failed(1, { result_code: 740, verdict: { confirmed: true, family: 'application_issue' } });
+    const c = classify([...productAt1, ...passed(2), ...passed(3), ...closing('passed', { passed: 3, failed: 0, skipped: 0 })]);
+    expect(c.rule).toBe('contradiction');
+    expect(decideKaneAttempt(c, judgeCriteria(contract, map, c.stepVerdicts)).status).toBe('INCONCLUSIVE');
   });
 
   it('summary counts that disagree with the step events are INCONCLUSIVE', () => {

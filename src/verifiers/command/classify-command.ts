@@ -3,6 +3,7 @@ import { judgeCriteria, type StepVerdict } from '../../contract/criteria-map.js'
 import type { TestMdStep } from '../kane/test-md.js';
 import type { AttemptStatus, Finding, VerificationResult, VerifyContext } from '../types.js';
 import type { ProtocolState } from './protocol.js';
+import { decideAttemptStatus, type Trouble } from '../attempt-status.js';
 
 export interface CommandProcess {
   exitCode: number | null;
@@ -56,11 +57,20 @@ export function classifyCommand(
     const kind = s.failure === 'product' ? 'product_failure' : s.failure === 'verifier' ? 'verifier_error' : 'unattributed_failure';
     findings.push(finding(kind, s.step, s.message ?? 'failed', `failure.${s.failure}`));
   }
-  if (failed.some((s) => s.failure === 'product')) return result('FAIL', `product failure at step ${failed.filter((s) => s.failure === 'product').map((s) => s.step).join(', ')}`);
-  if (failed.some((s) => s.failure === 'verifier')) return result('VERIFIER_ERROR', `the verifier failed at step ${failed.find((s) => s.failure === 'verifier')!.step}: ${failed.find((s) => s.failure === 'verifier')!.message ?? ''}`);
-  if (failed.length > 0) return result('INCONCLUSIVE', `step ${failed[0]!.step} failed with no attribution (failure: product or verifier)`);
-  if (state.done === 'failed') return result('INCONCLUSIVE', 'the verifier says failed, but no step failed');
-  const open = criteria.filter((c) => c.status !== 'PASS');
-  if (open.length > 0) return result('INCONCLUSIVE', `the verifier passed, but ${open.map((c) => c.id).join(', ')} ${open.length === 1 ? 'is' : 'are'} not verified (${open[0]!.note})`);
-  return result('PASS', `the verifier passed all ${state.steps.size} step(s)`);
+  // The report is whole and matches the test file: the shared rule decides (a confirmed FAIL wins).
+  const troubles: Trouble[] = [];
+  const verifier = failed.find((s) => s.failure === 'verifier');
+  if (verifier) troubles.push({ scope: 'test', status: 'VERIFIER_ERROR', summary: `the verifier failed at step ${verifier.step}: ${verifier.message ?? ''}` });
+  const unattributed = failed.find((s) => s.failure !== 'product' && s.failure !== 'verifier');
+  if (unattributed) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${unattributed.step} failed with no attribution (failure: product or verifier)` });
+  const orphan = failed.find((s) => s.failure === 'product' && (ctx.map.steps.find((m) => m.index === s.step)?.criteria.length ?? 0) === 0);
+  if (orphan) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${orphan.step} failed on the product but verifies no criterion` });
+  if (state.done === 'failed' && failed.length === 0) troubles.push({ scope: 'run', status: 'INCONCLUSIVE', summary: 'the verifier says failed, but no step failed' });
+  const product = failed.filter((s) => s.failure === 'product').map((s) => s.step);
+  const decision = decideAttemptStatus(criteria, troubles, {
+    fail: `product failure at step ${product.join(', ')}`,
+    pass: `the verifier passed all ${state.steps.size} step(s)`,
+    unverified: (ids) => `the verifier passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified (${criteria.find((c) => c.id === ids[0])?.note ?? ''})`,
+  });
+  return result(decision.status, decision.summary);
 }

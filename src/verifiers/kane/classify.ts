@@ -5,6 +5,7 @@ import type { AttemptStatus, Finding } from '../types.js';
 import { attributeFailure, type AttributedFailure } from './attribute-failure.js';
 import { checkCounts, checkPairing, falseGreen, type DeclaredStepInfo, type StreamProblem } from './stream-checks.js';
 import type { StepFacts, StreamFacts } from './stream-state.js';
+import type { Trouble } from '../attempt-status.js';
 
 export interface ProcessOutcome {
   exitCode: number | null;
@@ -39,6 +40,12 @@ export interface Classification {
   stepNotes: Map<number, string>;
   /** Which rule decided (stable, for tests and docs). */
   rule: string;
+  /**
+   * The trouble behind the status, for the shared rule (attempt-status.ts) that decides the attempt once
+   * the criteria are judged: rules 1–13 are run trouble (the stream cannot be trusted whole), failed steps
+   * that are not the product's are test trouble beside any confirmed FAIL.
+   */
+  troubles: Trouble[];
 }
 
 /** Classifies one `kane-cli testmd run`; first matching rule wins. */
@@ -56,9 +63,11 @@ export function classifyKane(input: ClassifyInput): Classification {
   const pairing = checkPairing(facts, declared);
   const { stepVerdicts, stepNotes } = judgeSteps(facts, declared, failures, pairing);
   const running = [...facts.steps.values()].find((s) => s.started && s.status === null)?.index ?? null;
+  let troubles: Trouble[] | null = null;
   const done = (status: AttemptStatus, rule: string, summary: string, extra: Finding[] = []): Classification => {
     findings.unshift(...extra);
-    return { status, summary, findings, stepVerdicts, stepNotes, rule };
+    const run: Trouble[] = status === 'PASS' || status === 'FAIL' ? [] : [{ scope: 'run', status, summary }];
+    return { status, summary, findings, stepVerdicts, stepNotes, rule, troubles: troubles ?? run };
   };
   const problems = (list: StreamProblem[]) => list.map((x) => finding('inconsistency', x.message, x.step));
 
@@ -105,10 +114,19 @@ export function classifyKane(input: ClassifyInput): Classification {
   const optional = (index: number) => declared[index - 1]?.optional === true;
   const failed = [...failures.entries()].filter(([i, f]) => f.attribution === 'product' || !optional(i));
   const product = failed.filter(([, f]) => f.attribution === 'product').map(([i]) => i);
+  const verifier = failed.filter(([, f]) => f.attribution === 'verifier');
+  const notPassed = declared.filter((d) => facts.steps.get(d.index)?.status !== 'passed' && !(d.optional && failures.has(d.index))).map((d) => d.index);
+  // From here the stream is whole and consistent: the shared rule lets a confirmed FAIL win over these.
+  troubles = [
+    ...verifier.slice(0, 1).map(([index, f]): Trouble => ({ scope: 'test', status: 'VERIFIER_ERROR', summary: `step ${index} failed because of the verifier, not the product: ${f.rule}` })),
+    ...failed.filter(([, f]) => f.attribution === 'unattributed').slice(0, 1).map((): Trouble => ({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${failed.filter(([, f]) => f.attribution === 'unattributed').map(([i]) => i).join(', ')} failed without a verdict that says why` })),
+    // A product failure at a step that verifies no criterion: kept from PASS here, never a FAIL (no criterion failed).
+    ...product.slice(0, 1).map((index): Trouble => ({ scope: 'test', status: 'INCONCLUSIVE', summary: `product failure at step ${index}, which verifies no criterion: ${headline(facts, index)}` })),
+    ...(notPassed.length > 0 && failed.length === 0 ? [{ scope: 'test', status: 'INCONCLUSIVE', summary: `Kane passed, but step ${notPassed.join(', ')} did not run` } as Trouble] : []),
+  ];
   if (product.length > 0) {
     return done('FAIL', 'product-failure', `product failure at step ${product.join(', ')}: ${headline(facts, product[0]!)}`, extra);
   }
-  const verifier = failed.filter(([, f]) => f.attribution === 'verifier');
   if (verifier.length > 0) {
     const [index, f] = verifier[0]!;
     return done('VERIFIER_ERROR', 'verifier-failure', `step ${index} failed because of the verifier, not the product: ${f.rule}`, extra);
@@ -116,7 +134,6 @@ export function classifyKane(input: ClassifyInput): Classification {
   if (failed.length > 0) {
     return done('INCONCLUSIVE', 'unattributed', `step ${failed.map(([i]) => i).join(', ')} failed without a verdict that says why`, extra);
   }
-  const notPassed = declared.filter((d) => facts.steps.get(d.index)?.status !== 'passed' && !(d.optional && failures.has(d.index))).map((d) => d.index);
   if (notPassed.length > 0) {
     return done('INCONCLUSIVE', 'steps-not-run', `Kane passed, but step ${notPassed.join(', ')} did not run`, extra);
   }

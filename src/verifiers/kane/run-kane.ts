@@ -8,6 +8,7 @@ import { firstDuplicateKey } from '../../util/duplicate-keys.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { VerificationResult, VerifyContext } from '../types.js';
 import { classifyKane, type Classification } from './classify.js';
+import { decideAttemptStatus } from '../attempt-status.js';
 import { copyKaneArtifacts, readEvidenceHint } from './kane-artifacts.js';
 import { buildKaneInvocation } from './kane-invocation.js';
 import { describeSteps, explainCriteria } from './kane-report.js';
@@ -76,7 +77,7 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
     },
   });
   const criteria = explainCriteria(judgeCriteria(ctx.criteria, ctx.map, classification.stepVerdicts), classification.stepNotes);
-  const final = requireEveryCriterion(classification, criteria);
+  const final = decideKaneAttempt(classification, criteria);
   return {
     status: final.status,
     summary: final.summary,
@@ -115,14 +116,17 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
   };
 }
 
-/** SPEC §1: Kane's pass is an attempt PASS only if every criterion is PASS (a criterion nobody tested never is). */
-function requireEveryCriterion(c: Classification, criteria: VerificationResult['criteria']): Pick<Classification, 'status' | 'summary' | 'rule'> {
-  if (c.status !== 'PASS') return c;
-  const open = criteria.filter((x) => x.status !== 'PASS');
-  if (open.length === 0) return c;
-  return {
-    status: 'INCONCLUSIVE',
-    rule: 'criteria-unverified',
-    summary: `Kane passed, but ${open.map((x) => x.id).join(', ')} ${open.length === 1 ? 'is' : 'are'} not verified: ${open[0]!.note ?? ''}`,
-  };
+/**
+ * The shared rule (attempt-status.ts) over the judged criteria: Kane's table decides run trouble; after
+ * that a confirmed FAIL wins, and a pass is an attempt PASS only if every criterion is PASS.
+ */
+export function decideKaneAttempt(c: Classification, criteria: VerificationResult['criteria']): Pick<Classification, 'status' | 'summary' | 'rule'> {
+  const decision = decideAttemptStatus(criteria, c.troubles, {
+    fail: c.summary,
+    pass: c.summary,
+    unverified: (ids) => `Kane passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified: ${criteria.find((x) => x.id === ids[0])?.note ?? ''}`,
+  });
+  if (decision.status === c.status) return { status: c.status, summary: decision.summary, rule: c.rule };
+  const rule = decision.status === 'FAIL' ? 'product-failure' : c.status === 'FAIL' ? 'untagged-product-failure' : 'criteria-unverified';
+  return { status: decision.status, summary: decision.summary, rule };
 }

@@ -5,12 +5,22 @@ import type { AttemptStatus, Finding } from '../types.js';
 import { classifyTest, type TestOutcome } from './classify-test.js';
 import type { ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
 import { criteriaInList, testHeading } from './declared-tests.js';
-import { lastLines } from '../../util/text.js';
+import path from 'node:path';
+import { capBytes, lastLines } from '../../util/text.js';
+import { decideAttemptStatus, type Trouble } from '../attempt-status.js';
+import { readErrorFacts } from './error-facts.js';
+
+// A finding's whole message (an assertion's diff, every error of the test) up to this many bytes.
+const MAX_DETAIL_BYTES = 16 * 1024;
 
 /** A finding with what a Playwright failure adds: where it was thrown and the trace/screenshots beside it. */
 export interface PlaywrightFinding extends Finding {
-  /** `file:line:column` of the error in the spec. */
+  /** Repository-relative `file:line:column` of the error in the spec. */
   location: string | null;
+  /** The locator a timed-out call waited for. */
+  locator?: string | null;
+  /** The page's last URL (from the test's trace). */
+  lastUrl?: string | null;
   attachments: ReportAttachment[];
 }
 
@@ -24,6 +34,8 @@ export interface ProcessFacts {
 }
 
 export interface ClassifyInput {
+  /** Where Playwright ran (the worktree or checkout): paths under it are reported repository-relative. */
+  root?: string;
   criteria: readonly Criterion[];
   map: CriteriaMap;
   process: ProcessFacts;
@@ -48,7 +60,7 @@ const VERDICT: Record<TestOutcome['kind'], StepVerdict> = {
   skipped: 'skipped',
 };
 
-/** SPEC §4 for Playwright: verifier trouble first, then contradictions, then product failures, then PASS. */
+/** SPEC §4 for Playwright, through the shared rule (attempt-status.ts): run trouble, confirmed FAIL, test trouble, PASS. */
 export function classifyPlaywright(input: ClassifyInput): Classification {
   const { criteria, map } = input;
   const early = processFailure(input);
@@ -60,10 +72,11 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
   const outcomes = new Map<number, TestOutcome>();
   const { pairs, missing, extra } = matchTests(map, report.tests);
   const contract = new Set(criteria.map((c) => c.id.toUpperCase()));
+  const troubles: Trouble[] = [];
   for (const { step, test } of pairs) {
     const outcome = classifyTest(test);
     outcomes.set(step.index, outcome);
-    if (outcome.kind !== 'passed') findings.push(testFinding(step.index, test, outcome));
+    if (outcome.kind !== 'passed') findings.push(testFinding(step.index, test, outcome, input.root));
     const reported = reportedCriteria(test).filter((id) => contract.has(id));
     const declared = step.criteria.map((id) => id.toUpperCase());
     if (!sameSet(reported, declared)) {
@@ -75,51 +88,51 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
 
   const verdicts = new Map([...outcomes].map(([index, outcome]) => [index, VERDICT[outcome.kind]]));
   const results = judgeCriteria(criteria, map, verdicts);
-  const count = (kind: TestOutcome['kind']) => [...outcomes.values()].filter((o) => o.kind === kind).length;
-  const inconsistencies = findings.filter((f) => f.kind === 'inconsistency').length;
-  const notPass = results.filter((r) => r.status !== 'PASS');
-
-  let status: AttemptStatus;
-  let summary: string;
-  if (count('verifier_error') > 0) {
-    status = 'VERIFIER_ERROR';
-    const first = findings.find((f) => f.kind === 'verifier_error');
-    summary = `${count('verifier_error')} test(s) could not be run reliably (${first?.reasonCode}): ${firstLine(first?.reason)}`;
-  } else if (inconsistencies > 0) {
-    status = 'INCONCLUSIVE';
-    summary = `the report does not match the spec: ${findings.find((f) => f.kind === 'inconsistency')?.reason}`;
-  } else if (count('product_failure') > 0) {
-    status = 'FAIL';
-    const failed = results.filter((r) => r.status === 'FAIL').map((r) => r.id);
-    summary = `${count('product_failure')} test(s) failed an assertion; failed criteria: ${failed.join(', ')}`;
-  } else if (count('flaky') + count('unattributed_failure') + count('skipped') > 0) {
-    status = 'INCONCLUSIVE';
-    summary = [
-      count('flaky') > 0 ? `${count('flaky')} test(s) passed only on retry` : '',
-      count('unattributed_failure') > 0 ? `${count('unattributed_failure')} test(s) failed without an assertion failure` : '',
-      count('skipped') > 0 ? `${count('skipped')} test(s) skipped` : '',
-    ].filter(Boolean).join('; ');
-  } else if (notPass.length > 0) {
-    status = 'INCONCLUSIVE';
-    summary = `every test passed, but ${notPass.map((r) => r.id).join(', ')} ${notPass.length === 1 ? 'is' : 'are'} verified by no test`;
-  } else if (input.process.exitCode !== 0) {
-    status = 'INCONCLUSIVE';
-    summary = `every test passed, but Playwright exited with code ${input.process.exitCode}`;
-  } else {
-    status = 'PASS';
-    summary = `${outcomes.size} test(s) passed; every criterion verified`;
+  const tests = (kind: TestOutcome['kind']) => findings.filter((f) => f.step !== null && outcomes.get(f.step)?.kind === kind);
+  const untagged = (f: PlaywrightFinding) => (map.steps.find((s) => s.index === f.step)?.criteria.length ?? 0) === 0;
+  // The report disagreeing with the spec is run trouble: nothing in it may decide a FAIL the agent is told about.
+  const mismatch = findings.find((f) => f.kind === 'inconsistency');
+  if (mismatch) troubles.push({ scope: 'run', status: 'INCONCLUSIVE', summary: `the report does not match the spec: ${mismatch.reason}` });
+  const broken = tests('verifier_error');
+  if (broken.length > 0) {
+    const app = broken.filter((f) => f.reasonCode === 'app_unreachable');
+    troubles.push({
+      scope: 'test',
+      status: 'VERIFIER_ERROR',
+      summary: app.length > 0
+        ? `the app refused or never answered in ${app.length} test(s) (the app's failure, not a judged criterion): ${app[0]!.reason}`
+        : `${broken.length} test(s) could not be run reliably (${broken[0]!.reasonCode}): ${broken[0]!.reason}`,
+    });
   }
-  return { status, summary, criteria: results, findings, outcomes };
+  // A test that names no criterion cannot make a FAIL (a FAIL always names its failed criteria), nor a PASS.
+  const orphan = findings.find((f) => f.kind === 'product_failure' && untagged(f));
+  if (orphan) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `test ${orphan.step} "${orphan.heading}" failed on the product but names no criterion: ${orphan.reason}` });
+  const other = [
+    tests('flaky').length > 0 ? `${tests('flaky').length} test(s) passed only on retry` : '',
+    tests('unattributed_failure').length > 0 ? `${tests('unattributed_failure').length} test(s) failed without an assertion failure` : '',
+    tests('skipped').length > 0 ? `${tests('skipped').length} test(s) skipped` : '',
+  ].filter(Boolean);
+  if (other.length > 0) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: other.join('; ') });
+  const allPassed = results.every((r) => r.status === 'PASS');
+  if (allPassed && input.process.exitCode !== 0) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `every test passed, but Playwright exited with code ${input.process.exitCode}` });
+  const failedTests = findings.filter((f) => f.kind === 'product_failure' && !untagged(f));
+  const decision = decideAttemptStatus(results, troubles, {
+    fail: `product failure in test ${failedTests.map((f) => f.step).join(', ')}: ${failedTests[0]?.reason ?? ''}; failed criteria: ${results.filter((r) => r.status === 'FAIL').map((r) => r.id).join(', ')}`,
+    pass: `${outcomes.size} test(s) passed; every criterion verified`,
+    unverified: (ids) => `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
+  });
+  return { status: decision.status, summary: decision.summary, criteria: results, findings, outcomes };
 }
 
 /** Why the run as a whole gave no usable report, or null. */
-function processFailure({ process: p, report }: ClassifyInput): string | null {
+function processFailure(input: ClassifyInput): string | null {
+  const { process: p, report } = input;
   const tail = lastLines(p.stderrTail, 3, ' | ').slice(0, 600);
   if (p.spawnError) return `could not start Playwright: ${p.spawnError}`;
   if (p.aborted) return 'verification interrupted';
   if (p.timedOut) return `Playwright did not finish within ${Math.round(p.timeoutMs / 1000)}s (killed)`;
   if (!report.ok) return `${report.reason} (exit code ${p.exitCode})${tail ? `: ${tail}` : ''}`;
-  if (report.report.errors.length > 0) return `Playwright failed outside the tests: ${firstLines(report.report.errors[0]!.message, 3)}`;
+  if (report.report.errors.length > 0) return `Playwright failed outside the tests: ${firstLines(relativize(report.report.errors[0]!.message, input.root), 3)}`;
   return null;
 }
 
@@ -159,17 +172,56 @@ function reportedCriteria(test: ReportTest): string[] {
   return [...new Set(ids.map((id) => id.toUpperCase()))];
 }
 
-function testFinding(index: number, test: ReportTest, outcome: TestOutcome): PlaywrightFinding {
-  const reason = outcome.error ? firstLines(outcome.error.message, 8) : outcome.kind === 'skipped' ? 'skipped' : null;
+function testFinding(index: number, test: ReportTest, outcome: TestOutcome, root: string | undefined): PlaywrightFinding {
   const attachments = test.results.flatMap((r) => r.attachments).filter((a) => a.path !== null);
   const kind: Finding['kind'] =
     outcome.kind === 'product_failure' ? 'product_failure' : outcome.kind === 'verifier_error' ? 'verifier_error' : 'unattributed_failure';
+  const lastUrl = outcome.result === null ? null : (test.results[outcome.result]?.lastUrl ?? null);
+  const detail = outcome.errors.length > 0 ? capBytes(outcome.errors.map((e) => relativize(e.message, root)).join('\n\n'), MAX_DETAIL_BYTES) : null;
+  const location = outcome.error?.location ?? `${test.file}:${test.line}:${test.column}`;
   return {
-    ...finding(kind, index, test.title, reason, outcome.reasonCode),
-    location: outcome.error?.location ?? `${test.file}:${test.line}:${test.column}`,
+    ...finding(kind, index, test.title, headline(outcome, lastUrl), outcome.reasonCode),
+    detail,
+    location: relativize(location, root),
+    locator: outcome.locator,
+    lastUrl,
     attachments,
     evidencePack: attachments.find((a) => a.name === 'trace')?.path ?? null,
   };
+}
+
+/** One line a person can act on: for a missing element, the locator and the page it was missing from. */
+function headline(outcome: TestOutcome, url: string | null): string | null {
+  const first = outcome.error ? firstLine(outcome.error.message).replace(/^Error: /, '') : null;
+  const on = url ? ` on ${url}` : '';
+  switch (outcome.reasonCode) {
+    case 'locator_timeout': {
+      const log = outcome.error ? readErrorFacts(outcome.error).callLog : [];
+      const resolved = log.some((l) => /resolved to/.test(l));
+      return `waited for ${outcome.locator}${on}, which ${resolved ? `never became usable (${log.at(-1)})` : 'never appeared'} (${first})`;
+    }
+    case 'assertion': {
+      // The matcher's own Expected/Received lines say what was wrong without opening the detail.
+      const lines = outcome.error?.message.split('\n').map((l) => l.trim()) ?? [];
+      const said = [lines.find((l) => /^Expected\b/.test(l)), lines.find((l) => /^Received\b/.test(l))].filter(Boolean).join('; ').slice(0, 300);
+      return `${first}${outcome.locator ? ` (${outcome.locator}${on})` : ''}${said ? `: ${said}` : ''}`;
+    }
+    case 'app_unreachable':
+      return `the app refused or never answered (the app's failure): ${first}`;
+    case 'no_page':
+      return `waited for ${outcome.locator} on about:blank: the test never opened the app (${first})`;
+    case 'skipped':
+      return 'skipped';
+    default:
+      return first;
+  }
+}
+
+/** Paths under the worktree (or checkout) as repository-relative ones: the worktree is gone after the run. */
+function relativize(text: string, root: string | undefined): string {
+  if (!root) return text;
+  const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  return text.split(prefix).join('');
 }
 
 function finding(kind: Finding['kind'], step: number | null, heading: string | null, reason: string | null, reasonCode: string | null): PlaywrightFinding {

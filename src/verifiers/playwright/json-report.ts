@@ -20,6 +20,10 @@ export interface ReportResult {
   durationMs: number | null;
   errors: ReportError[];
   attachments: ReportAttachment[];
+  /** The page's last URL, read from this try's trace after parsing (null when unknown). */
+  lastUrl: string | null;
+  /** Whether the trace shows the page ever left about:blank (null without a trace). */
+  opened?: boolean | null;
 }
 
 export interface ReportTest {
@@ -117,6 +121,7 @@ function parseResult(result: Record<string, unknown>): ReportResult {
     attachments: arr(result.attachments)
       .filter(isObject)
       .map((a) => ({ name: str(a.name) ?? 'attachment', contentType: str(a.contentType), path: str(a.path) })),
+    lastUrl: null,
   };
 }
 

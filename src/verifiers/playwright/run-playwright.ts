@@ -15,6 +15,7 @@ import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+import { readLastUrls } from './trace-url.js';
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
 export const DEFAULT_RETRIES = 1;
@@ -56,11 +57,15 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   const configNotes = await readNotes(files.notes);
   for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
   const report = await readJsonReport(files.report);
-  if (report.ok) await keepAttachments(report.report, ctx.evidenceDir);
+  if (report.ok) {
+    await keepAttachments(report.report, ctx.evidenceDir);
+    await readLastUrls(report.report);
+  }
   const reported = report.ok ? pairReportedTests(ctx.map.steps, report.report.tests) : new Map<number, ReportTest>();
   // With --grep the tests it left out did not run: they are not "missing from the report".
   const map = ctx.iterate?.grep != null && report.ok ? onlySteps(ctx.map, new Set(reported.keys())) : ctx.map;
   const classified = classifyPlaywright({
+    root: ctx.cwd,
     criteria: ctx.criteria,
     map,
     report,

@@ -1,0 +1,148 @@
+// `elenchos run` with the Playwright verifier in a real Chromium: a missing element is a product FAIL the
+// agent can repair, and a confirmed FAIL beside verifier trouble still reaches the agent.
+import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { BIN, runCli } from '../helpers/cli.js';
+import { FAKE_AGENT, FIXTURES, processesInside } from '../helpers/project.js';
+import { gitSync, tempRepo } from '../helpers/temp.js';
+import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
+
+const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
+
+const SPEC = `import { expect, test } from '@playwright/test';
+
+test('lists the tasks @AC-001', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('listitem')).toHaveText(['Buy milk']);
+});
+
+test('clears the list @AC-002', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await expect(page.getByRole('listitem')).toHaveCount(0);
+});
+`;
+
+// AC-002's test stalls on something that is not the page: the verifier cannot judge it, every time.
+const MIXED_SPEC = `import { test } from '@playwright/test';
+
+test('clears the list @AC-001', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Clear' }).click();
+});
+
+test('waits on something else @AC-002', async ({ page }) => {
+  test.setTimeout(1500);
+  await page.goto('/');
+  await page.waitForTimeout(10_000);
+});
+`;
+
+const task = (testFile: string) => `${JSON.stringify({
+  id: 'clear-list',
+  title: 'Clear the list',
+  description: 'A Clear button empties the task list.',
+  acceptanceCriteria: [
+    { id: 'AC-001', description: 'the list shows the tasks' },
+    { id: 'AC-002', description: 'Clear empties the list' },
+  ],
+  verification: { testFile },
+}, null, 2)}\n`;
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+/** A real repository: the tiny app, the task, the spec, node_modules linked (and ignored) for @playwright/test. */
+function makePlaywrightProject(testFile: string, spec: string): string {
+  const config = {
+    agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'forget-button'], timeoutSeconds: 30 },
+    app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
+    // A short test timeout: a missing element costs seconds, not Playwright's default 30 s.
+    verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=5000'] },
+    maxRepairAttempts: 2,
+    maxVerifierRetries: 0,
+  };
+  const root = tempRepo({
+    '.gitignore': 'node_modules\n',
+    'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
+    'page.html': '<h1>Tasks</h1>\n',
+    'tasks/clear-list.json': task(testFile),
+    [testFile]: spec,
+    'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
+  });
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  roots.push(root);
+  return root;
+}
+
+/** `elenchos run` with room for two real-browser verifications on a loaded machine (runCli stops at 60 s). */
+function runTask(root: string) {
+  const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 220_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function onlyRunDir(root: string): { dir: string; record: Record<string, any> } {
+  const [run] = readdirSync(path.join(root, '.elenchos/runs'));
+  const dir = path.join(root, '.elenchos/runs', run!);
+  return { dir, record: JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) };
+}
+
+const byId = (attempt: any) => Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]));
+
+describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { timeout: 240_000 }, () => {
+  it('an agent that forgets a button gets FAIL naming the locator, repairs, and ends VERIFIED', () => {
+    const root = makePlaywrightProject('tests/clear-list.spec.ts', SPEC);
+    const result = runTask(root);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const { dir, record } = onlyRunDir(root);
+    expect(record.state).toBe('VERIFIED');
+    expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
+    expect(byId(record.attempts[0])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
+    expect(attempt.findings[0]).toMatchObject({ step: 2, kind: 'product_failure', reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })", location: 'tests/clear-list.spec.ts:10:53' });
+    expect(attempt.findings[0].lastUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const prompt = readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8');
+    expect(prompt).toContain('- FAIL AC-002: Clear empties the list');
+    expect(prompt).toContain("waited for getByRole('button', { name: 'Clear' }) on http://127.0.0.1:");
+    expect(prompt).toContain('    at tests/clear-list.spec.ts:10:53');
+    expect(prompt).toMatch(/ {4}```\n {4}Error: locator\.click: Test timeout of 5000ms exceeded\.\n {4}Call log:\n {4} {2}- waiting for getByRole/);
+    expect(prompt).not.toContain('.elenchos/workspaces');
+    // `show` prints the finding with its repository-relative location and the call log.
+    const show = runCli(['show', 'latest'], root);
+    expect(show.stdout).toContain('at tests/clear-list.spec.ts:10:53');
+    expect(show.stdout).toContain("- waiting for getByRole('button', { name: 'Clear' })");
+    // So does the HTML report, escaped, the whole message in a <pre>.
+    const html = readFileSync(runCli(['report', record.runId], root).stdout.trim(), 'utf8');
+    expect(html).toContain('<br>at tests/clear-list.spec.ts:10:53<pre>Error: locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })');
+    expect(gitSync(root, 'status', '--porcelain')).toBe('');
+    // The missing button cost one test timeout (5 s), once: no retry of the test, no re-verification.
+    const report = JSON.parse(readFileSync(path.join(dir, 'attempts/01/verifier/report.json'), 'utf8'));
+    const results = report.suites[0].specs[1].tests[0].results;
+    expect(results).toHaveLength(1);
+    expect(results[0].duration).toBeLessThan(10_000);
+    expect(record.attempts.map((a: any) => a.kind)).toEqual(['agent', 'agent']);
+    console.log(`forgotten button → VERIFIED in ${(record.durationMs / 1000).toFixed(1)} s`);
+  });
+
+  it('a confirmed FAIL beside a test the verifier could not judge is FAIL, and the prompt names both', () => {
+    const root = makePlaywrightProject('tests/clear-mixed.spec.ts', MIXED_SPEC);
+    const result = runTask(root);
+    const { dir, record } = onlyRunDir(root);
+    expect(record.attempts[0].status, result.stdout + result.stderr).toBe('FAIL');
+    expect(byId(record.attempts[0])).toEqual({ 'AC-001': 'FAIL', 'AC-002': 'UNVERIFIED' });
+    expect(record.attempts[0].summary).toMatch(/failed criteria: AC-001; could not be judged: AC-002$/);
+    const prompt = readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8');
+    expect(prompt).toContain('Confirmed failures (the verifier saw the product do the wrong thing):\n- FAIL AC-001: the list shows the tasks');
+    expect(prompt).toContain("waited for getByRole('button', { name: 'Clear' })");
+    expect(prompt).toMatch(/Could not be judged this time[^\n]*\n- UNVERIFIED AC-002: Clear empties the list/);
+    expect(prompt).toContain('page.waitForTimeout: Test timeout of 1500ms exceeded');
+    // Attempt 2 fixes AC-001; AC-002 still cannot be judged, and with no verifier retry left the run is ERROR, never FAILED.
+    expect(record.attempts[1].status).toBe('VERIFIER_ERROR');
+    expect(record.state).toBe('ERROR');
+  });
+});
