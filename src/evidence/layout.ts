@@ -39,6 +39,11 @@ export function manifestPath(dir: string): string {
   return path.join(dir, 'manifest.json');
 }
 
+/** `<runDir>/processes.ndjson`: every process group the run started (pid, pgid, start time), for `gc`. */
+export function childLogPath(dir: string): string {
+  return path.join(dir, 'processes.ndjson');
+}
+
 /** `<runDir>/attempts`. */
 export function attemptsDir(dir: string): string {
   return path.join(dir, 'attempts');
