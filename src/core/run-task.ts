@@ -2,14 +2,15 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { ElenchosError, InterruptedError, describeError } from '../errors.js';
-import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
+import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError } from '../errors.js';
+import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
 import { preloadReadiness } from '../process/wait-ready.js';
+import { isDiskFull, recordChild, withRunScope, type RunScope } from '../process/run-scope.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
@@ -21,6 +22,7 @@ import { runAttempt } from './run-attempt.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
+import { pauseForTest } from './test-pause.js';
 import { verifierToolchain } from './toolchain.js';
 import { BudgetTracker } from './budget.js';
 
@@ -49,20 +51,65 @@ export interface RunTaskResult {
   exitCode: number;
 }
 
-/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists. */
+/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || (inPlace && !options.cleanChecked) });
-  const { root, config, resolved } = pre;
+  const { root, config } = pre;
   // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
   if (config.app.command) preloadReadiness();
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
-  await ensureExcluded(root);
-  await mkdir(dir, { recursive: true });
+  try {
+    await ensureExcluded(root);
+    await mkdir(dir, { recursive: true });
+    // The run's own abort: the caller's signal (Ctrl-C), or a fault of ours such as a full disk.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+    const fault: RunFault = { diskFull: null };
+    const scope: RunScope = {
+      childLog: childLogPath(dir),
+      onWriteError: (error, file) => {
+        if (!isDiskFull(error) || fault.diskFull) return;
+        fault.diskFull = `no space left on the device (${error.code}) while writing ${path.relative(root, file) || file}`;
+        controller.abort();
+      },
+    };
+    try {
+      return await withRunScope(scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, signal: controller.signal, fault }));
+    } finally {
+      options.signal.removeEventListener('abort', onAbort);
+    }
+  } catch (error) {
+    if (isDiskFull(error)) throw new DiskFullError(`the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`, { cause: error });
+    throw error;
+  }
+}
+
+interface RunFault {
+  /** Set by the first evidence write that failed for lack of space; the run stops and ends ERROR DISK_FULL. */
+  diskFull: string | null;
+}
+
+interface RunPlace {
+  runId: string;
+  dir: string;
+  workspace: string;
+  mode: 'run' | 'verify';
+  inPlace: boolean;
+  signal: AbortSignal;
+  fault: RunFault;
+}
+
+async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
+  const { root, config, resolved } = pre;
+  const { runId, dir, workspace, mode, inPlace, fault } = place;
+  recordChild(process.pid, 'elenchos');
   const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
     runId,
@@ -78,7 +125,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     toolchain: [],
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
-    signal: options.signal,
+    signal: place.signal,
     reporter: options.reporter,
     startedAt: Date.now(),
     budget: new BudgetTracker(config.budget, Date.now()),
@@ -101,6 +148,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     }
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
+    await pauseForTest('setup', options.env);
     const setupProblem = await runSetup(ctx, firstDir);
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
@@ -110,19 +158,37 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {
-    if (error instanceof InterruptedError || options.signal.aborted) {
+    if (fault.diskFull || isDiskFull(error)) {
+      terminal = diskFullTerminal(fault.diskFull ?? describeError(error));
+    } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {
       terminal = { state: 'ERROR', reason: 'INTERNAL_ERROR', message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}` };
       draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
     }
   }
+  await pauseForTest('teardown', options.env);
   const failures = await teardowns.runAll();
   if (failures.length > 0) draft.cleanupProblems = failures;
-  const record = await finishRun(ctx, draft, attempts, terminal);
-  const exitCode = exitCodeFor(record.state, record.reason);
+  // Decided at sealing time, so a full disk or a Ctrl-C after the verdict is never sealed as VERIFIED.
+  const decided = terminal;
+  const outcome = (): Terminal => {
+    if (fault.diskFull) return decided.reason === 'DISK_FULL' ? decided : diskFullTerminal(fault.diskFull);
+    if (options.signal.aborted && decided.reason !== 'INTERRUPTED') {
+      const was = `${decided.state}${decided.reason ? ` ${decided.reason}` : ''}`;
+      return { state: 'ERROR', reason: 'INTERRUPTED', message: `interrupted after the run had ended ${was}, before its evidence was sealed` };
+    }
+    return decided;
+  };
+  const record = await finishRun(ctx, draft, attempts, outcome);
+  // A signal that came after the last look at it still never turns into exit 0.
+  const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
   options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
   return { record, runDir: dir, exitCode };
+}
+
+function diskFullTerminal(why: string): Terminal {
+  return { state: 'ERROR', reason: 'DISK_FULL', message: `${why}: every child was stopped; free some space and run again` };
 }
 
 /** Runs attempts until a decision ends the run. */
