@@ -32,10 +32,11 @@ export class NdjsonWriter {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    if (this.failure || this.stream.destroyed) return this.failure ? Promise.reject(this.failure) : Promise.resolve();
+    if (this.stream.closed) return this.failure ? Promise.reject(this.failure) : Promise.resolve();
+    // 'close' comes last, after 'finish' or after a failed write's 'error'.
     return new Promise((resolve, reject) => {
-      this.stream.once('error', reject);
-      this.stream.end(() => (this.failure ? reject(this.failure) : resolve()));
+      this.stream.once('close', () => (this.failure ? reject(this.failure) : resolve()));
+      if (!this.stream.destroyed) this.stream.end();
     });
   }
 }
