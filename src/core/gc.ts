@@ -10,7 +10,7 @@ import { manifestPath, runDir } from '../evidence/layout.js';
 import { sealRun } from '../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../git/worktree.js';
 import { git, repoRootOrCwd } from '../git/git.js';
-import { processAliveSince } from '../process/proc-stat.js';
+import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
 
 export interface GcResult {
@@ -35,6 +35,9 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
   const names = await readdir(dir).catch(() => [] as string[]);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
+  // /proc is read once, and only if some dead run recorded a child.
+  let table: ProcStat[] | null = null;
+  const procTable = () => (table ??= listProcStats());
   for (const run of runs) {
     const folder = runDir(root, run.runId);
     const sealed = run.state !== 'RUNNING' && (await exists(manifestPath(folder)));
@@ -53,7 +56,9 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
       continue;
     }
     // Its owner is dead (or a zombie, or the pid now names another process): nothing of it may keep running.
-    const leftovers = await findRunProcesses(folder);
+    // Hook for issue #9: processes carrying this run's environment marker, or with their cwd or open
+    // files in its worktree, belong here too once that sweep exists; today only recorded groups are found.
+    const leftovers = await findRunProcesses(folder, procTable);
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
     if (sealed) continue;

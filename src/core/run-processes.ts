@@ -40,10 +40,11 @@ export function liveRunProcesses(entries: readonly ChildEntry[], table: readonly
   return [...found.values()];
 }
 
-/** Every live process of a dead run, read from /proc now. */
-export async function findRunProcesses(runDir: string): Promise<ProcStat[]> {
+/** Every live process of a dead run; `table` is /proc as read once for all runs (read now when absent). */
+export async function findRunProcesses(runDir: string, table?: () => readonly ProcStat[]): Promise<ProcStat[]> {
   const entries = await readChildLog(runDir);
-  return entries.length === 0 ? [] : liveRunProcesses(entries, listProcStats());
+  // Processes that left their group (setsid) are found by the escaped-process sweep of issue #9, not here.
+  return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : listProcStats());
 }
 
 /** SIGTERM, up to `graceMs` to go, then SIGKILL; each signal only after checking the pid still names the same process. */
@@ -52,17 +53,23 @@ export async function stopProcesses(processes: readonly ProcStat[], graceMs = 20
     const now = readProcStat(p.pid);
     return now !== null && !isDefunct(now) && now.startTime === p.startTime;
   };
-  const send = (p: ProcStat, signal: NodeJS.Signals) => {
+  const send = (target: number, signal: NodeJS.Signals) => {
     try {
-      if (same(p)) process.kill(p.pid, signal);
+      process.kill(target, signal);
     } catch {
       // gone meanwhile, or not ours to signal
     }
   };
-  for (const p of processes) send(p, 'SIGTERM');
+  // The whole group as well, so a child forked since /proc was read goes too. Safe while a verified
+  // member is alive: Linux does not reuse a group id that still has a member.
+  const signalAll = (signal: NodeJS.Signals) => {
+    for (const pgid of new Set(processes.filter(same).map((p) => p.pgid))) send(-pgid, signal);
+    for (const p of processes) if (same(p)) send(p.pid, signal);
+  };
+  signalAll('SIGTERM');
   const deadline = Date.now() + graceMs;
   while (processes.some(same) && Date.now() < deadline) await sleep(25);
-  for (const p of processes) send(p, 'SIGKILL');
+  signalAll('SIGKILL');
   const hard = Date.now() + 2000;
   while (processes.some(same) && Date.now() < hard) await sleep(10);
 }
