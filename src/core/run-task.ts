@@ -10,7 +10,7 @@ import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
 import { preloadReadiness } from '../process/wait-ready.js';
-import { isDiskFull, recordChild, withRunScope, type RunScope } from '../process/run-scope.js';
+import { isDiskFull, recordChild, withRunScope } from '../process/run-scope.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
@@ -21,6 +21,7 @@ import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
 import { verifierToolchain } from './toolchain.js';
@@ -66,34 +67,16 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   try {
     await ensureExcluded(root);
     await mkdir(dir, { recursive: true });
-    // The run's own abort: the caller's signal (Ctrl-C), or a fault of ours such as a full disk.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener('abort', onAbort, { once: true });
-    const fault: RunFault = { diskFull: null };
-    const scope: RunScope = {
-      childLog: childLogPath(dir),
-      onWriteError: (error, file) => {
-        if (!isDiskFull(error) || fault.diskFull) return;
-        fault.diskFull = `no space left on the device (${error.code}) while writing ${path.relative(root, file) || file}`;
-        controller.abort();
-      },
-    };
+    const guard = new RunGuard(options.signal, root, childLogPath(dir));
     try {
-      return await withRunScope(scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, signal: controller.signal, fault }));
+      return await withRunScope(guard.scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, guard }));
     } finally {
-      options.signal.removeEventListener('abort', onAbort);
+      guard.dispose();
     }
   } catch (error) {
     if (isDiskFull(error)) throw new DiskFullError(`the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`, { cause: error });
     throw error;
   }
-}
-
-interface RunFault {
-  /** Set by the first evidence write that failed for lack of space; the run stops and ends ERROR DISK_FULL. */
-  diskFull: string | null;
 }
 
 interface RunPlace {
@@ -102,13 +85,12 @@ interface RunPlace {
   workspace: string;
   mode: 'run' | 'verify';
   inPlace: boolean;
-  signal: AbortSignal;
-  fault: RunFault;
+  guard: RunGuard;
 }
 
 async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
   const { root, config, resolved } = pre;
-  const { runId, dir, workspace, mode, inPlace, fault } = place;
+  const { runId, dir, workspace, mode, inPlace, guard } = place;
   recordChild(process.pid, 'elenchos');
   const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
@@ -125,7 +107,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     toolchain: [],
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
-    signal: place.signal,
+    signal: guard.signal,
     reporter: options.reporter,
     startedAt: Date.now(),
     budget: new BudgetTracker(config.budget, Date.now()),
@@ -158,8 +140,8 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {
-    if (fault.diskFull || isDiskFull(error)) {
-      terminal = diskFullTerminal(fault.diskFull ?? describeError(error));
+    if (guard.diskFull || isDiskFull(error)) {
+      terminal = diskFullTerminal(guard.diskFull ?? describeError(error));
     } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {
@@ -170,25 +152,12 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   await pauseForTest('teardown', options.env);
   const failures = await teardowns.runAll();
   if (failures.length > 0) draft.cleanupProblems = failures;
-  // Decided at sealing time, so a full disk or a Ctrl-C after the verdict is never sealed as VERIFIED.
   const decided = terminal;
-  const outcome = (): Terminal => {
-    if (fault.diskFull) return decided.reason === 'DISK_FULL' ? decided : diskFullTerminal(fault.diskFull);
-    if (options.signal.aborted && decided.reason !== 'INTERRUPTED') {
-      const was = `${decided.state}${decided.reason ? ` ${decided.reason}` : ''}`;
-      return { state: 'ERROR', reason: 'INTERRUPTED', message: `interrupted after the run had ended ${was}, before its evidence was sealed` };
-    }
-    return decided;
-  };
-  const record = await finishRun(ctx, draft, attempts, outcome);
+  const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
   // A signal that came after the last look at it still never turns into exit 0.
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
   options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
   return { record, runDir: dir, exitCode };
-}
-
-function diskFullTerminal(why: string): Terminal {
-  return { state: 'ERROR', reason: 'DISK_FULL', message: `${why}: every child was stopped; free some space and run again` };
 }
 
 /** Runs attempts until a decision ends the run. */
@@ -257,6 +226,7 @@ async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRec
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
     await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded, snapshot: after ?? undefined });
   } catch (error) {
+    if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
 }
