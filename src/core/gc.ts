@@ -58,7 +58,7 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
     // Its owner is dead (or a zombie, or the pid now names another process): nothing of it may keep running.
     // Hook for issue #9: processes carrying this run's environment marker, or with their cwd or open
     // files in its worktree, belong here too once that sweep exists; today only recorded groups are found.
-    const leftovers = await findRunProcesses(folder, procTable);
+    const leftovers = await findRunProcesses(folder, run.pidStartTime ?? null, procTable);
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
     if (sealed) continue;

@@ -26,9 +26,12 @@ export async function readChildLog(runDir: string): Promise<ChildEntry[]> {
  * is still some group's id, so a surviving group with a gone leader is still the one we made.
  * Members that started before the leader cannot be its descendants and are left alone.
  */
-export function liveRunProcesses(entries: readonly ChildEntry[], table: readonly ProcStat[]): ProcStat[] {
+export function liveRunProcesses(entries: readonly ChildEntry[], table: readonly ProcStat[], notBefore: string | null = null): ProcStat[] {
   const found = new Map<number, ProcStat>();
   for (const entry of entries) {
+    // Nothing a run started can be older than the run's own process: a line naming an older process
+    // (written into processes.ndjson by someone else) is ignored rather than obeyed.
+    if (notBefore !== null && BigInt(entry.startTime ?? '0') < BigInt(notBefore)) continue;
     const leader = table.find((p) => p.pid === entry.pid);
     if (leader && leader.startTime !== entry.startTime) continue; // the pid now names another process
     const since = BigInt(entry.startTime ?? '0');
@@ -40,11 +43,14 @@ export function liveRunProcesses(entries: readonly ChildEntry[], table: readonly
   return [...found.values()];
 }
 
-/** Every live process of a dead run; `table` is /proc as read once for all runs (read now when absent). */
-export async function findRunProcesses(runDir: string, table?: () => readonly ProcStat[]): Promise<ProcStat[]> {
+/**
+ * Every live process of a dead run whose owner started at `ownerStart` (`pidStartTime`); `table` is
+ * /proc as read once for all runs (read now when absent).
+ */
+export async function findRunProcesses(runDir: string, ownerStart: string | null, table?: () => readonly ProcStat[]): Promise<ProcStat[]> {
   const entries = await readChildLog(runDir);
   // Processes that left their group (setsid) are found by the escaped-process sweep of issue #9, not here.
-  return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : listProcStats());
+  return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : listProcStats(), ownerStart);
 }
 
 /** SIGTERM, up to `graceMs` to go, then SIGKILL; each signal only after checking the pid still names the same process. */

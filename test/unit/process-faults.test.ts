@@ -61,6 +61,13 @@ describe('the processes a run recorded', () => {
     expect(liveRunProcesses([entry], [stat(100, 100, '500'), stat(102, 100, '700', 'Z'), stat(103, 100, '400')]).map((p) => p.pid)).toEqual([100]);
   });
 
+  it('attack: a line naming a process older than the run (the user\'s shell, say) is never obeyed', () => {
+    const victim = { role: 'child' as const, pid: 50, pgid: 50, startTime: '300', at: '' };
+    const table = [stat(50, 50, '300')];
+    expect(liveRunProcesses([victim], table)).toHaveLength(1); // without the owner's start time it would be
+    expect(liveRunProcesses([victim], table, '400')).toEqual([]);
+  });
+
   it('stops a real group it recorded, and leaves a real process alone when the start time does not match', async () => {
     const victim = spawn('/bin/sh', ['-c', 'sleep 60 & exec sleep 60'], { detached: true, stdio: 'ignore' });
     const bystander = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
