@@ -34,7 +34,7 @@ export function runJsonPath(dir: string): string {
   return path.join(dir, 'run.json');
 }
 
-/** `<runDir>/manifest.json`: hashes of everything else, written last. */
+/** `<runDir>/manifest.json`: hashes of everything else, written just before the final run.json. */
 export function manifestPath(dir: string): string {
   return path.join(dir, 'manifest.json');
 }

@@ -1,4 +1,4 @@
-// manifest.json: the hash of every evidence file, written last, optionally HMAC-signed.
+// manifest.json: the hash of every evidence file (the final run.json included, see seal.ts), optionally HMAC-signed.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
