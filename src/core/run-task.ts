@@ -141,7 +141,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     }
   } catch (error) {
     if (guard.diskFull || isDiskFull(error)) {
-      terminal = diskFullTerminal(guard.diskFull ?? describeError(error));
+      terminal = diskFullTerminal(guard.diskFull ?? `the disk is full (${describeError(error)})`);
     } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {

@@ -177,6 +177,22 @@ describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', () 
     }
   });
 
+  it('an agent that fails silently on a full disk: ERROR DISK_FULL (the next evidence write tells), not AGENT_FAILED', { timeout: TIMEOUT }, () => {
+    const project = makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk-quiet'], timeoutSeconds: 60 } } });
+    const disk = mountSmallDisk(project.root, '3m')!;
+    try {
+      const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      const { record } = onlyRun(project.root);
+      expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
+      expect(record.message).toContain('no space left on device');
+      expect(workspaces(project.root)).toEqual([]);
+      expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    } finally {
+      unmount(disk, project.root);
+    }
+  });
+
   it('a disk too full to seal: one line, exit 2, no child left; gc seals it once there is room', { timeout: TIMEOUT }, async () => {
     const project = makeProject();
     const disk = mountSmallDisk(project.root, '3m')!;
