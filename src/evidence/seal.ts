@@ -33,6 +33,7 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
     record = finalRecord();
     // The record itself can carry a secret (an error message quoting a value): redact its text too.
     text = redactor.redactText(jsonText(withoutSealing(record)));
+    JSON.parse(text); // redaction keeps JSON valid (escaped forms are matched too); never seal a broken record
     await writeManifest(runDir, { signingKey: options.signingKey, pending: { [path.basename(file)]: text } });
     if (sameOutcome(record, finalRecord())) break;
   }
