@@ -6,7 +6,7 @@ import { ExitCode } from '../errors.js';
 export function registerGc(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('gc')
-    .description("stop what killed runs left running, seal them ABANDONED and remove worktrees no live run owns (evidence is never deleted)")
+    .description('stop what killed runs left running, seal them ABANDONED and remove worktrees no live run owns (evidence is never deleted)')
     .option('--dry-run', 'only say what would be done')
     .option('--json', 'print the result as JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {
