@@ -54,6 +54,30 @@ describe('killed while sealing', () => {
     expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
   });
 
+  it('without any test hook: the moment run.json shows a final state, the manifest already covers it', { timeout: TIMEOUT }, async () => {
+    const project = secretProject('implement-verbose');
+    const cli = startCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const runs = path.join(project.root, '.elenchos/runs');
+    let seen: { state: string; manifest: boolean } | null = null;
+    // Poll as fast as we can; sealing a 12 MB log takes long enough to be seen on the old order.
+    while (!seen) {
+      const [id] = existsSync(runs) ? readdirSync(runs) : [];
+      const dir = id ? path.join(runs, id) : '';
+      let state: string | undefined;
+      try {
+        state = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')).state;
+      } catch {
+        state = undefined; // not written yet
+      }
+      if (state && state !== 'RUNNING') seen = { state, manifest: existsSync(path.join(dir, 'manifest.json')) };
+      else if (cli.child.exitCode !== null) throw new Error(`the run ended unseen:\n${cli.output().stdout}`);
+      else await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    cli.child.kill('SIGKILL');
+    await cli.exited;
+    expect(seen).toEqual({ state: 'VERIFIED', manifest: true });
+  });
+
   it('a sealed run: the manifest covers the final run.json, and runs/show/evidence verify read it', { timeout: TIMEOUT }, () => {
     const project = secretProject();
     const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
