@@ -33,6 +33,8 @@ describe('elenchos gc', () => {
 
     const dry = runCli(['gc', '--dry-run'], project.root);
     expect(dry.stdout).toContain(`would mark ${before.record.runId} ERROR ABANDONED`);
+    expect(dry.stdout).toMatch(/would stop process \d+ of /);
+    expect(processesInside(project.root).length).toBeGreaterThan(0);
     expect(onlyRun(project.root).record.state).toBe('RUNNING');
 
     const gc = runCli(['gc'], project.root);
