@@ -10,6 +10,7 @@ import { manifestPath, runDir } from '../evidence/layout.js';
 import { sealRun } from '../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../git/worktree.js';
 import { git, repoRootOrCwd } from '../git/git.js';
+import { findEscapedProcesses, killEscapedProcesses } from '../process/escaped-processes.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
 
@@ -56,11 +57,14 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
       continue;
     }
     // Its owner is dead (or a zombie, or the pid now names another process): nothing of it may keep running.
-    // Hook for issue #9: processes carrying this run's environment marker, or with their cwd or open
-    // files in its worktree, belong here too once that sweep exists; today only recorded groups are found.
     const leftovers = await findRunProcesses(folder, run.pidStartTime ?? null, procTable);
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
+    // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
+    // an in-place run's workspace is the checkout, where the user's own shell and editor live.
+    const tagged = { tagPrefixes: [`${run.runId}/`] };
+    const escaped = options.dryRun ? findEscapedProcesses(tagged) : (await killEscapedProcesses(tagged)).killed;
+    for (const p of escaped) if (!leftovers.some((l) => l.pid === p.pid)) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (sealed) continue;
     result.abandoned.push(run.runId);
     if (!options.dryRun) await markAbandoned(root, run, options.env);
