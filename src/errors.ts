@@ -72,6 +72,11 @@ export class InterruptedError extends ElenchosError {
   override readonly exitCode: ExitCodeValue = ExitCode.INTERRUPTED;
 }
 
+/** No space left to write or seal the run's evidence (ENOSPC, a quota). Exit 2. */
+export class DiskFullError extends ElenchosError {
+  override readonly code = 'ELENCHOS_DISK_FULL';
+}
+
 /** Returns the error's message, whatever was thrown. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,4 +1,5 @@
-// Ctrl-C: the first SIGINT/SIGTERM/SIGHUP stops children gracefully through the run's AbortSignal; a second kills at once.
+// Ctrl-C: the first SIGINT/SIGTERM/SIGHUP stops children gracefully through the run's AbortSignal; a second
+// kills every child group at once and lets the run seal its record; a third exits at once (gc finishes the rest).
 import { writeLine, type CliIO } from '../cli-io.js';
 import { killAllGroups } from '../process/process-group.js';
 
@@ -15,7 +16,14 @@ export async function withInterrupts<T>(io: CliIO, work: (signal: AbortSignal) =
       controller.abort();
       return;
     }
-    writeLine(io.stderr, 'elenchos: killing every child process group now');
+    if (count === 2) {
+      // Exiting here would leave a RUNNING record and the worktree behind: kill the children instead,
+      // which lets the teardown and the sealing (local file work) finish in a moment.
+      writeLine(io.stderr, 'elenchos: killing every child process group now; sealing the record (a third signal exits without it)');
+      killAllGroups();
+      return;
+    }
+    writeLine(io.stderr, 'elenchos: exiting now; the run stays RUNNING until `elenchos gc` stops what is left and marks it ABANDONED');
     killAllGroups();
     process.exit(130);
   };

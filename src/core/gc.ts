@@ -1,21 +1,24 @@
-// `elenchos gc`: finish what a killed run left behind, without ever deleting evidence.
-import { readdir } from 'node:fs/promises';
+// `elenchos gc`: finish what a killed run left behind (processes, worktrees, unsealed records), never deleting evidence.
+import { access, readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { workspacesDir } from '../evidence/layout.js';
 import { loadConfig } from '../config/load-config.js';
-import { writeManifest } from '../evidence/manifest.js';
-import { Redactor } from '../evidence/redact.js';
 import { collectSecretValues } from '../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../evidence/run-record.js';
-import { writeJsonAtomic } from '../evidence/write-json.js';
-import { runDir } from '../evidence/layout.js';
+import { manifestPath, runDir } from '../evidence/layout.js';
+import { sealRun } from '../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../git/worktree.js';
 import { git, repoRootOrCwd } from '../git/git.js';
+import { findEscapedProcesses, killEscapedProcesses } from '../process/escaped-processes.js';
+import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
+import { findRunProcesses, stopProcesses } from './run-processes.js';
 
 export interface GcResult {
-  /** Runs found RUNNING whose process is gone, now ERROR ABANDONED. */
+  /** Runs left unsealed (RUNNING, or killed while sealing) whose process is gone, now ERROR ABANDONED. */
   abandoned: string[];
+  /** Processes of dead runs that were still alive, now stopped. */
+  stopped: { runId: string; pid: number }[];
   /** Worktrees removed (no live run owns them, and retainWorkspace did not keep them). */
   removedWorktrees: string[];
   /** Runs still running (left alone). */
@@ -24,26 +27,47 @@ export interface GcResult {
   foreign: string[];
 }
 
-/** Marks abandoned runs, removes orphaned worktrees and prunes git's worktree list; `dryRun` only reports. */
+/** Stops dead runs' processes, seals them ABANDONED, removes orphaned worktrees and prunes git's list; `dryRun` only reports. */
 export async function collectGarbage(options: { cwd: string; env: NodeJS.ProcessEnv; dryRun?: boolean }): Promise<GcResult> {
   const root = await repoRootOrCwd(options.cwd);
-  const result: GcResult = { abandoned: [], removedWorktrees: [], running: [], foreign: [] };
+  const result: GcResult = { abandoned: [], stopped: [], removedWorktrees: [], running: [], foreign: [] };
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
-  for (const run of runs.filter((r) => r.state === 'RUNNING')) {
+  // /proc is read once, and only if some dead run recorded a child.
+  let table: ProcStat[] | null = null;
+  const procTable = () => (table ??= listProcStats());
+  for (const run of runs) {
+    const folder = runDir(root, run.runId);
+    const sealed = run.state !== 'RUNNING' && (await exists(manifestPath(folder)));
     if (run.host !== hostname()) {
-      result.foreign.push(run.runId);
-      live.add(run.runId);
-    } else if (typeof run.pid === 'number' && processAlive(run.pid)) {
-      result.running.push(run.runId);
-      live.add(run.runId);
-    } else {
-      result.abandoned.push(run.runId);
-      if (!options.dryRun) await markAbandoned(root, run, options.env);
+      if (!sealed) {
+        result.foreign.push(run.runId);
+        live.add(run.runId);
+      }
+      continue;
     }
+    if (processAliveSince(run.pid, run.pidStartTime)) {
+      if (!sealed) {
+        result.running.push(run.runId);
+        live.add(run.runId);
+      }
+      continue;
+    }
+    // Its owner is dead (or a zombie, or the pid now names another process): nothing of it may keep running.
+    const leftovers = await findRunProcesses(folder, run.pidStartTime ?? null, procTable);
+    for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
+    if (!options.dryRun) await stopProcesses(leftovers);
+    // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
+    // an in-place run's workspace is the checkout, where the user's own shell and editor live.
+    const tagged = { tagPrefixes: [`${run.runId}/`] };
+    const escaped = options.dryRun ? findEscapedProcesses(tagged) : (await killEscapedProcesses(tagged)).killed;
+    for (const p of escaped) if (!leftovers.some((l) => l.pid === p.pid)) result.stopped.push({ runId: run.runId, pid: p.pid });
+    if (sealed) continue;
+    result.abandoned.push(run.runId);
+    if (!options.dryRun) await markAbandoned(root, run, options.env);
   }
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
   for (const name of names) {
@@ -61,28 +85,31 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
   return result;
 }
 
+/** Seals a dead run as ERROR ABANDONED, saying how far it got. */
 async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEnv): Promise<void> {
   const dir = runDir(root, run.runId);
+  const reached = run.sealing ?? (run.state === 'RUNNING' ? null : run);
+  const how = reached
+    ? `was killed while sealing its evidence (it had ended ${reached.state}${reached.reason ? ` ${reached.reason}` : ''}, which was never confirmed)`
+    : 'ended without finishing it (killed outright?)';
   const finishedAt = new Date().toISOString();
-  await writeJsonAtomic(path.join(dir, 'run.json'), {
+  const abandoned: RunRecord = {
     ...run,
     state: 'ERROR',
     reason: 'ABANDONED',
-    message: `the run's process (pid ${run.pid}) ended without finishing it (killed outright?); marked by elenchos gc`,
+    message: `the run's process (pid ${run.pid}) ${how}; marked by elenchos gc`,
     finishedAt,
-    durationMs: Date.parse(finishedAt) - Date.parse(run.startedAt),
-  });
-  // The killed run never reached its own redaction: do it now, with what this environment knows.
+    durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(run.startedAt)),
+  };
+  delete abandoned.sealing;
+  // The killed run never finished its own redaction: do it now, with what this environment knows.
   const redact = await loadConfig({ root, env }).then((c) => c.config.redact, () => [] as string[]);
-  await new Redactor({ values: collectSecretValues({ env, redactEnv: redact }) }).redactTree(dir);
-  await writeManifest(dir, { signingKey: env.ELENCHOS_SIGNING_KEY || undefined });
+  await sealRun(dir, () => abandoned, { values: collectSecretValues({ env, redactEnv: redact }), signingKey: env.ELENCHOS_SIGNING_KEY || undefined });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }

@@ -21,6 +21,7 @@ import { buildPrompt, type RepairEvidence } from './prompt.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { processTag, sweepEscaped } from './sweep-escaped.js';
 import { Teardowns } from './teardown.js';
+import { pauseForTest } from './test-pause.js';
 
 export interface AttemptInput {
   number: number;
@@ -156,6 +157,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       noteAppReady(ctx);
       record.app = { url, port, command, ok: true, readyMs: start.readyMs };
       say('app', `ready in ${start.readyMs} ms`);
+      await pauseForTest('app', ctx.env);
     }
 
     const overBefore = ctx.budget.gate('verifier');

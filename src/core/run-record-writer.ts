@@ -1,15 +1,16 @@
 // Writes run.json as the run goes (RUNNING first, so a killed run is recognisable) and seals it at the end.
 import path from 'node:path';
-import { Redactor } from '../evidence/redact.js';
 import { collectSecretValues } from '../evidence/secret-values.js';
-import { writeManifest } from '../evidence/manifest.js';
+import { sealRun } from '../evidence/seal.js';
 import type { AttemptSummary, RunRecord } from '../evidence/run-record.js';
 import { writeJsonAtomic } from '../evidence/write-json.js';
 import { git } from '../git/git.js';
+import { readProcStat } from '../process/proc-stat.js';
 import { elenchosVersion } from '../version.js';
 import { canonicalJson, sha256 } from './contract-lock.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { pauseForTest } from './test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 
 /** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
@@ -36,6 +37,7 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
     finishedAt: null,
     durationMs: null,
     pid: process.pid,
+    pidStartTime: readProcStat(process.pid)?.startTime ?? null,
     host: extra.host,
     workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
     attempts: [],
@@ -55,24 +57,31 @@ export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, at
   await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
 }
 
-/** Final state, redaction of every stored file, then the manifest (written last). */
+/**
+ * Seals the run (src/evidence/seal.ts): run.json RUNNING with the outcome under `sealing`, every stored
+ * file redacted, the manifest over the final run.json, then the final run.json renamed into place.
+ * `outcome` is asked again at each step, so an interrupt during sealing changes what is sealed.
+ */
 export async function finishRun(
   ctx: RunContext,
   draft: RunRecordDraft,
   attempts: AttemptRecord[],
-  terminal: Terminal,
+  outcome: () => Terminal,
 ): Promise<RunRecordDraft> {
-  draft.state = terminal.state;
-  draft.reason = terminal.reason;
-  draft.message = terminal.message;
-  draft.finishedAt = new Date().toISOString();
-  draft.durationMs = Date.now() - ctx.startedAt;
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
   draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
-  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
-  await new Redactor({ values: secretValues(ctx) }).redactTree(ctx.runDir);
-  await writeManifest(ctx.runDir, { signingKey: ctx.env.ELENCHOS_SIGNING_KEY || undefined });
+  const finishedAt = new Date();
+  const finalRecord = (): RunRecordDraft => {
+    const terminal = outcome();
+    return { ...draft, state: terminal.state, reason: terminal.reason, message: terminal.message, finishedAt: finishedAt.toISOString(), durationMs: finishedAt.getTime() - ctx.startedAt };
+  };
+  const sealed = await sealRun(ctx.runDir, finalRecord, {
+    values: secretValues(ctx),
+    signingKey: ctx.env.ELENCHOS_SIGNING_KEY || undefined,
+    onSealing: () => pauseForTest('sealing', ctx.env),
+  });
+  Object.assign(draft, sealed);
   return draft;
 }
 

@@ -2,14 +2,15 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { ElenchosError, InterruptedError, describeError } from '../errors.js';
-import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
+import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError } from '../errors.js';
+import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
 import { preloadReadiness } from '../process/wait-ready.js';
+import { isDiskFull, recordChild, withRunScope } from '../process/run-scope.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
@@ -20,7 +21,9 @@ import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
+import { pauseForTest } from './test-pause.js';
 import { verifierToolchain } from './toolchain.js';
 import { BudgetTracker } from './budget.js';
 
@@ -49,20 +52,46 @@ export interface RunTaskResult {
   exitCode: number;
 }
 
-/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists. */
+/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || (inPlace && !options.cleanChecked) });
-  const { root, config, resolved } = pre;
+  const { root, config } = pre;
   // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
   if (config.app.command) preloadReadiness();
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
-  await ensureExcluded(root);
-  await mkdir(dir, { recursive: true });
+  try {
+    await ensureExcluded(root);
+    await mkdir(dir, { recursive: true });
+    const guard = new RunGuard(options.signal, root, childLogPath(dir));
+    try {
+      return await withRunScope(guard.scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, guard }));
+    } finally {
+      guard.dispose();
+    }
+  } catch (error) {
+    if (isDiskFull(error)) throw new DiskFullError(`the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`, { cause: error });
+    throw error;
+  }
+}
+
+interface RunPlace {
+  runId: string;
+  dir: string;
+  workspace: string;
+  mode: 'run' | 'verify';
+  inPlace: boolean;
+  guard: RunGuard;
+}
+
+async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
+  const { root, config, resolved } = pre;
+  const { runId, dir, workspace, mode, inPlace, guard } = place;
+  recordChild(process.pid, 'elenchos');
   const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
     runId,
@@ -78,7 +107,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     toolchain: [],
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
-    signal: options.signal,
+    signal: guard.signal,
     reporter: options.reporter,
     startedAt: Date.now(),
     budget: new BudgetTracker(config.budget, Date.now()),
@@ -101,6 +130,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     }
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
+    await pauseForTest('setup', options.env);
     const setupProblem = await runSetup(ctx, firstDir);
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
@@ -110,17 +140,22 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {
-    if (error instanceof InterruptedError || options.signal.aborted) {
+    if (guard.diskFull || isDiskFull(error)) {
+      terminal = diskFullTerminal(guard.diskFull ?? `the disk is full (${describeError(error)})`);
+    } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {
       terminal = { state: 'ERROR', reason: 'INTERNAL_ERROR', message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}` };
       draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
     }
   }
+  await pauseForTest('teardown', options.env);
   const failures = await teardowns.runAll();
   if (failures.length > 0) draft.cleanupProblems = failures;
-  const record = await finishRun(ctx, draft, attempts, terminal);
-  const exitCode = exitCodeFor(record.state, record.reason);
+  const decided = terminal;
+  const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
+  // A signal that came after the last look at it still never turns into exit 0.
+  const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
   options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
   return { record, runDir: dir, exitCode };
 }
@@ -191,6 +226,7 @@ async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRec
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
     await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded, snapshot: after ?? undefined });
   } catch (error) {
+    if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
 }

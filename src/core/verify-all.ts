@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
-import { ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
+import { DiskFullError, ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
 import { attemptDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
@@ -103,7 +103,8 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
     });
     return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
   } catch (error) {
-    if (!(error instanceof ElenchosError)) throw error;
+    // A full disk is no refusal of this task (exit 3): it ends the whole command with its own line, exit 2.
+    if (!(error instanceof ElenchosError) || error instanceof DiskFullError) throw error;
     const message = [error.message, ...error.details].join('\n');
     return { file: shown, record: null, runDir: null, refused: message || describeError(error), criteria: [] };
   }

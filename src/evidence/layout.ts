@@ -34,9 +34,14 @@ export function runJsonPath(dir: string): string {
   return path.join(dir, 'run.json');
 }
 
-/** `<runDir>/manifest.json`: hashes of everything else, written last. */
+/** `<runDir>/manifest.json`: hashes of everything else, written just before the final run.json. */
 export function manifestPath(dir: string): string {
   return path.join(dir, 'manifest.json');
+}
+
+/** `<runDir>/processes.ndjson`: every process group the run started (pid, pgid, start time), for `gc`. */
+export function childLogPath(dir: string): string {
+  return path.join(dir, 'processes.ndjson');
 }
 
 /** `<runDir>/attempts`. */

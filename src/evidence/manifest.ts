@@ -1,4 +1,4 @@
-// manifest.json: the hash of every evidence file, written last, optionally HMAC-signed.
+// manifest.json: the hash of every evidence file (the final run.json included, see seal.ts), optionally HMAC-signed.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +23,14 @@ export interface ManifestOptions {
   signingKey?: string;
 }
 
+export interface WriteManifestOptions extends ManifestOptions {
+  /**
+   * Files listed with these bytes instead of what is on disk now: the final run.json, renamed into
+   * place only after the manifest exists, so the final state is never visible unsealed (docs/evidence.md).
+   */
+  pending?: Record<string, string>;
+}
+
 export interface ManifestCheck {
   ok: boolean;
   /** One line per problem: `modified: <path>`, `missing: <path>`, `extra: <path>`, signature problems. */
@@ -30,8 +38,12 @@ export interface ManifestCheck {
 }
 
 /** Hashes every file under `runDir` into `manifest.json`; call it after the last evidence is written. */
-export async function writeManifest(runDir: string, options: ManifestOptions = {}): Promise<Manifest> {
+export async function writeManifest(runDir: string, options: WriteManifestOptions = {}): Promise<Manifest> {
   const files = await hashTree(runDir);
+  for (const [name, text] of Object.entries(options.pending ?? {})) {
+    const bytes = Buffer.from(text, 'utf8');
+    files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+  }
   const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files };
   if (options.signingKey) manifest.hmac = signFiles(files, options.signingKey);
   await writeJsonAtomic(manifestPath(runDir), manifest);

@@ -64,9 +64,15 @@ export class Redactor {
     const tmp = `${file}.${randomBytes(4).toString('hex')}.redact.tmp`;
     const scanner = new LineRedactor(this.byteValues);
     const out = createWriteStream(tmp, { encoding: 'latin1' });
+    let failure: Error | null = null;
+    // A full disk must reject this call, not surface as an unhandled 'error' event between two writes.
+    out.on('error', (error) => {
+      failure ??= error;
+    });
     try {
       let pending = '';
       const emit = async (line: string, newline: boolean) => {
+        if (failure) throw failure;
         const kept = scanner.line(line);
         if (kept === null) return;
         if (!out.write(newline ? `${kept}\n` : kept)) await once(out, 'drain');
@@ -83,8 +89,11 @@ export class Redactor {
         }
       }
       if (pending !== '') await emit(pending, false);
-      out.end();
-      await once(out, 'close');
+      if (!out.destroyed) {
+        out.end();
+        await once(out, 'close');
+      }
+      if (failure) throw failure;
       if (scanner.count === 0) {
         await rm(tmp, { force: true });
         return { changed: false, replacements: 0 };

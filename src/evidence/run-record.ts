@@ -22,6 +22,7 @@ export const RUN_REASONS = [
   'INTERRUPTED',
   'ABANDONED',
   'SETUP_FAILED',
+  'DISK_FULL',
   'INTERNAL_ERROR',
   'BUDGET_EXCEEDED',
 ] as const;
@@ -106,6 +107,8 @@ export const RunRecordSchema = z
     finishedAt: timestamp.nullable(),
     durationMs: z.number().int().nonnegative().nullable(),
     pid: z.number().int().nonnegative(),
+    /** /proc/<pid>/stat field 22 of the owning process, so gc never takes a reused pid for a live run. */
+    pidStartTime: z.string().nullable().optional(),
     host: z.string(),
     workspace: z.looseObject({ path: z.string(), base: z.string(), kept: z.boolean() }),
     attempts: z.array(AttemptSummarySchema),
@@ -119,6 +122,8 @@ export const RunRecordSchema = z
         kaneCredits: z.number().nonnegative(),
       })
       .optional(),
+    /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
+    sealing: z.looseObject({ state: z.enum(['VERIFIED', 'FAILED', 'ERROR']), reason: z.enum(RUN_REASONS).nullable(), message: z.string().nullable() }).optional(),
   })
   .refine((run) => run.state !== 'VERIFIED' || run.reason === null, {
     message: 'a VERIFIED run has no reason (reason must be null)',

@@ -3,9 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+/** The exact text `writeJsonAtomic` writes: 2-space JSON and a trailing newline (the manifest hashes these bytes). */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
 /** Writes `value` as 2-space JSON with a trailing newline via a temp file and a rename. */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
+  await writeTextAtomic(file, jsonText(value));
+}
+
+/** Writes `text` to a synced temp file beside `file`, then renames it over `file`. */
+export async function writeTextAtomic(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {

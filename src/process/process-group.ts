@@ -1,11 +1,13 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
 import { readFileSync, readdirSync } from 'node:fs';
+import { recordChild } from './run-scope.js';
 
 const live = new Set<number>();
 
-/** Remembers a process group leader's pid until it is reaped. */
+/** Remembers a process group leader's pid until it is reaped, and records it in the current run's folder for `gc`. */
 export function trackGroup(pid: number): void {
   live.add(pid);
+  recordChild(pid);
 }
 
 export function untrackGroup(pid: number): void {

@@ -3,6 +3,7 @@
 // cannot do: the child's own process group, killed whole on every exit path, and output tails and caps.
 import { execa } from 'execa';
 import { trackGroup, terminateGroup } from './process-group.js';
+import { currentRunScope, isDiskFull, reportWriteError } from './run-scope.js';
 
 export interface SpawnOptions {
   cwd: string;
@@ -57,6 +58,7 @@ const PIPE_RELEASE_MS = 2000;
 export function startProcess(command: string, args: readonly string[], options: SpawnOptions): RunningProcess {
   const started = Date.now();
   const graceMs = options.graceMs ?? 3000;
+  const scope = currentRunScope();
   const child = execa(command, args, {
     cwd: options.cwd,
     env: options.env,
@@ -118,6 +120,8 @@ export function startProcess(command: string, args: readonly string[], options: 
 
   const done = (async (): Promise<SpawnResult> => {
     const result = await child;
+    // A log file that cannot be written (ENOSPC) fails the child in execa; the run must hear of it (DISK_FULL).
+    if (isDiskFull(result.cause)) reportWriteError(result.cause as NodeJS.ErrnoException, options.logFile ?? options.stdoutFile ?? options.stderrFile ?? '', scope);
     await Promise.all(lines);
     await sweep;
     clearTimeout(release);

@@ -24,8 +24,8 @@ describe('elenchos gc', () => {
     });
     child.kill('SIGKILL'); // power loss: no teardown runs
     await new Promise((resolve) => child.on('exit', resolve));
-    // The hanging agent outlived Elenchos (its own group); a real machine would lose it with the power.
-    for (const pid of processesInside(project.root)) process.kill(pid, 'SIGKILL');
+    // The hanging agent outlived Elenchos (its own group): gc must stop it.
+    expect(processesInside(project.root).length).toBeGreaterThan(0);
 
     const before = onlyRun(project.root);
     expect(before.record.state).toBe('RUNNING');
@@ -33,11 +33,15 @@ describe('elenchos gc', () => {
 
     const dry = runCli(['gc', '--dry-run'], project.root);
     expect(dry.stdout).toContain(`would mark ${before.record.runId} ERROR ABANDONED`);
+    expect(dry.stdout).toMatch(/would stop process \d+ of /);
+    expect(processesInside(project.root).length).toBeGreaterThan(0);
     expect(onlyRun(project.root).record.state).toBe('RUNNING');
 
     const gc = runCli(['gc'], project.root);
     expect(gc.code).toBe(0);
     expect(gc.stdout).toContain(`marked ${before.record.runId} ERROR ABANDONED (its process is gone)`);
+    expect(gc.stdout).toMatch(new RegExp(`stopped process \\d+ of ${before.record.runId}`));
+    expect(processesInside(project.root)).toEqual([]);
     const after = onlyRun(project.root);
     expect(after.record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
     expect(existsSync(path.join(after.dir, 'attempts/01/agent.log'))).toBe(true);

@@ -1,0 +1,58 @@
+// Sealing a run folder: RUNNING + `sealing` → redaction → manifest (covering the final run.json) → the
+// final run.json renamed into place. A kill at any point leaves a RUNNING record that `gc` recognises.
+import path from 'node:path';
+import { runJsonPath } from './layout.js';
+import { writeManifest } from './manifest.js';
+import { Redactor } from './redact.js';
+import type { RunRecord } from './run-record.js';
+import { jsonText, writeJsonAtomic, writeTextAtomic } from './write-json.js';
+
+export interface SealOptions {
+  /** Secret values to redact from every stored file. */
+  values: readonly string[];
+  /** HMAC key for the manifest (`ELENCHOS_SIGNING_KEY`). */
+  signingKey?: string;
+  /** Runs once the RUNNING/sealing record is on disk, before redaction (the test pause point). */
+  onSealing?: () => Promise<void>;
+}
+
+/**
+ * Seals `runDir` with the record `finalRecord()` returns. It is asked twice, before and after the
+ * manifest, so an interrupt that arrives meanwhile changes what is sealed instead of being lost.
+ */
+export async function sealRun(runDir: string, finalRecord: () => RunRecord, options: SealOptions): Promise<RunRecord> {
+  const file = runJsonPath(runDir);
+  const first = finalRecord();
+  await writeJsonAtomic(file, sealingRecord(first));
+  await options.onSealing?.();
+  const redactor = new Redactor({ values: options.values });
+  await redactor.redactTree(runDir);
+  let record = first;
+  let text = '';
+  for (let round = 0; round < 3; round++) {
+    record = finalRecord();
+    // The record itself can carry a secret (an error message quoting a value): redact its text too.
+    text = redactor.redactText(jsonText(withoutSealing(record)));
+    JSON.parse(text); // redaction keeps JSON valid (escaped forms are matched too); never seal a broken record
+    await writeManifest(runDir, { signingKey: options.signingKey, pending: { [path.basename(file)]: text } });
+    if (sameOutcome(record, finalRecord())) break;
+  }
+  await writeTextAtomic(file, text);
+  return JSON.parse(text) as RunRecord;
+}
+
+/** The record as it stands while sealing: still RUNNING, with the outcome being sealed beside it. */
+export function sealingRecord(record: RunRecord): RunRecord {
+  const { state, reason, message } = record;
+  if (state === 'RUNNING') return record;
+  return { ...record, state: 'RUNNING', reason: null, message: null, finishedAt: null, durationMs: null, sealing: { state, reason, message } };
+}
+
+function withoutSealing(record: RunRecord): RunRecord {
+  const { sealing: _sealing, ...rest } = record;
+  return rest as RunRecord;
+}
+
+function sameOutcome(a: RunRecord, b: RunRecord): boolean {
+  return a.state === b.state && a.reason === b.reason && a.message === b.message;
+}
