@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { checkSetupCopy } from '../config/setup-copy.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
@@ -51,6 +52,7 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   try {
     loaded = await loadConfig({ root, file: options.configFile, env: options.env });
     configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
+    configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
   } catch (error) {
     configProblems.push(...problemLines(error));
   }

@@ -1,11 +1,11 @@
 // Preflight: everything that must hold before a run exists. Each failure is one line naming the fix (exit 3).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { checkRepoRelative } from '../contract/repo-path.js';
 import { agentAdapter } from '../agents/registry.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { checkSetupCopy } from '../config/setup-copy.js';
 import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
@@ -107,14 +107,9 @@ async function checkVerifierInputs(
   extra: string[],
   inHead: ReadonlySet<string>,
 ): Promise<string[]> {
-  const copied = new Set<string>();
-  for (const file of config.setup.copy) {
-    const rel = checkRepoRelative(file, `${configLabel}: setup.copy`);
-    if (!(await isFile(path.join(root, rel)))) {
-      throw new PreflightError('SETUP_COPY_MISSING', `${configLabel}: setup.copy names "${file}", which does not exist in the checkout; create it or remove it from setup.copy`);
-    }
-    copied.add(rel);
-  }
+  const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
+  if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
+  const copied = new Set(copy.files);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {
       throw new PreflightError('VERIFIER_INPUT_MISSING', `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`);

@@ -1,6 +1,6 @@
 // Runs `kane-cli testmd run` once: spawn in its own group, stream stdout into the evidence and the
 // classifier line by line, copy what Kane left on disk, and judge every criterion.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { runProcess } from '../../process/spawn.js';
@@ -13,6 +13,7 @@ import { buildKaneInvocation } from './kane-invocation.js';
 import { describeSteps, explainCriteria } from './kane-report.js';
 import { KaneStreamState } from './stream-state.js';
 import { parseTestMd } from './test-md.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 /** Kane prints ~50 KB per step; far beyond this is a runaway, not a test. */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
@@ -22,7 +23,7 @@ const NOISE = /^(Update available|evidence: |\[lock\])/;
 
 /** The kane adapter's `verify`. */
 export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
-  const declared = parseTestMd(await readFile(ctx.testFile, 'utf8')).steps.map((s) => ({ index: s.index, heading: s.heading, optional: s.optional }));
+  const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps.map((s) => ({ index: s.index, heading: s.heading, optional: s.optional }));
   const invocation = buildKaneInvocation(ctx);
   await mkdir(ctx.evidenceDir, { recursive: true });
   const reader = new NdjsonReader();

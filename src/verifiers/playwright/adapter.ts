@@ -1,5 +1,4 @@
 // The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations.
-import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { playwrightVersion } from './playwright-version.js';
 import { playwrightToolchain } from './toolchain.js';
@@ -7,6 +6,7 @@ import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { readSpecTests } from './spec-tests.js';
 import { printSpecTests } from './test-prints.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
@@ -17,8 +17,8 @@ export const playwrightAdapter: VerifierAdapter = {
   toolchain: playwrightToolchain,
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
-  readSteps: async (testFile) => readSpecTests(await readFile(testFile, 'utf8')).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
-  printSteps: async (testFile) => printSpecTests(await readFile(testFile, 'utf8')),
+  readSteps: async (testFile) => readSpecTests(await readTestFileText(testFile)).map(({ index, heading, verifies }) => ({ index, heading, verifies })),
+  printSteps: async (testFile) => printSpecTests(await readTestFileText(testFile)),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: async () => [],
