@@ -24,6 +24,7 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
     baseEnv: context.baseEnv,
     passKeys: spec.passKeys,
     passPrefixes: spec.passPrefixes,
+    passEnv: context.config.passEnv,
     extra: context.config.env,
     elenchos: elenchosVars(context),
   });

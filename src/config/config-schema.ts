@@ -1,6 +1,7 @@
 // elenchos.config.json: the one zod schema that schemas/config.schema.json is generated from.
 import { z } from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
+import { CREDENTIAL_ENV } from '../util/credentials.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -12,6 +13,9 @@ const envName = z
   .string()
   .regex(/^[^=\0]+$/, 'an environment variable name must be non-empty, without "=" or a NUL byte');
 const envRecord = z.record(envName, processString()).default({});
+const passEnvList = z
+  .array(envName.refine((name) => !CREDENTIAL_ENV.includes(name), 'the verifier\'s credentials and the signing key are never passed on'))
+  .default([]);
 /** http(s) only: the URL is handed to a browser, where `javascript:` or `file:` would be an attack, not an app. */
 const appUrl = z
   .string()
@@ -32,6 +36,9 @@ export const AgentConfigSchema = z.strictObject({
   args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
   env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
+  passEnv: passEnvList.describe(
+    'Variables of the caller\'s environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.',
+  ),
 });
 
 export const AppConfigSchema = z.strictObject({
@@ -40,6 +47,9 @@ export const AppConfigSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(0).describe('0 picks a free loopback port per run.'),
   readyTimeoutSeconds: seconds(120).describe('How long the app may take to answer.'),
   env: envRecord.describe('Extra environment variables for the app.'),
+  passEnv: passEnvList.describe(
+    'Variables of the caller\'s environment given to the app although their names look like credentials (e.g. DATABASE_PASSWORD); no other credential passes.',
+  ),
 });
 
 export const SetupConfigSchema = z.strictObject({

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ElenchosError, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
+import { Redactor } from '../evidence/redact.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
@@ -18,6 +19,7 @@ import { exitCodeFor } from './outcome.js';
 import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
+import { redactingReporter, runSecretValues } from './run-secrets.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -58,6 +60,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const { root, config, resolved } = pre;
   // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
   if (config.app.command) preloadReadiness();
+  // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
+  const reporter = redactingReporter(options.reporter, new Redactor({ values: runSecretValues(config, resolved.task, options.env) }));
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
@@ -79,12 +83,12 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
     signal: options.signal,
-    reporter: options.reporter,
+    reporter,
     startedAt: Date.now(),
     budget: new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
+  reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
@@ -93,10 +97,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     if (!inPlace) {
       teardowns.add('remove the worktree', async () => {
         if (config.retainWorkspace) return;
-        options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
+        reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
         await removeWorktree(root, workspace);
       });
-      options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
+      reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
       await addWorktree(root, workspace, pre.head);
     }
     const firstDir = attemptDir(dir, 1);
@@ -121,7 +125,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   if (failures.length > 0) draft.cleanupProblems = failures;
   const record = await finishRun(ctx, draft, attempts, terminal);
   const exitCode = exitCodeFor(record.state, record.reason);
-  options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
+  reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
   return { record, runDir: dir, exitCode };
 }
 
@@ -188,8 +192,13 @@ async function attemptLoop(
 /** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
 async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord, after: WorkspaceSnapshot | null): Promise<void> {
   try {
+    const redactor = new Redactor({ values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env) });
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
-    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded, snapshot: after ?? undefined });
+    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), {
+      exclude: ctx.excluded,
+      snapshot: after ?? undefined,
+      redactDir: (staging) => redactor.redactTree(staging),
+    });
   } catch (error) {
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
