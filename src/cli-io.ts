@@ -1,4 +1,5 @@
 // The streams a command writes to; injectable so tests can capture output.
+import { escapeControls, showText } from './util/show-text.js';
 
 export interface CliIO {
   stdout: NodeJS.WritableStream;
@@ -22,9 +23,14 @@ export function processIO(): CliIO {
   };
 }
 
-/** Writes one line. */
+/** Writes one line (or an intended block of lines); other control characters are escaped (see escapeControls). */
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
-  stream.write(`${line}\n`);
+  stream.write(`${escapeControls(line)}\n`);
+}
+
+/** Writes one line of human output built from untrusted text: control characters and newlines escaped, long text cut. */
+export function writeHuman(stream: NodeJS.WritableStream, line = ''): void {
+  stream.write(`${showText(line)}\n`);
 }
 
 const guarded = new WeakSet<NodeJS.WritableStream>();

@@ -129,3 +129,23 @@ describe('values check must refuse because run cannot use them', () => {
     }
   }, 60_000);
 });
+
+describe('untrusted text in human output', () => {
+  it('escapes terminal control sequences and cuts very long text in check, run and show', () => {
+    const ansi = 'Add \u001b[2J\u001b[31mred\u001b[0m \u001b]8;;http://evil.example\u0007link\u001b]8;;\u0007 \u202eevil\u202c';
+    const p = makeProject();
+    writeFileSync(path.join(p.root, 'tasks/add-task.json'), taskJson({ title: ansi, description: `long ${'d'.repeat(300_000)}` }));
+    commit(p.root);
+    const check = runCli(['check', 'tasks/add-task.json'], p.root, p.env);
+    expect(check.code).toBe(0);
+    const run = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(run.code, run.stderr).toBe(0);
+    const show = runCli(['show', 'latest'], p.root, p.env);
+    for (const output of [check.stdout, run.stdout, show.stdout]) {
+      // eslint-disable-next-line no-control-regex -- control characters are what this test looks for
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      for (const line of output.split('\n')) expect(line.length).toBeLessThan(2100);
+    }
+    expect(check.stdout).toContain('Add \\u001b[2J\\u001b[31mred\\u001b[0m \\u001b]8;;http://evil.example\\u0007link');
+  }, 120_000);
+});

@@ -46,7 +46,7 @@ describe('secrets', () => {
 
     // The terminal: the [agent] lines end up in CI logs.
     expect(run.stdout).toContain('[agent] fake-agent attempt 1: aws secret: not given; deploy token [REDACTED]');
-    expect(run.stdout).toContain('[app] \u0000app secret [REDACTED]');
+    expect(run.stdout).toContain('[app] \\u0000app secret [REDACTED]'); // the NUL byte escaped, not printed
     for (const secret of ALL) expect(run.stdout + run.stderr, secret).not.toContain(secret);
 
     // The app got no credential the config does not name; the agent none at all.
