@@ -98,6 +98,18 @@ describe('bad task and config files', () => {
   }, 60_000);
 });
 
+describe('test files', () => {
+  it('refuses a test file over 4 MiB (one 50 MB line took 1.1 GB to read)', () => {
+    const p = makeProject();
+    writeFileSync(path.join(p.root, 'tests/add-task_test.md'), `## Step 1 @verifies AC-001 @verifies AC-002\n${'x'.repeat(5 * 1024 * 1024)}\n`);
+    commit(p.root);
+    for (const command of ['check', 'run']) {
+      expectRefused(timed([command, 'tasks/add-task.json'], p.root, p.env), 'add-task_test.md', /too large \(5 MiB, the limit is 4 MiB\)/);
+    }
+    expect(runsOf(p.root)).toEqual([]);
+  }, 60_000);
+});
+
 describe('values check must refuse because run cannot use them', () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['a NUL byte in agent.args', { agent: { args: ['a\u0000b'] } }, /agent\.args\[0\]: must not contain a NUL byte/],

@@ -62,7 +62,7 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     },
   });
   const spawnError = outcome.spawnError ? `${command}: ${outcome.spawnError.code ?? outcome.spawnError.message}` : null;
-  const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError });
+  const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError, lineTooLong: reader.stats.overlong > 0 });
   return {
     ...classified,
     exitCode: outcome.exitCode,
