@@ -5,6 +5,8 @@ import { CREDENTIAL_ENV } from '../util/credentials.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
+/** How an agent is confined: `none`, or bubblewrap (src/agents/sandbox.ts). */
+export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
 
 const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
 /** A string that reaches a child process (argument, environment, path): a NUL byte cannot, and would crash the spawn. */
@@ -36,6 +38,10 @@ export const AgentConfigSchema = z.strictObject({
   args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
   env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
+  sandbox: z
+    .enum(SANDBOX_KINDS)
+    .default('none')
+    .describe('`bwrap` runs the agent in bubblewrap (Linux): only its worktree writable, the checkout, other processes and the verifier\'s credentials out of sight.'),
   passEnv: passEnvList.describe(
     'Variables of the caller\'s environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.',
   ),

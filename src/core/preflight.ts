@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../agents/registry.js';
+import { BWRAP } from '../agents/sandbox.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
@@ -128,6 +129,9 @@ async function isFile(file: string): Promise<boolean> {
 async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (config.agent.type === 'command' && !config.agent.command) {
     throw new PreflightError('NO_AGENT_COMMAND', 'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")');
+  }
+  if (config.agent.sandbox === 'bwrap' && (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))) {
+    throw new PreflightError('SANDBOX_UNAVAILABLE', `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`);
   }
   const { command } = agentAdapter(config.agent.type).command(config.agent);
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {

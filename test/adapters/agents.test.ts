@@ -18,7 +18,7 @@ function context(type: 'claude' | 'codex' | 'command', env: Record<string, strin
     promptFile,
     taskFile: path.join(cwd, 'tasks/a.json'),
     attempt: 2,
-    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, passEnv: [], ...extra },
+    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, passEnv: [], sandbox: 'none', ...extra },
     baseEnv: { PATH: process.env.PATH, HOME: '/home/dev', ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', LT_ACCESS_KEY: 'kane-secret', LT_USERNAME: 'kane-user', UNRELATED: 'x', GITHUB_TOKEN: 'ghp_caller_token_value', AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234', ANTHROPIC_BASE_URL: 'http://proxy' },
     logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
     signal: new AbortController().signal,
