@@ -11,6 +11,7 @@ import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
+import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { checkTestLock } from './test-lock-check.js';
@@ -79,6 +80,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
   // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
   const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
+  const broken = await checkJsonInputs(root, extras);
+  if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   const changed = new Set(dirty);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {

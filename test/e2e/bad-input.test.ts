@@ -1,7 +1,7 @@
 // Bad input through the real CLI: `check`, `run` and `verify` each exit 3 with one line naming the file,
 // no stack trace, no hang, no run folder left behind. Each case failed on the build before this test.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -95,6 +95,19 @@ describe('bad task and config files', () => {
     const result = timed(['check', 'tasks/add-task.json'], p.root, p.env);
     expectRefused(result, 'tasks/add-task.json:20002:', /Unexpected token "N"/);
     expect(result.ms).toBeLessThan(20_000);
+  }, 60_000);
+});
+
+describe('Kane variables files', () => {
+  it('refuses a broken .testmuai/variables/*.json in check and run, before Kane would', () => {
+    const p = makeProject();
+    mkdirSync(path.join(p.root, '.testmuai/variables'), { recursive: true });
+    writeFileSync(path.join(p.root, '.testmuai/variables/env.json'), '{"start_url": {"value": "http://a/"}, "start_url": {"value": "http://b/"}}');
+    commit(p.root);
+    for (const command of ['check', 'run']) {
+      expectRefused(timed([command, 'tasks/add-task.json'], p.root, p.env), '.testmuai/variables/env.json:1:', /duplicate key "start_url"/);
+    }
+    expect(runsOf(p.root)).toEqual([]);
   }, 60_000);
 });
 
