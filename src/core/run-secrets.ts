@@ -3,7 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import type { Task } from '../contract/task-schema.js';
 import { Redactor } from '../evidence/redact.js';
 import { collectSecretValues } from '../evidence/secret-values.js';
-import type { RunEvent, RunReporter } from './events.js';
+import type { RunReporter } from './events.js';
 
 /** Values that must never reach evidence or the terminal: see collectSecretValues. */
 export function runSecretValues(config: Config, task: Task, env: NodeJS.ProcessEnv): string[] {
@@ -20,11 +20,16 @@ export function runSecretValues(config: Config, task: Task, env: NodeJS.ProcessE
  * messages end up in CI logs, which are as public as the evidence is private.
  */
 export function redactingReporter(inner: RunReporter, redactor: Redactor): RunReporter {
-  const clean = (value: unknown): unknown => {
-    if (typeof value === 'string') return redactor.redactText(value);
-    if (Array.isArray(value)) return value.map(clean);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
-    return value;
+  return { onEvent: (event) => inner.onEvent(redactValue(event, redactor)) };
+}
+
+/** A copy of `value` with every string redacted (the run record returned to `--json`, JUnit and annotations). */
+export function redactValue<T>(value: T, redactor: Redactor): T {
+  const clean = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactor.redactText(item);
+    if (Array.isArray(item)) return item.map(clean);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, clean(v)]));
+    return item;
   };
-  return { onEvent: (event) => inner.onEvent(clean(event) as RunEvent) };
+  return clean(value) as T;
 }

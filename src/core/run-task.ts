@@ -19,7 +19,7 @@ import { exitCodeFor } from './outcome.js';
 import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
-import { redactingReporter, runSecretValues } from './run-secrets.js';
+import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -61,7 +61,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
   if (config.app.command) preloadReadiness();
   // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
-  const reporter = redactingReporter(options.reporter, new Redactor({ values: runSecretValues(config, resolved.task, options.env) }));
+  const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
+  const reporter = redactingReporter(options.reporter, redactor);
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
@@ -126,7 +127,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const record = await finishRun(ctx, draft, attempts, terminal);
   const exitCode = exitCodeFor(record.state, record.reason);
   reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
-  return { record, runDir: dir, exitCode };
+  // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
+  return { record: redactValue(record, redactor), runDir: dir, exitCode };
 }
 
 /** Runs attempts until a decision ends the run. */
