@@ -1,6 +1,6 @@
 // The commander program and the one place that turns errors into messages and exit codes.
 import { Command, CommanderError } from 'commander';
-import { processIO, writeLine, type CliIO } from './cli-io.js';
+import { processIO, writeHuman, writeLine, type CliIO } from './cli-io.js';
 import { ElenchosError, ExitCode } from './errors.js';
 import { elenchosVersion } from './version.js';
 import { registerCheck } from './commands/check.js';
@@ -79,8 +79,8 @@ export function handleError(error: unknown, io: CliIO): number {
     return ExitCode.INPUT;
   }
   if (error instanceof ElenchosError) {
-    writeLine(io.stderr, `elenchos: ${error.message}`);
-    for (const line of error.details) writeLine(io.stderr, `  ${line}`);
+    writeHuman(io.stderr, `elenchos: ${error.message}`);
+    for (const line of error.details) writeHuman(io.stderr, `  ${line}`);
     return error.exitCode;
   }
   writeLine(io.stderr, 'elenchos: unexpected error (a bug in Elenchos; please report it with this trace):');

@@ -25,6 +25,7 @@ export const claudeAgent: AgentAdapter = {
       ...this.command(context.config),
       passKeys: ['AWS_REGION', 'AWS_PROFILE'],
       passPrefixes: ['CLAUDE_CODE_', 'ANTHROPIC_'],
+      writableHome: ['.claude', '.claude.json', '.config/claude'],
       onEvent: (event) => {
         if (event.type === 'result') final = event as unknown as ClaudeResultEvent;
       },

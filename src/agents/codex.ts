@@ -14,6 +14,7 @@ export const codexAgent: AgentAdapter = {
       ...this.command(context.config),
       passKeys: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
       passPrefixes: ['CODEX_'],
+      writableHome: ['.codex'],
       onEvent: (event) => {
         if (event.type === 'turn.completed') {
           turns++;

@@ -3,6 +3,7 @@ import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import { buildAgentEnv } from './agent-env.js';
+import { sandboxCommand } from './sandbox.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
 export interface DispatchSpec {
@@ -11,6 +12,8 @@ export interface DispatchSpec {
   /** Adapter-specific variables the agent needs (its API key), beside the base set. */
   passKeys?: readonly string[];
   passPrefixes?: readonly string[];
+  /** Home-relative paths the agent writes its own state to (`.claude`), writable inside the sandbox. */
+  writableHome?: readonly string[];
   /** Called with every stdout line that is a JSON object (stream-json, --json output). */
   onEvent?: (event: Record<string, unknown>) => void;
 }
@@ -24,10 +27,21 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
     baseEnv: context.baseEnv,
     passKeys: spec.passKeys,
     passPrefixes: spec.passPrefixes,
+    passEnv: context.config.passEnv,
     extra: context.config.env,
     elenchos: elenchosVars(context),
   });
-  const result = await runProcess(spec.command, spec.args, {
+  const confined =
+    context.config.sandbox === 'bwrap'
+      ? sandboxCommand(spec.command, spec.args, {
+          worktree: context.cwd,
+          checkout: context.checkout ?? context.cwd,
+          promptFile: context.promptFile,
+          writableHome: spec.writableHome ?? [],
+          home: env.HOME,
+        })
+      : spec;
+  const result = await runProcess(confined.command, confined.args, {
     cwd: context.cwd,
     env,
     input: context.prompt,

@@ -7,6 +7,8 @@ export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export interface AgentContext {
   /** The worktree: the agent's cwd. */
   cwd: string;
+  /** The main checkout, hidden from a sandboxed agent (`agent.sandbox`). */
+  checkout?: string;
   prompt: string;
   /** Absolute path of the prompt file (also given to the agent as ELENCHOS_PROMPT_FILE). */
   promptFile: string;

@@ -1,6 +1,6 @@
 // `elenchos apply <run-id>`: take a VERIFIED run's exact change into the checkout, or onto a branch.
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import type { ApplyRunResult } from '../core/apply-run.js';
 import { ExitCode } from '../errors.js';
 
@@ -22,7 +22,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
       const { applyRun } = await import('../core/apply-run.js');
       const result = await applyRun({ cwd: io.cwd, runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
-      else for (const line of describeApply(result)) writeLine(io.stdout, line);
+      else for (const line of describeApply(result)) writeHuman(io.stdout, line);
       setExit(ExitCode.VERIFIED);
     });
 }

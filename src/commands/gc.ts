@@ -1,6 +1,6 @@
 // `elenchos gc`: housekeeping of runs killed outright and of worktrees no live run owns.
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
 
 export function registerGc(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -15,12 +15,12 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
         const verb = options.dryRun ? 'would mark' : 'marked';
-        for (const p of result.stopped) writeLine(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
-        for (const id of result.abandoned) writeLine(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
-        for (const dir of result.removedWorktrees) writeLine(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
-        for (const id of result.running) writeLine(io.stdout, `left ${id} alone: still running`);
-        for (const id of result.foreign) writeLine(io.stdout, `left ${id} alone: running on another host`);
-        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length === 0) writeLine(io.stdout, 'nothing to clean');
+        for (const p of result.stopped) writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
+        for (const id of result.abandoned) writeHuman(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
+        for (const dir of result.removedWorktrees) writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
+        for (const id of result.running) writeHuman(io.stdout, `left ${id} alone: still running`);
+        for (const id of result.foreign) writeHuman(io.stdout, `left ${id} alone: running on another host`);
+        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length === 0) writeHuman(io.stdout, 'nothing to clean');
       }
       setExit(ExitCode.VERIFIED);
     });

@@ -1,6 +1,6 @@
 // `elenchos report <run-id>`: one self-contained HTML file of a run.
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
 
 export function registerReport(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -14,7 +14,7 @@ export function registerReport(program: Command, io: CliIO, setExit: (code: numb
       const { renderHtmlReport } = await import('../reporters/html-report.js');
       const signingKey = io.env.ELENCHOS_SIGNING_KEY || undefined;
       const file = await writeReport({ cwd: io.cwd, runId, out: options.out, signingKey, render: renderHtmlReport });
-      writeLine(io.stdout, file);
+      writeHuman(io.stdout, file);
       setExit(ExitCode.VERIFIED);
     });
 }

@@ -1,6 +1,6 @@
 // `elenchos run <task.json>`: the agent loop; prints progress, or the run record with --json.
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { budgetOverrides, parseCount, parsePositive } from './options.js';
 
 export interface RunCommandOptions {
@@ -56,7 +56,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
         const { describeApply } = await import('./apply.js');
         const applied = await applyRun({ cwd: io.cwd, runId: result.record.runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
         // With --json stdout is the run record alone.
-        for (const line of describeApply(applied)) writeLine(options.json ? io.stderr : io.stdout, line);
+        for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
       }
     });
 }

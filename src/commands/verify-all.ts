@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import path from 'node:path';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import type { RunReporter } from '../core/events.js';
 import { verifyAll, type VerifiedTask } from '../core/verify-all.js';
 import { parseShard } from '../core/select-tasks.js';
@@ -65,23 +65,23 @@ export async function writeReportFile(file: string, text: string): Promise<void>
 /** The closing table: one line per task with its verdict and criteria, under the command's own title. */
 export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], options: { title: string; shard: string | null }): void {
   const { title, shard } = options;
-  writeLine(io.stdout, `${title}: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
+  writeHuman(io.stdout, `${title}: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
   for (const t of tasks) {
     if (!t.record) {
       const [first, ...details] = (t.refused ?? '').split('\n');
-      writeLine(io.stdout, `  REFUSED   ${t.file}: ${first}`);
+      writeHuman(io.stdout, `  REFUSED   ${t.file}: ${first}`);
       // The details name what to fix (which criterion, which step, which commit): show them, within reason.
-      for (const line of details.slice(0, 10)) writeLine(io.stdout, `            ${line}`);
-      if (details.length > 10) writeLine(io.stdout, `            … and ${details.length - 10} more (--json has them all)`);
+      for (const line of details.slice(0, 10)) writeHuman(io.stdout, `            ${line}`);
+      if (details.length > 10) writeHuman(io.stdout, `            … and ${details.length - 10} more (--json has them all)`);
       continue;
     }
     const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;
     const criteria = t.criteria.map((c) => `${c.id} ${c.status}`).join(', ');
-    writeLine(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
-    for (const reason of t.needsHuman?.reasons ?? []) writeLine(io.stdout, `            NEEDS_HUMAN: ${reason}`);
+    writeHuman(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
+    for (const reason of t.needsHuman?.reasons ?? []) writeHuman(io.stdout, `            NEEDS_HUMAN: ${reason}`);
   }
   const verified = tasks.filter((t) => t.record?.state === 'VERIFIED').length;
-  writeLine(io.stdout, `${verified}/${tasks.length} VERIFIED`);
+  writeHuman(io.stdout, `${verified}/${tasks.length} VERIFIED`);
 }
 
 /** A stream that prefixes every line written to `target`. */

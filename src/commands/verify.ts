@@ -2,7 +2,7 @@
 // `--verifier-only --url <url>` runs one task's verifier once against an app you started.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
@@ -88,9 +88,9 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
 function printProgress(io: CliIO, p: VerifierProgress): void {
   if (p.kind === 'step-end') {
     const seconds = p.durationSeconds === null ? '' : `  (${p.durationSeconds}s)`;
-    writeLine(io.stdout, `  ${p.status === 'passed' ? '✓' : '✗'} step ${p.step}  ${p.heading}${seconds}`);
+    writeHuman(io.stdout, `  ${p.status === 'passed' ? '✓' : '✗'} step ${p.step}  ${p.heading}${seconds}`);
   } else if (p.kind === 'note') {
-    writeLine(io.stdout, `  ${p.message}`);
+    writeHuman(io.stdout, `  ${p.message}`);
   }
 }
 
@@ -98,21 +98,21 @@ function printResult(io: CliIO, result: VerificationResult, evidenceDir: string)
   const out = io.stdout;
   const steps = (result.details.steps ?? []) as { index: number; heading: string; status: string }[];
   for (const s of steps.filter((x) => x.status === 'skipped' || x.status === 'unfinished')) {
-    writeLine(out, `  - step ${s.index}  ${s.heading}  (${s.status === 'skipped' ? 'did not run' : 'did not finish'})`);
+    writeHuman(out, `  - step ${s.index}  ${s.heading}  (${s.status === 'skipped' ? 'did not run' : 'did not finish'})`);
   }
   for (const f of result.findings) {
     const where = f.step === null ? '' : `step ${f.step}: `;
     const codes = [f.resultCode, f.reasonCode].filter((x) => x !== null).join(' ');
     const v = f.verdict;
     const triage = v ? ` [${[v.family, v.category].filter(Boolean).join('/')}${v.confirmed ? ', confirmed' : ''}${v.confidence === null ? '' : `, ${v.confidence}`}]` : '';
-    writeLine(out, `  ! ${f.kind.replace('_', ' ')}: ${where}${v?.oneLiner ?? f.reason ?? ''}${codes ? ` (${codes})` : ''}${triage}`);
+    writeHuman(out, `  ! ${f.kind.replace('_', ' ')}: ${where}${v?.oneLiner ?? f.reason ?? ''}${codes ? ` (${codes})` : ''}${triage}`);
   }
   const width = Math.max(2, ...result.criteria.map((c) => c.id.length));
-  writeLine(out, 'criteria');
+  writeHuman(out, 'criteria');
   for (const c of result.criteria) {
     const at = c.steps.length > 0 ? `step ${c.steps.join(', ')}` : 'no step';
-    writeLine(out, `  ${c.id.padEnd(width)}  ${c.status.padEnd(10)}  ${at.padEnd(10)}  ${c.description}${c.note ? ` — ${c.note}` : ''}`);
+    writeHuman(out, `  ${c.id.padEnd(width)}  ${c.status.padEnd(10)}  ${at.padEnd(10)}  ${c.description}${c.note ? ` — ${c.note}` : ''}`);
   }
-  writeLine(out, `${result.status}: ${result.summary}`);
-  writeLine(out, `evidence: ${evidenceDir}`);
+  writeHuman(out, `${result.status}: ${result.summary}`);
+  writeHuman(out, `evidence: ${evidenceDir}`);
 }

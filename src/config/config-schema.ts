@@ -1,32 +1,66 @@
 // elenchos.config.json: the one zod schema that schemas/config.schema.json is generated from.
 import { z } from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
+import { CREDENTIAL_ENV } from '../util/credentials.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
+/** How an agent is confined: `none`, or bubblewrap (src/agents/sandbox.ts). */
+export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
 
 const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
-const envRecord = z.record(z.string(), z.string()).default({});
+/** A string that reaches a child process (argument, environment, path): a NUL byte cannot, and would crash the spawn. */
+const processString = () => z.string().refine((v) => !v.includes('\0'), 'must not contain a NUL byte (\\u0000)');
+const envName = z
+  .string()
+  .regex(/^[^=\0]+$/, 'an environment variable name must be non-empty, without "=" or a NUL byte');
+const envRecord = z.record(envName, processString()).default({});
+const passEnvList = z
+  .array(envName.refine((name) => !CREDENTIAL_ENV.includes(name), 'the verifier\'s credentials and the signing key are never passed on'))
+  .default([]);
+/** http(s) only: the URL is handed to a browser, where `javascript:` or `file:` would be an attack, not an app. */
+const appUrl = z
+  .string()
+  .min(1)
+  .refine((v) => !v.includes('\0'), 'must not contain a NUL byte (\\u0000)')
+  .refine((v) => URL.canParse(v.replaceAll('{port}', '1')) && /^https?:$/.test(new URL(v.replaceAll('{port}', '1')).protocol), {
+    message: 'must be an http:// or https:// URL, e.g. "http://127.0.0.1:{port}/"',
+  });
+/** A path inside the repository: not absolute, no `..`, no NUL byte. */
+const repoPath = processString()
+  .min(1, 'must not be empty')
+  .refine((p) => !/^([/\\]|[A-Za-z]:[\\/])/.test(p), 'must be relative to the repository root, not absolute')
+  .refine((p) => !p.replaceAll('\\', '/').split('/').includes('..'), 'must not contain ".." (it must stay inside the repository)');
 
 export const AgentConfigSchema = z.strictObject({
   type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
-  command: z.string().min(1).optional().describe('Executable (defaults: `claude`, `codex`; required for `command`).'),
-  args: z.array(z.string()).default([]).describe('Extra arguments.'),
+  command: processString().min(1).optional().describe('Executable (defaults: `claude`, `codex`; required for `command`).'),
+  args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
   env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
+  sandbox: z
+    .enum(SANDBOX_KINDS)
+    .default('none')
+    .describe('`bwrap` runs the agent in bubblewrap (Linux): only its worktree writable, the checkout, other processes and the verifier\'s credentials out of sight.'),
+  passEnv: passEnvList.describe(
+    'Variables of the caller\'s environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.',
+  ),
 });
 
 export const AppConfigSchema = z.strictObject({
-  command: z.string().min(1).optional().describe('Starts the app in the worktree; `{port}` is replaced by the run\'s port.'),
-  url: z.string().min(1).default('http://127.0.0.1:{port}/').describe('Where the app answers once ready.'),
+  command: processString().min(1).optional().describe('Starts the app in the worktree; `{port}` is replaced by the run\'s port.'),
+  url: appUrl.default('http://127.0.0.1:{port}/').describe('Where the app answers once ready (http or https).'),
   port: z.number().int().min(0).max(65_535).default(0).describe('0 picks a free loopback port per run.'),
   readyTimeoutSeconds: seconds(120).describe('How long the app may take to answer.'),
   env: envRecord.describe('Extra environment variables for the app.'),
+  passEnv: passEnvList.describe(
+    'Variables of the caller\'s environment given to the app although their names look like credentials (e.g. DATABASE_PASSWORD); no other credential passes.',
+  ),
 });
 
 export const SetupConfigSchema = z.strictObject({
-  command: z.string().min(1).optional().describe('Runs in each fresh worktree before the agent (e.g. `npm ci`).'),
-  copy: z.array(z.string().min(1)).default([]).describe('Git-ignored files copied from the main checkout (e.g. `.env`).'),
+  command: processString().min(1).optional().describe('Runs in each fresh worktree before the agent (e.g. `npm ci`).'),
+  copy: z.array(repoPath).default([]).describe('Git-ignored files copied from the main checkout (e.g. `.env`).'),
   timeoutSeconds: seconds(600).describe('Wall-clock limit of the setup command.'),
 });
 
@@ -35,15 +69,15 @@ export const VerifierConfigSchema = z.strictObject({
     .enum(VERIFIER_TYPES)
     .optional()
     .describe('Which verifier decides pass or fail; unset, each task\'s test file says (`*_test.md` Kane, `*.spec.ts` / `*.test.ts` / `*.spec.js` Playwright).'),
-  command: z.string().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
-  args: z.array(z.string()).default([]).describe('Extra arguments.'),
+  command: processString().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
+  args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(900).describe('Wall-clock limit of one verification (Kane\'s own --timeout is not trusted).'),
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
   env: envRecord.describe('Extra environment variables for the verifier.'),
-  browserPath: z.string().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
+  browserPath: processString().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
   sweep: z
     .strictObject({
-      command: z.string().min(1).optional().describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
+      command: processString().min(1).optional().describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
       maxSteps: z.number().int().positive().max(200).default(30).describe('--max-steps of the exploratory run.'),
       timeoutSeconds: seconds(300).describe('Wall-clock limit of the exploratory run.'),
     })

@@ -38,6 +38,7 @@ export const TaskVerificationSchema = z.strictObject(
   testFile: nonEmpty('verification.testFile')
     .refine((p) => !/^([/\\]|[A-Za-z]:[\\/])/.test(p), 'must be relative to the repository root, not absolute')
     .refine((p) => !p.replaceAll('\\', '/').split('/').includes('..'), 'must not contain ".." (it must stay inside the repository)')
+    .refine((p) => !p.includes('\0'), 'must not contain a NUL byte (\\u0000)')
     .describe(
     'Path of the verifier test, relative to the repository root (a Kane `_test.md`, or a Playwright spec).',
   ),

@@ -2,9 +2,11 @@
 import path from 'node:path';
 import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { checkSetupCopy } from '../config/setup-copy.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
+import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
@@ -53,6 +55,7 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   try {
     loaded = await loadConfig({ root, file: options.configFile, env: options.env });
     configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
+    configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
   } catch (error) {
     configProblems.push(...problemLines(error));
   }
@@ -84,6 +87,7 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null,
       criteria: task.acceptanceCriteria.map((c) => ({ id: c.id, description: c.description, steps: map.byCriterion.get(c.id) ?? [] })),
     });
     const where = `${resolved.label}: ${resolved.testFileLabel}`;
+    result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
       result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`);

@@ -1,8 +1,10 @@
 // The contract lock: hashes of every input the verdict depends on, taken before anything runs.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isLockFile } from '../contract/test-lock-schema.js';
+import { parseJsonBytes } from '../util/json-file.js';
+import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 
 export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec' | 'test-lock';
 
@@ -38,15 +40,16 @@ export interface LockInputs {
 
 /** Hashes the task (bytes and canonical JSON), the test file and every other verifier input under `root`. */
 export async function lockContract(inputs: LockInputs): Promise<LockedFile[]> {
-  const taskBytes = await readFile(path.join(inputs.root, inputs.taskLabel));
+  const read = (file: string) => readRegularFile(path.join(inputs.root, file), { label: file, maxBytes: TEST_FILE_LIMIT });
+  const taskBytes = await read(inputs.taskLabel);
   const locked: LockedFile[] = [
     { path: inputs.taskLabel, sha256: sha256(taskBytes), role: 'task' },
-    { path: inputs.taskLabel, sha256: sha256(canonicalJson(JSON.parse(taskBytes.toString('utf8')))), role: 'task-canonical' },
-    { path: inputs.testLabel, sha256: sha256(await readFile(path.join(inputs.root, inputs.testLabel))), role: 'test' },
+    { path: inputs.taskLabel, sha256: sha256(canonicalJson(parseJsonBytes(taskBytes, inputs.taskLabel))), role: 'task-canonical' },
+    { path: inputs.testLabel, sha256: sha256(await read(inputs.testLabel)), role: 'test' },
   ];
   for (const extra of inputs.extra) {
     const role: LockedRole = isLockFile(extra) ? 'test-lock' : extra.startsWith('.testmuai/variables/') ? 'variables' : inputs.testLabel.endsWith('_test.md') ? 'import' : 'spec';
-    locked.push({ path: extra, sha256: sha256(await readFile(path.join(inputs.root, extra))), role });
+    locked.push({ path: extra, sha256: sha256(await read(extra)), role });
   }
   return locked;
 }
@@ -66,9 +69,10 @@ export async function verifyContract(locked: readonly LockedFile[], place: Contr
     if (file.role === 'task-canonical') continue; // the byte hash already covers it; kept for the record
     let bytes: Buffer;
     try {
-      bytes = await readFile(path.join(place.root, file.path));
-    } catch {
-      problems.push(`${file.path} was deleted in the ${place.label}`);
+      bytes = await readRegularFile(path.join(place.root, file.path), { label: file.path, maxBytes: TEST_FILE_LIMIT });
+    } catch (error) {
+      const gone = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT';
+      problems.push(gone ? `${file.path} was deleted in the ${place.label}` : `${file.path} was replaced in the ${place.label} by something that is not a readable file`);
       continue;
     }
     if (sha256(bytes) !== file.sha256) problems.push(`${file.path} changed in the ${place.label}`);

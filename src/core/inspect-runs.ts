@@ -1,10 +1,10 @@
 // Reading stored evidence for people: list runs, open one run with its attempts.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { listRuns, readRunRecord } from '../evidence/run-record.js';
 import { attemptDir, runDir, runsDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { needsHumanIn } from './needs-human.js';
 
 /** Every stored run, newest first, and the tasks that need a human. */
@@ -23,7 +23,7 @@ export async function showStoredRun(cwd: string, runId: string) {
   const attempts = [];
   for (const summary of record.attempts) {
     const file = path.join(attemptDir(dir, summary.number), 'attempt.json');
-    attempts.push(await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => null));
+    attempts.push(await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then((r) => r.value as Record<string, unknown>, () => null));
   }
   const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
   return { root, dir, record, attempts, needsHuman };

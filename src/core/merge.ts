@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { RunRecordSchema } from '../evidence/run-record.js';
-import { readJsonFile } from '../util/json-file.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-all.js';
 
@@ -10,7 +10,7 @@ import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-all
 export async function mergeShards(files: readonly string[], cwd: string): Promise<{ tasks: VerifiedTask[]; exitCode: number }> {
   const byFile = new Map<string, VerifiedTask>();
   for (const file of files) {
-    const { value } = await readJsonFile(path.resolve(cwd, file), file);
+    const { value } = await readJsonFile(path.resolve(cwd, file), file, { maxBytes: EVIDENCE_FILE_LIMIT });
     const runs = (value as { runs?: unknown }).runs;
     if (!Array.isArray(runs)) throw new InputError(`${file}: (root): not the output of elenchos verify --json (no "runs" array)`);
     runs.forEach((entry, i) => {

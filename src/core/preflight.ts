@@ -1,15 +1,17 @@
 // Preflight: everything that must hold before a run exists. Each failure is one line naming the fix (exit 3).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { checkRepoRelative } from '../contract/repo-path.js';
 import { agentAdapter } from '../agents/registry.js';
+import { BWRAP } from '../agents/sandbox.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { checkSetupCopy } from '../config/setup-copy.js';
 import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
+import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { checkTestLock } from './test-lock-check.js';
@@ -78,6 +80,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
   // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
   const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
+  const broken = await checkJsonInputs(root, extras);
+  if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   const changed = new Set(dirty);
   for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
@@ -107,14 +111,9 @@ async function checkVerifierInputs(
   extra: string[],
   inHead: ReadonlySet<string>,
 ): Promise<string[]> {
-  const copied = new Set<string>();
-  for (const file of config.setup.copy) {
-    const rel = checkRepoRelative(file, `${configLabel}: setup.copy`);
-    if (!(await isFile(path.join(root, rel)))) {
-      throw new PreflightError('SETUP_COPY_MISSING', `${configLabel}: setup.copy names "${file}", which does not exist in the checkout; create it or remove it from setup.copy`);
-    }
-    copied.add(rel);
-  }
+  const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
+  if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
+  const copied = new Set(copy.files);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {
       throw new PreflightError('VERIFIER_INPUT_MISSING', `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`);
@@ -133,6 +132,9 @@ async function isFile(file: string): Promise<boolean> {
 async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (config.agent.type === 'command' && !config.agent.command) {
     throw new PreflightError('NO_AGENT_COMMAND', 'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")');
+  }
+  if (config.agent.sandbox === 'bwrap' && (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))) {
+    throw new PreflightError('SANDBOX_UNAVAILABLE', `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`);
   }
   const { command } = agentAdapter(config.agent.type).command(config.agent);
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {

@@ -253,6 +253,7 @@ async function dispatchAgent(
   say('agent', `${input.previous ? 'repair' : 'dispatch'}: ${ctx.config.agent.type} agent (timeout ${ctx.config.agent.timeoutSeconds}s)`);
   const outcome = await adapter.dispatch({
     cwd: ctx.workspace,
+    checkout: ctx.root,
     prompt,
     promptFile,
     taskFile: path.join(ctx.workspace, ctx.resolved.label),

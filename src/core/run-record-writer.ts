@@ -1,6 +1,5 @@
 // Writes run.json as the run goes (RUNNING first, so a killed run is recognisable) and seals it at the end.
 import path from 'node:path';
-import { collectSecretValues } from '../evidence/secret-values.js';
 import { sealRun } from '../evidence/seal.js';
 import type { AttemptSummary, RunRecord } from '../evidence/run-record.js';
 import { writeJsonAtomic } from '../evidence/write-json.js';
@@ -12,6 +11,7 @@ import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { pauseForTest } from './test-pause.js';
 import { verifierInvocation } from './verify-context.js';
+import { runSecretValues } from './run-secrets.js';
 
 /** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
 export type RunRecordDraft = RunRecord;
@@ -99,14 +99,9 @@ function summarize(record: AttemptRecord): AttemptSummary {
   };
 }
 
-/** Values that must never reach evidence: configured env names, secret variables, Kane credentials, the signing key. */
+/** Values that must never reach evidence: configured env names, credential-looking env, secret variables, Kane credentials, the signing key. */
 function secretValues(ctx: RunContext): string[] {
-  const values = collectSecretValues({
-    env: ctx.env,
-    redactEnv: ctx.config.redact,
-    variables: { ...ctx.config.verifier.variables, ...(ctx.resolved.task.verification.variables ?? {}) },
-  });
-  return values;
+  return runSecretValues(ctx.config, ctx.resolved.task, ctx.env);
 }
 
 const versions = new WeakMap<RunContext, Promise<string | null>>();

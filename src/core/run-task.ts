@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
+import { Redactor } from '../evidence/redact.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
@@ -19,6 +20,7 @@ import { exitCodeFor } from './outcome.js';
 import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
+import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
@@ -91,6 +93,9 @@ interface RunPlace {
 async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
   const { root, config, resolved } = pre;
   const { runId, dir, workspace, mode, inPlace, guard } = place;
+  // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
+  const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
+  const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
   const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
   const ctx: RunContext = {
@@ -108,12 +113,12 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     env: options.env,
     signal: guard.signal,
-    reporter: options.reporter,
+    reporter,
     startedAt: Date.now(),
     budget: new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  options.reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
+  reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
@@ -122,10 +127,10 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     if (!inPlace) {
       teardowns.add('remove the worktree', async () => {
         if (config.retainWorkspace) return;
-        options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
+        reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
         await removeWorktree(root, workspace);
       });
-      options.reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
+      reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
       await addWorktree(root, workspace, pre.head);
     }
     const firstDir = attemptDir(dir, 1);
@@ -156,8 +161,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
   // A signal that came after the last look at it still never turns into exit 0.
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
-  options.reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
-  return { record, runDir: dir, exitCode };
+  reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
+  // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
+  return { record: redactValue(record, redactor), runDir: dir, exitCode };
 }
 
 /** Runs attempts until a decision ends the run. */
@@ -223,8 +229,13 @@ async function attemptLoop(
 /** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
 async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord, after: WorkspaceSnapshot | null): Promise<void> {
   try {
+    const redactor = new Redactor({ values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env) });
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
-    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), { exclude: ctx.excluded, snapshot: after ?? undefined });
+    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), {
+      exclude: ctx.excluded,
+      snapshot: after ?? undefined,
+      redactDir: (staging) => redactor.redactTree(staging),
+    });
   } catch (error) {
     if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
     record.summary += ` (workspace archive failed: ${describeError(error)})`;

@@ -1,5 +1,4 @@
 // `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { DiskFullError, ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
@@ -12,6 +11,7 @@ import { needsHumanIn, type NeedsHuman } from './needs-human.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 
 export interface VerifyAllOptions {
   cwd: string;
@@ -113,8 +113,9 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
 async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<VerifiedTask['criteria']> {
   const last = record.attempts.at(-1);
   if (!last) return [];
-  const text = await readFile(path.join(attemptDir(runDir, last.number), 'attempt.json'), 'utf8').catch(() => null);
-  const detail = text ? (JSON.parse(text) as Parameters<typeof criteriaWithEvidence>[0]) : null;
+  const file = path.join(attemptDir(runDir, last.number), 'attempt.json');
+  const read = await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).catch(() => null);
+  const detail = read?.value as Parameters<typeof criteriaWithEvidence>[0] | null;
   return detail?.criteria ? criteriaWithEvidence(detail) : summarizedCriteria(record);
 }
 

@@ -1,12 +1,12 @@
 // manifest.json: the hash of every evidence file (the final run.json included, see seal.ts), optionally HMAC-signed.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { manifestPath } from './layout.js';
 import { listFiles } from './redact.js';
 import { writeJsonAtomic } from './write-json.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 
 export const ManifestEntrySchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() });
 export const ManifestSchema = z.object({
@@ -54,9 +54,9 @@ export async function writeManifest(runDir: string, options: WriteManifestOption
 export async function verifyManifest(runDir: string, options: ManifestOptions = {}): Promise<ManifestCheck> {
   let manifest: Manifest;
   try {
-    manifest = ManifestSchema.parse(JSON.parse(await readFile(manifestPath(runDir), 'utf8')));
+    manifest = ManifestSchema.parse((await readJsonFile(manifestPath(runDir), 'manifest.json', { maxBytes: EVIDENCE_FILE_LIMIT })).value);
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable or invalid';
+    const why = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT' ? 'missing' : 'unreadable or invalid';
     return { ok: false, problems: [`manifest.json is ${why}`] };
   }
   const problems: string[] = [];

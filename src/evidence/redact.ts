@@ -4,6 +4,7 @@ import { chmod, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
+import { maskBinaryFile } from './redact-binary.js';
 import { LineRedactor, valuesPattern } from './redact-rules.js';
 
 export { REDACTED } from './redact-rules.js';
@@ -13,6 +14,8 @@ export const MIN_SECRET_LENGTH = 4;
 /** A line longer than this is cut at a separator, so one huge line cannot exhaust memory. */
 const MAX_LINE = 1024 * 1024;
 const SNIFF_BYTES = 8000;
+/** Files we or the verifier write as text, whatever bytes they start with. */
+const TEXT_NAME = /\.(log|ndjson|jsonl|json|txt|md|patch|diff|xml|html|csv)$/i;
 
 export interface RedactorOptions {
   /** Secret values to remove wherever they appear (env values named in config, secret variables, Kane credentials). */
@@ -23,7 +26,7 @@ export interface RedactFileResult {
   /** Whether the file was rewritten. */
   changed: boolean;
   replacements: number;
-  /** Set when the file was left alone as binary (a NUL byte in its first 8 KB). */
+  /** Set when the file was handled as binary (a NUL byte in its first 8 KB): secrets masked byte for byte. */
   binary?: boolean;
 }
 
@@ -58,10 +61,26 @@ export class Redactor {
     return out.join('\n');
   }
 
-  /** Rewrites a text file in place (streamed, atomically) when it holds a secret; binary files are skipped. */
+  /**
+   * Rewrites a file in place (streamed, atomically) when it holds a secret. Text gets `[REDACTED]`; a
+   * binary file (a NUL byte in its first 8 KB, unless its name says text: a log that starts with a NUL
+   * is still a log) gets each secret byte replaced by `*`, see maskBinaryFile.
+   */
   async redactFile(file: string): Promise<RedactFileResult> {
-    if (await looksBinary(file)) return { changed: false, replacements: 0, binary: true };
     const tmp = `${file}.${randomBytes(4).toString('hex')}.redact.tmp`;
+    if (!TEXT_NAME.test(file) && (await looksBinary(file))) {
+      const replacements = await maskBinaryFile(file, tmp, this.byteValues).catch(async (error: unknown) => {
+        await rm(tmp, { force: true });
+        throw error;
+      });
+      if (replacements === 0) {
+        await rm(tmp, { force: true });
+        return { changed: false, replacements: 0, binary: true };
+      }
+      await chmod(tmp, (await stat(file)).mode & 0o7777);
+      await rename(tmp, file);
+      return { changed: true, replacements, binary: true };
+    }
     const scanner = new LineRedactor(this.byteValues);
     const out = createWriteStream(tmp, { encoding: 'latin1' });
     let failure: Error | null = null;

@@ -2,7 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { describeError, ValidationError } from '../errors.js';
-import { readJsonFile } from '../util/json-file.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
 
@@ -138,7 +138,7 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 /** Reads and validates `<runDir>/run.json`; every schema problem is listed at once. */
 export async function readRunRecord(runDir: string): Promise<RunRecord> {
   const file = runJsonPath(runDir);
-  const { value } = await readJsonFile(file);
+  const { value } = await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT });
   const parsed = RunRecordSchema.safeParse(value);
   if (!parsed.success) {
     const details = formatZodIssues(file, parsed.error.issues);

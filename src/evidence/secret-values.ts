@@ -1,5 +1,5 @@
 // Which values count as secrets for a run: gathered once, handed to the Redactor.
-import { CREDENTIAL_ENV } from '../util/credentials.js';
+import { CREDENTIAL_ENV, credentialNames } from '../util/credentials.js';
 
 export interface SecretSources {
   /** The environment the run was started with. */
@@ -8,17 +8,26 @@ export interface SecretSources {
   redactEnv?: readonly string[];
   /** Verifier variables; those written as `{ value, secret: true }` are secrets. */
   variables?: Record<string, string | { value: string; secret?: boolean }>;
+  /** Values named in the config as given to a child (`agent.env`, `app.env`, `verifier.env`) under a credential-looking name. */
+  configEnv?: readonly Record<string, string>[];
 }
 
-/** The secret values of a run: named env vars, the known credentials (CREDENTIAL_ENV) and secret verifier variables. */
+/**
+ * The secret values of a run: env vars named in `redact`, the known credentials (CREDENTIAL_ENV), every
+ * env var whose name looks like a credential (see looksLikeCredential; values of 8+ characters), the
+ * same in the config's env maps, and secret verifier variables.
+ */
 export function collectSecretValues(sources: SecretSources): string[] {
   const values: string[] = [];
-  for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV]) {
+  for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV, ...credentialNames(sources.env)]) {
     const value = sources.env[name];
     if (value) values.push(value);
+  }
+  for (const env of sources.configEnv ?? []) {
+    for (const name of credentialNames(env)) values.push(env[name]!);
   }
   for (const variable of Object.values(sources.variables ?? {})) {
     if (typeof variable === 'object' && variable.secret) values.push(variable.value);
   }
-  return values;
+  return [...new Set(values)];
 }

@@ -1,6 +1,6 @@
 // A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
@@ -22,6 +22,11 @@ export interface SaveWorkspaceOptions {
    * repository rather than with the change).
    */
   snapshot?: Pick<WorkspaceSnapshot, 'head' | 'codes'>;
+  /**
+   * Rewrites the files of a folder in place (the run's redaction). Untracked files are copied to a staging
+   * folder and redacted there before they are compressed: once inside the gzip, no byte scan can find them.
+   */
+  redactDir?: (dir: string) => Promise<unknown>;
 }
 
 export interface SaveWorkspaceResult {
@@ -72,7 +77,21 @@ export async function saveWorkspace(
   if (untracked.length > 0) {
     // node-tar reads a leading `@` as "append this archive"; `./` keeps such a name a plain file.
     const names = untracked.map((p) => (p.startsWith('@') ? `./${p}` : p));
-    await create({ gzip: true, portable: true, cwd, file: tarPath }, names);
+    if (options.redactDir) {
+      const staging = path.join(outDir, '.untracked-staging');
+      try {
+        for (const p of untracked) {
+          await mkdir(path.dirname(path.join(staging, p)), { recursive: true });
+          await cp(path.join(cwd, p), path.join(staging, p), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+        }
+        await options.redactDir(staging);
+        await create({ gzip: true, portable: true, cwd: staging, file: tarPath }, names);
+      } finally {
+        await rm(staging, { recursive: true, force: true });
+      }
+    } else {
+      await create({ gzip: true, portable: true, cwd, file: tarPath }, names);
+    }
   } else {
     await writeFile(tarPath, gzipSync(Buffer.alloc(1024))); // an empty archive: two zero blocks
   }

@@ -1,6 +1,6 @@
 // Human rendering of `elenchos show <run-id>`.
 import path from 'node:path';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, type CliIO } from '../cli-io.js';
 import type { NeedsHuman } from '../core/needs-human.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { describeFinding } from '../core/prompt.js';
@@ -18,7 +18,7 @@ interface ShownRun {
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
 export function renderRun(shown: ShownRun, io: CliIO): void {
   const { record } = shown;
-  const out = (line = '') => writeLine(io.stdout, line);
+  const out = (line = '') => writeHuman(io.stdout, line);
   out(`run ${record.runId} · ${record.mode} · task ${record.task.id} (${record.task.file})`);
   out(`${record.state}${record.reason ? ` (${record.reason})` : ''}${record.message ? `: ${record.message}` : ''}`);
   if (shown.needsHuman) {

@@ -1,5 +1,5 @@
 // Human rendering of `elenchos runs`.
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, type CliIO } from '../cli-io.js';
 import type { NeedsHuman } from '../core/needs-human.js';
 import type { RunRecord, UnreadableRun } from '../evidence/run-record.js';
 
@@ -13,17 +13,17 @@ export function describeSpend(cost: RunRecord['cost']): string {
 /** One line per run: id, state and reason, task, attempts, duration, spend. */
 export function renderRunList(runs: readonly RunRecord[], unreadable: readonly UnreadableRun[], io: CliIO, needsHuman: readonly NeedsHuman[] = []): void {
   if (runs.length === 0 && unreadable.length === 0) {
-    writeLine(io.stdout, 'no runs yet (elenchos run <task.json> stores its evidence under .elenchos/runs/)');
+    writeHuman(io.stdout, 'no runs yet (elenchos run <task.json> stores its evidence under .elenchos/runs/)');
     return;
   }
   for (const run of runs) {
     const state = `${run.state}${run.reason ? ` ${run.reason}` : ''}`;
     const duration = run.durationMs === null ? 'running?' : `${(run.durationMs / 1000).toFixed(1)}s`;
     const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
-    writeLine(io.stdout, `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`);
+    writeHuman(io.stdout, `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`);
   }
-  for (const bad of unreadable) writeLine(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);
+  for (const bad of unreadable) writeHuman(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);
   for (const flagged of needsHuman) {
-    writeLine(io.stdout, `NEEDS_HUMAN ${flagged.taskId}: ${flagged.reasons.join('; ')} — look, then elenchos ack <task file>`);
+    writeHuman(io.stdout, `NEEDS_HUMAN ${flagged.taskId}: ${flagged.reasons.join('; ')} — look, then elenchos ack <task file>`);
   }
 }

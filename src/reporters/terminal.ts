@@ -1,5 +1,5 @@
 // Live terminal progress: each phase and each verifier step as it happens, with elapsed time.
-import { writeLine } from '../cli-io.js';
+import { writeHuman } from '../cli-io.js';
 import type { RunEvent, RunReporter } from '../core/events.js';
 
 export interface TerminalReporterOptions {
@@ -15,7 +15,7 @@ const MARK: Record<string, string> = { PASS: '✓', FAIL: '✗', UNVERIFIED: '?'
 export function terminalReporter(options: TerminalReporterOptions): RunReporter {
   const now = options.now ?? Date.now;
   let started = now();
-  const out = (line: string) => writeLine(options.stream, line);
+  const out = (line: string) => writeHuman(options.stream, line);
   const clock = () => {
     const ms = now() - started;
     const m = Math.floor(ms / 60_000);

@@ -1,6 +1,6 @@
 // Breadth-first walk over files that name other files (imports, helpers), inside one root.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readTestFileText } from './regular-file.js';
 
 /**
  * Every file reachable from `start` (repo-relative) through `references`, which maps a file's text to
@@ -17,7 +17,7 @@ export async function followFiles(
   const queue = [start];
   while (queue.length > 0) {
     const current = queue.shift()!;
-    const text = await readFile(path.join(root, current), 'utf8').catch(() => null);
+    const text = await readTestFileText(path.join(root, current), current).catch(() => null);
     if (text === null) continue;
     for (const target of await references(text, current)) {
       if (target === null || target.startsWith('../') || path.posix.isAbsolute(target) || seen.has(target)) continue;

@@ -11,6 +11,8 @@ export interface NdjsonStats {
   invalid: number;
   /** The first few invalid lines, shortened, so a person can see what the producer printed. */
   samples: string[];
+  /** Lines cut at MAX_LINE_LENGTH (counted in `invalid` too): a producer that prints such a line is not to be trusted. */
+  overlong: number;
 }
 
 export type NdjsonObject = Record<string, unknown>;
@@ -18,14 +20,24 @@ export type NdjsonObject = Record<string, unknown>;
 const OPEN_BRACE = 0x7b;
 const MAX_SAMPLES = 5;
 const SAMPLE_LENGTH = 200;
+/**
+ * Longest line kept, in characters; the rest of a longer line is dropped as it streams in, so one
+ * 50 MB line without a newline costs 4 MiB of memory, not gigabytes. A line cut here reaches the
+ * consumer exactly this long, which is how NdjsonReader tells it was cut.
+ */
+export const MAX_LINE_LENGTH = 4 * 1024 * 1024;
 
 /** Parses lines into objects; anything else is counted and skipped. */
 export class NdjsonReader {
-  readonly stats: NdjsonStats = { lines: 0, events: 0, blank: 0, invalid: 0, samples: [] };
+  readonly stats: NdjsonStats = { lines: 0, events: 0, blank: 0, invalid: 0, samples: [], overlong: 0 };
 
   /** The line's object, or null for a blank or non-object line (counted either way). */
   read(line: string): NdjsonObject | null {
     this.stats.lines++;
+    if (line.length >= MAX_LINE_LENGTH) {
+      this.stats.overlong++;
+      return this.reject(line);
+    }
     // Fast path: producers write `{...}` with no indentation, so most lines need no trim.
     if (line.charCodeAt(0) !== OPEN_BRACE) {
       const trimmed = line.trim();
@@ -60,34 +72,43 @@ export class NdjsonReader {
   }
 }
 
-/** Cuts a stream of text chunks into lines (without the newline or a trailing CR). */
+/** Cuts a stream of text chunks into lines (without the newline or a trailing CR), each at most `maxLength` long. */
 export class LineSplitter {
   private partial = '';
+  /** Inside a line that was already cut and delivered: drop everything up to its newline. */
+  private skipping = false;
 
-  /** Calls `onLine` for every complete line in `chunk`. */
+  constructor(private readonly maxLength = MAX_LINE_LENGTH) {}
+
+  /** Calls `onLine` for every complete line in `chunk`, and once for a line as soon as it passes `maxLength`. */
   push(chunk: string, onLine: (line: string) => void): void {
     let start = 0;
-    let newline = chunk.indexOf('\n');
-    if (newline < 0) {
-      this.partial += chunk;
-      return;
-    }
-    let head = this.partial + chunk.slice(0, newline);
-    this.partial = '';
-    onLine(stripCr(head));
-    start = newline + 1;
-    while ((newline = chunk.indexOf('\n', start)) >= 0) {
-      head = chunk.slice(start, newline);
-      onLine(stripCr(head));
+    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
+      if (this.skipping) this.skipping = false;
+      else this.deliver(this.partial + chunk.slice(start, newline), onLine);
+      this.partial = '';
       start = newline + 1;
     }
-    this.partial = chunk.slice(start);
+    if (this.skipping) return;
+    const rest = chunk.slice(start);
+    if (this.partial.length + rest.length >= this.maxLength) {
+      onLine((this.partial + rest.slice(0, this.maxLength)).slice(0, this.maxLength));
+      this.partial = '';
+      this.skipping = true;
+    } else {
+      this.partial += rest;
+    }
   }
 
   /** Flushes a last line that had no newline. */
   end(onLine: (line: string) => void): void {
-    if (this.partial !== '') onLine(stripCr(this.partial));
+    if (!this.skipping && this.partial !== '') this.deliver(this.partial, onLine);
     this.partial = '';
+    this.skipping = false;
+  }
+
+  private deliver(line: string, onLine: (line: string) => void): void {
+    onLine(line.length >= this.maxLength ? line.slice(0, this.maxLength) : stripCr(line));
   }
 }
 

@@ -23,7 +23,9 @@ export function formatZodIssues(label: string, issues: readonly z.core.$ZodIssue
       }
       continue;
     }
-    lines.push(`${label}: ${formatJsonPath(issue.path)}: ${issue.message}`);
+    // A bad record key: zod's own message is "Invalid key in record"; the key's rule says why.
+    const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    lines.push(`${label}: ${formatJsonPath(issue.path)}: ${message}`);
   }
   return lines;
 }

@@ -18,8 +18,8 @@ function context(type: 'claude' | 'codex' | 'command', env: Record<string, strin
     promptFile,
     taskFile: path.join(cwd, 'tasks/a.json'),
     attempt: 2,
-    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, ...extra },
-    baseEnv: { PATH: process.env.PATH, HOME: '/home/dev', ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', LT_ACCESS_KEY: 'kane-secret', LT_USERNAME: 'kane-user', UNRELATED: 'x' },
+    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, passEnv: [], sandbox: 'none', ...extra },
+    baseEnv: { PATH: process.env.PATH, HOME: '/home/dev', ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', LT_ACCESS_KEY: 'kane-secret', LT_USERNAME: 'kane-user', UNRELATED: 'x', GITHUB_TOKEN: 'ghp_caller_token_value', AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234', ANTHROPIC_BASE_URL: 'http://proxy' },
     logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
     signal: new AbortController().signal,
   };
@@ -29,7 +29,7 @@ function context(type: 'claude' | 'codex' | 'command', env: Record<string, strin
 
 describe('claude adapter', () => {
   it('runs claude -p with stream-json, the prompt on stdin, and reads cost and turns from the result event', async () => {
-    const { ctx, seen } = context('claude', {});
+    const { ctx, seen } = context('claude', {}, { passEnv: ['ANTHROPIC_API_KEY'] });
     const outcome = await agentAdapter('claude').dispatch(ctx);
     expect(outcome).toMatchObject({ ok: true, costUsd: 0.0421, turns: 4, summary: 'Implemented the form and the list.' });
     const s = seen();
@@ -37,8 +37,23 @@ describe('claude adapter', () => {
     expect(s.prompt).toBe('Do the task.\n');
     expect(s.cwd).toBe(ctx.cwd);
     expect(s.env).toMatchObject({ ANTHROPIC_API_KEY: 'sk-ant-test', ELENCHOS_ATTEMPT: '2', ELENCHOS_PROMPT_FILE: ctx.promptFile, HOME: '/home/dev' });
-    for (const key of ['LT_ACCESS_KEY', 'LT_USERNAME', 'OPENAI_API_KEY', 'UNRELATED']) expect(s.env[key], key).toBeUndefined();
+    for (const key of ['LT_ACCESS_KEY', 'LT_USERNAME', 'OPENAI_API_KEY', 'UNRELATED', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY']) expect(s.env[key], key).toBeUndefined();
     expect(readFileSync(ctx.logFile, 'utf8')).toContain('"type":"result"');
+  });
+
+  it('gets no credential the config does not name, even the API key of its own adapter', async () => {
+    const { ctx, seen } = context('claude', {});
+    await agentAdapter('claude').dispatch(ctx);
+    const s = seen();
+    expect(s.env.ANTHROPIC_BASE_URL).toBe('http://proxy'); // the adapter's prefix still passes what is not a credential
+    for (const key of ['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'LT_ACCESS_KEY']) expect(s.env[key], key).toBeUndefined();
+  });
+
+  it('never passes the verifier credentials, even when named', async () => {
+    const { ctx, seen } = context('claude', {}, { passEnv: ['LT_ACCESS_KEY', 'GITHUB_TOKEN'] });
+    await agentAdapter('claude').dispatch(ctx);
+    expect(seen().env.LT_ACCESS_KEY).toBeUndefined();
+    expect(seen().env.GITHUB_TOKEN).toBe('ghp_caller_token_value');
   });
 
   it('an error result is AGENT_FAILED, with the cost still counted', async () => {
@@ -54,7 +69,7 @@ describe('claude adapter', () => {
 
 describe('codex adapter', () => {
   it('runs codex exec --json - with the prompt on stdin and counts turns', async () => {
-    const { ctx, seen } = context('codex', {}, { args: ['--full-auto'] });
+    const { ctx, seen } = context('codex', {}, { args: ['--full-auto'], passEnv: ['OPENAI_API_KEY'] });
     const outcome = await agentAdapter('codex').dispatch(ctx);
     expect(outcome).toMatchObject({ ok: true, turns: 1, summary: 'Added the form and the list.' });
     const s = seen();

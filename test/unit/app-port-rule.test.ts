@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { appPortProblems } from '../../src/config/app-port-rule.js';
 
-const app = (over: { command?: string; url?: string; port?: number }) => ({ url: 'http://127.0.0.1:{port}/', port: 0, readyTimeoutSeconds: 120, env: {}, ...over });
+const app = (over: { command?: string; url?: string; port?: number }) => ({ url: 'http://127.0.0.1:{port}/', port: 0, readyTimeoutSeconds: 120, env: {}, passEnv: [], ...over });
 
 describe('appPortProblems', () => {
   it('accepts {port}, $PORT and ${PORT} in the command when the URL has {port}', () => {

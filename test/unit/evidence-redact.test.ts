@@ -76,20 +76,64 @@ describe('collectSecretValues', () => {
     });
     expect(values.sort()).toEqual(['kane-user', 'lt-key-9876', 'p4ssw0rd', 'tok-1234']);
   });
+
+  it('gathers every env value whose name looks like a credential, long enough not to redact ordinary words', () => {
+    const env = {
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      OPENAI_API_KEY: 'sk-openai-0123456789',
+      DB_PASSWORD: 'correct horse',
+      NPM_AUTH_TOKEN: 'npm-token-value',
+      DEPLOY_PAT: 'pat-value-123',
+      CLIENT_SECRET_ID: 'client-secret-id',
+      FEATURE_TOKEN: '1', // too short: would redact every "1"
+      GPG_KEY: 'on',
+      PWD: '/home/dev/project',
+      SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+      TOKENIZERS_PARALLELISM: 'false-ish-value',
+      KEYBOARD_LAYOUT: 'dvorak-programmer',
+      PATH: '/usr/bin:/bin',
+    };
+    expect(collectSecretValues({ env }).sort()).toEqual(
+      ['client-secret-id', 'correct horse', 'npm-token-value', 'pat-value-123', 'sk-openai-0123456789', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'].sort(),
+    );
+    expect(collectSecretValues({ env: {}, configEnv: [{ STRIPE_SECRET: 'stripe-secret-1', NODE_ENV: 'production' }] })).toEqual(['stripe-secret-1']);
+  });
 });
 
 describe('Redactor files and trees', () => {
+  it('masks a secret split across two reads of a large binary file, and every known token in it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'video.webm');
+    const token = tokens['github-token'][0]!;
+    const at = 256 * 1024 - 5; // straddles the first chunk boundary
+    const bytes = Buffer.alloc(600 * 1024, 7);
+    bytes[0] = 0;
+    bytes.write(secret, at, 'latin1');
+    bytes.write(token, 400 * 1024, 'latin1');
+    writeFileSync(file, bytes);
+    const result = await new Redactor({ values: [secret] }).redactFile(file);
+    expect(result).toEqual({ changed: true, replacements: 2, binary: true });
+    const after = readFileSync(file);
+    expect(after.length).toBe(bytes.length);
+    expect(after.includes(secret)).toBe(false);
+    expect(after.includes(token)).toBe(false);
+    expect(after.subarray(at, at + secret.length).toString()).toBe('*'.repeat(secret.length));
+  });
+
   const secret = 'lt-key-0123456789';
   const redactor = new Redactor({ values: [secret] });
 
-  it('rewrites text files in place, keeps their mode, leaves clean and binary files untouched', async () => {
+  it('rewrites files in place, keeps their mode, masks secrets in binary files byte for byte', async () => {
     const dir = tempDir();
     writeFiles(dir, {
       'agent.log': `line 1\nusing ${secret}\r\nlast ${tokens['github-token'][0]}`,
       'verifier/events.ndjson': `${JSON.stringify({ type: 'x', cmd: `kane --access-key ${secret}` })}\n`,
       'clean.txt': 'nothing secret\n',
       'latin1.txt': '',
+      'app.log': '',
     });
+    // A log that starts with a NUL byte is still a log (it was stored unredacted as "binary").
+    writeFileSync(path.join(dir, 'app.log'), Buffer.concat([Buffer.from([0]), Buffer.from(`token ${secret}\n`)]));
     writeFileSync(path.join(dir, 'latin1.txt'), Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from(`k=${secret}\n`)]));
     chmodSync(path.join(dir, 'agent.log'), 0o640);
     const gz = gzipSync(Buffer.from(`${secret}\n`));
@@ -100,13 +144,15 @@ describe('Redactor files and trees', () => {
     const cleanBefore = statSync(path.join(dir, 'clean.txt')).mtimeMs;
 
     const result = await redactor.redactTree(dir);
-    expect(result).toMatchObject({ files: 6, changed: 3, binary: 2 });
+    expect(result).toMatchObject({ files: 7, changed: 5, binary: 2 });
+    expect(readFileSync(path.join(dir, 'app.log'))).toEqual(Buffer.concat([Buffer.from([0]), Buffer.from('token [REDACTED]\n')]));
     expect(readFileSync(path.join(dir, 'agent.log'), 'utf8')).toBe('line 1\nusing [REDACTED]\r\nlast [REDACTED:github-token]');
     expect(statSync(path.join(dir, 'agent.log')).mode & 0o777).toBe(0o640);
     expect(readFileSync(path.join(dir, 'verifier/events.ndjson'), 'utf8')).toBe('{"type":"x","cmd":"kane --access-key [REDACTED]"}\n');
     expect(readFileSync(path.join(dir, 'latin1.txt'))).toEqual(Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from('k=[REDACTED]\n')]));
     expect(readFileSync(path.join(dir, 'workspace.tar.gz'))).toEqual(gz);
-    expect(readFileSync(path.join(dir, 'shot.png'))).toEqual(png);
+    // Same length, so offsets inside the binary still hold; the gzip stays as it was: compressed bytes hide the secret.
+    expect(readFileSync(path.join(dir, 'shot.png'))).toEqual(Buffer.concat([png.subarray(0, 12), Buffer.from('*'.repeat(secret.length))]));
     expect(statSync(path.join(dir, 'clean.txt')).mtimeMs).toBe(cleanBefore);
   });
 

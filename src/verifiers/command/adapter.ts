@@ -1,5 +1,5 @@
 // `verifier.type: command`: any executable that speaks Elenchos's verifier event protocol.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
 import { firstDuplicateKey } from '../../util/duplicate-keys.js';
@@ -10,6 +10,7 @@ import { printTestMdSteps } from '../kane/step-prints.js';
 import type { VerificationResult, VerifierAdapter, VerifyContext } from '../types.js';
 import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 const INHERITED = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
 
@@ -18,8 +19,8 @@ export const commandAdapter: VerifierAdapter = {
   defaultCommand: () => ({ command: 'elenchos-verifier', args: [] }),
   // Any file name: its steps are `## ` headings with `@verifies`, as in a Kane test.
   checkTestFileName: () => null,
-  readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
-  printSteps: async (testFile) => printTestMdSteps(await readFile(testFile, 'utf8')),
+  readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
+  printSteps: async (testFile) => printTestMdSteps(await readTestFileText(testFile)),
   lockedInputs: kaneLockedInputs,
   outputPaths: async () => [],
   verify: runCommandVerifier,
@@ -27,7 +28,7 @@ export const commandAdapter: VerifierAdapter = {
 
 /** Runs `<command> <args> <test file>` with stdin closed, streams its NDJSON into the evidence, and classifies it. */
 export async function runCommandVerifier(ctx: VerifyContext): Promise<VerificationResult> {
-  const declared = parseTestMd(await readFile(ctx.testFile, 'utf8')).steps;
+  const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps;
   await mkdir(ctx.evidenceDir, { recursive: true });
   const [command, ...leading] = (ctx.command ?? 'elenchos-verifier').trim().split(/\s+/) as [string, ...string[]];
   const env: NodeJS.ProcessEnv = {};
@@ -61,7 +62,7 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     },
   });
   const spawnError = outcome.spawnError ? `${command}: ${outcome.spawnError.code ?? outcome.spawnError.message}` : null;
-  const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError });
+  const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError, lineTooLong: reader.stats.overlong > 0 });
   return {
     ...classified,
     exitCode: outcome.exitCode,

@@ -11,6 +11,8 @@ export interface CommandProcess {
   aborted: boolean;
   spawnError: string | null;
   stderrTail: string;
+  /** A stdout line passed MAX_LINE_LENGTH and was cut: that event is unreadable, so the report is. */
+  lineTooLong?: boolean;
 }
 
 /** First match wins: could not run → VERIFIER_ERROR; no done → by exit code; mismatch → INCONCLUSIVE; then the steps. */
@@ -35,6 +37,7 @@ export function classifyCommand(
   if (process.spawnError) return result('VERIFIER_ERROR', `the verifier could not start: ${process.spawnError}`);
   if (process.aborted) return result('VERIFIER_ERROR', 'the verifier was interrupted');
   if (process.timedOut) return result('VERIFIER_ERROR', `the verifier ran past its ${Math.round(ctx.timeoutMs / 1000)}s limit and was killed`);
+  if (process.lineTooLong) return result('INCONCLUSIVE', 'the verifier printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the report cannot be trusted');
   if (state.done === null) {
     return process.exitCode === 0
       ? result('INCONCLUSIVE', 'the verifier exited 0 without a "done" event (its report is cut off)')

@@ -1,11 +1,11 @@
 // The Kane CLI verifier: `kane-cli testmd run <test> --agent --headless`, read and classified.
-import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { kaneLockedInputs, kaneOutputPaths } from './inputs.js';
 import { parseTestMd } from './test-md.js';
 import { printTestMdSteps } from './step-prints.js';
 import { runKane } from './run-kane.js';
 import { kaneVersion } from './kane-version.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 export const kaneAdapter: VerifierAdapter = {
   type: 'kane',
@@ -13,8 +13,8 @@ export const kaneAdapter: VerifierAdapter = {
   version: ({ command, cwd, env }) => kaneVersion(command ?? 'kane-cli', { cwd, env: { PATH: env.PATH, HOME: env.HOME } }),
   checkTestFileName: (relative) =>
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
-  readSteps: async (testFile) => parseTestMd(await readFile(testFile, 'utf8')).steps,
-  printSteps: async (testFile) => printTestMdSteps(await readFile(testFile, 'utf8')),
+  readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
+  printSteps: async (testFile) => printTestMdSteps(await readTestFileText(testFile)),
   lockedInputs: kaneLockedInputs,
   outputPaths: kaneOutputPaths,
   verify: runKane,

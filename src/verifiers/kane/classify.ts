@@ -14,6 +14,8 @@ export interface ProcessOutcome {
   timedOut: boolean;
   aborted: boolean;
   outputCapped: boolean;
+  /** A line of Kane's stdout passed MAX_LINE_LENGTH and was cut: that event is unreadable, so the stream is. */
+  lineTooLong?: boolean;
   /** Kane could not be started at all (ENOENT, EACCES). */
   spawnError: string | null;
   timeoutMs: number;
@@ -83,6 +85,7 @@ export function classifyKane(input: ClassifyInput): Classification {
     return done('VERIFIER_ERROR', `exit-${p.exitCode}`, why, [finding('verifier_error', why, running)]);
   }
   if (p.outputCapped) return done('INCONCLUSIVE', 'output-capped', 'kane-cli printed more output than Elenchos accepts; the stream was cut and is unusable');
+  if (p.lineTooLong) return done('INCONCLUSIVE', 'line-too-long', 'kane-cli printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the stream cannot be trusted');
   if (p.exitCode !== 0 && p.exitCode !== 1) {
     const why = p.signal ? `kane-cli was killed by ${p.signal}` : `kane-cli exited ${p.exitCode} (not a testmd exit code)`;
     return done('VERIFIER_ERROR', 'crashed', why, [finding('verifier_error', why, running)]);

@@ -1,6 +1,6 @@
 // Runs `kane-cli testmd run` once: spawn in its own group, stream stdout into the evidence and the
 // classifier line by line, copy what Kane left on disk, and judge every criterion.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { runProcess } from '../../process/spawn.js';
@@ -14,6 +14,7 @@ import { buildKaneInvocation } from './kane-invocation.js';
 import { describeSteps, explainCriteria } from './kane-report.js';
 import { KaneStreamState } from './stream-state.js';
 import { parseTestMd } from './test-md.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 /** Kane prints ~50 KB per step; far beyond this is a runaway, not a test. */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
@@ -23,7 +24,7 @@ const NOISE = /^(Update available|evidence: |\[lock\])/;
 
 /** The kane adapter's `verify`. */
 export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
-  const declared = parseTestMd(await readFile(ctx.testFile, 'utf8')).steps.map((s) => ({ index: s.index, heading: s.heading, optional: s.optional }));
+  const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps.map((s) => ({ index: s.index, heading: s.heading, optional: s.optional }));
   const invocation = buildKaneInvocation(ctx);
   await mkdir(ctx.evidenceDir, { recursive: true });
   const reader = new NdjsonReader();
@@ -71,6 +72,7 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
       timedOut: outcome.timedOut,
       aborted: outcome.aborted,
       outputCapped: outcome.outputCapped,
+      lineTooLong: reader.stats.overlong > 0,
       spawnError,
       timeoutMs: ctx.timeoutMs,
       lastStderrLine: [...stderrLines].reverse().find((l) => !NOISE.test(l)) ?? null,
@@ -108,6 +110,7 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
       signal: outcome.signal,
       timedOut: outcome.timedOut,
       outputCapped: outcome.outputCapped,
+      lineTooLong: reader.stats.overlong > 0,
       timeoutMs: ctx.timeoutMs,
       command: invocation.command,
       argv: invocation.redactedArgs,

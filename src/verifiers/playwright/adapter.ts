@@ -1,6 +1,5 @@
 // The Playwright verifier: `playwright test <spec>` in a real browser, criteria named by tags or annotations
 // as Playwright itself lists them.
-import { readFile } from 'node:fs/promises';
 import type { VerifierAdapter } from '../types.js';
 import { playwrightVersion } from './playwright-version.js';
 import { playwrightToolchain } from './toolchain.js';
@@ -8,6 +7,7 @@ import { runPlaywright } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { listSpecTests } from './list-tests.js';
 import { printSpecTests } from './test-prints.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 const SPEC_NAME = /\.(spec|test)\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
@@ -19,7 +19,7 @@ export const playwrightAdapter: VerifierAdapter = {
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
   readSteps: listSpecTests,
-  printSteps: async (testFile) => printSpecTests(await readFile(testFile, 'utf8')),
+  printSteps: async (testFile) => printSpecTests(await readTestFileText(testFile)),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: async () => [],

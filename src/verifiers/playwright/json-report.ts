@@ -1,5 +1,6 @@
 // Reads Playwright's JSON reporter output into a flat, typed list of tests (only what we classify on).
-import { readFile } from 'node:fs/promises';
+import { EVIDENCE_FILE_LIMIT, parseJsonText } from '../../util/json-file.js';
+import { readTestFileText } from '../../util/regular-file.js';
 
 export interface ReportAttachment {
   name: string;
@@ -56,13 +57,14 @@ export type ReadReportResult = { ok: true; report: JsonReport } | { ok: false; r
 export async function readJsonReport(file: string): Promise<ReadReportResult> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return { ok: false, reason: 'Playwright wrote no JSON report' };
+    text = await readTestFileText(file, 'report.json', EVIDENCE_FILE_LIMIT);
+  } catch (error) {
+    const missing = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT';
+    return { ok: false, reason: missing ? 'Playwright wrote no JSON report' : `Playwright's JSON report cannot be read (${(error as Error).message})` };
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJsonText(text, 'report.json');
   } catch (error) {
     return { ok: false, reason: `Playwright's JSON report is not valid JSON (${(error as Error).message})` };
   }

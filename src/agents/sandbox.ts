@@ -1,0 +1,74 @@
+// `agent.sandbox: bwrap`: the agent runs inside bubblewrap, seeing the filesystem read-only except its
+// worktree, none of the main checkout, no other process, and none of the verifier's credentials.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where bubblewrap is expected (Debian/Ubuntu `apt-get install bubblewrap`). */
+export const BWRAP = '/usr/bin/bwrap';
+
+/** Home-relative paths hidden from a sandboxed agent: the verifier's credentials and the usual credential stores. */
+export const HIDDEN_HOME_PATHS = ['.testmuai', '.ssh', '.aws', '.gnupg', '.config/gh', '.docker', '.kube', '.netrc', '.git-credentials', '.npmrc'];
+
+/** Where a sandboxed agent finds its prompt (ELENCHOS_PROMPT_FILE points there). */
+export const SANDBOX_PROMPT_FILE = '/tmp/elenchos/prompt.md';
+
+export interface SandboxOptions {
+  /** The agent's worktree: its cwd and the only project folder it may write. */
+  worktree: string;
+  /** The main checkout (with `.elenchos/`): hidden. */
+  checkout: string;
+  /** The prompt file (in the hidden evidence folder): shown read-only at SANDBOX_PROMPT_FILE instead. */
+  promptFile: string;
+  /** The agent's own state under HOME that it must write (e.g. `.claude`), when it exists. */
+  writableHome: readonly string[];
+  home: string | undefined;
+}
+
+/** `bwrap <args> -- command args`: the command wrapped in the sandbox (see docs/security.md for what it isolates). */
+export function sandboxCommand(command: string, args: readonly string[], options: SandboxOptions): { command: string; args: string[] } {
+  const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  out.push('--tmpfs', options.checkout);
+  // git in the worktree needs the repository it belongs to: its own admin folder and new objects writable,
+  // the rest (refs, config, hooks) read-only, so the agent cannot plant a hook or move a branch.
+  const git = worktreeGitDirs(options.worktree);
+  if (git) {
+    out.push('--ro-bind', git.common, git.common);
+    if (existsSync(path.join(git.common, 'objects'))) out.push('--bind', path.join(git.common, 'objects'), path.join(git.common, 'objects'));
+    out.push('--bind', git.admin, git.admin);
+  }
+  out.push('--bind', options.worktree, options.worktree);
+  if (options.home) {
+    for (const hidden of HIDDEN_HOME_PATHS) {
+      const full = path.join(options.home, hidden);
+      if (!existsSync(full)) continue;
+      // A folder becomes an empty tmpfs; a file is replaced by /dev/null.
+      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+    }
+    for (const own of options.writableHome) {
+      const full = path.join(options.home, own);
+      if (existsSync(full)) out.push('--bind', full, full);
+    }
+  }
+  // The checkout's tmpfs holds only the mount points above: read-only, so nothing written there can pass for the checkout.
+  out.push('--remount-ro', options.checkout);
+  out.push('--ro-bind', options.promptFile, SANDBOX_PROMPT_FILE, '--setenv', 'ELENCHOS_PROMPT_FILE', SANDBOX_PROMPT_FILE);
+  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', options.worktree, '--', command, ...args);
+  return { command: BWRAP, args: out };
+}
+
+/** The worktree's admin folder (`.git/worktrees/<name>`) and the repository's common git folder, from its `.git` file. */
+function worktreeGitDirs(worktree: string): { admin: string; common: string } | null {
+  try {
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(path.join(worktree, '.git'), 'utf8'))?.[1]?.trim();
+    if (!pointer) return null;
+    const admin = path.resolve(worktree, pointer);
+    const common = path.resolve(admin, readFileSync(path.join(admin, 'commondir'), 'utf8').trim());
+    return { admin, common };
+  } catch {
+    return null; // not a linked worktree (the checkout itself): nothing more to show
+  }
+}
+
+function isDirectory(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}

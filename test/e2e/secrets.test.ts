@@ -1,0 +1,75 @@
+// Planted secrets: none reaches the terminal, any stored file (text, binary or archived), the app or
+// the agent, unless the config names it. Each assertion failed on the build before this test.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FAKE_AGENT, makeProject, onlyRun } from '../helpers/project.js';
+import { tempDir } from '../helpers/temp.js';
+
+// Values that match no known token format: only their variable names can give them away.
+const CALLER = {
+  GITHUB_TOKEN: 'caller-github-token-0001',
+  OPENAI_API_KEY: 'caller-openai-key-0002',
+  AWS_SECRET_ACCESS_KEY: 'caller-aws-secret-0003',
+  DATABASE_PASSWORD: 'caller-db-password-0004',
+};
+const DEPLOY_TOKEN = 'config-deploy-token-0005';
+const APP_SECRET = 'config-app-secret-0006';
+const ALL = [...Object.values(CALLER), DEPLOY_TOKEN, APP_SECRET];
+
+/** Every stored byte of a folder, gzip members unpacked too. */
+function storedBytes(dir: string): { file: string; bytes: Buffer }[] {
+  const out: { file: string; bytes: Buffer }[] = [];
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const file = path.join(dir, name);
+    if (!statSync(file).isFile()) continue;
+    const bytes = readFileSync(file);
+    out.push({ file, bytes });
+    if (name.endsWith('.gz')) out.push({ file: `${file} (unpacked)`, bytes: gunzipSync(bytes) });
+  }
+  return out;
+}
+
+describe('secrets', () => {
+  it('keeps credentials from the app and the agent unless named, and out of the terminal and every stored file', () => {
+    const outside = tempDir('elenchos-leak-');
+    const p = makeProject({
+      config: {
+        agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'leak-secrets'], timeoutSeconds: 30, env: { DEPLOY_TOKEN, LEAK_OUT: path.join(outside, 'agent-env.json') } },
+        app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 10, env: { APP_SECRET, TINY_APP_ENV_FILE: path.join(outside, 'app-env.json') }, passEnv: ['DATABASE_PASSWORD'] },
+      },
+    });
+    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ...CALLER });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+
+    // The terminal: the [agent] lines end up in CI logs.
+    expect(run.stdout).toContain('[agent] fake-agent attempt 1: aws secret: not given; deploy token [REDACTED]');
+    expect(run.stdout).toContain('[app] \\u0000app secret [REDACTED]'); // the NUL byte escaped, not printed
+    for (const secret of ALL) expect(run.stdout + run.stderr, secret).not.toContain(secret);
+
+    // The app got no credential the config does not name; the agent none at all.
+    const appEnv = JSON.parse(readFileSync(path.join(outside, 'app-env.json'), 'utf8')) as Record<string, string>;
+    for (const name of ['GITHUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY']) expect(appEnv[name], name).toBeUndefined();
+    expect(appEnv.DATABASE_PASSWORD).toBe(CALLER.DATABASE_PASSWORD);
+    expect(appEnv.APP_SECRET).toBe(APP_SECRET);
+    const agentEnv = JSON.parse(readFileSync(path.join(outside, 'agent-env.json'), 'utf8')) as Record<string, string>;
+    for (const name of Object.keys(CALLER)) expect(agentEnv[name], name).toBeUndefined();
+
+    // Every stored file: agent.log and app.log that start with a NUL byte, the binary and text
+    // untracked files inside untracked.tar.gz, the record itself.
+    const { dir } = onlyRun(p.root);
+    const stored = storedBytes(dir);
+    expect(stored.some((f) => f.file.endsWith('untracked.tar.gz (unpacked)'))).toBe(true);
+    for (const { file, bytes } of stored) {
+      for (const secret of ALL) expect(bytes.includes(secret), `${secret} in ${path.relative(dir, file)}`).toBe(false);
+    }
+    const agentLog = stored.find((f) => f.file.endsWith('agent.log'))!.bytes;
+    expect(agentLog[0]).toBe(0);
+    expect(agentLog.toString()).toContain('deploy token [REDACTED]');
+    const archive = stored.find((f) => f.file.endsWith('untracked.tar.gz (unpacked)'))!.bytes;
+    expect(archive.includes('token=[REDACTED]')).toBe(true);
+    expect(archive.includes('*'.repeat(DEPLOY_TOKEN.length))).toBe(true);
+  }, 120_000);
+});
