@@ -5,22 +5,45 @@ import tseslint from 'typescript-eslint';
 // and any folder on a lower level, never one on its own level or above: imports flow one way, so no two
 // folders can ever import each other. src/errors.ts, cli-io.ts and version.ts are the ground under all;
 // src/cli.ts, index.ts and schemas.ts are entry points that nothing imports.
-const LEVELS = [['commands'], ['mcp'], ['reporters'], ['core'], ['agents', 'verifiers'], ['config', 'evidence'], ['contract'], ['git', 'process'], ['util']];
+const LEVELS = [
+  ['commands'],
+  ['mcp'],
+  ['reporters'],
+  ['core'],
+  ['agents', 'verifiers'],
+  ['config', 'evidence'],
+  ['contract'],
+  ['git', 'process'],
+  ['util'],
+];
 const ENTRY_POINTS = ['cli', 'index', 'schemas'];
 
 function layerRules() {
   return LEVELS.flatMap((level, depth) =>
     level.map((folder) => {
-      const above = LEVELS.slice(0, depth + 1).flat().filter((f) => f !== folder);
+      const above = LEVELS.slice(0, depth + 1)
+        .flat()
+        .filter((f) => f !== folder);
       const message = `layers: src/${folder}/ may not import from src/{${above.join(',')}}/ nor an entry point (docs/architecture.md)`;
       const upward = `^(\\.\\./)+(${above.join('|')})/`;
       const entry = `^(\\.\\./)+(${ENTRY_POINTS.join('|')})\\.js$`;
       return {
         files: [`src/${folder}/**/*.ts`],
         rules: {
-          'no-restricted-imports': ['error', { patterns: [{ regex: upward, message }, { regex: entry, message }] }],
+          'no-restricted-imports': [
+            'error',
+            {
+              patterns: [
+                { regex: upward, message },
+                { regex: entry, message },
+              ],
+            },
+          ],
           // Dynamic import() is not seen by no-restricted-imports.
-          'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${`${upward}|${entry}`.replaceAll('/', '\\/')}/]`, message }],
+          'no-restricted-syntax': [
+            'error',
+            { selector: `ImportExpression[source.value=/${`${upward}|${entry}`.replaceAll('/', '\\/')}/]`, message },
+          ],
         },
       };
     }),
@@ -32,7 +55,21 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        fetch: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -40,7 +77,12 @@ export default tseslint.config(
   ...layerRules(),
   {
     files: ['src/errors.ts', 'src/cli-io.ts', 'src/version.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./', message: 'layers: the ground (errors, cli-io, version) imports nothing of src/' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\./', message: 'layers: the ground (errors, cli-io, version) imports nothing of src/' }] },
+      ],
+    },
   },
   {
     // Tests read JSON records (run.json, attempt.json) whose shape the assertions themselves check.

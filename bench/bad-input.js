@@ -25,7 +25,9 @@ const time = async (name, work) => {
 
 const filler = Array.from({ length: 40_000 }, (_, i) => `"k${i}": "${'x'.repeat(40)}"`).join(',\n');
 await time('2 MB task, NaN near the end', () => parseJsonText(`{\n${filler},\n"late": NaN}\n`, 'task.json'));
-await time('config nested 10,000 deep', () => parseJsonText(`{"agent": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 'elenchos.config.json'));
+await time('config nested 10,000 deep', () =>
+  parseJsonText(`{"agent": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 'elenchos.config.json'),
+);
 await time('duplicate testFile key', () => parseJsonText('{"testFile": "../../etc/passwd", "testFile": "tests/x_test.md"}', 'task.json'));
 await time('task with a UTF-8 BOM', () => parseJsonText('\uFEFF{"id": "a"}', 'task.json'));
 execFileSync('mkfifo', [path.join(dir, 'fifo.json')]);
@@ -55,7 +57,11 @@ const child = `
   console.log(JSON.stringify({ ms: Date.now() - started, rss: process.resourceUsage().maxRSS, status: result.status }));
 `;
 const measured = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8' }));
-rows.push(['verifier line of 50 MB, no newline', `${measured.ms} ms`, `${measured.status}, peak RSS ${Math.round(measured.rss / 1024)} MB`]);
+rows.push([
+  'verifier line of 50 MB, no newline',
+  `${measured.ms} ms`,
+  `${measured.status}, peak RSS ${Math.round(measured.rss / 1024)} MB`,
+]);
 
 rmSync(dir, { recursive: true, force: true });
 for (const [name, ms, outcome] of rows) console.log(`${name.padEnd(36)} ${ms.padStart(8)}  ${outcome}`);

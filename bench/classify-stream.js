@@ -53,7 +53,9 @@ async function generate(file) {
     if (index % 500 === 0) await write('Skill update available: 0.8.17 → 0.8.18');
   }
   const n = declared.length;
-  await write(`{"type":"test_md_summary","overall_status":"passed","duration_s":1,"steps":{"total":${n},"passed":${n},"failed":0,"skipped":0},"cancelled":false}`);
+  await write(
+    `{"type":"test_md_summary","overall_status":"passed","duration_s":1,"steps":{"total":${n},"passed":${n},"failed":0,"skipped":0},"cancelled":false}`,
+  );
   await write('{"type":"test_md_done","overall_status":"passed","duration_s":1,"session_id":"bench"}');
   out.end();
   await once(out, 'finish');
@@ -88,7 +90,16 @@ async function classify(file, declared, memory) {
     if (event) state.feed(event);
     if ((reader.stats.lines & 1023) === 0) memory.peak = Math.max(memory.peak, process.memoryUsage.rss());
   });
-  const process_ = { exitCode: 0, signal: null, timedOut: false, aborted: false, outputCapped: false, spawnError: null, timeoutMs: 1, lastStderrLine: null };
+  const process_ = {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    outputCapped: false,
+    spawnError: null,
+    timeoutMs: 1,
+    lastStderrLine: null,
+  };
   return classifyKane({ facts: state.result(), process: process_, declared, eventCount: reader.stats.events, evidencePack: null }).status;
 }
 
@@ -128,7 +139,9 @@ try {
   console.log(`floor (JSON.parse loop): ${(mb / (bestFloor / 1000)).toFixed(1)} MB/s (${bestFloor.toFixed(0)} ms)`);
   console.log(`classify (reader + state machine + classifier): ${(mb / (bestOurs / 1000)).toFixed(1)} MB/s (${bestOurs.toFixed(0)} ms)`);
   console.log(`ratio: ${(bestFloor / bestOurs).toFixed(2)}× the floor's speed (target ≥ 0.70)`);
-  console.log(`peak RSS delta: classify ${oursRss.toFixed(1)} MB, floor ${floorRss.toFixed(1)} MB (stream ${mb.toFixed(0)} MB; run with --expose-gc for clean baselines)`);
+  console.log(
+    `peak RSS delta: classify ${oursRss.toFixed(1)} MB, floor ${floorRss.toFixed(1)} MB (stream ${mb.toFixed(0)} MB; run with --expose-gc for clean baselines)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,7 +10,12 @@ const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMIT
  * objects: it would compete with the measurement and race the clean-up. */
 export function gitSync(cwd, ...args) {
   const env = { ...process.env, ...identity };
-  return execFileSync('git', ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 });
+  return execFileSync('git', ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
 }
 
 /** A temp dir holding a repository of `count` small committed files, 100 per folder, plus `extra` files. */

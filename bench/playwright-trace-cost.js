@@ -98,7 +98,13 @@ const { root, cleanup } = makeRepo(0, 'elenchos-bench-pw-', {
   'package.json': '{ "type": "module", "private": true }\n',
   [`tests/todo.spec.ts`]: spec(count),
   'playwright.config.mjs': USER_CONFIG,
-  'tasks/todo.json': JSON.stringify({ id: 'todo', title: 'Todos', description: 'A todo list.', acceptanceCriteria: criteria, verification: { testFile: 'tests/todo.spec.ts' } }),
+  'tasks/todo.json': JSON.stringify({
+    id: 'todo',
+    title: 'Todos',
+    description: 'A todo list.',
+    acceptanceCriteria: criteria,
+    verification: { testFile: 'tests/todo.spec.ts' },
+  }),
   'elenchos.config.json': JSON.stringify({
     app: { command: 'node app/server.js --port {port}', readyTimeoutSeconds: 30 },
     verifier: { type: 'playwright', browserPath: browser, timeoutSeconds: 600 },
@@ -125,7 +131,8 @@ const bare = () => run('npx playwright test', 'npx', ['--no', 'playwright', 'tes
 const arms = {
   bare,
   verify: () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']),
-  traceAll: () => run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']),
+  traceAll: () =>
+    run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']),
 };
 const names = Object.keys(arms);
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;

@@ -24,7 +24,13 @@ const config = {
 };
 const extra = {
   'elenchos.config.json': JSON.stringify(config),
-  'tasks/t.json': JSON.stringify({ id: 't', title: 't', description: 'd', acceptanceCriteria: [{ id: 'AC-1', description: 'x' }], verification: { testFile: 'tests/t_test.md' } }),
+  'tasks/t.json': JSON.stringify({
+    id: 't',
+    title: 't',
+    description: 'd',
+    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
+    verification: { testFile: 'tests/t_test.md' },
+  }),
   'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
 };
 console.log(`creating a ${files}-file repository...`);
@@ -36,14 +42,22 @@ try {
   const ours = [];
   for (let i = 0; i < runs; i++) {
     const dir = path.join(root, '.elenchos', 'floor');
-    floor.push(await timeOnce(async () => {
-      await run('git', ['worktree', 'add', '--quiet', '--detach', dir, 'HEAD'], { cwd: root });
-      await run('git', ['worktree', 'remove', '--force', dir], { cwd: root });
-    }));
-    ours.push(await timeOnce(async () => {
-      const result = spawnSync(process.execPath, [bin, 'run', 'tasks/t.json', '--json'], { cwd: root, env: { ...process.env, HOME: home }, encoding: 'utf8' });
-      if (result.status !== 0) throw new Error(`run failed (${result.status}): ${result.stderr}${result.stdout.slice(-2000)}`);
-    }));
+    floor.push(
+      await timeOnce(async () => {
+        await run('git', ['worktree', 'add', '--quiet', '--detach', dir, 'HEAD'], { cwd: root });
+        await run('git', ['worktree', 'remove', '--force', dir], { cwd: root });
+      }),
+    );
+    ours.push(
+      await timeOnce(async () => {
+        const result = spawnSync(process.execPath, [bin, 'run', 'tasks/t.json', '--json'], {
+          cwd: root,
+          env: { ...process.env, HOME: home },
+          encoding: 'utf8',
+        });
+        if (result.status !== 0) throw new Error(`run failed (${result.status}): ${result.stderr}${result.stdout.slice(-2000)}`);
+      }),
+    );
   }
   const f = median(floor);
   const o = median(ours);

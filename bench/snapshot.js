@@ -39,7 +39,9 @@ try {
       }),
     );
     // The floor of any approach built on git: one status, which must lstat every tracked file.
-    statusTimes.push(await timeOnce(() => execFileSync('git', ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: root })));
+    statusTimes.push(
+      await timeOnce(() => execFileSync('git', ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], { cwd: root })),
+    );
     // saveWorkspace on its own, scanning the tree itself.
     saveTimes.push(await timeOnce(() => saveWorkspace(root, head, path.join(base, `alone-${i}`))));
   }
@@ -50,7 +52,9 @@ try {
   console.log(`snapshot + save:     ${oursMs.toFixed(1)} ms, ${archiveBytes} bytes (${archiveFiles} file)`);
   console.log(`save alone:          ${saveMs.toFixed(1)} ms`);
   console.log(`bare git status:     ${statusMs.toFixed(1)} ms (the floor of a git-based snapshot)`);
-  console.log(`speed-up:            ${(tarMs / oursMs).toFixed(1)}x snapshot + save, ${(tarMs / saveMs).toFixed(1)}x save alone (target >= 20x)`);
+  console.log(
+    `speed-up:            ${(tarMs / oursMs).toFixed(1)}x snapshot + save, ${(tarMs / saveMs).toFixed(1)}x save alone (target >= 20x)`,
+  );
   console.log(`size ratio:          ${(tarBytes / archiveBytes).toFixed(0)}x smaller`);
   console.log(`(median of ${runs} interleaved runs each)`);
 } finally {

@@ -21,14 +21,24 @@ const extra = {
   'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
 };
 for (let i = 1; i <= 8; i++) {
-  extra[`tasks/t${i}.json`] = JSON.stringify({ id: `t${i}`, title: 't', description: 'd', acceptanceCriteria: [{ id: 'AC-1', description: 'x' }], verification: { testFile: 'tests/t_test.md' } });
+  extra[`tasks/t${i}.json`] = JSON.stringify({
+    id: `t${i}`,
+    title: 't',
+    description: 'd',
+    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
+    verification: { testFile: 'tests/t_test.md' },
+  });
 }
 const { root, cleanup } = makeRepo(100, 'elenchos-bench-verify-', extra);
 const home = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-home-'));
 try {
   const time = (workers) => {
     const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, [bin, 'verify', '--workers', String(workers), '--json'], { cwd: root, env: { ...process.env, HOME: home }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [bin, 'verify', '--workers', String(workers), '--json'], {
+      cwd: root,
+      env: { ...process.env, HOME: home },
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(`verify failed (${result.status}): ${result.stderr}${result.stdout.slice(-1500)}`);
     return Number(process.hrtime.bigint() - start) / 1e6;
   };

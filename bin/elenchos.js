@@ -8,7 +8,9 @@ const cli = new URL('../dist/cli.js', import.meta.url);
 // ERR_MODULE_NOT_FOUND stack; say what is missing and how to fix it instead.
 if (!existsSync(cli)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  process.stderr.write(`elenchos: ${fileURLToPath(cli)} is missing: this copy was never built; run \`npm run build\` in ${root} (installs from git or a folder build on "prepare")\n`);
+  process.stderr.write(
+    `elenchos: ${fileURLToPath(cli)} is missing: this copy was never built; run \`npm run build\` in ${root} (installs from git or a folder build on "prepare")\n`,
+  );
   process.exit(2);
 }
 let main;

@@ -20,7 +20,9 @@ export function parseArgs(argv) {
     else if (arg === '--task') options.task = argv[++i];
     else if (arg === '--dir') options.dir = argv[++i];
     else if (arg === '--help' || arg === '-h') {
-      console.log('usage: node scripts/demo.js [--task priority-badge|delete-task|add-task] [--dir <empty dir>] [--json] [--quiet] [--keep]');
+      console.log(
+        'usage: node scripts/demo.js [--task priority-badge|delete-task|add-task] [--dir <empty dir>] [--json] [--quiet] [--keep]',
+      );
       process.exit(0);
     } else {
       console.error(`demo: unknown option ${arg} (try --help)`);
@@ -32,8 +34,10 @@ export function parseArgs(argv) {
 
 /** A Chromium to run the demo with: { path, source }, or null. */
 export function findChromium(env = process.env) {
-  if (env.ELENCHOS_BROWSER_PATH) return existsSync(env.ELENCHOS_BROWSER_PATH) ? { path: env.ELENCHOS_BROWSER_PATH, source: 'ELENCHOS_BROWSER_PATH' } : null;
-  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(candidate)) return { path: candidate, source: 'system' };
+  if (env.ELENCHOS_BROWSER_PATH)
+    return existsSync(env.ELENCHOS_BROWSER_PATH) ? { path: env.ELENCHOS_BROWSER_PATH, source: 'ELENCHOS_BROWSER_PATH' } : null;
+  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser'])
+    if (existsSync(candidate)) return { path: candidate, source: 'system' };
   for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     for (const name of ['chromium', 'chromium-browser']) {
       const candidate = path.join(dir, name);
@@ -43,7 +47,8 @@ export function findChromium(env = process.env) {
   // Playwright's own download (`npx playwright install chromium`): Playwright finds it itself.
   const cache = env.PLAYWRIGHT_BROWSERS_PATH || path.join(homedir(), '.cache', 'ms-playwright');
   try {
-    if (readdirSync(cache).some((name) => /^chromium(_headless_shell)?-\d+$/.test(name))) return { path: null, source: `Playwright's cache (${cache})` };
+    if (readdirSync(cache).some((name) => /^chromium(_headless_shell)?-\d+$/.test(name)))
+      return { path: null, source: `Playwright's cache (${cache})` };
   } catch {
     // no cache
   }
@@ -69,7 +74,10 @@ export function makeDemoRepo(dir) {
   cpSync(path.join(ROOT, 'demo'), repo, { recursive: true, filter: (source) => path.basename(source) !== 'node_modules' });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
   const git = (...args) => {
-    const result = spawnSync('git', ['-c', 'user.name=Elenchos demo', '-c', 'user.email=demo@elenchos.invalid', ...args], { cwd: repo, encoding: 'utf8' });
+    const result = spawnSync('git', ['-c', 'user.name=Elenchos demo', '-c', 'user.email=demo@elenchos.invalid', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
   };
   git('init', '-q', '-b', 'main');
@@ -102,7 +110,11 @@ export function runElenchos(repo, args, { env, json, quiet }) {
 /** The newest run id under `<repo>/.elenchos/runs/` (run ids sort by time), or null. */
 export function latestRunId(repo) {
   try {
-    return readdirSync(path.join(repo, '.elenchos', 'runs')).sort().at(-1) ?? null;
+    return (
+      readdirSync(path.join(repo, '.elenchos', 'runs'))
+        .sort()
+        .at(-1) ?? null
+    );
   } catch {
     return null;
   }
@@ -128,7 +140,7 @@ export async function runDemo({ argv, config, label }) {
   const repo = makeDemoRepo(options.dir);
   const task = label === 'kane' ? `tasks/kane/${options.task}.json` : `tasks/${options.task}.json`;
   log(`demo: a todo app, committed in ${repo}`);
-  if (chromium) log(`demo: browser: ${chromium.path ?? 'Playwright\'s own'} (${chromium.source})`);
+  if (chromium) log(`demo: browser: ${chromium.path ?? "Playwright's own"} (${chromium.source})`);
   log(`demo: $ elenchos run ${task}${config ? ` --config ${config}` : ''}`);
   log('');
   const args = [task, ...(config ? ['--config', config] : []), ...(options.keep ? ['--keep'] : [])];
@@ -137,7 +149,9 @@ export async function runDemo({ argv, config, label }) {
   const runId = latestRunId(repo);
   const cli = `node ${BIN}`;
   log('');
-  log(`demo: elenchos exited with ${code} (${({ 0: 'VERIFIED', 1: 'FAILED', 2: 'ERROR', 3: 'invalid input', 130: 'interrupted' })[code] ?? 'unexpected'})`);
+  log(
+    `demo: elenchos exited with ${code} (${{ 0: 'VERIFIED', 1: 'FAILED', 2: 'ERROR', 3: 'invalid input', 130: 'interrupted' }[code] ?? 'unexpected'})`,
+  );
   log(`demo: run id: ${runId ?? '(none: no run was created)'}`);
   if (runId) {
     log(`demo: evidence: ${path.join(repo, '.elenchos', 'runs', runId)}`);

@@ -19,7 +19,9 @@ if (tsc === null) {
     console.error('elenchos: TypeScript is not installed here; keeping the dist/ already built');
     process.exit(0);
   }
-  console.error(`elenchos: cannot build: TypeScript is not installed in ${root}; run \`npm ci\` there first (it builds dist/), then install again`);
+  console.error(
+    `elenchos: cannot build: TypeScript is not installed in ${root}; run \`npm ci\` there first (it builds dist/), then install again`,
+  );
   process.exit(1);
 }
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });

@@ -2,7 +2,24 @@
 import { CREDENTIAL_ENV, looksLikeCredential } from '../util/credentials.js';
 
 /** Variables every agent gets when they are set. */
-const BASE_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
+const BASE_KEYS = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TERM',
+  'TMPDIR',
+  'TZ',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+];
 
 export interface AgentEnvOptions {
   baseEnv: NodeJS.ProcessEnv;
@@ -37,7 +54,12 @@ export function buildAgentEnv(options: AgentEnvOptions): NodeJS.ProcessEnv {
  * The app's environment: the caller's minus anything that looks like a credential (the app runs code the
  * agent wrote), plus the variables named in `app.passEnv`, then `app.env`. Verifier credentials never pass.
  */
-export function buildAppEnv(options: { baseEnv: NodeJS.ProcessEnv; passEnv: readonly string[]; redact: readonly string[]; extra: Record<string, string> }): NodeJS.ProcessEnv {
+export function buildAppEnv(options: {
+  baseEnv: NodeJS.ProcessEnv;
+  passEnv: readonly string[];
+  redact: readonly string[];
+  extra: Record<string, string>;
+}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   const named = new Set(options.passEnv);
   const hidden = new Set(options.redact);

@@ -35,11 +35,26 @@ export const claudeAgent: AgentAdapter = {
     const turns = typeof result?.num_turns === 'number' ? result.num_turns : null;
     const usage = result?.usage;
     // Cached prompt tokens are input too (billed differently, which total_cost_usd already reflects).
-    const tokens = usage ? { input: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0), output: usage.output_tokens ?? 0 } : null;
+    const tokens = usage
+      ? {
+          input: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+          output: usage.output_tokens ?? 0,
+        }
+      : null;
     if (!outcome.ok) return { ...outcome, costUsd, turns, tokens };
-    const failed = (message: string) => ({ ok: false as const, reason: 'AGENT_FAILED' as const, message, exitCode: outcome.exitCode, durationMs: outcome.durationMs, costUsd, turns, tokens });
+    const failed = (message: string) => ({
+      ok: false as const,
+      reason: 'AGENT_FAILED' as const,
+      message,
+      exitCode: outcome.exitCode,
+      durationMs: outcome.durationMs,
+      costUsd,
+      turns,
+      tokens,
+    });
     if (result === null) return failed('Claude Code ended without a result event (is the command really `claude`?)');
-    if (result.is_error) return failed(`Claude Code reported an error (${result.subtype ?? 'error'}): ${String(result.result ?? '').slice(0, 300)}`);
+    if (result.is_error)
+      return failed(`Claude Code reported an error (${result.subtype ?? 'error'}): ${String(result.result ?? '').slice(0, 300)}`);
     return { ...outcome, costUsd, turns, tokens, summary: typeof result.result === 'string' ? result.result.slice(0, 2000) : null };
   },
 };

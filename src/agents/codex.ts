@@ -32,7 +32,16 @@ export const codexAgent: AgentAdapter = {
     });
     if (!outcome.ok) return { ...outcome, turns, tokens };
     if (failure !== null) {
-      return { ok: false, reason: 'AGENT_FAILED', message: `Codex reported a failure: ${String(failure).slice(0, 300)}`, exitCode: outcome.exitCode, durationMs: outcome.durationMs, costUsd: null, turns, tokens };
+      return {
+        ok: false,
+        reason: 'AGENT_FAILED',
+        message: `Codex reported a failure: ${String(failure).slice(0, 300)}`,
+        exitCode: outcome.exitCode,
+        durationMs: outcome.durationMs,
+        costUsd: null,
+        turns,
+        tokens,
+      };
     }
     return { ...outcome, turns, tokens, summary: lastMessage };
   },

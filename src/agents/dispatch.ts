@@ -62,7 +62,9 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
 }
 
 /** The ELENCHOS_* variables every agent gets. */
-export function elenchosVars(context: Pick<AgentContext, 'promptFile' | 'taskFile' | 'attempt' | 'cwd' | 'processTag'>): Record<string, string> {
+export function elenchosVars(
+  context: Pick<AgentContext, 'promptFile' | 'taskFile' | 'attempt' | 'cwd' | 'processTag'>,
+): Record<string, string> {
   return {
     ELENCHOS_PROMPT_FILE: context.promptFile,
     ELENCHOS_TASK_FILE: context.taskFile,
@@ -88,10 +90,20 @@ export function outcomeOf(result: SpawnResult, command: string, timeoutSeconds: 
   const base = { exitCode: result.exitCode, durationMs: result.durationMs, costUsd: null, turns: null };
   if (result.aborted) return { ok: false, reason: 'INTERRUPTED', message: 'the agent was stopped by an interrupt', ...base };
   if (result.timedOut) {
-    return { ok: false, reason: 'AGENT_TIMEOUT', message: `the agent did not finish within agent.timeoutSeconds (${timeoutSeconds}s) and was killed`, ...base };
+    return {
+      ok: false,
+      reason: 'AGENT_TIMEOUT',
+      message: `the agent did not finish within agent.timeoutSeconds (${timeoutSeconds}s) and was killed`,
+      ...base,
+    };
   }
   if (result.spawnError) {
-    return { ok: false, reason: 'AGENT_FAILED', message: `could not start the agent "${command}": ${result.spawnError.code ?? result.spawnError.message}`, ...base };
+    return {
+      ok: false,
+      reason: 'AGENT_FAILED',
+      message: `could not start the agent "${command}": ${result.spawnError.code ?? result.spawnError.message}`,
+      ...base,
+    };
   }
   if (result.exitCode !== 0) {
     const tail = lastLines(result.stderrTail || result.stdoutTail, 5, ' | ');

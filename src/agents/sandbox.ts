@@ -7,7 +7,18 @@ import path from 'node:path';
 export const BWRAP = '/usr/bin/bwrap';
 
 /** Home-relative paths hidden from a sandboxed agent: the verifier's credentials and the usual credential stores. */
-export const HIDDEN_HOME_PATHS = ['.testmuai', '.ssh', '.aws', '.gnupg', '.config/gh', '.docker', '.kube', '.netrc', '.git-credentials', '.npmrc'];
+export const HIDDEN_HOME_PATHS = [
+  '.testmuai',
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gh',
+  '.docker',
+  '.kube',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+];
 
 /** Where a sandboxed agent finds its prompt (ELENCHOS_PROMPT_FILE points there). */
 export const SANDBOX_PROMPT_FILE = '/tmp/elenchos/prompt.md';
@@ -33,7 +44,8 @@ export function sandboxCommand(command: string, args: readonly string[], options
   const git = worktreeGitDirs(options.worktree);
   if (git) {
     out.push('--ro-bind', git.common, git.common);
-    if (existsSync(path.join(git.common, 'objects'))) out.push('--bind', path.join(git.common, 'objects'), path.join(git.common, 'objects'));
+    if (existsSync(path.join(git.common, 'objects')))
+      out.push('--bind', path.join(git.common, 'objects'), path.join(git.common, 'objects'));
     out.push('--bind', git.admin, git.admin);
   }
   out.push('--bind', options.worktree, options.worktree);

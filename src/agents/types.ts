@@ -27,7 +27,15 @@ export interface AgentContext {
 }
 
 export type AgentOutcome =
-  | { ok: true; exitCode: number; durationMs: number; costUsd: number | null; turns: number | null; tokens?: AgentTokens | null; summary: string | null }
+  | {
+      ok: true;
+      exitCode: number;
+      durationMs: number;
+      costUsd: number | null;
+      turns: number | null;
+      tokens?: AgentTokens | null;
+      summary: string | null;
+    }
   | {
       ok: false;
       reason: 'AGENT_FAILED' | 'AGENT_TIMEOUT' | 'INTERRUPTED';

@@ -21,7 +21,14 @@ export function registerAck(program: Command, io: CliIO, setExit: (code: number)
     .option('--json', 'print the acknowledgement as JSON')
     .action(async (taskFile: string, options: AckCommandOptions) => {
       const { ackTask } = await import('../core/ack.js');
-      const { file, ack } = await ackTask({ cwd: io.cwd, taskFile, configFile: options.config, env: io.env, by: options.by, note: options.note });
+      const { file, ack } = await ackTask({
+        cwd: io.cwd,
+        taskFile,
+        configFile: options.config,
+        env: io.env,
+        by: options.by,
+        note: options.note,
+      });
       if (options.json) writeLine(io.stdout, JSON.stringify({ file, ...ack }, null, 2));
       else {
         writeLine(io.stdout, `acknowledged ${ack.taskFile} (runs up to ${ack.upToRunId}) by ${ack.by}; kept in ${file}`);

@@ -20,7 +20,13 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
     .option('--json', 'print the result as JSON')
     .action(async (runId: string, options: ApplyCommandOptions) => {
       const { applyRun } = await import('../core/apply-run.js');
-      const result = await applyRun({ cwd: io.cwd, runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+      const result = await applyRun({
+        cwd: io.cwd,
+        runId,
+        commit: options.commit,
+        branch: options.branch,
+        signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined,
+      });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else for (const line of describeApply(result)) writeHuman(io.stdout, line);
       setExit(ExitCode.VERIFIED);
@@ -40,7 +46,9 @@ export function describeApply(result: ApplyRunResult): string[] {
   }
   if (result.paths.length === 0) return [`run ${result.runId} verified its base ${base} unchanged: nothing to apply`];
   if (result.commit) {
-    return [`committed ${result.commit.slice(0, 12)}: the verified change of run ${result.runId} (attempt ${result.attempt}), ${result.paths.length} path(s), trailers Elenchos-Run and Elenchos-Contract`];
+    return [
+      `committed ${result.commit.slice(0, 12)}: the verified change of run ${result.runId} (attempt ${result.attempt}), ${result.paths.length} path(s), trailers Elenchos-Run and Elenchos-Contract`,
+    ];
   }
   return [
     `applied the verified change of run ${result.runId} (attempt ${result.attempt}) to your checkout: ${result.paths.length} path(s), not staged`,

@@ -18,13 +18,23 @@ export function registerAuthor(program: Command, io: CliIO, setExit: (code: numb
     .action(async (taskFile: string, options: AuthorCommandOptions) => {
       const { authorTest } = await import('../core/author-test.js');
       const { withInterrupts } = await import('./interrupts.js');
-      const result = await withInterrupts(io, (signal) => authorTest({ cwd: io.cwd, taskFile, configFile: options.config, env: io.env, signal }));
+      const result = await withInterrupts(io, (signal) =>
+        authorTest({ cwd: io.cwd, taskFile, configFile: options.config, env: io.env, signal }),
+      );
       if (options.json) {
         writeLine(io.stdout, JSON.stringify(result, null, 2));
       } else {
-        writeLine(io.stdout, `wrote ${result.testFile} (${result.verifier}${result.kane ? `, designed by kane-cli as ${result.kane.savedAs}` : ', a skeleton: every test fails until you write it'})`);
+        writeLine(
+          io.stdout,
+          `wrote ${result.testFile} (${result.verifier}${result.kane ? `, designed by kane-cli as ${result.kane.savedAs}` : ', a skeleton: every test fails until you write it'})`,
+        );
         if (result.kane) {
-          writeLine(io.stdout, `  criteria: ${Object.entries(result.kane.mapping).map(([k, v]) => `${k} → ${v}`).join(', ')}`);
+          writeLine(
+            io.stdout,
+            `  criteria: ${Object.entries(result.kane.mapping)
+              .map(([k, v]) => `${k} → ${v}`)
+              .join(', ')}`,
+          );
           writeLine(io.stdout, `  kane-cli's output: ${result.kane.scratch}`);
         }
         writeLine(io.stdout, `read it, then: elenchos check ${taskFile} && git add ${result.testFile} (it is not committed)`);

@@ -13,14 +13,18 @@ export interface DoctorCommandOptions {
 export function registerDoctor(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('doctor')
-    .description('check Node, git, the verifier and its login, Chromium, the agent, the config, every task contract, ports, and start the app once on HEAD')
+    .description(
+      'check Node, git, the verifier and its login, Chromium, the agent, the config, every task contract, ports, and start the app once on HEAD',
+    )
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the checks as JSON')
     .option('--no-app', 'do not start the app (skip the probe)')
     .action(async (options: DoctorCommandOptions) => {
       const { runDoctor } = await import('../core/doctor/doctor.js');
       const { renderDoctor } = await import('../reporters/doctor-report.js');
-      const report = await withInterrupts(io, (signal) => runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal }));
+      const report = await withInterrupts(io, (signal) =>
+        runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal }),
+      );
       if (options.json) writeLine(io.stdout, JSON.stringify(report, null, 2));
       else renderDoctor(report, io.stdout);
       setExit(report.ok ? ExitCode.VERIFIED : ExitCode.FAILED);

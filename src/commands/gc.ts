@@ -6,7 +6,9 @@ import { ExitCode } from '../errors.js';
 export function registerGc(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('gc')
-    .description('stop what killed runs left running, seal them ABANDONED and remove worktrees no live run owns (evidence is never deleted)')
+    .description(
+      'stop what killed runs left running, seal them ABANDONED and remove worktrees no live run owns (evidence is never deleted)',
+    )
     .option('--dry-run', 'only say what would be done')
     .option('--json', 'print the result as JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {
@@ -15,12 +17,14 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
         const verb = options.dryRun ? 'would mark' : 'marked';
-        for (const p of result.stopped) writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
+        for (const p of result.stopped)
+          writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
         for (const id of result.abandoned) writeHuman(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
         for (const dir of result.removedWorktrees) writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
         for (const id of result.running) writeHuman(io.stdout, `left ${id} alone: still running`);
         for (const id of result.foreign) writeHuman(io.stdout, `left ${id} alone: running on another host`);
-        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length === 0) writeHuman(io.stdout, 'nothing to clean');
+        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length === 0)
+          writeHuman(io.stdout, 'nothing to clean');
       }
       setExit(ExitCode.VERIFIED);
     });

@@ -17,17 +17,37 @@ export interface InitCommandOptions {
 export function registerInit(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('init')
-    .description('set Elenchos up in this repository: config, an example task contract and its test, the .elenchos/ ignore rule (never overwrites a file)')
+    .description(
+      'set Elenchos up in this repository: config, an example task contract and its test, the .elenchos/ ignore rule (never overwrites a file)',
+    )
     .option('-y, --yes', 'write without asking (the default when stdin or stdout is not a terminal)')
     .option('--json', 'print what was detected and written as JSON (implies --yes)')
-    .addOption(new Option('--verifier <type>', 'the verifier (default: playwright when the project has it, else kane)').choices(['kane', 'playwright']))
-    .addOption(new Option('--agent <type>', 'the agent (default: claude or codex when on PATH, else claude)').choices(['claude', 'codex', 'command']))
+    .addOption(
+      new Option('--verifier <type>', 'the verifier (default: playwright when the project has it, else kane)').choices([
+        'kane',
+        'playwright',
+      ]),
+    )
+    .addOption(
+      new Option('--agent <type>', 'the agent (default: claude or codex when on PATH, else claude)').choices([
+        'claude',
+        'codex',
+        'command',
+      ]),
+    )
     .option('--app-command <command>', 'the command that starts the app on {port} (default: from package.json scripts dev/start)')
     .addOption(new Option('--ci <provider>', 'also write a CI workflow').choices(['github']))
     .action(async (options: InitCommandOptions) => {
       const { applyInit, planInit } = await import('../core/init/init-project.js');
       const { renderInit } = await import('../reporters/init-report.js');
-      const plan = await planInit({ cwd: io.cwd, env: io.env, verifier: options.verifier, agent: options.agent, appCommand: options.appCommand, ci: options.ci });
+      const plan = await planInit({
+        cwd: io.cwd,
+        env: io.env,
+        verifier: options.verifier,
+        agent: options.agent,
+        appCommand: options.appCommand,
+        ci: options.ci,
+      });
       const ask = !options.yes && !options.json && io.isTTY && Boolean(process.stdin.isTTY);
       if (ask) {
         renderInit(plan, io.stdout, false);

@@ -12,7 +12,10 @@ export async function withInterrupts<T>(io: CliIO, work: (signal: AbortSignal) =
   const onSignal = (signal: NodeJS.Signals) => {
     count++;
     if (count === 1) {
-      writeLine(io.stderr, `\nelenchos: ${signal} received: stopping children and recording the run as interrupted (again to kill at once)`);
+      writeLine(
+        io.stderr,
+        `\nelenchos: ${signal} received: stopping children and recording the run as interrupted (again to kill at once)`,
+      );
       controller.abort();
       return;
     }

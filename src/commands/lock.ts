@@ -12,8 +12,8 @@ export interface LockCommandOptions {
 export function registerLock(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('lock')
-    .description('write each task\'s test-weakening lock (<task>.lock.json) to commit beside it')
-    .argument('[tasks...]', 'task contract files (default: the config\'s tasks)')
+    .description("write each task's test-weakening lock (<task>.lock.json) to commit beside it")
+    .argument('[tasks...]', "task contract files (default: the config's tasks)")
     .option('--update', 'rewrite a lock that differs from the test as it stands (review the diff)')
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the result as JSON')

@@ -15,7 +15,8 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
       const { printSummary, writeReportFile } = await import('./verify-all.js');
       const { renderJunit } = await import('../reporters/junit.js');
       const merged = await mergeShards(files, io.cwd);
-      if (options.json) writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+      if (options.json)
+        writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
       else printSummary(io, merged.tasks, { title: 'elenchos merge', shard: null });
       if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));
       if (io.env.GITHUB_ACTIONS === 'true') {

@@ -8,8 +8,16 @@ export function parsePositive(value: string): number {
 }
 
 /** The --max-* flags as config overrides (`budget.*`). */
-export function budgetOverrides(options: { maxCostUsd?: number; maxKaneCredits?: number; maxMinutes?: number }): Record<string, number | undefined> {
-  return { 'budget.maxCostUsd': options.maxCostUsd, 'budget.maxKaneCredits': options.maxKaneCredits, 'budget.maxMinutes': options.maxMinutes };
+export function budgetOverrides(options: {
+  maxCostUsd?: number;
+  maxKaneCredits?: number;
+  maxMinutes?: number;
+}): Record<string, number | undefined> {
+  return {
+    'budget.maxCostUsd': options.maxCostUsd,
+    'budget.maxKaneCredits': options.maxKaneCredits,
+    'budget.maxMinutes': options.maxMinutes,
+  };
 }
 
 /** A whole number ≥ 0. */

@@ -14,7 +14,10 @@ export function registerRestore(program: Command, io: CliIO, setExit: (code: num
     .action(async (runId: string, options: { attempt?: number; to?: string }) => {
       const { restoreAttempt } = await import('../core/restore.js');
       const restored = await restoreAttempt({ cwd: io.cwd, runId, attempt: options.attempt, to: options.to });
-      writeLine(io.stdout, `restored attempt ${restored.attempt} of ${restored.runId} at ${restored.dir} (base ${restored.base.slice(0, 12)})`);
+      writeLine(
+        io.stdout,
+        `restored attempt ${restored.attempt} of ${restored.runId} at ${restored.dir} (base ${restored.base.slice(0, 12)})`,
+      );
       setExit(ExitCode.VERIFIED);
     });
 }

@@ -26,8 +26,16 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
     .option('--json', 'print the run record (run.json) instead of progress')
     .option('--keep', 'keep the worktree after the run (retainWorkspace)')
     .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
-    .option('--max-cost-usd <usd>', 'end the run ERROR BUDGET_EXCEEDED before the agent would pass this cost (budget.maxCostUsd)', parsePositive)
-    .option('--max-kane-credits <n>', 'end it before a verification would pass this many Kane credits (budget.maxKaneCredits)', parsePositive)
+    .option(
+      '--max-cost-usd <usd>',
+      'end the run ERROR BUDGET_EXCEEDED before the agent would pass this cost (budget.maxCostUsd)',
+      parsePositive,
+    )
+    .option(
+      '--max-kane-credits <n>',
+      'end it before a verification would pass this many Kane credits (budget.maxKaneCredits)',
+      parsePositive,
+    )
     .option('--max-minutes <n>', 'end it before a step would pass this many minutes (budget.maxMinutes)', parsePositive)
     .option('--verbose', "show the app's output too")
     .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
@@ -44,7 +52,11 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
           taskFile,
           configFile: options.config,
           env: io.env,
-          overrides: { retainWorkspace: options.keep ? true : undefined, maxRepairAttempts: options.maxRepairs, ...budgetOverrides(options) },
+          overrides: {
+            retainWorkspace: options.keep ? true : undefined,
+            maxRepairAttempts: options.maxRepairs,
+            ...budgetOverrides(options),
+          },
           signal,
           reporter,
         }),
@@ -54,7 +66,13 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
         const { applyRun } = await import('../core/apply-run.js');
         const { describeApply } = await import('./apply.js');
-        const applied = await applyRun({ cwd: io.cwd, runId: result.record.runId, commit: options.commit, branch: options.branch, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+        const applied = await applyRun({
+          cwd: io.cwd,
+          runId: result.record.runId,
+          commit: options.commit,
+          branch: options.branch,
+          signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined,
+        });
         // With --json stdout is the run record alone.
         for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
       }

@@ -25,7 +25,8 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
       const { showStoredRun } = await import('../core/inspect-runs.js');
       const { renderRun } = await import('../reporters/run-detail.js');
       const shown = await showStoredRun(io.cwd, runId);
-      if (options.json) writeLine(io.stdout, JSON.stringify({ record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman }, null, 2));
+      if (options.json)
+        writeLine(io.stdout, JSON.stringify({ record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman }, null, 2));
       else renderRun(shown, io);
       setExit(ExitCode.VERIFIED);
     });

@@ -28,7 +28,11 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       tasks,
       configFile: options.config,
       env: io.env,
-      overrides: { retainWorkspace: options.keep ? true : undefined, 'budget.maxKaneCredits': options.maxKaneCredits, 'budget.maxMinutes': options.maxMinutes },
+      overrides: {
+        retainWorkspace: options.keep ? true : undefined,
+        'budget.maxKaneCredits': options.maxKaneCredits,
+        'budget.maxMinutes': options.maxMinutes,
+      },
       workers,
       shard,
       inPlace: options.inPlace,
@@ -37,7 +41,19 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       reporterFor,
     }),
   );
-  if (options.json) writeLine(io.stdout, JSON.stringify({ runs: result.tasks.map((t) => (t.record ? { ...t.record, needsHuman: t.needsHuman ?? null } : { file: t.file, refused: t.refused })) }, null, 2));
+  if (options.json)
+    writeLine(
+      io.stdout,
+      JSON.stringify(
+        {
+          runs: result.tasks.map((t) =>
+            t.record ? { ...t.record, needsHuman: t.needsHuman ?? null } : { file: t.file, refused: t.refused },
+          ),
+        },
+        null,
+        2,
+      ),
+    );
   else {
     // A blank line between the runs' progress and the summary; a summary alone starts at once.
     if (result.tasks.some((t) => t.record)) writeLine(io.stdout);
@@ -58,7 +74,10 @@ export async function writeReportFile(file: string, text: string): Promise<void>
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, text);
   } catch (error) {
-    throw new InputError(`--junit ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose a writable path`, { cause: error });
+    throw new InputError(
+      `--junit ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose a writable path`,
+      { cause: error },
+    );
   }
 }
 

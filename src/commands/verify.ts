@@ -26,7 +26,12 @@ export interface VerifyCommandOptions {
   debug?: boolean;
 }
 
-const EXIT: Record<VerificationResult['status'], number> = { PASS: ExitCode.VERIFIED, FAIL: ExitCode.FAILED, VERIFIER_ERROR: ExitCode.ERROR, INCONCLUSIVE: ExitCode.ERROR };
+const EXIT: Record<VerificationResult['status'], number> = {
+  PASS: ExitCode.VERIFIED,
+  FAIL: ExitCode.FAILED,
+  VERIFIER_ERROR: ExitCode.ERROR,
+  INCONCLUSIVE: ExitCode.ERROR,
+};
 
 export function registerVerify(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -43,7 +48,11 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--evidence <dir>', 'where to keep the verifier output (default: .elenchos/verifier-only/<time>)')
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--lock-base <ref>', 'also refuse a test lock changed since <ref> without its contract (e.g. origin/main in a pull request)')
-    .option('--max-kane-credits <n>', 'per task: end it ERROR BUDGET_EXCEEDED before a verification would pass this many Kane credits', parsePositive)
+    .option(
+      '--max-kane-credits <n>',
+      'per task: end it ERROR BUDGET_EXCEEDED before a verification would pass this many Kane credits',
+      parsePositive,
+    )
     .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
     .option('--json', 'print the verification result as JSON')
     .option('--headed', 'with --verifier-only, Playwright: show the browser')
@@ -52,7 +61,9 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .action(async (tasks: string[], options: VerifyCommandOptions) => {
       const iterate = { headed: options.headed === true, grep: options.grep ?? null, debug: options.debug === true };
       if (!options.verifierOnly && (iterate.headed || iterate.debug || iterate.grep !== null)) {
-        throw new InputError('--headed, --grep and --debug are for writing a spec against a running app: add --verifier-only --url <url> and one task');
+        throw new InputError(
+          '--headed, --grep and --debug are for writing a spec against a running app: add --verifier-only --url <url> and one task',
+        );
       }
       if (!options.verifierOnly) {
         const { verifyAllCommand } = await import('./verify-all.js');
@@ -62,7 +73,10 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify-once.js');
-      const evidenceDir = path.resolve(io.cwd, options.evidence ?? path.join('.elenchos', 'verifier-only', new Date().toISOString().replace(/[:.]/g, '-')));
+      const evidenceDir = path.resolve(
+        io.cwd,
+        options.evidence ?? path.join('.elenchos', 'verifier-only', new Date().toISOString().replace(/[:.]/g, '-')),
+      );
       const { withInterrupts } = await import('./interrupts.js');
       let interrupted = false;
       const result = await withInterrupts(io, (signal) => {
@@ -104,7 +118,9 @@ function printResult(io: CliIO, result: VerificationResult, evidenceDir: string)
     const where = f.step === null ? '' : `step ${f.step}: `;
     const codes = [f.resultCode, f.reasonCode].filter((x) => x !== null).join(' ');
     const v = f.verdict;
-    const triage = v ? ` [${[v.family, v.category].filter(Boolean).join('/')}${v.confirmed ? ', confirmed' : ''}${v.confidence === null ? '' : `, ${v.confidence}`}]` : '';
+    const triage = v
+      ? ` [${[v.family, v.category].filter(Boolean).join('/')}${v.confirmed ? ', confirmed' : ''}${v.confidence === null ? '' : `, ${v.confidence}`}]`
+      : '';
     writeHuman(out, `  ! ${f.kind.replace('_', ' ')}: ${where}${v?.oneLiner ?? f.reason ?? ''}${codes ? ` (${codes})` : ''}${triage}`);
   }
   const width = Math.max(2, ...result.criteria.map((c) => c.id.length));

@@ -24,9 +24,13 @@ export function appPortProblems(app: Config['app'], label: string): string[] {
   if (commandPort && !urlPort) {
     const fixed = fixedUrlPort(app.url);
     if (app.port === 0) {
-      problems.push(`${label}: app.url "${app.url}" has no {port}, but app.command starts the app on {port} (a free port each run); write the URL with {port}, e.g. "http://127.0.0.1:{port}/"`);
+      problems.push(
+        `${label}: app.url "${app.url}" has no {port}, but app.command starts the app on {port} (a free port each run); write the URL with {port}, e.g. "http://127.0.0.1:{port}/"`,
+      );
     } else if (fixed !== null && fixed !== app.port) {
-      problems.push(`${label}: app.url "${app.url}" is on port ${fixed}, but app.command starts the app on app.port ${app.port}; write the URL with {port}, e.g. "http://127.0.0.1:{port}/"`);
+      problems.push(
+        `${label}: app.url "${app.url}" is on port ${fixed}, but app.command starts the app on app.port ${app.port}; write the URL with {port}, e.g. "http://127.0.0.1:{port}/"`,
+      );
     }
   }
   return problems;

@@ -11,12 +11,10 @@ export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
 const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
 /** A string that reaches a child process (argument, environment, path): a NUL byte cannot, and would crash the spawn. */
 const processString = () => z.string().refine((v) => !v.includes('\0'), 'must not contain a NUL byte (\\u0000)');
-const envName = z
-  .string()
-  .regex(/^[^=\0]+$/, 'an environment variable name must be non-empty, without "=" or a NUL byte');
+const envName = z.string().regex(/^[^=\0]+$/, 'an environment variable name must be non-empty, without "=" or a NUL byte');
 const envRecord = z.record(envName, processString()).default({});
 const passEnvList = z
-  .array(envName.refine((name) => !CREDENTIAL_ENV.includes(name), 'the verifier\'s credentials and the signing key are never passed on'))
+  .array(envName.refine((name) => !CREDENTIAL_ENV.includes(name), "the verifier's credentials and the signing key are never passed on"))
   .default([]);
 /** http(s) only: the URL is handed to a browser, where `javascript:` or `file:` would be an attack, not an app. */
 const appUrl = z
@@ -41,20 +39,22 @@ export const AgentConfigSchema = z.strictObject({
   sandbox: z
     .enum(SANDBOX_KINDS)
     .default('none')
-    .describe('`bwrap` runs the agent in bubblewrap (Linux): only its worktree writable, the checkout, other processes and the verifier\'s credentials out of sight.'),
+    .describe(
+      "`bwrap` runs the agent in bubblewrap (Linux): only its worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
+    ),
   passEnv: passEnvList.describe(
-    'Variables of the caller\'s environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.',
+    "Variables of the caller's environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.",
   ),
 });
 
 export const AppConfigSchema = z.strictObject({
-  command: processString().min(1).optional().describe('Starts the app in the worktree; `{port}` is replaced by the run\'s port.'),
+  command: processString().min(1).optional().describe("Starts the app in the worktree; `{port}` is replaced by the run's port."),
   url: appUrl.default('http://127.0.0.1:{port}/').describe('Where the app answers once ready (http or https).'),
   port: z.number().int().min(0).max(65_535).default(0).describe('0 picks a free loopback port per run.'),
   readyTimeoutSeconds: seconds(120).describe('How long the app may take to answer.'),
   env: envRecord.describe('Extra environment variables for the app.'),
   passEnv: passEnvList.describe(
-    'Variables of the caller\'s environment given to the app although their names look like credentials (e.g. DATABASE_PASSWORD); no other credential passes.',
+    "Variables of the caller's environment given to the app although their names look like credentials (e.g. DATABASE_PASSWORD); no other credential passes.",
   ),
 });
 
@@ -68,16 +68,21 @@ export const VerifierConfigSchema = z.strictObject({
   type: z
     .enum(VERIFIER_TYPES)
     .optional()
-    .describe('Which verifier decides pass or fail; unset, each task\'s test file says (`*_test.md` Kane, `*.spec.ts` / `*.test.ts` / `*.spec.js` Playwright).'),
+    .describe(
+      "Which verifier decides pass or fail; unset, each task's test file says (`*_test.md` Kane, `*.spec.ts` / `*.test.ts` / `*.spec.js` Playwright).",
+    ),
   command: processString().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
   args: z.array(processString()).default([]).describe('Extra arguments.'),
-  timeoutSeconds: seconds(900).describe('Wall-clock limit of one verification (Kane\'s own --timeout is not trusted).'),
+  timeoutSeconds: seconds(900).describe("Wall-clock limit of one verification (Kane's own --timeout is not trusted)."),
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
   env: envRecord.describe('Extra environment variables for the verifier.'),
   browserPath: processString().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
   sweep: z
     .strictObject({
-      command: processString().min(1).optional().describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
+      command: processString()
+        .min(1)
+        .optional()
+        .describe('kane-cli executable (default: verifier.command when the verifier is Kane, else `kane-cli`).'),
       maxSteps: z.number().int().positive().max(200).default(30).describe('--max-steps of the exploratory run.'),
       timeoutSeconds: seconds(300).describe('Wall-clock limit of the exploratory run.'),
     })
@@ -92,13 +97,23 @@ export const ConfigSchema = z.strictObject({
   setup: SetupConfigSchema.prefault({}),
   verifier: VerifierConfigSchema.prefault({}),
   maxRepairAttempts: z.number().int().min(0).max(20).default(2).describe('Repairs after the first attempt.'),
-  maxVerifierRetries: z.number().int().min(0).max(10).default(1).describe('Re-verifications after a verifier error, not charged to repairs.'),
+  maxVerifierRetries: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(1)
+    .describe('Re-verifications after a verifier error, not charged to repairs.'),
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
-  retainWorkspace: z.boolean().default(false).describe('Keep each run\'s worktree.'),
+  retainWorkspace: z.boolean().default(false).describe("Keep each run's worktree."),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
   budget: z
     .strictObject({
-      maxCostUsd: z.number().positive().optional().describe('End the run ERROR BUDGET_EXCEEDED before a step would pass this many US dollars of agent cost.'),
+      maxCostUsd: z
+        .number()
+        .positive()
+        .optional()
+        .describe('End the run ERROR BUDGET_EXCEEDED before a step would pass this many US dollars of agent cost.'),
       maxKaneCredits: z.number().positive().optional().describe('… before a verification would pass this many Kane credits.'),
       maxMinutes: z.number().positive().optional().describe('… before a step would pass this many minutes of the run.'),
     })
@@ -106,7 +121,13 @@ export const ConfigSchema = z.strictObject({
     .describe('Caps on what one run may spend (also --max-cost-usd, --max-kane-credits, --max-minutes).'),
   needsHuman: z
     .strictObject({
-      afterFailedRuns: z.number().int().min(0).max(100).default(3).describe('Agent runs in a row ending FAILED or ERROR that flag a task NEEDS_HUMAN (0: never by count; tampering always flags).'),
+      afterFailedRuns: z
+        .number()
+        .int()
+        .min(0)
+        .max(100)
+        .default(3)
+        .describe('Agent runs in a row ending FAILED or ERROR that flag a task NEEDS_HUMAN (0: never by count; tampering always flags).'),
     })
     .prefault({})
     .describe('When `elenchos run` refuses a task until `elenchos ack`.'),

@@ -7,7 +7,11 @@ import { ElenchosError } from '../errors.js';
  * One line per `setup.copy` entry that run could not copy: missing, not a regular file (a FIFO would
  * hang the copy), or leading out of the repository. Repo-relative entries, normalized, when all is well.
  */
-export async function checkSetupCopy(copy: readonly string[], root: string, configLabel: string): Promise<{ files: string[]; problems: string[] }> {
+export async function checkSetupCopy(
+  copy: readonly string[],
+  root: string,
+  configLabel: string,
+): Promise<{ files: string[]; problems: string[] }> {
   const files: string[] = [];
   const problems: string[] = [];
   for (const [index, entry] of copy.entries()) {

@@ -23,7 +23,9 @@ export async function resolveRepoFile(relative: string, options: RepoPathOptions
   }
   const realRoot = await realpath(root);
   if (!isInside(realRoot, real)) {
-    throw new PathEscapeError(`${label}: "${relative}" is a symlink that leads outside the repository (to ${real}); commit the file itself`);
+    throw new PathEscapeError(
+      `${label}: "${relative}" is a symlink that leads outside the repository (to ${real}); commit the file itself`,
+    );
   }
   const info = await stat(real);
   if (!info.isFile()) {

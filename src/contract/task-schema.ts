@@ -10,13 +10,14 @@ export const required =
   (issue: { input?: unknown }): string =>
     issue.input === undefined ? `${what} is required` : `${what} must be ${expected}`;
 
-const nonEmpty = (what: string) => z.string({ error: required(what, 'a string') }).trim().min(1, `${what} must not be empty`);
+const nonEmpty = (what: string) =>
+  z
+    .string({ error: required(what, 'a string') })
+    .trim()
+    .min(1, `${what} must not be empty`);
 
 /** A verifier variable: a plain string, or Kane's `{ value, secret }` object. */
-export const VariableSchema = z.union([
-  z.string(),
-  z.strictObject({ value: z.string(), secret: z.boolean().optional() }),
-]);
+export const VariableSchema = z.union([z.string(), z.strictObject({ value: z.string(), secret: z.boolean().optional() })]);
 export type Variable = z.infer<typeof VariableSchema>;
 
 export const VERIFIER_TYPES = ['kane', 'playwright', 'command'] as const;
@@ -24,10 +25,10 @@ export type VerifierType = (typeof VERIFIER_TYPES)[number];
 
 export const CriterionSchema = z.strictObject(
   {
-  id: z
-    .string({ error: required('criterion id', 'a string') })
-    .regex(CRITERION_ID_PATTERN, 'criterion id must look like PREFIX-N (for example AC-001)'),
-  description: nonEmpty('criterion description'),
+    id: z
+      .string({ error: required('criterion id', 'a string') })
+      .regex(CRITERION_ID_PATTERN, 'criterion id must look like PREFIX-N (for example AC-001)'),
+    description: nonEmpty('criterion description'),
   },
   { error: required('criterion', 'an object { "id": "AC-001", "description": "..." }') },
 );
@@ -35,16 +36,14 @@ export type Criterion = z.infer<typeof CriterionSchema>;
 
 export const TaskVerificationSchema = z.strictObject(
   {
-  testFile: nonEmpty('verification.testFile')
-    .refine((p) => !/^([/\\]|[A-Za-z]:[\\/])/.test(p), 'must be relative to the repository root, not absolute')
-    .refine((p) => !p.replaceAll('\\', '/').split('/').includes('..'), 'must not contain ".." (it must stay inside the repository)')
-    .refine((p) => !p.includes('\0'), 'must not contain a NUL byte (\\u0000)')
-    .describe(
-    'Path of the verifier test, relative to the repository root (a Kane `_test.md`, or a Playwright spec).',
-  ),
-  variables: z.record(z.string(), VariableSchema).optional().describe('Variables passed to the verifier.'),
-  timeoutSeconds: z.number().int().positive().max(86_400).optional().describe("Overrides the config's verifier timeout."),
-  verifier: z.enum(VERIFIER_TYPES).optional().describe("Overrides the config's verifier type for this task."),
+    testFile: nonEmpty('verification.testFile')
+      .refine((p) => !/^([/\\]|[A-Za-z]:[\\/])/.test(p), 'must be relative to the repository root, not absolute')
+      .refine((p) => !p.replaceAll('\\', '/').split('/').includes('..'), 'must not contain ".." (it must stay inside the repository)')
+      .refine((p) => !p.includes('\0'), 'must not contain a NUL byte (\\u0000)')
+      .describe('Path of the verifier test, relative to the repository root (a Kane `_test.md`, or a Playwright spec).'),
+    variables: z.record(z.string(), VariableSchema).optional().describe('Variables passed to the verifier.'),
+    timeoutSeconds: z.number().int().positive().max(86_400).optional().describe("Overrides the config's verifier timeout."),
+    verifier: z.enum(VERIFIER_TYPES).optional().describe("Overrides the config's verifier type for this task."),
   },
   { error: required('verification', 'an object like { "testFile": "tests/x_test.md" }') },
 );

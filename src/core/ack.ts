@@ -28,7 +28,10 @@ export async function ackTask(options: AckOptions): Promise<AckResult> {
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const { task, label } = await loadTask(path.resolve(options.cwd, options.taskFile), { root });
   const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(task.id);
-  if (!flagged) throw new InputError(`${label}: task ${task.id} does not need a human (no tampering and no run of failures since its last acknowledgement); nothing to acknowledge`);
+  if (!flagged)
+    throw new InputError(
+      `${label}: task ${task.id} does not need a human (no tampering and no run of failures since its last acknowledgement); nothing to acknowledge`,
+    );
   const ack: Ack = {
     schemaVersion: 1,
     taskId: task.id,
@@ -43,7 +46,11 @@ export async function ackTask(options: AckOptions): Promise<AckResult> {
 }
 
 async function whoAmI(root: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const read = (key: string) => git(['config', key], { cwd: root }).then((out) => out.trim(), () => '');
+  const read = (key: string) =>
+    git(['config', key], { cwd: root }).then(
+      (out) => out.trim(),
+      () => '',
+    );
   const [name, email] = await Promise.all([read('user.name'), read('user.email')]);
   if (name) return email ? `${name} <${email}>` : name;
   return env.USER ?? env.LOGNAME ?? 'unknown';

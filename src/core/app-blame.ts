@@ -39,7 +39,11 @@ export async function blameAppFailure(ctx: RunContext, input: { dir: string; lau
   const base = ctx.base.slice(0, 12);
   const fix = 'check app.command, app.url, app.port, app.readyTimeoutSeconds, setup and the environment (elenchos show prints the app log)';
   if (ctx.mode === 'verify') {
-    return { onBase: true, probe: null, message: `the app did not come up on commit ${base}, which no agent changed: ${input.failure}; ${fix}` };
+    return {
+      onBase: true,
+      probe: null,
+      message: `the app did not come up on commit ${base}, which no agent changed: ${input.failure}; ${fix}`,
+    };
   }
   if (cameUp.has(ctx)) return { onBase: false, probe: null };
   const probe = await probeBase(ctx, input.dir, input.launch);
@@ -67,7 +71,7 @@ async function probeBase(ctx: RunContext, dir: string, launch: AppLauncher): Pro
     const start = await launch(tree, probeDir, port);
     if (start.ok) {
       await start.app.stop();
-      say('the app comes up on the base commit: the agent\'s change broke it');
+      say("the app comes up on the base commit: the agent's change broke it");
       return { ok: true, message: `ready in ${start.readyMs} ms on the base commit`, logTail: '' };
     }
     say(`the app does not come up on the base commit either: ${start.message}`);

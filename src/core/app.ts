@@ -21,7 +21,13 @@ export interface StartAppOptions {
 export type AppStart =
   | { ok: true; app: RunningProcess; readyMs: number }
   | { ok: false; reason: 'APP_URL_IN_USE'; message: string }
-  | { ok: false; reason: 'APP_EXITED' | 'APP_NOT_READY' | 'APP_START_FAILED' | 'INTERRUPTED'; message: string; exitCode: number | null; logTail: string };
+  | {
+      ok: false;
+      reason: 'APP_EXITED' | 'APP_NOT_READY' | 'APP_START_FAILED' | 'INTERRUPTED';
+      message: string;
+      exitCode: number | null;
+      logTail: string;
+    };
 
 type Race = { kind: 'ready' } | { kind: 'not-ready' } | { kind: 'exited'; result: SpawnResult } | { kind: 'interrupted' };
 
@@ -48,8 +54,8 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
   });
   const polling = new AbortController();
   const outcome = await Promise.race<Race>([
-    waitUntilReady(options.url, { deadline: started + options.readyTimeoutMs, signal: polling.signal, intervalMs: options.pollMs }).then((ready) =>
-      ready ? { kind: 'ready' } : { kind: 'not-ready' },
+    waitUntilReady(options.url, { deadline: started + options.readyTimeoutMs, signal: polling.signal, intervalMs: options.pollMs }).then(
+      (ready) => (ready ? { kind: 'ready' } : { kind: 'not-ready' }),
     ),
     app.done.then((result) => ({ kind: 'exited', result })),
     interruption(options.signal),
@@ -64,8 +70,21 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
   const result = await app.done;
   const logTail = lastLines(result.stdoutTail + result.stderrTail, 15);
   if (outcome.kind === 'exited') {
-    if (result.spawnError) return { ok: false, reason: 'APP_START_FAILED', message: `the app could not start: ${describeError(result.spawnError)}`, exitCode: null, logTail };
-    return { ok: false, reason: 'APP_EXITED', message: `the app exited with code ${result.exitCode} before ${options.url} answered`, exitCode: result.exitCode, logTail };
+    if (result.spawnError)
+      return {
+        ok: false,
+        reason: 'APP_START_FAILED',
+        message: `the app could not start: ${describeError(result.spawnError)}`,
+        exitCode: null,
+        logTail,
+      };
+    return {
+      ok: false,
+      reason: 'APP_EXITED',
+      message: `the app exited with code ${result.exitCode} before ${options.url} answered`,
+      exitCode: result.exitCode,
+      logTail,
+    };
   }
   // The message names what the URL did last, so the user can tell a crash loop from a wrong URL.
   const last = await probeUrl(options.url, 1000);

@@ -33,13 +33,18 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   const shown = await showStoredRun(options.cwd, options.runId);
   const { record, root } = shown;
   const id = record.runId;
-  if (record.mode !== 'run') throw new InputError(`run ${id} is an \`elenchos verify\` of commit ${record.workspace.base.slice(0, 12)}: it made no change to apply`);
+  if (record.mode !== 'run')
+    throw new InputError(`run ${id} is an \`elenchos verify\` of commit ${record.workspace.base.slice(0, 12)}: it made no change to apply`);
   if (record.state !== 'VERIFIED') {
-    throw new InputError(`run ${id} is ${record.state}${record.reason ? ` (${record.reason})` : ''}, not VERIFIED: only a verified change can be applied; elenchos show ${id} says why`);
+    throw new InputError(
+      `run ${id} is ${record.state}${record.reason ? ` (${record.reason})` : ''}, not VERIFIED: only a verified change can be applied; elenchos show ${id} says why`,
+    );
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey });
   if (!manifest.ok) {
-    throw new InputError(`run ${id}: its evidence does not match its manifest (${manifest.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`);
+    throw new InputError(
+      `run ${id}: its evidence does not match its manifest (${manifest.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`,
+    );
   }
   const attempt = await verifiedWorkspace(shown.dir, record);
   if (options.commit || options.branch !== undefined) await checkIdentity(root);
@@ -52,7 +57,9 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   else {
     const dirty = await dirtyPaths(root);
     if (dirty.length > 0) {
-      throw new InputError(`the working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}); commit or stash first, or take the change on a branch with elenchos apply ${id} --branch`);
+      throw new InputError(
+        `the working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}); commit or stash first, or take the change on a branch with elenchos apply ${id} --branch`,
+      );
     }
   }
   // Built and checked in a scratch worktree first: what reaches the checkout or a branch is proven
@@ -91,8 +98,12 @@ async function checkExact(tree: string, record: RunRecord, attempt: Record<strin
   if (now.contentHash === after.contentHash) return;
   const moved = diffSnapshots(after, now);
   // A new file the user's ignore rules now hide (.git/info/exclude is shared by every worktree) would be left out of the commit.
-  const hint = moved.some((line) => line.endsWith(': deleted')) ? '; a path that reads "deleted" may be hidden by ignore rules added since the run (.gitignore, .git/info/exclude, core.excludesFile)' : '';
-  throw new InputError(`run ${record.runId}: the stored change does not rebuild the tree the verifier passed (${moved.slice(0, 3).join('; ')}); nothing was applied${hint}`);
+  const hint = moved.some((line) => line.endsWith(': deleted'))
+    ? '; a path that reads "deleted" may be hidden by ignore rules added since the run (.gitignore, .git/info/exclude, core.excludesFile)'
+    : '';
+  throw new InputError(
+    `run ${record.runId}: the stored change does not rebuild the tree the verifier passed (${moved.slice(0, 3).join('; ')}); nothing was applied${hint}`,
+  );
 }
 
 /** A valid branch name nobody uses yet. */
@@ -100,14 +111,20 @@ async function checkNewBranch(root: string, branch: string): Promise<void> {
   await git(['check-ref-format', '--branch', branch], { cwd: root }).catch(() => {
     throw new InputError(`--branch "${branch}" is not a valid branch name; pick another`);
   });
-  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(() => true, () => false);
-  if (exists) throw new InputError(`branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})`);
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(
+    () => true,
+    () => false,
+  );
+  if (exists)
+    throw new InputError(`branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})`);
 }
 
 /** Refuses before anything is written when git could not commit (no user.name / user.email). */
 async function checkIdentity(root: string): Promise<void> {
   await git(['var', 'GIT_COMMITTER_IDENT'], { cwd: root }).catch((error: unknown) => {
-    throw new InputError('git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again', { cause: error });
+    throw new InputError('git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again', {
+      cause: error,
+    });
   });
 }
 
@@ -117,7 +134,13 @@ async function verifiedWorkspace(dir: string, record: RunRecord): Promise<number
   const candidates = record.attempts.filter((a) => a.kind === 'agent' && (!passed || a.number <= passed.number)).reverse();
   for (const a of candidates) {
     const stored = path.join(attemptDir(dir, a.number), 'workspace', WORKSPACE_FILES.base);
-    if (await access(stored).then(() => true, () => false)) return a.number;
+    if (
+      await access(stored).then(
+        () => true,
+        () => false,
+      )
+    )
+      return a.number;
   }
   throw new InputError(`run ${record.runId}: no attempt stored its workspace, so there is no change to apply`);
 }

@@ -3,7 +3,15 @@ import type { VerifiedTask } from './verify-all.js';
 
 interface StoredAttempt {
   criteria?: { id: string; description: string; status: string; note: string | null; steps?: number[] }[];
-  findings?: { step: number | null; heading: string | null; kind?: string; reason: string | null; detail?: string | null; location?: string | null; evidencePack?: string | null }[];
+  findings?: {
+    step: number | null;
+    heading: string | null;
+    kind?: string;
+    reason: string | null;
+    detail?: string | null;
+    location?: string | null;
+    evidencePack?: string | null;
+  }[];
   verifier?: { details?: { tests?: { index: number; durationMs?: number | null }[] } } | null;
 }
 

@@ -33,7 +33,11 @@ export interface AuthorResult {
 /** Writes the contract's missing test file (never over an existing one); throws InputError/PreflightError on refusal. */
 export async function authorTest(options: AuthorOptions): Promise<AuthorResult> {
   const root = await findRepoRoot(options.cwd);
-  if (root === null) throw new PreflightError('NOT_A_REPOSITORY', `${options.cwd} is not inside a git repository; run elenchos author from your project's checkout`);
+  if (root === null)
+    throw new PreflightError(
+      'NOT_A_REPOSITORY',
+      `${options.cwd} is not inside a git repository; run elenchos author from your project's checkout`,
+    );
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const { task, label } = await loadTask(path.resolve(options.cwd, options.taskFile), { root });
   const testFile = checkRepoRelative(task.verification.testFile, `${label}: verification.testFile`);
@@ -42,8 +46,15 @@ export async function authorTest(options: AuthorOptions): Promise<AuthorResult> 
   const nameProblem = verifier.checkTestFileName(testFile);
   if (nameProblem) throw new InputError(`${label}: verification.testFile: ${nameProblem}`);
   const target = path.join(root, testFile);
-  if (await lstat(target).then(() => true, () => false)) {
-    throw new InputError(`${testFile} already exists; elenchos author writes only a test the contract names but does not have (move it away to author a new one)`);
+  if (
+    await lstat(target).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new InputError(
+      `${testFile} already exists; elenchos author writes only a test the contract names but does not have (move it away to author a new one)`,
+    );
   }
   let text: string;
   let kane: AuthorResult['kane'] = null;
@@ -51,7 +62,8 @@ export async function authorTest(options: AuthorOptions): Promise<AuthorResult> 
     const scratch = path.join(elenchosDir(root), 'author', `${task.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     await ensureExcluded(root);
     await mkdir(scratch, { recursive: true });
-    const command = (config.verifier.type === undefined || config.verifier.type === type ? config.verifier.command : undefined) ?? 'kane-cli';
+    const command =
+      (config.verifier.type === undefined || config.verifier.type === type ? config.verifier.command : undefined) ?? 'kane-cli';
     const designed = await designKaneTest({
       task,
       scratch,

@@ -56,7 +56,12 @@ export class BudgetTracker {
     this.total.inputTokens += spend.tokens?.input ?? 0;
     this.total.outputTokens += spend.tokens?.output ?? 0;
     this.last.agent = { usd: spend.costUsd ?? 0, credits: 0, ms: spend.durationMs };
-    return { agentUsd: spend.costUsd, agentTurns: spend.turns, inputTokens: spend.tokens?.input ?? null, outputTokens: spend.tokens?.output ?? null };
+    return {
+      agentUsd: spend.costUsd,
+      agentTurns: spend.turns,
+      inputTokens: spend.tokens?.input ?? null,
+      outputTokens: spend.tokens?.output ?? null,
+    };
   }
 
   /** Adds a verification (Kane reports credits; other verifiers none). */
@@ -81,7 +86,10 @@ export class BudgetTracker {
     if (maxCostUsd !== undefined && (this.total.agentUsd >= maxCostUsd || (last && this.total.agentUsd + last.usd > maxCostUsd))) {
       return `the next ${next} step would pass --max-cost-usd ${maxCostUsd} ($${round(this.total.agentUsd)} spent${last && last.usd > 0 ? `, the last one cost $${round(last.usd)}` : ''})`;
     }
-    if (maxKaneCredits !== undefined && (this.total.kaneCredits >= maxKaneCredits || (last && this.total.kaneCredits + last.credits > maxKaneCredits))) {
+    if (
+      maxKaneCredits !== undefined &&
+      (this.total.kaneCredits >= maxKaneCredits || (last && this.total.kaneCredits + last.credits > maxKaneCredits))
+    ) {
       return `the next ${next} step would pass --max-kane-credits ${maxKaneCredits} (${round(this.total.kaneCredits)} credits spent${last && last.credits > 0 ? `, the last verification used ${round(last.credits)}` : ''})`;
     }
     return null;

@@ -60,17 +60,46 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
     configProblems.push(...problemLines(error));
   }
   const tasks: TaskCheck[] = [];
-  const files = options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
+  const files =
+    options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
     tasks.push(await checkOne(file, root, loaded, options.lockBase, options.env));
   }
   const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
-  return { ok, root, config: { file: loaded?.label ?? options.configFile ?? 'elenchos.config.json', ok: configProblems.length === 0, problems: configProblems }, tasks };
+  return {
+    ok,
+    root,
+    config: {
+      file: loaded?.label ?? options.configFile ?? 'elenchos.config.json',
+      ok: configProblems.length === 0,
+      problems: configProblems,
+    },
+    tasks,
+  };
 }
 
-async function checkOne(file: string, root: string, loaded: LoadedConfig | null, lockBase: string | undefined, env: NodeJS.ProcessEnv | undefined): Promise<TaskCheck> {
+async function checkOne(
+  file: string,
+  root: string,
+  loaded: LoadedConfig | null,
+  lockBase: string | undefined,
+  env: NodeJS.ProcessEnv | undefined,
+): Promise<TaskCheck> {
   const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
-  const result: TaskCheck = { file: shown, ok: false, id: null, title: null, verifier: null, testFile: null, steps: [], criteria: [], problems: [], lock: null, notes: [], warnings: [] };
+  const result: TaskCheck = {
+    file: shown,
+    ok: false,
+    id: null,
+    title: null,
+    verifier: null,
+    testFile: null,
+    steps: [],
+    criteria: [],
+    problems: [],
+    lock: null,
+    notes: [],
+    warnings: [],
+  };
   if (!loaded) {
     result.problems.push('not checked further: the configuration is invalid');
     return result;
@@ -90,16 +119,22 @@ async function checkOne(file: string, root: string, loaded: LoadedConfig | null,
     result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
-      result.problems.push(`${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`);
+      result.problems.push(
+        `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`,
+      );
     }
     // An untagged test decides nothing: its failure is never a FAIL (no criterion failed) but keeps the attempt from PASS.
     for (const step of map.steps.filter((s) => s.criteria.length === 0 && !map.unknown.some((u) => u.step === s.index))) {
       const what = resolved.verifierType === 'playwright' ? 'test' : 'step';
-      result.warnings.push(`${where}: ${what} ${step.index} ("${step.heading}") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS`);
+      result.warnings.push(
+        `${where}: ${what} ${step.index} ("${step.heading}") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS`,
+      );
     }
     for (const u of map.unknown) {
       const fix = u.suggestion ? `did you mean ${u.suggestion}?` : 'add the criterion to the contract or fix the id';
-      result.problems.push(`${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`);
+      result.problems.push(
+        `${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`,
+      );
     }
     const lock = await checkTestLock(root, resolved, { base: lockBase });
     result.lock = lock.file;
@@ -118,7 +153,9 @@ async function configuredTasks(root: string, loaded: LoadedConfig | null, proble
   const files = await selectTasks(loaded.config.tasks, root);
   if (files.length === 0) {
     const where = loaded.path ? `${loaded.label}: tasks` : 'the default tasks (no elenchos.config.json)';
-    problems.push(`no task contract matches ${where} (${loaded.config.tasks.join(', ')}); write one there, set "tasks", or name the files: elenchos check <task.json...>`);
+    problems.push(
+      `no task contract matches ${where} (${loaded.config.tasks.join(', ')}); write one there, set "tasks", or name the files: elenchos check <task.json...>`,
+    );
   }
   return files;
 }

@@ -48,7 +48,13 @@ export async function lockContract(inputs: LockInputs): Promise<LockedFile[]> {
     { path: inputs.testLabel, sha256: sha256(await read(inputs.testLabel)), role: 'test' },
   ];
   for (const extra of inputs.extra) {
-    const role: LockedRole = isLockFile(extra) ? 'test-lock' : extra.startsWith('.testmuai/variables/') ? 'variables' : inputs.testLabel.endsWith('_test.md') ? 'import' : 'spec';
+    const role: LockedRole = isLockFile(extra)
+      ? 'test-lock'
+      : extra.startsWith('.testmuai/variables/')
+        ? 'variables'
+        : inputs.testLabel.endsWith('_test.md')
+          ? 'import'
+          : 'spec';
     locked.push({ path: extra, sha256: sha256(await read(extra)), role });
   }
   return locked;
@@ -72,7 +78,11 @@ export async function verifyContract(locked: readonly LockedFile[], place: Contr
       bytes = await readRegularFile(path.join(place.root, file.path), { label: file.path, maxBytes: TEST_FILE_LIMIT });
     } catch (error) {
       const gone = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT';
-      problems.push(gone ? `${file.path} was deleted in the ${place.label}` : `${file.path} was replaced in the ${place.label} by something that is not a readable file`);
+      problems.push(
+        gone
+          ? `${file.path} was deleted in the ${place.label}`
+          : `${file.path} was replaced in the ${place.label} by something that is not a readable file`,
+      );
       continue;
     }
     if (sha256(bytes) !== file.sha256) problems.push(`${file.path} changed in the ${place.label}`);

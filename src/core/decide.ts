@@ -26,6 +26,8 @@ export function decideNext(status: VerifiedStatus, budget: Budget, options: { re
         : { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' };
     case 'VERIFIER_ERROR':
     case 'INCONCLUSIVE':
-      return budget.verifierRetriesUsed < budget.maxVerifierRetries ? { next: 'reverify' } : { next: 'finish', state: 'ERROR', reason: status };
+      return budget.verifierRetriesUsed < budget.maxVerifierRetries
+        ? { next: 'reverify' }
+        : { next: 'finish', state: 'ERROR', reason: status };
   }
 }

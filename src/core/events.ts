@@ -12,7 +12,16 @@ export type RunEvent =
   | { type: 'verifier'; attempt: number; verifier: string; progress: VerifierProgress }
   | { type: 'app-failed'; attempt: number; message: string; logTail: string }
   | { type: 'attempt-end'; attempt: number; status: string; summary: string; criteria: { id: string; status: string }[] }
-  | { type: 'run-end'; runId: string; state: string; reason: string | null; message: string | null; runDir: string; exitCode: number; mode: 'run' | 'verify' };
+  | {
+      type: 'run-end';
+      runId: string;
+      state: string;
+      reason: string | null;
+      message: string | null;
+      runDir: string;
+      exitCode: number;
+      mode: 'run' | 'verify';
+    };
 
 export interface RunReporter {
   onEvent(event: RunEvent): void;

@@ -103,8 +103,14 @@ async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEn
   };
   delete abandoned.sealing;
   // The killed run never finished its own redaction: do it now, with what this environment knows.
-  const redact = await loadConfig({ root, env }).then((c) => c.config.redact, () => [] as string[]);
-  await sealRun(dir, () => abandoned, { values: collectSecretValues({ env, redactEnv: redact }), signingKey: env.ELENCHOS_SIGNING_KEY || undefined });
+  const redact = await loadConfig({ root, env }).then(
+    (c) => c.config.redact,
+    () => [] as string[],
+  );
+  await sealRun(dir, () => abandoned, {
+    values: collectSecretValues({ env, redactEnv: redact }),
+    signingKey: env.ELENCHOS_SIGNING_KEY || undefined,
+  });
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -23,7 +23,12 @@ export async function showStoredRun(cwd: string, runId: string) {
   const attempts = [];
   for (const summary of record.attempts) {
     const file = path.join(attemptDir(dir, summary.number), 'attempt.json');
-    attempts.push(await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then((r) => r.value as Record<string, unknown>, () => null));
+    attempts.push(
+      await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then(
+        (r) => r.value as Record<string, unknown>,
+        () => null,
+      ),
+    );
   }
   const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
   return { root, dir, record, attempts, needsHuman };

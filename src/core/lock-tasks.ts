@@ -39,7 +39,8 @@ export async function lockTasks(options: LockTasksOptions): Promise<LockTasksRes
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const patterns = options.files.length > 0 ? options.files : config.tasks;
   const files = await selectTasks(patterns, options.files.length > 0 ? options.cwd : root);
-  if (files.length === 0) throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
+  if (files.length === 0)
+    throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
   const tasks: LockedTask[] = [];
   for (const file of files) {
     const resolved = await resolveTask(path.resolve(options.cwd, file), root, config);

@@ -20,12 +20,16 @@ export async function mergeShards(files: readonly string[], cwd: string): Promis
         return;
       }
       const parsed = RunRecordSchema.safeParse(entry);
-      if (!parsed.success) throw new InputError(`${file}: runs[${i}] is not a run record`, { details: formatZodIssues(`${file}: runs[${i}]`, parsed.error.issues) });
+      if (!parsed.success)
+        throw new InputError(`${file}: runs[${i}] is not a run record`, {
+          details: formatZodIssues(`${file}: runs[${i}]`, parsed.error.issues),
+        });
       const record = parsed.data;
       const criteria = summarizedCriteria(record);
       // A task verified by two shards (overlapping task lists) keeps its newest run.
       const previous = byFile.get(record.task.file)?.record;
-      if (!previous || previous.runId < record.runId) byFile.set(record.task.file, { file: record.task.file, record, runDir: null, refused: null, criteria });
+      if (!previous || previous.runId < record.runId)
+        byFile.set(record.task.file, { file: record.task.file, record, runDir: null, refused: null, criteria });
     });
   }
   const tasks = [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

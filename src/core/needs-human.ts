@@ -48,7 +48,9 @@ export function judgeNeedsHuman(runs: readonly RunRecord[], acks: readonly Ack[]
       streak.push(run.runId);
     }
     if (afterFailedRuns > 0 && streak.length >= afterFailedRuns) {
-      reasons.push(`the last ${streak.length} agent runs ended FAILED or ERROR (${streak.slice(0, 5).join(', ')}${streak.length > 5 ? ', …' : ''})`);
+      reasons.push(
+        `the last ${streak.length} agent runs ended FAILED or ERROR (${streak.slice(0, 5).join(', ')}${streak.length > 5 ? ', …' : ''})`,
+      );
     }
     if (reasons.length > 0) flagged.set(taskId, { taskId, reasons, lastRunId: newestFirst[0]!.runId });
   }

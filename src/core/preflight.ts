@@ -46,10 +46,14 @@ export interface Preflight {
 export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const root = await findRepoRoot(options.cwd);
   if (root === null) {
-    throw new PreflightError('NOT_A_REPOSITORY', `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`);
+    throw new PreflightError(
+      'NOT_A_REPOSITORY',
+      `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
+    );
   }
   const head = await headCommit(root).catch(() => null);
-  if (head === null) throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
+  if (head === null)
+    throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   const config = loaded.config;
   const portProblems = appPortProblems(config.app, loaded.label);
@@ -57,7 +61,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
   if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
-    throw new PreflightError('TASK_OUTSIDE_REPOSITORY', `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`);
+    throw new PreflightError(
+      'TASK_OUTSIDE_REPOSITORY',
+      `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`,
+    );
   }
   // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
   const testLock = await checkTestLock(root, resolved, { base: options.lockBase });
@@ -84,9 +91,15 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
   const changed = new Set(dirty);
-  for (const [what, file] of [['task file', resolved.label], ['test file', resolved.testFileLabel]] as const) {
+  for (const [what, file] of [
+    ['task file', resolved.label],
+    ['test file', resolved.testFileLabel],
+  ] as const) {
     if (!inHead.has(file) || changed.has(file)) {
-      throw new PreflightError('NOT_COMMITTED', `${file}: the ${what} is not committed as it is; git add and commit it (the run locks the committed contract)`);
+      throw new PreflightError(
+        'NOT_COMMITTED',
+        `${file}: the ${what} is not committed as it is; git add and commit it (the run locks the committed contract)`,
+      );
     }
   }
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
@@ -94,7 +107,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (!config.app.command) {
-    throw new PreflightError('NO_APP_COMMAND', `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`);
+    throw new PreflightError(
+      'NO_APP_COMMAND',
+      `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`,
+    );
   }
   return { root, head, loaded, config, resolved, extraInputs };
 }
@@ -116,29 +132,50 @@ async function checkVerifierInputs(
   const copied = new Set(copy.files);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {
-      throw new PreflightError('VERIFIER_INPUT_MISSING', `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`);
+      throw new PreflightError(
+        'VERIFIER_INPUT_MISSING',
+        `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`,
+      );
     }
     if (!copied.has(file) && !inHead.has(file)) {
-      throw new PreflightError('VERIFIER_INPUT_NOT_COMMITTED', `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`);
+      throw new PreflightError(
+        'VERIFIER_INPUT_NOT_COMMITTED',
+        `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`,
+      );
     }
   }
   return extra;
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (config.agent.type === 'command' && !config.agent.command) {
-    throw new PreflightError('NO_AGENT_COMMAND', 'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")');
+    throw new PreflightError(
+      'NO_AGENT_COMMAND',
+      'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
+    );
   }
-  if (config.agent.sandbox === 'bwrap' && (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))) {
-    throw new PreflightError('SANDBOX_UNAVAILABLE', `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`);
+  if (
+    config.agent.sandbox === 'bwrap' &&
+    (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))
+  ) {
+    throw new PreflightError(
+      'SANDBOX_UNAVAILABLE',
+      `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`,
+    );
   }
   const { command } = agentAdapter(config.agent.type).command(config.agent);
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
-    throw new PreflightError('AGENT_NOT_FOUND', `agent executable "${command}" not found (agent.type ${config.agent.type}); install it or set agent.command`);
+    throw new PreflightError(
+      'AGENT_NOT_FOUND',
+      `agent executable "${command}" not found (agent.type ${config.agent.type}); install it or set agent.command`,
+    );
   }
 }
 
@@ -148,7 +185,10 @@ async function checkVerifier(resolved: ResolvedTask, config: Config, root: strin
   const command = (configured ?? resolved.verifier.defaultCommand().command).trim().split(/\s+/)[0]!;
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
-    throw new PreflightError('VERIFIER_NOT_FOUND', `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`);
+    throw new PreflightError(
+      'VERIFIER_NOT_FOUND',
+      `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
+    );
   }
 }
 
@@ -167,10 +207,20 @@ async function refuseNeedsHuman(root: string, config: Config, label: string, tas
 export function checkMapping(resolved: ResolvedTask): void {
   const { map } = resolved;
   const problems = [
-    ...map.unmapped.map((id) => `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`),
-    ...map.unknown.map((u) => `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`),
+    ...map.unmapped.map(
+      (id) =>
+        `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`,
+    ),
+    ...map.unknown.map(
+      (u) =>
+        `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`,
+    ),
   ];
   if (problems.length > 0) {
-    throw new PreflightError('UNMAPPED_CRITERIA', `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`, { details: problems });
+    throw new PreflightError(
+      'UNMAPPED_CRITERIA',
+      `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`,
+      { details: problems },
+    );
   }
 }

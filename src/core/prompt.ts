@@ -56,13 +56,17 @@ function repairSection(context: PromptContext, previous: RepairEvidence): string
   for (const criterion of failed) {
     out.push(`- FAIL ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);
     // Only the product failures: another test of the same criterion may have had verifier trouble.
-    for (const finding of findingsOf(criterion).filter((f) => f.kind === 'product_failure')) out.push(...describeFinding(finding).map(indent(4)));
+    for (const finding of findingsOf(criterion).filter((f) => f.kind === 'product_failure'))
+      out.push(...describeFinding(finding).map(indent(4)));
   }
   const unjudged = previous.criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL');
   if (unjudged.length > 0) {
-    out.push('', failed.length > 0
-      ? 'Could not be judged this time (the verifier had trouble; make sure they work too):'
-      : 'Criteria that did not pass:');
+    out.push(
+      '',
+      failed.length > 0
+        ? 'Could not be judged this time (the verifier had trouble; make sure they work too):'
+        : 'Criteria that did not pass:',
+    );
   }
   for (const criterion of unjudged) {
     out.push(`- ${criterion.status} ${criterion.id}: ${criterion.description}${criterion.note ? ` (${criterion.note})` : ''}`);

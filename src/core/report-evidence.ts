@@ -28,7 +28,11 @@ interface StoredFinding {
 }
 
 /** Evidence of each finding of a stored attempt; links are relative to `reportDir`. */
-export async function gatherAttemptEvidence(attemptDir: string, findings: readonly StoredFinding[], reportDir: string): Promise<AttemptEvidence> {
+export async function gatherAttemptEvidence(
+  attemptDir: string,
+  findings: readonly StoredFinding[],
+  reportDir: string,
+): Promise<AttemptEvidence> {
   const out: (FindingEvidence | null)[] = [];
   for (const finding of findings) {
     const attachments = (finding.attachments ?? []).map((a) => ({ ...a, file: locate(attemptDir, a.path ?? null) }));
@@ -49,7 +53,8 @@ export async function gatherAttemptEvidence(attemptDir: string, findings: readon
     out.push({
       screenshots,
       trace: trace?.file ? { href: relativeHref(reportDir, trace.file), command: `npx playwright show-trace ${quote(trace.file)}` } : null,
-      pageSnapshot: snapshot === null ? null : snapshot.length > MAX_SNAPSHOT_CHARS ? `${snapshot.slice(0, MAX_SNAPSHOT_CHARS)}\n…` : snapshot,
+      pageSnapshot:
+        snapshot === null ? null : snapshot.length > MAX_SNAPSHOT_CHARS ? `${snapshot.slice(0, MAX_SNAPSHOT_CHARS)}\n…` : snapshot,
     });
   }
   const report = path.join(attemptDir, 'verifier', 'playwright-report', 'index.html');

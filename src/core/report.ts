@@ -29,7 +29,16 @@ export interface WriteReportOptions {
   render: (input: ReportInput) => string;
 }
 
-const SHOWN_FILES = ['prompt.md', 'agent.log', 'app.log', 'setup.log', 'verifier/stderr.log', 'workspace/diff.patch', 'base-probe/setup.log', 'base-probe/app.log'];
+const SHOWN_FILES = [
+  'prompt.md',
+  'agent.log',
+  'app.log',
+  'setup.log',
+  'verifier/stderr.log',
+  'workspace/diff.patch',
+  'base-probe/setup.log',
+  'base-probe/app.log',
+];
 const MAX_TEXT = 64 * 1024;
 
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
@@ -42,12 +51,17 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
     for (const name of SHOWN_FILES) {
       const text = await readFile(path.join(dir, name), 'utf8').catch(() => null);
       if (text === null || text === '') continue;
-      files.push({ name, text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}\n… (${text.length - MAX_TEXT} more characters in ${name})` : text });
+      files.push({
+        name,
+        text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}\n… (${text.length - MAX_TEXT} more characters in ${name})` : text,
+      });
     }
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const out = options.out ? path.resolve(options.cwd, options.out) : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
+  const out = options.out
+    ? path.resolve(options.cwd, options.out)
+    : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
   const evidence = new Map<number, AttemptEvidence>();
   for (const [i, summary] of shown.record.attempts.entries()) {
     const findings = (shown.attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];

@@ -11,17 +11,30 @@ export async function restoreAttempt(options: { cwd: string; runId: string; atte
   const shown = await showStoredRun(options.cwd, options.runId);
   const withWorkspace = [];
   for (const a of shown.record.attempts) {
-    const has = await access(path.join(attemptDir(shown.dir, a.number), 'workspace', 'base.txt')).then(() => true, () => false);
+    const has = await access(path.join(attemptDir(shown.dir, a.number), 'workspace', 'base.txt')).then(
+      () => true,
+      () => false,
+    );
     if (has) withWorkspace.push(a.number);
   }
   const attempt = options.attempt ?? withWorkspace.at(-1);
   if (attempt === undefined || !withWorkspace.includes(attempt)) {
-    const known = withWorkspace.length > 0 ? `attempts with a stored workspace: ${withWorkspace.join(', ')}` : 'no attempt stored a workspace';
+    const known =
+      withWorkspace.length > 0 ? `attempts with a stored workspace: ${withWorkspace.join(', ')}` : 'no attempt stored a workspace';
     throw new InputError(`run ${shown.record.runId}: attempt ${attempt ?? '?'} has no stored workspace (${known})`);
   }
-  const dir = options.to ? path.resolve(options.cwd, options.to) : path.join(elenchosDir(shown.root), 'restored', `${shown.record.runId}-${String(attempt).padStart(2, '0')}`);
-  if (await access(dir).then(() => true, () => false)) {
-    throw new InputError(`${dir} already exists (restored before?): use it as it is, remove it with git worktree remove --force ${dir}, or restore elsewhere with --to <dir>`);
+  const dir = options.to
+    ? path.resolve(options.cwd, options.to)
+    : path.join(elenchosDir(shown.root), 'restored', `${shown.record.runId}-${String(attempt).padStart(2, '0')}`);
+  if (
+    await access(dir).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new InputError(
+      `${dir} already exists (restored before?): use it as it is, remove it with git worktree remove --force ${dir}, or restore elsewhere with --to <dir>`,
+    );
   }
   const restored = await restoreWorkspace(shown.root, attemptDir(shown.dir, attempt), dir);
   return { runId: shown.record.runId, attempt, dir, base: restored.base };

@@ -84,11 +84,19 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
       const leftBehind = await sweepEscaped(ctx, input.number, 'agent');
       record.stoppedProcesses.push(...leftBehind.stopped);
-      if (leftBehind.stopped.length > 0) say('agent', `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`);
+      if (leftBehind.stopped.length > 0)
+        say(
+          'agent',
+          `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`,
+        );
       checkInterrupted();
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
       if (leftBehind.survivors.length > 0) {
-        return end('ERROR', 'UNSTABLE_WORKSPACE', `process(es) the agent left running could not be stopped: ${leftBehind.survivors.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
+        return end(
+          'ERROR',
+          'UNSTABLE_WORKSPACE',
+          `process(es) the agent left running could not be stopped: ${leftBehind.survivors.map((p) => `${p.pid} ${p.command}`).join('; ')}`,
+        );
       }
     }
     say('contract', 'checking the contract lock');
@@ -137,7 +145,15 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       if (!start.ok && start.reason === 'APP_URL_IN_USE') return end('ERROR', 'APP_URL_IN_USE', start.message);
       if (!start.ok) {
         const logTail = 'logTail' in start ? start.logTail : '';
-        record.app = { url, port, command, ok: false, reason: start.reason, message: start.message, ...('exitCode' in start ? { exitCode: start.exitCode, logTail } : {}) };
+        record.app = {
+          url,
+          port,
+          command,
+          ok: false,
+          reason: start.reason,
+          message: start.message,
+          ...('exitCode' in start ? { exitCode: start.exitCode, logTail } : {}),
+        };
         ctx.reporter.onEvent({ type: 'app-failed', attempt: input.number, message: start.message, logTail });
         const blame = await blameAppFailure(ctx, { dir: input.dir, launch, failure: start.message });
         checkInterrupted();
@@ -163,7 +179,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const overBefore = ctx.budget.gate('verifier');
     if (overBefore) return end('ERROR', 'BUDGET_EXCEEDED', overBefore);
     const tamperedBefore = await checkContract(ctx);
-    if (tamperedBefore.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
+    if (tamperedBefore.length > 0)
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
     const stampsBefore = await statContract(ctx.locked, ctx.workspace);
     const verifierDir = path.join(input.dir, 'verifier');
@@ -177,10 +194,18 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
         baseEnv: ctx.env,
         evidenceDir: verifierDir,
         signal: ctx.signal,
-        onProgress: (progress) => ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, verifier: ctx.resolved.verifierType, progress }),
+        onProgress: (progress) =>
+          ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, verifier: ctx.resolved.verifierType, progress }),
       }),
     );
-    record.verifier = { status: verification.status, summary: verification.summary, exitCode: verification.exitCode, timedOut: verification.timedOut, durationMs: verification.durationMs, details: verification.details };
+    record.verifier = {
+      status: verification.status,
+      summary: verification.summary,
+      exitCode: verification.exitCode,
+      timedOut: verification.timedOut,
+      durationMs: verification.durationMs,
+      details: verification.details,
+    };
     record.criteria = verification.criteria;
     record.findings = verification.findings;
     const credits = typeof verification.details.creditsConsumed === 'number' ? verification.details.creditsConsumed : null;
@@ -189,7 +214,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const swept = await sweepAfterPass(ctx, record, verification, url, verifierDir);
     if ('overBudget' in swept) return end('ERROR', 'BUDGET_EXCEEDED', swept.overBudget);
     if (swept.ran) record.sweep = swept.sweep;
-    const verdict = swept.ran ? { status: swept.status, summary: swept.summary } : { status: verification.status, summary: verification.summary };
+    const verdict = swept.ran
+      ? { status: swept.status, summary: swept.summary }
+      : { status: verification.status, summary: verification.summary };
     say('stop', 'stopping the app and the verifier');
     await teardowns.runAll();
     const leftovers = await sweepEscaped(ctx, input.number, 'verification');
@@ -202,19 +229,25 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.after = after;
     const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
-    if (blindAfter.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
+    if (blindAfter.length > 0)
+      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
     const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
     if (touched.length > 0) {
       return end('ERROR', 'CONTRACT_CHANGED', `the contract was rewritten while the verifier read it: ${touched.join(', ')}`);
     }
     const tamperedAfter = await checkContract(ctx);
-    if (tamperedAfter.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
+    if (tamperedAfter.length > 0)
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
     if (window.written.length > 0) {
       const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
       return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace was written while the verifier looked: ${shown} (even if it was put back)`);
     }
     if (!sameSnapshot(before, after)) {
-      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`);
+      return end(
+        'ERROR',
+        'UNSTABLE_WORKSPACE',
+        `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`,
+      );
     }
     if (!window.ok) {
       record.status = 'INCONCLUSIVE';
@@ -231,11 +264,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
   }
 }
 
-async function dispatchAgent(
-  ctx: RunContext,
-  input: AttemptInput,
-  say: (name: 'agent', message: string) => void,
-): Promise<AgentOutcome> {
+async function dispatchAgent(ctx: RunContext, input: AttemptInput, say: (name: 'agent', message: string) => void): Promise<AgentOutcome> {
   const adapter = agentAdapter(ctx.config.agent.type);
   const prompt = buildPrompt(
     {
@@ -271,7 +300,13 @@ async function dispatchAgent(
 
 /** Problems with the contract in the workspace and in the main checkout (empty when intact). */
 async function checkContract(ctx: RunContext): Promise<string[]> {
-  const places = ctx.workspace === ctx.root ? [{ label: 'checkout', root: ctx.root }] : [{ label: 'worktree', root: ctx.workspace }, { label: 'main checkout', root: ctx.root }];
+  const places =
+    ctx.workspace === ctx.root
+      ? [{ label: 'checkout', root: ctx.root }]
+      : [
+          { label: 'worktree', root: ctx.workspace },
+          { label: 'main checkout', root: ctx.root },
+        ];
   const problems: string[] = [];
   for (const place of places) {
     const currentExtra = await ctx.resolved.verifier.lockedInputs(place.root, ctx.resolved.testFileLabel);

@@ -47,7 +47,11 @@ export class RunGuard {
     if (this.diskFull) return decided.reason === 'DISK_FULL' ? decided : diskFullTerminal(this.diskFull);
     if (this.interrupted && decided.reason !== 'INTERRUPTED') {
       const was = `${decided.state}${decided.reason ? ` ${decided.reason}` : ''}`;
-      return { state: 'ERROR', reason: 'INTERRUPTED', message: `interrupted after the run had ended ${was}, before its evidence was sealed` };
+      return {
+        state: 'ERROR',
+        reason: 'INTERRUPTED',
+        message: `interrupted after the run had ended ${was}, before its evidence was sealed`,
+      };
     }
     return decided;
   }

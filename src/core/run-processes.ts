@@ -12,7 +12,8 @@ export async function readChildLog(runDir: string): Promise<ChildEntry[]> {
   for (const line of text.split('\n')) {
     try {
       const entry = JSON.parse(line) as Partial<ChildEntry>;
-      if (entry.role === 'child' && Number.isInteger(entry.pid) && Number.isInteger(entry.pgid) && typeof entry.startTime === 'string') entries.push(entry as ChildEntry);
+      if (entry.role === 'child' && Number.isInteger(entry.pid) && Number.isInteger(entry.pgid) && typeof entry.startTime === 'string')
+        entries.push(entry as ChildEntry);
     } catch {
       // a line cut by a kill mid-write names no process
     }

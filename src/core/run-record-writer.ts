@@ -17,7 +17,10 @@ import { runSecretValues } from './run-secrets.js';
 export type RunRecordDraft = RunRecord;
 
 /** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
-export async function startRunRecord(ctx: RunContext, extra: { configFile: string | null; host: string; keep: boolean }): Promise<RunRecordDraft> {
+export async function startRunRecord(
+  ctx: RunContext,
+  extra: { configFile: string | null; host: string; keep: boolean },
+): Promise<RunRecordDraft> {
   // Asking the verifier its version spawns it: do that beside the run, not in front of it.
   versions.set(ctx, verifierVersion(ctx));
   const draft: RunRecordDraft = {
@@ -28,7 +31,13 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
     state: 'RUNNING',
     reason: null,
     message: null,
-    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(ctx.root), verifier: null, agent: ctx.mode === 'run' ? ctx.config.agent.type : null },
+    tools: {
+      elenchos: elenchosVersion(),
+      node: process.version,
+      git: await gitVersion(ctx.root),
+      verifier: null,
+      agent: ctx.mode === 'run' ? ctx.config.agent.type : null,
+    },
     contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
     configFingerprint: sha256(canonicalJson(ctx.config)),
     configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
@@ -47,7 +56,13 @@ export async function startRunRecord(ctx: RunContext, extra: { configFile: strin
 }
 
 /** Writes attempt.json and refreshes run.json after each attempt, so partial evidence stays readable. */
-export async function updateRunRecord(ctx: RunContext, draft: RunRecordDraft, attempts: AttemptRecord[], dir: string, record: AttemptRecord): Promise<void> {
+export async function updateRunRecord(
+  ctx: RunContext,
+  draft: RunRecordDraft,
+  attempts: AttemptRecord[],
+  dir: string,
+  record: AttemptRecord,
+): Promise<void> {
   await writeJsonAtomic(path.join(dir, 'attempt.json'), { schemaVersion: 1, ...record });
   const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
   const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
@@ -74,7 +89,14 @@ export async function finishRun(
   const finishedAt = new Date();
   const finalRecord = (): RunRecordDraft => {
     const terminal = outcome();
-    return { ...draft, state: terminal.state, reason: terminal.reason, message: terminal.message, finishedAt: finishedAt.toISOString(), durationMs: finishedAt.getTime() - ctx.startedAt };
+    return {
+      ...draft,
+      state: terminal.state,
+      reason: terminal.reason,
+      message: terminal.message,
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - ctx.startedAt,
+    };
   };
   const sealed = await sealRun(ctx.runDir, finalRecord, {
     values: secretValues(ctx),
@@ -92,7 +114,11 @@ function summarize(record: AttemptRecord): AttemptSummary {
     status: record.status,
     summary: record.summary,
     // With what a CI report shows beside each (durations, failing tests' messages): `merge` has only this.
-    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({ ...c, status: record.criteria[i]!.status, steps: record.criteria[i]!.steps })),
+    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({
+      ...c,
+      status: record.criteria[i]!.status,
+      steps: record.criteria[i]!.steps,
+    })),
     startedAt: record.startedAt,
     durationMs: record.durationMs,
     cost: record.cost,

@@ -59,7 +59,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
-  const pre = await preflight({ ...options, needsAgent: mode === 'run', requireClean: mode === 'run' || (inPlace && !options.cleanChecked) });
+  const pre = await preflight({
+    ...options,
+    needsAgent: mode === 'run',
+    requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
+  });
   const { root, config } = pre;
   // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
   if (config.app.command) preloadReadiness();
@@ -76,7 +80,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       guard.dispose();
     }
   } catch (error) {
-    if (isDiskFull(error)) throw new DiskFullError(`the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`, { cause: error });
+    if (isDiskFull(error))
+      throw new DiskFullError(
+        `the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`,
+        { cause: error },
+      );
     throw error;
   }
 }
@@ -127,10 +135,20 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     if (!inPlace) {
       teardowns.add('remove the worktree', async () => {
         if (config.retainWorkspace) return;
-        reporter.onEvent({ type: 'phase', attempt: null, phase: 'cleanup', message: `removing worktree ${path.relative(root, workspace)}` });
+        reporter.onEvent({
+          type: 'phase',
+          attempt: null,
+          phase: 'cleanup',
+          message: `removing worktree ${path.relative(root, workspace)}`,
+        });
         await removeWorktree(root, workspace);
       });
-      reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}` });
+      reporter.onEvent({
+        type: 'phase',
+        attempt: null,
+        phase: 'worktree',
+        message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
+      });
       await addWorktree(root, workspace, pre.head);
     }
     const firstDir = attemptDir(dir, 1);
@@ -150,7 +168,11 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {
-      terminal = { state: 'ERROR', reason: 'INTERNAL_ERROR', message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}` };
+      terminal = {
+        state: 'ERROR',
+        reason: 'INTERNAL_ERROR',
+        message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}`,
+      };
       draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
     }
   }
@@ -161,17 +183,22 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
   // A signal that came after the last look at it still never turns into exit 0.
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
-  reporter.onEvent({ type: 'run-end', runId, state: record.state, reason: record.reason, message: record.message, runDir: dir, exitCode, mode });
+  reporter.onEvent({
+    type: 'run-end',
+    runId,
+    state: record.state,
+    reason: record.reason,
+    message: record.message,
+    runDir: dir,
+    exitCode,
+    mode,
+  });
   // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
 }
 
 /** Runs attempts until a decision ends the run. */
-async function attemptLoop(
-  ctx: RunContext,
-  attempts: AttemptRecord[],
-  draft: RunRecordDraft,
-): Promise<Terminal> {
+async function attemptLoop(ctx: RunContext, attempts: AttemptRecord[], draft: RunRecordDraft): Promise<Terminal> {
   const { config } = ctx;
   const maxAgentAttempts = 1 + config.maxRepairAttempts;
   let repairsUsed = 0;
@@ -194,12 +221,24 @@ async function attemptLoop(
     if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
-    ctx.reporter.onEvent({ type: 'attempt-end', attempt: number, status: record.status, summary: record.summary, criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })) });
+    ctx.reporter.onEvent({
+      type: 'attempt-end',
+      attempt: number,
+      status: record.status,
+      summary: record.summary,
+      criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })),
+    });
     if (record.terminal) return record.terminal;
-    if (record.status === 'NOT_VERIFIED' || record.status === 'APP_FAILED') return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
+    if (record.status === 'NOT_VERIFIED' || record.status === 'APP_FAILED')
+      return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
     const decision = decideNext(
       record.status,
-      { repairsUsed, maxRepairAttempts: config.maxRepairAttempts, verifierRetriesUsed: retriesUsed, maxVerifierRetries: config.maxVerifierRetries },
+      {
+        repairsUsed,
+        maxRepairAttempts: config.maxRepairAttempts,
+        verifierRetriesUsed: retriesUsed,
+        maxVerifierRetries: config.maxVerifierRetries,
+      },
       { repairs },
     );
     if (decision.next === 'finish') {
@@ -217,7 +256,14 @@ async function attemptLoop(
       repairsUsed++;
       retriesUsed = 0;
       kind = 'agent';
-      previous = { attempt: number, status: record.status, summary: record.summary, criteria: record.criteria, findings: record.findings, appFailure: record.appFailure };
+      previous = {
+        attempt: number,
+        status: record.status,
+        summary: record.summary,
+        criteria: record.criteria,
+        findings: record.findings,
+        appFailure: record.appFailure,
+      };
       previousSnapshot = snapshotAfter;
     } else {
       retriesUsed++;

@@ -13,7 +13,8 @@ export function parseShard(value: string): Shard {
   const match = /^(\d+)\/(\d+)$/.exec(value);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (!match || count < 1 || index < 1 || index > count) throw new InputError(`--shard "${value}" must look like i/n with 1 ≤ i ≤ n (for example 2/4)`);
+  if (!match || count < 1 || index < 1 || index > count)
+    throw new InputError(`--shard "${value}" must look like i/n with 1 ≤ i ≤ n (for example 2/4)`);
   return { index, count };
 }
 
@@ -21,7 +22,9 @@ export function parseShard(value: string): Shard {
 export async function selectTasks(patterns: readonly string[], base: string, shard?: Shard): Promise<string[]> {
   const found = new Set<string>();
   for (const pattern of patterns) {
-    const matches = fg.isDynamicPattern(pattern) ? await fg(pattern, { cwd: base, absolute: true, onlyFiles: true, ignore: ['**/node_modules/**', '.elenchos/**', '**/*.lock.json'] }) : [path.resolve(base, pattern)];
+    const matches = fg.isDynamicPattern(pattern)
+      ? await fg(pattern, { cwd: base, absolute: true, onlyFiles: true, ignore: ['**/node_modules/**', '.elenchos/**', '**/*.lock.json'] })
+      : [path.resolve(base, pattern)];
     for (const file of matches) found.add(file);
   }
   const sorted = [...found].sort();

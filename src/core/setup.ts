@@ -36,7 +36,12 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
       await mkdir(path.dirname(path.join(options.workspace, rel)), { recursive: true });
       await copyFile(path.join(options.root, rel), path.join(options.workspace, rel));
     } catch (error) {
-      return { ok: false, step: 'copy', file: rel, message: `setup.copy: could not copy ${rel} into the worktree: ${describeError(error)}` };
+      return {
+        ok: false,
+        step: 'copy',
+        file: rel,
+        message: `setup.copy: could not copy ${rel} into the worktree: ${describeError(error)}`,
+      };
     }
   }
   if (!setup.command) return { ok: true };
@@ -60,7 +65,8 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
 
 /** The run's setup in `workspace` (default: the run's worktree); returns a problem or null. */
 export async function runSetup(ctx: RunContext, dir: string, workspace: string = ctx.workspace): Promise<string | null> {
-  if (ctx.config.setup.command) ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message: `running \`${ctx.config.setup.command}\`` });
+  if (ctx.config.setup.command)
+    ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message: `running \`${ctx.config.setup.command}\`` });
   const outcome = await prepareWorktree({
     root: ctx.root,
     workspace,

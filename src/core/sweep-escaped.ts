@@ -24,6 +24,11 @@ export async function sweepEscaped(ctx: RunContext, attempt: number, after: Stop
     tags: [processTag(ctx, attempt, 'agent'), processTag(ctx, attempt, 'app')],
     directories: ownWorktree ? [ctx.workspace] : [],
   });
-  const label = (p: { pid: number; command: string; found: string[] }): StoppedProcess => ({ after, pid: p.pid, command: p.command, found: p.found });
+  const label = (p: { pid: number; command: string; found: string[] }): StoppedProcess => ({
+    after,
+    pid: p.pid,
+    command: p.command,
+    found: p.found,
+  });
   return { stopped: result.killed.map(label), survivors: result.survivors.map(label) };
 }

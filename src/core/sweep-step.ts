@@ -12,7 +12,13 @@ export type SweepStep =
   | { ran: false; overBudget: string };
 
 /** Runs the configured sweep after a PASS; the caller keeps the app up until it returns. */
-export async function sweepAfterPass(ctx: RunContext, record: AttemptRecord, verification: VerificationResult, url: string, verifierDir: string): Promise<SweepStep> {
+export async function sweepAfterPass(
+  ctx: RunContext,
+  record: AttemptRecord,
+  verification: VerificationResult,
+  url: string,
+  verifierDir: string,
+): Promise<SweepStep> {
   const config = ctx.config.verifier.sweep;
   if (!config || verification.status !== 'PASS') return { ran: false };
   const over = ctx.budget.gate('verifier');

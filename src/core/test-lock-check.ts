@@ -29,11 +29,15 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     for (const p of problems) lines.push(`${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`);
   }
   if (stored.lock.testFile !== resolved.testFileLabel) {
-    lines.push(`${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`);
+    lines.push(
+      `${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`,
+    );
   }
   if (options.base) {
     for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
-      lines.push(`${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`);
+      lines.push(
+        `${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`,
+      );
     }
   }
   return { file: stored.file, problems: lines, notes };
@@ -51,7 +55,10 @@ async function lastChange(root: string, file: string): Promise<string> {
 /** Commits in `base..HEAD` that touched the lock but not the task it locks. */
 async function lockChangesWithoutContract(root: string, lockFile: string, taskFile: string, base: string): Promise<string[]> {
   const known = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root }).catch(() => '');
-  if (!known.trim()) throw new InputError(`--lock-base ${base}: no such commit in ${root}; fetch it first (for example git fetch origin main) or drop --lock-base`);
+  if (!known.trim())
+    throw new InputError(
+      `--lock-base ${base}: no such commit in ${root}; fetch it first (for example git fetch origin main) or drop --lock-base`,
+    );
   const out = await git(['log', '--format=%x01%h %s', '--name-only', `${base}..HEAD`, '--', lockFile, taskFile], { cwd: root });
   const found: string[] = [];
   for (const block of out.split('\x01').filter((b) => b.trim() !== '')) {

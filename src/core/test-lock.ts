@@ -23,7 +23,8 @@ export interface LockComparison {
   notes: string[];
 }
 
-const COMMENT = 'Written by `elenchos lock`. Commit it. `elenchos verify` and `check` fail when a step verifying an unchanged criterion is removed, skipped or loses an assertion; `elenchos lock --update` rewrites it (review its diff).';
+const COMMENT =
+  'Written by `elenchos lock`. Commit it. `elenchos verify` and `check` fail when a step verifying an unchanged criterion is removed, skipped or loses an assertion; `elenchos lock --update` rewrites it (review its diff).';
 
 /** The lock as the task and its test stand now. */
 export async function buildTestLock(resolved: ResolvedTask): Promise<TestLock> {
@@ -74,7 +75,11 @@ export function compareTestLock(locked: TestLock, current: TestLock): LockCompar
         continue;
       }
       if (found.weakened && !step.weakened) {
-        problems.push({ criterion: before.id, step: step.title, message: `"${step.title}" is now ${found.weakened}, so it can no longer prove ${before.id}` });
+        problems.push({
+          criterion: before.id,
+          step: step.title,
+          message: `"${step.title}" is now ${found.weakened}, so it can no longer prove ${before.id}`,
+        });
       }
       for (const assertion of missingAssertions(step.assertions, found.assertions)) {
         problems.push({ criterion: before.id, step: step.title, message: `"${step.title}" lost the assertion \`${clip(assertion)}\`` });
@@ -85,13 +90,15 @@ export function compareTestLock(locked: TestLock, current: TestLock): LockCompar
     }
   }
   for (const criterion of current.criteria) {
-    if (!locked.criteria.some((c) => c.id.toUpperCase() === criterion.id.toUpperCase())) notes.push(`${criterion.id} is not in the lock yet`);
+    if (!locked.criteria.some((c) => c.id.toUpperCase() === criterion.id.toUpperCase()))
+      notes.push(`${criterion.id} is not in the lock yet`);
   }
   return { problems, notes };
 }
 
 function lostStep(id: string, step: LockedStep, forCriterion: readonly LockedStep[], everywhere: readonly LockedStep[]): string {
-  const renamed = forCriterion.find((s) => s.fingerprint === step.fingerprint) ?? everywhere.find((s) => s.fingerprint === step.fingerprint);
+  const renamed =
+    forCriterion.find((s) => s.fingerprint === step.fingerprint) ?? everywhere.find((s) => s.fingerprint === step.fingerprint);
   if (renamed) return `"${step.title}" was renamed to "${renamed.title}" (a rename needs \`elenchos lock --update\`)`;
   if (everywhere.some((s) => s.title === step.title)) return `"${step.title}" no longer verifies ${id}`;
   return `lost its verifying step "${step.title}"`;
@@ -117,7 +124,10 @@ function clip(text: string): string {
 export async function readTestLock(root: string, taskLabel: string): Promise<{ file: string; lock: TestLock } | null> {
   const file = lockPathFor(taskLabel);
   const absolute = path.join(root, file);
-  const exists = await readFile(absolute).then(() => true, () => false);
+  const exists = await readFile(absolute).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return null;
   const { value } = await readJsonFile(absolute, file);
   const parsed = TestLockSchema.safeParse(value);

@@ -21,7 +21,13 @@ export async function pauseForTest(point: PausePoint, env: NodeJS.ProcessEnv): P
   await writeFile(path.join(dir, `${point}.reached`), `${process.pid}\n`);
   const go = path.join(dir, `${point}.go`);
   for (;;) {
-    if (await access(go).then(() => true, () => false)) return;
+    if (
+      await access(go).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -54,15 +54,21 @@ export interface VerifyAllResult {
 /** Verifies each selected task in its own worktree with `workers` at a time; exit 0 only if every one is VERIFIED. */
 export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllResult> {
   const root = await repoRootOrCwd(options.cwd);
-  if (options.inPlace && options.workers > 1) throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
+  if (options.inPlace && options.workers > 1)
+    throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes('{port}'))) {
-    throw new InputError('--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)');
+    throw new InputError(
+      '--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)',
+    );
   }
   if (options.inPlace) {
     // Checked once: the verifier's own output (Kane's output-<stem>/) may dirty the checkout between tasks.
     const dirty = await dirtyPaths(root);
-    if (dirty.length > 0) throw new InputError(`the working tree is not clean (${dirty.slice(0, 10).join(', ')}); commit or stash these changes first: verify --in-place checks the committed code`);
+    if (dirty.length > 0)
+      throw new InputError(
+        `the working tree is not clean (${dirty.slice(0, 10).join(', ')}); commit or stash these changes first: verify --in-place checks the committed code`,
+      );
   }
   const patterns = options.tasks.length > 0 ? options.tasks : config.tasks;
   const base = options.tasks.length > 0 ? options.cwd : root;
@@ -101,7 +107,13 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
       cleanChecked: options.inPlace,
       lockBase: options.lockBase,
     });
-    return { file: shown, record: result.record, runDir: result.runDir, refused: null, criteria: await lastCriteria(result.runDir, result.record) };
+    return {
+      file: shown,
+      record: result.record,
+      runDir: result.runDir,
+      refused: null,
+      criteria: await lastCriteria(result.runDir, result.record),
+    };
   } catch (error) {
     // A full disk is no refusal of this task (exit 3): it ends the whole command with its own line, exit 2.
     if (!(error instanceof ElenchosError) || error instanceof DiskFullError) throw error;
@@ -121,7 +133,14 @@ async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<Ver
 
 /** The last attempt's criteria as its run record summarizes them (all `merge` has of a shard's run). */
 export function summarizedCriteria(record: Pick<RunRecordDraft, 'attempts'>): VerifiedTask['criteria'] {
-  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({ id: c.id, description: c.description ?? '', status: c.status, note: c.note ?? null, durationMs: c.durationMs ?? null, failures: c.failures ?? [] }));
+  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({
+    id: c.id,
+    description: c.description ?? '',
+    status: c.status,
+    note: c.note ?? null,
+    durationMs: c.durationMs ?? null,
+    failures: c.failures ?? [],
+  }));
 }
 
 /** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */

@@ -31,10 +31,13 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
   const root = await repoRootOrCwd(options.cwd);
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
-  const iterate = options.iterate && (options.iterate.headed || options.iterate.debug || options.iterate.grep !== null) ? options.iterate : undefined;
+  const iterate =
+    options.iterate && (options.iterate.headed || options.iterate.debug || options.iterate.grep !== null) ? options.iterate : undefined;
   if (iterate && resolved.verifierType !== 'playwright') {
     const used = [iterate.headed && '--headed', iterate.grep !== null && '--grep', iterate.debug && '--debug'].filter(Boolean).join(', ');
-    throw new InputError(`${used}: Playwright options, but ${resolved.label} is verified by the ${resolved.verifierType} verifier; drop ${used}`);
+    throw new InputError(
+      `${used}: Playwright options, but ${resolved.label} is verified by the ${resolved.verifierType} verifier; drop ${used}`,
+    );
   }
   const evidenceDir = path.resolve(options.cwd, options.evidenceDir);
   await mkdir(evidenceDir, { recursive: true });

@@ -13,7 +13,10 @@ export const ManifestSchema = z.object({
   schemaVersion: z.literal(1),
   algorithm: z.literal('sha256'),
   files: z.record(z.string(), ManifestEntrySchema),
-  hmac: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  hmac: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;

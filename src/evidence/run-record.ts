@@ -123,7 +123,13 @@ export const RunRecordSchema = z
       })
       .optional(),
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
-    sealing: z.looseObject({ state: z.enum(['VERIFIED', 'FAILED', 'ERROR']), reason: z.enum(RUN_REASONS).nullable(), message: z.string().nullable() }).optional(),
+    sealing: z
+      .looseObject({
+        state: z.enum(['VERIFIED', 'FAILED', 'ERROR']),
+        reason: z.enum(RUN_REASONS).nullable(),
+        message: z.string().nullable(),
+      })
+      .optional(),
   })
   .refine((run) => run.state !== 'VERIFIED' || run.reason === null, {
     message: 'a VERIFIED run has no reason (reason must be null)',
@@ -168,7 +174,11 @@ export async function listRuns(root: string): Promise<ListRunsResult> {
   });
   const result: ListRunsResult = { runs: [], unreadable: [] };
   // Run ids sort by time, so the folder names give the order without reading a single file.
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort().reverse();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .reverse();
   for (const runId of names) {
     const dir = runDirOf(root, runId);
     try {

@@ -45,7 +45,15 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
 export function sealingRecord(record: RunRecord): RunRecord {
   const { state, reason, message } = record;
   if (state === 'RUNNING') return record;
-  return { ...record, state: 'RUNNING', reason: null, message: null, finishedAt: null, durationMs: null, sealing: { state, reason, message } };
+  return {
+    ...record,
+    state: 'RUNNING',
+    reason: null,
+    message: null,
+    finishedAt: null,
+    durationMs: null,
+    sealing: { state, reason, message },
+  };
 }
 
 function withoutSealing(record: RunRecord): RunRecord {

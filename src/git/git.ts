@@ -15,7 +15,8 @@ export interface GitOptions {
 // Variables that point git at another repository (GIT_DIR in a hook's environment) or make it run a
 // program of its own (EDITOR, PAGER, GIT_SSH, GIT_EXTERNAL_DIFF): no run may depend on them. The rest
 // (identity, GIT_CONFIG_GLOBAL and the like) is the user's own set-up and passes.
-const DROPPED = /^(git_(dir|work_tree|index_file|object_directory|alternate_object_directories|common_dir|namespace|editor|pager|sequence_editor|ssh|ssh_command|askpass|proxy_command|external_diff|exec_path|template_dir)|editor|visual|pager|ssh_askpass)$/i;
+const DROPPED =
+  /^(git_(dir|work_tree|index_file|object_directory|alternate_object_directories|common_dir|namespace|editor|pager|sequence_editor|ssh|ssh_command|askpass|proxy_command|external_diff|exec_path|template_dir)|editor|visual|pager|ssh_askpass)$/i;
 
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 function gitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {

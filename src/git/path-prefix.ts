@@ -2,7 +2,10 @@
 
 /** Normalises a prefix: POSIX separators, no leading `./`, no trailing `/`. */
 export function normalizePrefix(prefix: string): string {
-  return prefix.replaceAll('\\', '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return prefix
+    .replaceAll('\\', '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 /**

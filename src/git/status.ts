@@ -32,7 +32,18 @@ const V2_FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '
  */
 export async function readStatus(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusResult> {
   // Repository config is writable by the agent: no fsmonitor or untracked cache may answer for the disk.
-  const args = ['-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'];
+  const args = [
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'core.untrackedCache=false',
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    '-z',
+    '--untracked-files=all',
+    '--ignore-submodules=none',
+  ];
   if (options.noRenames) args.push('--no-renames');
   const fields = splitNul(await gitBytes(args, { cwd }));
   const result: StatusResult = { head: null, entries: [] };
@@ -107,6 +118,8 @@ function toPosix(relPath: string): string {
 /** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
 export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
   if (relPaths.length === 0) return new Set();
-  const out = await git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...relPaths.map(toPosix)], { cwd: root }).catch(() => '');
+  const out = await git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...relPaths.map(toPosix)], {
+    cwd: root,
+  }).catch(() => '');
   return new Set(splitNul(out));
 }

@@ -107,9 +107,16 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
       const written = await dropIgnored(cwd, await dropOwnOutput(cwd, [...seen], exclude));
       const count = directories.length;
       if (failure) return { ok: false, problem: `the filesystem watch failed: ${failure}`, written, directories: count };
-      if (!confirmed) return { ok: false, problem: `the filesystem watch did not confirm its last events within ${confirmMs} ms`, written, directories: count };
+      if (!confirmed)
+        return {
+          ok: false,
+          problem: `the filesystem watch did not confirm its last events within ${confirmMs} ms`,
+          written,
+          directories: count,
+        };
       // Past the cap a path may be missing from the list, never from the verdict: something was written.
-      if (overflow && written.length === 0) return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories: count };
+      if (overflow && written.length === 0)
+        return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories: count };
       return { ok: true, written, directories: count };
     },
   };

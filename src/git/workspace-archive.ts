@@ -119,7 +119,16 @@ async function writePatch(cwd: string, base: string, paths: string[], exclude: s
     paths.length <= MAX_LISTED_PATHS
       ? paths.map((p) => `:(top,literal)${p}`)
       : [':(top)', ...exclude.filter((p) => normalizePrefix(p) !== '').map(excludePathspec)];
-  const flags = ['--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
+  const flags = [
+    '--binary',
+    '--no-renames',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-color',
+    '--no-relative',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+  ];
   await gitToFile(['diff', ...flags, base, '--', ...pathspecs], { cwd, file });
 }
 
@@ -175,13 +184,17 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   if (options.refuseExisting) {
     if (hasPatch) {
       await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
-        throw new InputError(`the stored change does not apply to ${target} (${describeError(error).replace(/^.*?: (error: )?/, '')}); take it on a branch instead (--branch), or move the file in its way`, { cause: error });
+        throw new InputError(
+          `the stored change does not apply to ${target} (${describeError(error).replace(/^.*?: (error: )?/, '')}); take it on a branch instead (--branch), or move the file in its way`,
+          { cause: error },
+        );
       });
     }
     const names: string[] = [];
     if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
     const clash = names.find((name) => existsSync(path.join(target, name)));
-    if (clash) throw new InputError(`${path.join(target, clash)} already exists, and the stored change adds it as a new file; move it away first`);
+    if (clash)
+      throw new InputError(`${path.join(target, clash)} already exists, and the stored change adds it as a new file; move it away first`);
   }
   if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
   if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });

@@ -34,7 +34,10 @@ const queues = new Map<string, Promise<unknown>>();
 function serialized<T>(root: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(root) ?? Promise.resolve();
   const next = previous.then(work, work);
-  queues.set(root, next.catch(() => undefined));
+  queues.set(
+    root,
+    next.catch(() => undefined),
+  );
   return next;
 }
 

@@ -38,7 +38,10 @@ export function createMcpServer(options: McpOptions): McpServer {
 
   server.registerTool(
     'list_tasks',
-    { description: "The task contracts matched by the config's `tasks` globs, each checked: criteria, steps, problems.", annotations: readOnly },
+    {
+      description: "The task contracts matched by the config's `tasks` globs, each checked: criteria, steps, problems.",
+      annotations: readOnly,
+    },
     () =>
       answer(async () => {
         const base = await root();
@@ -49,29 +52,45 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
   server.registerTool(
     'check_task',
-    { description: 'Validate task contracts, the config, their test files and the criteria ↔ step mapping (elenchos check).', inputSchema: { tasks: z.array(z.string()).min(1).describe('Task files, relative to the repository') }, annotations: readOnly },
+    {
+      description: 'Validate task contracts, the config, their test files and the criteria ↔ step mapping (elenchos check).',
+      inputSchema: { tasks: z.array(z.string()).min(1).describe('Task files, relative to the repository') },
+      annotations: readOnly,
+    },
     ({ tasks }) => answer(async () => checkTasks({ cwd: await root(), files: tasks, configFile: options.configFile, env: options.env })),
   );
-  server.registerTool(
-    'list_runs',
-    { description: 'Stored runs, newest first (run.json records).', annotations: readOnly },
-    () => answer(async () => listStoredRuns(options.cwd)),
+  server.registerTool('list_runs', { description: 'Stored runs, newest first (run.json records).', annotations: readOnly }, () =>
+    answer(async () => listStoredRuns(options.cwd)),
   );
   server.registerTool(
     'show_run',
-    { description: "One run's record and every attempt's criteria, findings and verdicts.", inputSchema: { runId: z.string().describe('A run id, a unique prefix, or "latest"') }, annotations: readOnly },
-    ({ runId }) => answer(async () => {
-      const shown = await showStoredRun(options.cwd, runId);
-      return { dir: shown.dir, record: shown.record, attempts: shown.attempts };
-    }),
+    {
+      description: "One run's record and every attempt's criteria, findings and verdicts.",
+      inputSchema: { runId: z.string().describe('A run id, a unique prefix, or "latest"') },
+      annotations: readOnly,
+    },
+    ({ runId }) =>
+      answer(async () => {
+        const shown = await showStoredRun(options.cwd, runId);
+        return { dir: shown.dir, record: shown.record, attempts: shown.attempts };
+      }),
   );
   server.registerTool(
     'verify_evidence',
-    { description: "Check a run's files against its manifest (tampering detection).", inputSchema: { runId: z.string() }, annotations: readOnly },
-    ({ runId }) => answer(async () => {
-      const { ok, problems } = await verifyEvidence({ cwd: options.cwd, runId, signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined });
-      return { ok, problems };
-    }),
+    {
+      description: "Check a run's files against its manifest (tampering detection).",
+      inputSchema: { runId: z.string() },
+      annotations: readOnly,
+    },
+    ({ runId }) =>
+      answer(async () => {
+        const { ok, problems } = await verifyEvidence({
+          cwd: options.cwd,
+          runId,
+          signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined,
+        });
+        return { ok, problems };
+      }),
   );
   server.registerTool(
     'verify_task',
@@ -83,10 +102,18 @@ export function createMcpServer(options: McpOptions): McpServer {
     ({ tasks }) =>
       answer(async () => {
         const { config } = await loadConfig({ root: await root(), file: options.configFile, env: options.env });
-        if (!config.mcp.allowVerify) throw new ElenchosError('verify_task is disabled: set "mcp": { "allowVerify": true } in elenchos.config.json to let MCP clients start a verify');
+        if (!config.mcp.allowVerify)
+          throw new ElenchosError(
+            'verify_task is disabled: set "mcp": { "allowVerify": true } in elenchos.config.json to let MCP clients start a verify',
+          );
         const result = await verifyAll({
-          cwd: options.cwd, tasks, configFile: options.configFile, env: options.env, workers: 1,
-          signal: new AbortController().signal, reporterFor: () => ({ onEvent: () => undefined }),
+          cwd: options.cwd,
+          tasks,
+          configFile: options.configFile,
+          env: options.env,
+          workers: 1,
+          signal: new AbortController().signal,
+          reporterFor: () => ({ onEvent: () => undefined }),
         });
         return { exitCode: result.exitCode, runs: result.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) };
       }),

@@ -7,7 +7,10 @@ import path from 'node:path';
 export async function findExecutable(command: string, options: { cwd: string; pathEnv: string | undefined }): Promise<string | null> {
   const candidates = command.includes('/')
     ? [path.resolve(options.cwd, command)]
-    : (options.pathEnv ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+    : (options.pathEnv ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, command));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);

@@ -39,7 +39,13 @@ export function recordChild(pid: number, role: ChildEntry['role'] = 'child'): vo
   if (!scope?.childLog) return;
   const stat = readProcStat(pid);
   // A child is the leader of its own group (spawned detached); Elenchos itself is in the caller's group.
-  const entry: ChildEntry = { role, pid, pgid: role === 'child' ? pid : (stat?.pgid ?? pid), startTime: stat?.startTime ?? null, at: new Date().toISOString() };
+  const entry: ChildEntry = {
+    role,
+    pid,
+    pgid: role === 'child' ? pid : (stat?.pgid ?? pid),
+    startTime: stat?.startTime ?? null,
+    at: new Date().toISOString(),
+  };
   try {
     // Synchronous on purpose: the line must be on disk before the child can outlive a SIGKILL of ours.
     appendFileSync(scope.childLog, `${JSON.stringify(entry)}\n`);

@@ -121,7 +121,8 @@ export function startProcess(command: string, args: readonly string[], options: 
   const done = (async (): Promise<SpawnResult> => {
     const result = await child;
     // A log file that cannot be written (ENOSPC) fails the child in execa; the run must hear of it (DISK_FULL).
-    if (isDiskFull(result.cause)) reportWriteError(result.cause as NodeJS.ErrnoException, options.logFile ?? options.stdoutFile ?? options.stderrFile ?? '', scope);
+    if (isDiskFull(result.cause))
+      reportWriteError(result.cause as NodeJS.ErrnoException, options.logFile ?? options.stdoutFile ?? options.stderrFile ?? '', scope);
     await Promise.all(lines);
     await sweep;
     clearTimeout(release);
@@ -150,7 +151,11 @@ function fileTargets(...files: (string | undefined)[]): { file: string; append: 
 }
 
 /** Hands each line (decoded as UTF-8 here only: the files keep the bytes) to `onLine`. */
-async function forwardLines(child: ReturnType<typeof execa>, from: 'stdout' | 'stderr', onLine: ((line: string) => void) | undefined): Promise<void> {
+async function forwardLines(
+  child: ReturnType<typeof execa>,
+  from: 'stdout' | 'stderr',
+  onLine: ((line: string) => void) | undefined,
+): Promise<void> {
   if (!onLine) return;
   try {
     // The default encoding (utf8) makes execa yield strings without their newline (and CR before it).

@@ -15,10 +15,14 @@ export function probeUrl(url: string, timeoutMs = 1000): Promise<ProbeResult> {
       return;
     }
     const client = target.protocol === 'https:' ? https : http;
-    const request = client.get(target, { timeout: timeoutMs, headers: { 'user-agent': 'elenchos-probe' }, rejectUnauthorized: false }, (response) => {
-      response.resume();
-      resolve({ answered: true, status: response.statusCode ?? 0 });
-    });
+    const request = client.get(
+      target,
+      { timeout: timeoutMs, headers: { 'user-agent': 'elenchos-probe' }, rejectUnauthorized: false },
+      (response) => {
+        response.resume();
+        resolve({ answered: true, status: response.statusCode ?? 0 });
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ answered: false, error: error.code ?? error.message }));
   });

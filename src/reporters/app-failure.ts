@@ -32,8 +32,13 @@ export function describeAppFailure(view: AppFailureView): string[] {
   if (view.logTail.length > 0) lines.push('  last lines of the app log:', ...view.logTail.map((l) => `  | ${l}`));
   else lines.push('  (the app printed nothing)');
   if (view.base) {
-    lines.push(view.base.ok ? `on the unchanged base commit the app comes up (${view.base.message}): the change broke it` : `on the unchanged base commit it does not come up either: ${view.base.message}`);
-    if (!view.base.ok && view.base.logTail.length > 0) lines.push('  last lines of the base app log:', ...view.base.logTail.map((l) => `  | ${l}`));
+    lines.push(
+      view.base.ok
+        ? `on the unchanged base commit the app comes up (${view.base.message}): the change broke it`
+        : `on the unchanged base commit it does not come up either: ${view.base.message}`,
+    );
+    if (!view.base.ok && view.base.logTail.length > 0)
+      lines.push('  last lines of the base app log:', ...view.base.logTail.map((l) => `  | ${l}`));
   }
   return lines;
 }

@@ -9,7 +9,9 @@ export function githubAnnotations(tasks: readonly VerifiedTask[]): string[] {
   return tasks
     .filter((t) => t.record?.state !== 'VERIFIED')
     .map((t) => {
-      const title = t.record ? `Elenchos: ${t.record.task.id} ${t.record.state}${t.record.reason ? ` (${t.record.reason})` : ''}` : `Elenchos: ${t.file} refused`;
+      const title = t.record
+        ? `Elenchos: ${t.record.task.id} ${t.record.state}${t.record.reason ? ` (${t.record.reason})` : ''}`
+        : `Elenchos: ${t.file} refused`;
       const failed = t.criteria.filter((c) => c.status !== 'PASS').map((c) => `${c.status} ${c.id}: ${c.description}`);
       const message = [t.record?.message ?? t.refused ?? '', ...failed].filter(Boolean).join('\n');
       return `::error file=${prop(t.file)},title=${prop(title)}::${escape(message)}`;

@@ -15,7 +15,9 @@ export function renderFindings(findings: readonly ShownFinding[], evidence: Atte
       const where = f.location ? `<br><code>${escapeHtml(f.location)}</code>` : '';
       // The whole message (Expected/Received, call log) with its line breaks, when kept beside the one-line reason.
       const detail = f.detail && f.detail !== f.reason ? `\n\n${f.detail}` : '';
-      parts.push(`<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}${where}</td><td><pre>${escapeHtml(`${f.reason ?? ''}${detail}`)}</pre></td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdictOf(f))}</td></tr>`);
+      parts.push(
+        `<tr><td>${escapeHtml(f.step ?? '')} ${escapeHtml(f.heading ?? '')}${where}</td><td><pre>${escapeHtml(`${f.reason ?? ''}${detail}`)}</pre></td><td>${escapeHtml([f.reasonCode, f.resultCode].filter((x) => x !== null).join(' '))}</td><td>${escapeHtml(verdictOf(f))}</td></tr>`,
+      );
     }
     parts.push('</table>');
   }
@@ -25,18 +27,23 @@ export function renderFindings(findings: readonly ShownFinding[], evidence: Atte
     parts.push(`<h3>Test ${escapeHtml(f.step ?? '?')} · ${escapeHtml(f.heading ?? '')}</h3>`);
     for (const uri of e.screenshots) parts.push(`<p><img alt="screenshot at the failure" src="${escapeHtml(uri)}"></p>`);
     if (e.trace) {
-      parts.push(`<p>Trace: <a href="${escapeHtml(e.trace.href)}">trace.zip</a> — open it with <code>${escapeHtml(e.trace.command)}</code></p>`);
+      parts.push(
+        `<p>Trace: <a href="${escapeHtml(e.trace.href)}">trace.zip</a> — open it with <code>${escapeHtml(e.trace.command)}</code></p>`,
+      );
     }
-    if (e.pageSnapshot) parts.push(`<details><summary>page snapshot at the failure</summary><pre>${escapeHtml(e.pageSnapshot)}</pre></details>`);
+    if (e.pageSnapshot)
+      parts.push(`<details><summary>page snapshot at the failure</summary><pre>${escapeHtml(e.pageSnapshot)}</pre></details>`);
   });
-  if (evidence?.playwrightReport) parts.push(`<p><a href="${escapeHtml(evidence.playwrightReport)}">Playwright's HTML report of this attempt</a></p>`);
+  if (evidence?.playwrightReport)
+    parts.push(`<p><a href="${escapeHtml(evidence.playwrightReport)}">Playwright's HTML report of this attempt</a></p>`);
   return parts;
 }
 
 /** Kane's triage when it gave one; otherwise how Elenchos classified the finding. */
 function verdictOf(f: ShownFinding): string {
   const v = f.verdict;
-  if (v) return `${v.family ?? ''}/${v.category ?? ''}, confirmed ${v.confirmed}, severity ${v.severity ?? '?'}, confidence ${v.confidence ?? '?'} — ${v.bugTitle ?? ''}: ${v.oneLiner ?? ''}`;
+  if (v)
+    return `${v.family ?? ''}/${v.category ?? ''}, confirmed ${v.confirmed}, severity ${v.severity ?? '?'}, confidence ${v.confidence ?? '?'} — ${v.bugTitle ?? ''}: ${v.oneLiner ?? ''}`;
   return KIND[f.kind] ?? f.kind;
 }
 

@@ -23,11 +23,15 @@ export function renderHtmlReport(input: ReportInput): string {
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(record.task.title)} <small>(${escapeHtml(record.task.id)})</small></h1>`);
   if (input.needsHuman) {
-    parts.push(`<p>${badge('NEEDS_HUMAN')} ${escapeHtml(`no agent runs this task until a person acknowledges it (elenchos ack ${record.task.file}):`)}</p><ul>`);
+    parts.push(
+      `<p>${badge('NEEDS_HUMAN')} ${escapeHtml(`no agent runs this task until a person acknowledges it (elenchos ack ${record.task.file}):`)}</p><ul>`,
+    );
     for (const reason of input.needsHuman.reasons) parts.push(`<li>${escapeHtml(reason)}</li>`);
     parts.push('</ul>');
   }
-  parts.push(`<p>${badge(record.state)} ${record.reason ? `<code>${escapeHtml(record.reason)}</code>` : ''} ${escapeHtml(record.message ?? '')}</p>`);
+  parts.push(
+    `<p>${badge(record.state)} ${record.reason ? `<code>${escapeHtml(record.reason)}</code>` : ''} ${escapeHtml(record.message ?? '')}</p>`,
+  );
   parts.push('<table>');
   for (const [k, v] of [
     ['run', record.runId],
@@ -36,20 +40,47 @@ export function renderHtmlReport(input: ReportInput): string {
     ['started', record.startedAt],
     ['duration', record.durationMs === null ? 'did not finish' : `${(record.durationMs / 1000).toFixed(1)} s`],
     ['base commit', record.workspace.base],
-    ['spent', record.cost ? `agent $${record.cost.agentUsd} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits` : 'not recorded'],
-    ['tools', Object.entries(record.tools).map(([t, ver]) => `${t} ${ver ?? '?'}`).join(', ')],
-    ['evidence integrity', input.manifest === null ? 'no manifest' : input.manifest.ok ? 'manifest verified' : `MANIFEST MISMATCH: ${input.manifest.problems.join('; ')}`],
-  ]) parts.push(`<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);
+    [
+      'spent',
+      record.cost
+        ? `agent $${record.cost.agentUsd} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits`
+        : 'not recorded',
+    ],
+    [
+      'tools',
+      Object.entries(record.tools)
+        .map(([t, ver]) => `${t} ${ver ?? '?'}`)
+        .join(', '),
+    ],
+    [
+      'evidence integrity',
+      input.manifest === null
+        ? 'no manifest'
+        : input.manifest.ok
+          ? 'manifest verified'
+          : `MANIFEST MISMATCH: ${input.manifest.problems.join('; ')}`,
+    ],
+  ])
+    parts.push(`<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);
   parts.push('</table><h2>Contract lock</h2><table><tr><th>file</th><th>role</th><th>sha256</th></tr>');
-  for (const file of record.contract.files) parts.push(`<tr><td>${escapeHtml(file.path)}</td><td>${escapeHtml(file.role)}</td><td><code>${escapeHtml(file.sha256)}</code></td></tr>`);
+  for (const file of record.contract.files)
+    parts.push(
+      `<tr><td>${escapeHtml(file.path)}</td><td>${escapeHtml(file.role)}</td><td><code>${escapeHtml(file.sha256)}</code></td></tr>`,
+    );
   parts.push('</table>');
   record.attempts.forEach((summary, i) => {
     const detail = input.attempts[i];
-    parts.push(`<h2>Attempt ${summary.number} (${escapeHtml(summary.kind)}) ${badge(summary.status)}</h2><p>${escapeHtml(summary.summary)}</p>`);
-    const criteria = (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ?? summary.criteria;
+    parts.push(
+      `<h2>Attempt ${summary.number} (${escapeHtml(summary.kind)}) ${badge(summary.status)}</h2><p>${escapeHtml(summary.summary)}</p>`,
+    );
+    const criteria =
+      (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
+      summary.criteria;
     parts.push('<table><tr><th>criterion</th><th>status</th><th>steps</th><th>description</th><th>note</th></tr>');
     for (const c of criteria) {
-      parts.push(`<tr><td>${escapeHtml(c.id)}</td><td>${badge(c.status)}</td><td>${escapeHtml(c.steps.join(', '))}</td><td>${escapeHtml(c.description ?? '')}</td><td>${escapeHtml(c.note ?? '')}</td></tr>`);
+      parts.push(
+        `<tr><td>${escapeHtml(c.id)}</td><td>${badge(c.status)}</td><td>${escapeHtml(c.steps.join(', '))}</td><td>${escapeHtml(c.description ?? '')}</td><td>${escapeHtml(c.note ?? '')}</td></tr>`,
+      );
     }
     parts.push('</table>');
     const findings = (detail?.findings as Finding[] | undefined) ?? [];

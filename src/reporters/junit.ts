@@ -5,14 +5,16 @@ import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 /** Escapes text for XML attributes and content. */
 export function escapeXml(value: unknown): string {
-  return String(value ?? '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;')
-    // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters outright
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return (
+    String(value ?? '')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+      .replaceAll("'", '&apos;')
+      // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters outright
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
 }
 
 type CaseOutcome = 'passed' | 'failure' | 'error';
@@ -37,7 +39,8 @@ export function renderJunit(tasks: readonly VerifiedTask[]): string {
 
 /** One task's cases as data: the counts of the suite are taken from these, never from rendered XML. */
 function junitCases(task: VerifiedTask): JunitCase[] {
-  if (task.record === null) return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '', time: '0' }];
+  if (task.record === null)
+    return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '', time: '0' }];
   const record = task.record;
   // Relative to the repository root: the same in `verify` and in `merge` of shards run on other machines.
   const evidence = `evidence: ${path.join(ELENCHOS_DIR_NAME, 'runs', record.runId)}`;
@@ -53,7 +56,14 @@ function junitCases(task: VerifiedTask): JunitCase[] {
   }));
   // The verdict is the run's, not the criteria's: a run ended by tampering or instability after the
   // verifier passed every criterion must not read green.
-  if (record.state !== 'VERIFIED') cases.push({ name: 'verdict', outcome: record.state === 'FAILED' ? 'failure' : 'error', message: why, body: `${why}\n${evidence}`, time: '0' });
+  if (record.state !== 'VERIFIED')
+    cases.push({
+      name: 'verdict',
+      outcome: record.state === 'FAILED' ? 'failure' : 'error',
+      message: why,
+      body: `${why}\n${evidence}`,
+      time: '0',
+    });
   return cases;
 }
 

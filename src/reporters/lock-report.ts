@@ -18,7 +18,10 @@ export function renderLockResult(result: LockTasksResult, io: CliIO): void {
   }
   const refused = result.tasks.filter((t) => t.status === 'refused');
   if (refused.length > 0) {
-    writeLine(io.stdout, `${refused.length} lock(s) differ from the tests as they stand; if the change is intended, run elenchos lock --update ${refused.map((t) => t.task).join(' ')} and commit the lock with it for review`);
+    writeLine(
+      io.stdout,
+      `${refused.length} lock(s) differ from the tests as they stand; if the change is intended, run elenchos lock --update ${refused.map((t) => t.task).join(' ')} and commit the lock with it for review`,
+    );
   } else if (result.tasks.some((t) => t.status !== 'unchanged')) {
     writeLine(io.stdout, 'commit the lock file(s) beside their tasks: elenchos verify and check hold the tests to them');
   }

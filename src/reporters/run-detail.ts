@@ -28,14 +28,23 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
   if (record.cost) {
     const c = record.cost;
-    out(`spent: agent $${c.agentUsd} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`);
+    out(
+      `spent: agent $${c.agentUsd} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`,
+    );
   }
-  out(`contract: ${record.contract.files.filter((f) => f.role !== 'task-canonical').map((f) => `${f.path} ${f.sha256.slice(0, 12)}`).join(', ')}`);
+  out(
+    `contract: ${record.contract.files
+      .filter((f) => f.role !== 'task-canonical')
+      .map((f) => `${f.path} ${f.sha256.slice(0, 12)}`)
+      .join(', ')}`,
+  );
   record.attempts.forEach((summary, i) => {
     const detail = shown.attempts[i];
     out();
     out(`attempt ${summary.number} (${summary.kind}) → ${summary.status}: ${summary.summary}`);
-    const criteria = (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ?? summary.criteria;
+    const criteria =
+      (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
+      summary.criteria;
     const width = Math.max(2, ...criteria.map((c) => c.id.length));
     for (const c of criteria) {
       const steps = c.steps.length > 0 ? `step ${c.steps.join(',')}` : 'no step';

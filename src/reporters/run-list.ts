@@ -11,7 +11,12 @@ export function describeSpend(cost: RunRecord['cost']): string {
 }
 
 /** One line per run: id, state and reason, task, attempts, duration, spend. */
-export function renderRunList(runs: readonly RunRecord[], unreadable: readonly UnreadableRun[], io: CliIO, needsHuman: readonly NeedsHuman[] = []): void {
+export function renderRunList(
+  runs: readonly RunRecord[],
+  unreadable: readonly UnreadableRun[],
+  io: CliIO,
+  needsHuman: readonly NeedsHuman[] = [],
+): void {
   if (runs.length === 0 && unreadable.length === 0) {
     writeHuman(io.stdout, 'no runs yet (elenchos run <task.json> stores its evidence under .elenchos/runs/)');
     return;
@@ -20,7 +25,10 @@ export function renderRunList(runs: readonly RunRecord[], unreadable: readonly U
     const state = `${run.state}${run.reason ? ` ${run.reason}` : ''}`;
     const duration = run.durationMs === null ? 'running?' : `${(run.durationMs / 1000).toFixed(1)}s`;
     const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
-    writeHuman(io.stdout, `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`);
+    writeHuman(
+      io.stdout,
+      `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`,
+    );
   }
   for (const bad of unreadable) writeHuman(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);
   for (const flagged of needsHuman) {

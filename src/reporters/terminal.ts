@@ -67,7 +67,8 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
           out(`  evidence: ${event.runDir}`);
           out(`  elenchos show ${event.runId}   ·   elenchos report ${event.runId}`);
           // The checkout was never touched: say how to take what was verified.
-          if (event.state === 'VERIFIED' && event.mode === 'run') out(`  take the change: elenchos apply ${event.runId}   (--commit to commit it, --branch for a branch)`);
+          if (event.state === 'VERIFIED' && event.mode === 'run')
+            out(`  take the change: elenchos apply ${event.runId}   (--commit to commit it, --branch for a branch)`);
           break;
       }
     },

@@ -13,13 +13,36 @@ export const MIN_GUESSED_SECRET_LENGTH = 8;
 
 // One `_`-separated word of the name is enough: GITHUB_TOKEN, DB_PASSWORD, CLIENT_SECRET_ID, NPM_AUTH_TOKEN.
 const WORDS = new Set([
-  'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWORDS', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'CREDENTIALS',
-  'APIKEY', 'PAT', 'COOKIE', 'PRIVATE', 'SESSION',
+  'TOKEN',
+  'TOKENS',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWORDS',
+  'PASSWD',
+  'PASSPHRASE',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'APIKEY',
+  'PAT',
+  'COOKIE',
+  'PRIVATE',
+  'SESSION',
 ]);
 // Words that must end the name: AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, SIGNING_KEY, but not KEYBOARD_LAYOUT.
 const LAST_WORDS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'DSN']);
 // Shell state that only looks like a credential.
-const NOT_SECRETS = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XDG_SESSION_ID', 'XDG_SESSION_TYPE', 'XDG_SESSION_CLASS', 'XDG_SESSION_DESKTOP', 'DBUS_SESSION_BUS_ADDRESS']);
+const NOT_SECRETS = new Set([
+  'PWD',
+  'OLDPWD',
+  'SSH_AUTH_SOCK',
+  'GPG_AGENT_INFO',
+  'XDG_SESSION_ID',
+  'XDG_SESSION_TYPE',
+  'XDG_SESSION_CLASS',
+  'XDG_SESSION_DESKTOP',
+  'DBUS_SESSION_BUS_ADDRESS',
+]);
 
 /** True when an environment variable's name says it holds a credential (`*_TOKEN`, `*_SECRET*`, `*_KEY`, `*PASSWORD*`, `*_PAT`, …). */
 export function looksLikeCredential(name: string): boolean {

@@ -30,7 +30,8 @@ export function scanJson(text: string, options: JsonScanOptions): JsonScanProble
   const fail = (message: string, at = i): never => {
     throw new ScanError(at, message);
   };
-  const unexpected = (): never => (i >= text.length ? fail('Unexpected end of JSON input') : fail(`Unexpected token ${JSON.stringify(text[i])}`));
+  const unexpected = (): never =>
+    i >= text.length ? fail('Unexpected end of JSON input') : fail(`Unexpected token ${JSON.stringify(text[i])}`);
   const skipSpace = () => {
     for (let c = text.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++i));
   };
@@ -91,7 +92,10 @@ export function scanJson(text: string, options: JsonScanOptions): JsonScanProble
       const { end, escaped } = scanString();
       const key = escaped ? (JSON.parse(text.slice(start, end)) as string) : text.slice(start + 1, end - 1);
       if (keys.has(key)) {
-        fail(`duplicate key ${JSON.stringify(key)} (also at line ${lineAndColumn(text, keys.get(key)!).line}); JSON readers disagree on which one wins, keep one`, start);
+        fail(
+          `duplicate key ${JSON.stringify(key)} (also at line ${lineAndColumn(text, keys.get(key)!).line}); JSON readers disagree on which one wins, keep one`,
+          start,
+        );
       }
       keys.set(key, start);
       skipSpace();

@@ -30,7 +30,8 @@ export async function readRegularFile(file: string, options: ReadRegularFileOpti
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new FileNotFoundError(`${label}: cannot read (${describeKind(info)}, not a regular file); point it at a regular file`);
+    if (!info.isFile())
+      throw new FileNotFoundError(`${label}: cannot read (${describeKind(info)}, not a regular file); point it at a regular file`);
     if (info.size > maxBytes) throw tooBig(label, info.size, maxBytes);
     // The size can grow between fstat and read: read up to one byte past the limit to notice.
     const buffer = Buffer.alloc(maxBytes + 1);
@@ -71,7 +72,13 @@ function describeOpenError(error: unknown): string {
   return String(code ?? error);
 }
 
-function describeKind(info: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+function describeKind(info: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+}): string {
   if (info.isDirectory()) return 'is a directory';
   if (info.isFIFO()) return 'is a FIFO';
   if (info.isCharacterDevice() || info.isBlockDevice()) return 'is a device';

@@ -15,6 +15,9 @@ export function capBytes(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
   // Decoding a cut multi-byte sequence yields U+FFFD; drop it rather than show it.
-  const kept = bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const kept = bytes
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return `${kept}\n[… ${bytes.length - Buffer.byteLength(kept, 'utf8')} more bytes cut]`;
 }

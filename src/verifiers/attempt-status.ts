@@ -41,7 +41,11 @@ export interface AttemptDecision {
  * not PASS (→ INCONCLUSIVE); PASS. `troubles` are in the verifier's own order of precedence.
  * A failure that names no criterion never makes a FAIL: FAIL always has a failed criterion.
  */
-export function decideAttemptStatus(criteria: readonly CriterionResult[], troubles: readonly Trouble[], summaries: Summaries): AttemptDecision {
+export function decideAttemptStatus(
+  criteria: readonly CriterionResult[],
+  troubles: readonly Trouble[],
+  summaries: Summaries,
+): AttemptDecision {
   const failed = criteria.filter((c) => c.status === 'FAIL').map((c) => c.id);
   const unjudged = criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL').map((c) => c.id);
   const decision = (status: AttemptStatus, summary: string): AttemptDecision => ({ status, summary, failed, unjudged });

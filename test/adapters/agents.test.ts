@@ -18,12 +18,33 @@ function context(type: 'claude' | 'codex' | 'command', env: Record<string, strin
     promptFile,
     taskFile: path.join(cwd, 'tasks/a.json'),
     attempt: 2,
-    config: { type, command: path.join(FIXTURES, 'bin', type), args: [], timeoutSeconds: 20, env: { FAKE_AGENT_RECORD: record, ...env }, passEnv: [], sandbox: 'none', ...extra },
-    baseEnv: { PATH: process.env.PATH, HOME: '/home/dev', ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', LT_ACCESS_KEY: 'kane-secret', LT_USERNAME: 'kane-user', UNRELATED: 'x', GITHUB_TOKEN: 'ghp_caller_token_value', AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234', ANTHROPIC_BASE_URL: 'http://proxy' },
+    config: {
+      type,
+      command: path.join(FIXTURES, 'bin', type),
+      args: [],
+      timeoutSeconds: 20,
+      env: { FAKE_AGENT_RECORD: record, ...env },
+      passEnv: [],
+      sandbox: 'none',
+      ...extra,
+    },
+    baseEnv: {
+      PATH: process.env.PATH,
+      HOME: '/home/dev',
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      OPENAI_API_KEY: 'sk-openai-test',
+      LT_ACCESS_KEY: 'kane-secret',
+      LT_USERNAME: 'kane-user',
+      UNRELATED: 'x',
+      GITHUB_TOKEN: 'ghp_caller_token_value',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234',
+      ANTHROPIC_BASE_URL: 'http://proxy',
+    },
     logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
     signal: new AbortController().signal,
   };
-  const seen = () => JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; prompt: string };
+  const seen = () =>
+    JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; prompt: string };
   return { ctx, seen };
 }
 
@@ -36,8 +57,14 @@ describe('claude adapter', () => {
     expect(s.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
     expect(s.prompt).toBe('Do the task.\n');
     expect(s.cwd).toBe(ctx.cwd);
-    expect(s.env).toMatchObject({ ANTHROPIC_API_KEY: 'sk-ant-test', ELENCHOS_ATTEMPT: '2', ELENCHOS_PROMPT_FILE: ctx.promptFile, HOME: '/home/dev' });
-    for (const key of ['LT_ACCESS_KEY', 'LT_USERNAME', 'OPENAI_API_KEY', 'UNRELATED', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY']) expect(s.env[key], key).toBeUndefined();
+    expect(s.env).toMatchObject({
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ELENCHOS_ATTEMPT: '2',
+      ELENCHOS_PROMPT_FILE: ctx.promptFile,
+      HOME: '/home/dev',
+    });
+    for (const key of ['LT_ACCESS_KEY', 'LT_USERNAME', 'OPENAI_API_KEY', 'UNRELATED', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY'])
+      expect(s.env[key], key).toBeUndefined();
     expect(readFileSync(ctx.logFile, 'utf8')).toContain('"type":"result"');
   });
 
@@ -46,7 +73,8 @@ describe('claude adapter', () => {
     await agentAdapter('claude').dispatch(ctx);
     const s = seen();
     expect(s.env.ANTHROPIC_BASE_URL).toBe('http://proxy'); // the adapter's prefix still passes what is not a credential
-    for (const key of ['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'LT_ACCESS_KEY']) expect(s.env[key], key).toBeUndefined();
+    for (const key of ['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'LT_ACCESS_KEY'])
+      expect(s.env[key], key).toBeUndefined();
   });
 
   it('never passes the verifier credentials, even when named', async () => {
@@ -58,12 +86,21 @@ describe('claude adapter', () => {
 
   it('an error result is AGENT_FAILED, with the cost still counted', async () => {
     const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'error-result' }).ctx);
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', costUsd: 0.0421, message: 'Claude Code reported an error (error_max_turns): Reached the maximum number of turns' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: 'AGENT_FAILED',
+      costUsd: 0.0421,
+      message: 'Claude Code reported an error (error_max_turns): Reached the maximum number of turns',
+    });
   });
 
   it('no result event is AGENT_FAILED', async () => {
     const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'no-result' }).ctx);
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', message: 'Claude Code ended without a result event (is the command really `claude`?)' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: 'AGENT_FAILED',
+      message: 'Claude Code ended without a result event (is the command really `claude`?)',
+    });
   });
 });
 
@@ -79,7 +116,7 @@ describe('codex adapter', () => {
     for (const key of ['LT_ACCESS_KEY', 'ANTHROPIC_API_KEY', 'UNRELATED']) expect(s.env[key], key).toBeUndefined();
   });
 
-  it('a failed turn is AGENT_FAILED with Codex\'s message', async () => {
+  it("a failed turn is AGENT_FAILED with Codex's message", async () => {
     const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'turn-failed' }).ctx);
     expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED' });
     expect((outcome as { message: string }).message).toContain('stream disconnected before completion');
@@ -89,6 +126,10 @@ describe('codex adapter', () => {
 describe('command adapter', () => {
   it('a command that cannot start is AGENT_FAILED naming it', async () => {
     const { ctx } = context('command', {}, { command: '/nonexistent/agent' });
-    expect(await agentAdapter('command').dispatch(ctx)).toMatchObject({ ok: false, reason: 'AGENT_FAILED', message: 'could not start the agent "/nonexistent/agent": ENOENT' });
+    expect(await agentAdapter('command').dispatch(ctx)).toMatchObject({
+      ok: false,
+      reason: 'AGENT_FAILED',
+      message: 'could not start the agent "/nonexistent/agent": ENOENT',
+    });
   });
 });

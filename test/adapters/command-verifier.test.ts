@@ -56,7 +56,10 @@ describe('command verifier', () => {
     const { result } = await verify('verifier-fail-first');
     expect(result).toMatchObject({ status: 'FAIL', summary: 'product failure at step 2; could not be judged: AC-001' });
     expect(byId(result)).toEqual({ 'AC-001': 'UNVERIFIED', 'AC-002': 'FAIL' });
-    expect(result.findings.map((f) => [f.step, f.kind])).toEqual([[1, 'verifier_error'], [2, 'product_failure']]);
+    expect(result.findings.map((f) => [f.step, f.kind])).toEqual([
+      [1, 'verifier_error'],
+      [2, 'product_failure'],
+    ]);
   });
 
   it('FAIL with the failing criterion when a step reports a product failure; the stream is kept', async () => {
@@ -77,7 +80,11 @@ describe('command verifier', () => {
 
   it.each([
     ['truncated', 'INCONCLUSIVE', 'the verifier exited 0 without a "done" event (its report is cut off)'],
-    ['mismatch', 'INCONCLUSIVE', 'the report does not match the test file: step 1 is "Step 1 — the form is there @verifies AC-001 (renamed)" in the report but "Step 1 — the form is there @verifies AC-001" in the test file'],
+    [
+      'mismatch',
+      'INCONCLUSIVE',
+      'the report does not match the test file: step 1 is "Step 1 — the form is there @verifies AC-001 (renamed)" in the report but "Step 1 — the form is there @verifies AC-001" in the test file',
+    ],
     ['verifier-fail', 'VERIFIER_ERROR', 'the verifier failed at step 1: browser crashed'],
   ])('%s → %s', async (mode, status, summary) => {
     page = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';

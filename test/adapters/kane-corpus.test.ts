@@ -19,7 +19,12 @@ describe('kane adapter on the real corpus', () => {
     expect(result.findings).toEqual([]);
     expect(result.details.sessionId).toBe('909760af-11ff-4cb5-8e6d-07f003ce4f73');
     expect(result.details.streamContractVersion).toBeNull();
-    expect(progress.filter((p) => p.kind === 'step-end').map((p) => p.kind === 'step-end' && p.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    expect(progress.filter((p) => p.kind === 'step-end').map((p) => p.kind === 'step-end' && p.status)).toEqual([
+      'passed',
+      'passed',
+      'passed',
+      'passed',
+    ]);
   });
 
   it('t2-home_cta-author: PASS, every criterion PASS', async () => {
@@ -60,7 +65,8 @@ describe('kane adapter on the real corpus', () => {
     expect(result.status).toBe('FAIL');
     expect(result.exitCode).toBe(1);
     expect(statuses(result)).toEqual(['PASS', 'PASS', 'PASS', 'PASS', 'FAIL']);
-    const pack = '/Users/nokitha/.testmuai/kaneai/sessions/994d16b7-6a50-4caa-bc09-491ba6663ffc/evidence/20091f19-2681-44ca-bc81-81c9e0a4587d.evidence';
+    const pack =
+      '/Users/nokitha/.testmuai/kaneai/sessions/994d16b7-6a50-4caa-bc09-491ba6663ffc/evidence/20091f19-2681-44ca-bc81-81c9e0a4587d.evidence';
     expect(result.findings).toEqual([
       {
         step: 5,
@@ -76,7 +82,8 @@ describe('kane adapter on the real corpus', () => {
           severity: 'major',
           confidence: 0.95,
           bugTitle: 'Cart total does not apply 10% auto-discount above $50 subtotal',
-          oneLiner: 'The cart subtotal was over $50, but the page still showed the full $72.00 total instead of the discounted $64.80 total.',
+          oneLiner:
+            'The cart subtotal was over $50, but the page still showed the full $72.00 total instead of the discounted $64.80 total.',
           status: 'failed',
           downgradeReason: null,
         },

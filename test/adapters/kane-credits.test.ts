@@ -21,10 +21,15 @@ describe('Kane credits', () => {
     expect(result.details.creditsConsumed).toBeNull(); // step 1 is a failing replay with no verdict; step 2 never ran
   });
 
-  it('a failing replay counts its investigation (the verdict\'s credits); a run\'s own credits are not doubled', () => {
+  it("a failing replay counts its investigation (the verdict's credits); a run's own credits are not doubled", () => {
     const state = new KaneStreamState();
     state.feed({ type: 'test_md_step_start', step_index: 1, heading: 'a' });
-    state.feed({ type: 'run_end', status: 'failed', reason: 'assertion_failed: @ step 3', verdict: { confirmed: false, credits_consumed: 2.25 } });
+    state.feed({
+      type: 'run_end',
+      status: 'failed',
+      reason: 'assertion_failed: @ step 3',
+      verdict: { confirmed: false, credits_consumed: 2.25 },
+    });
     state.feed({ type: 'test_md_step_end', step_index: 1, status: 'failed' });
     state.feed({ type: 'test_md_step_start', step_index: 2, heading: 'b' });
     state.feed({ type: 'run_end', status: 'failed', credits_consumed: 4, verdict: { credits_consumed: 1 } });

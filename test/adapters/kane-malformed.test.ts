@@ -12,7 +12,12 @@ const start = (i: number) => JSON.stringify({ type: 'test_md_step_start', step_i
 const runEnd = JSON.stringify({ type: 'run_end', status: 'passed', result_code: 100, reason_code: 'success.complete' });
 const end = (i: number) => JSON.stringify({ type: 'test_md_step_end', step_index: i, status: 'passed', duration_s: 1 });
 const closing = [
-  JSON.stringify({ type: 'test_md_summary', overall_status: 'passed', steps: { total: 2, passed: 2, failed: 0, skipped: 0 }, cancelled: false }),
+  JSON.stringify({
+    type: 'test_md_summary',
+    overall_status: 'passed',
+    steps: { total: 2, passed: 2, failed: 0, skipped: 0 },
+    cancelled: false,
+  }),
   JSON.stringify({ type: 'test_md_done', overall_status: 'passed', session_id: 'sid' }),
 ];
 
@@ -32,8 +37,16 @@ describe('kane adapter: malformed streams never pass', () => {
   });
 
   it.each([
-    ['a step_end passed with no step_start for that step', [start(1), runEnd, end(1), end(2), ...closing], 'test_md_step_end for step 2, which never started'],
-    ['a step_start after test_md_done', [start(1), runEnd, end(1), start(2), runEnd, end(2), ...closing, start(2)], 'test_md_step_start after test_md_done'],
+    [
+      'a step_end passed with no step_start for that step',
+      [start(1), runEnd, end(1), end(2), ...closing],
+      'test_md_step_end for step 2, which never started',
+    ],
+    [
+      'a step_start after test_md_done',
+      [start(1), runEnd, end(1), start(2), runEnd, end(2), ...closing, start(2)],
+      'test_md_step_start after test_md_done',
+    ],
     [
       'a step_end whose "status" is repeated (failed, then passed)',
       [start(1), runEnd, end(1), start(2), runEnd, end(2).replace('"status":"passed"', '"status":"failed","status":"passed"'), ...closing],

@@ -27,7 +27,14 @@ describe('kane adapter process handling', () => {
       url: 'http://127.0.0.1:4321/',
       variables: { plain: 'x', hidden: { value: 's3cret-value', secret: true }, start_url: 'http://elsewhere/' },
       args: ['--bug-detection', 'continue'],
-      baseEnv: { LANG: 'C.UTF-8', KANE_CLI_CDP_TIMEOUT_MS: '60000', NODE_EXTRA_CA_CERTS: '/ca.pem', AWS_SECRET_ACCESS_KEY: 'nope', LT_USERNAME: 'ann', LT_ACCESS_KEY: 'key-123' },
+      baseEnv: {
+        LANG: 'C.UTF-8',
+        KANE_CLI_CDP_TIMEOUT_MS: '60000',
+        NODE_EXTRA_CA_CERTS: '/ca.pem',
+        AWS_SECRET_ACCESS_KEY: 'nope',
+        LT_USERNAME: 'ann',
+        LT_ACCESS_KEY: 'key-123',
+      },
     });
     const argvFile = path.join(fixture.root, 'argv.json');
     fixture.ctx.env = { FAKE_KANE_ARGV_FILE: argvFile };

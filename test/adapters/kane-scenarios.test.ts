@@ -32,22 +32,41 @@ describe('kane adapter on generated 0.8.17 streams', () => {
     expect(statuses(result)).toEqual(['PASS', 'FAIL', 'UNVERIFIED']);
     expect(result.criteria[2]!.note).toBe('step 3 did not run');
     expect(result.findings).toHaveLength(1);
-    expect(result.findings[0]).toMatchObject({ step: 2, kind: 'product_failure', resultCode: 740, verdict: { confirmed: true, family: 'application_issue' } });
-    expect(result.details.steps).toMatchObject([{ status: 'passed' }, { status: 'failed', verdict: 'product_failure' }, { status: 'skipped' }]);
+    expect(result.findings[0]).toMatchObject({
+      step: 2,
+      kind: 'product_failure',
+      resultCode: 740,
+      verdict: { confirmed: true, family: 'application_issue' },
+    });
+    expect(result.details.steps).toMatchObject([
+      { status: 'passed' },
+      { status: 'failed', verdict: 'product_failure' },
+      { status: 'skipped' },
+    ]);
   });
 
   it('automation-fail:1: VERIFIER_ERROR (family automation_bug), criterion UNVERIFIED', async () => {
     const { result } = await run('automation-fail:1');
     expect(result.status).toBe('VERIFIER_ERROR');
     expect(statuses(result)).toEqual(['UNVERIFIED', 'UNVERIFIED', 'UNVERIFIED']);
-    expect(result.findings[0]).toMatchObject({ step: 1, kind: 'verifier_error', verdict: { family: 'automation_bug', category: 'agent_misstep' } });
+    expect(result.findings[0]).toMatchObject({
+      step: 1,
+      kind: 'verifier_error',
+      verdict: { family: 'automation_bug', category: 'agent_misstep' },
+    });
   });
 
   it('infra-error:3: VERIFIER_ERROR on infra_error.screenshot_failed 510', async () => {
     const { result } = await run('infra-error:3');
     expect(result.status).toBe('VERIFIER_ERROR');
     expect(statuses(result)).toEqual(['PASS', 'PASS', 'UNVERIFIED']);
-    expect(result.findings[0]).toMatchObject({ step: 3, kind: 'verifier_error', reasonCode: 'infra_error.screenshot_failed', resultCode: 510, verdict: null });
+    expect(result.findings[0]).toMatchObject({
+      step: 3,
+      kind: 'verifier_error',
+      reasonCode: 'infra_error.screenshot_failed',
+      resultCode: 510,
+      verdict: null,
+    });
   });
 
   it('no-credentials: exit 2 with nothing on stdout is a VERIFIER_ERROR naming the auth error', async () => {
@@ -111,7 +130,7 @@ describe('kane adapter on generated 0.8.17 streams', () => {
     expect(result.details).toMatchObject({ kaneVersion: null, streamContractVersion: null });
   });
 
-  it('a test file Kane refuses (unknown frontmatter key): exit 2, VERIFIER_ERROR with Kane\'s message', async () => {
+  it("a test file Kane refuses (unknown frontmatter key): exit 2, VERIFIER_ERROR with Kane's message", async () => {
     const fixture = kaneFixture({ text: `---\ntest_id: 7\n---\n${simpleTest(1)}` });
     const result = await kaneAdapter.verify(fixture.ctx);
     expect(result.status).toBe('VERIFIER_ERROR');

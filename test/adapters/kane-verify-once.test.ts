@@ -51,20 +51,42 @@ describe('verifyOnce', () => {
   it('loads config and task, runs kane against the app, and passes when it answers', async () => {
     const cwd = repo('pass');
     const progress: string[] = [];
-    const result = await verifyOnce({ cwd, taskFile: 'tasks/add-task.json', url: okUrl, env: env(), evidenceDir: tempDir(), onProgress: (p) => progress.push(p.kind) });
+    const result = await verifyOnce({
+      cwd,
+      taskFile: 'tasks/add-task.json',
+      url: okUrl,
+      env: env(),
+      evidenceDir: tempDir(),
+      onProgress: (p) => progress.push(p.kind),
+    });
     expect(result.status).toBe('PASS');
-    expect(result.criteria.map((c) => [c.id, c.status])).toEqual([['AC-001', 'PASS'], ['AC-002', 'PASS']]);
+    expect(result.criteria.map((c) => [c.id, c.status])).toEqual([
+      ['AC-001', 'PASS'],
+      ['AC-002', 'PASS'],
+    ]);
     expect(progress).toEqual(['step-start', 'step-end', 'step-start', 'step-end']);
   });
 
   it('fails step 1 as a product failure when the app does not answer 2xx', async () => {
-    const result = await verifyOnce({ cwd: repo('pass'), taskFile: 'tasks/add-task.json', url: brokenUrl, env: env(), evidenceDir: tempDir() });
+    const result = await verifyOnce({
+      cwd: repo('pass'),
+      taskFile: 'tasks/add-task.json',
+      url: brokenUrl,
+      env: env(),
+      evidenceDir: tempDir(),
+    });
     expect(result.status).toBe('FAIL');
-    expect(result.findings[0]).toMatchObject({ step: 1, kind: 'product_failure', verdict: { oneLiner: `${brokenUrl} did not answer with a 2xx status` } });
+    expect(result.findings[0]).toMatchObject({
+      step: 1,
+      kind: 'product_failure',
+      verdict: { oneLiner: `${brokenUrl} did not answer with a 2xx status` },
+    });
   });
 
   it('rejects a --url that is not http(s)', async () => {
-    await expect(verifyOnce({ cwd: repo('pass'), taskFile: 'tasks/add-task.json', url: 'ftp://x', env: env(), evidenceDir: tempDir() })).rejects.toThrow('must be http:// or https://');
+    await expect(
+      verifyOnce({ cwd: repo('pass'), taskFile: 'tasks/add-task.json', url: 'ftp://x', env: env(), evidenceDir: tempDir() }),
+    ).rejects.toThrow('must be http:// or https://');
   });
 });
 
@@ -82,7 +104,10 @@ describe('elenchos verify --verifier-only (built CLI)', () => {
   });
 
   it('--json prints the result; exit 1 on a product FAIL', async () => {
-    const run = await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--json', '--evidence', tempDir()], repo('product-fail:2'));
+    const run = await cli(
+      ['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--json', '--evidence', tempDir()],
+      repo('product-fail:2'),
+    );
     expect(run.code).toBe(1);
     const result = JSON.parse(run.stdout);
     expect(result.status).toBe('FAIL');
@@ -91,8 +116,13 @@ describe('elenchos verify --verifier-only (built CLI)', () => {
   });
 
   it('exit 2 on a verifier error and on an inconclusive stream', async () => {
-    expect((await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--evidence', tempDir()], repo('no-credentials'))).code).toBe(2);
-    expect((await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--evidence', tempDir()], repo('truncated'))).code).toBe(2);
+    expect(
+      (await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--evidence', tempDir()], repo('no-credentials')))
+        .code,
+    ).toBe(2);
+    expect(
+      (await cli(['verify', 'tasks/add-task.json', '--verifier-only', '--url', okUrl, '--evidence', tempDir()], repo('truncated'))).code,
+    ).toBe(2);
   });
 
   it('without --verifier-only runs the full mode, which needs app.command; --verifier-only needs --url (exit 3 both)', async () => {

@@ -44,23 +44,25 @@ describe('a verifier printing a 50 MB line without a newline', () => {
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const result = await commandAdapter.verify({
-      cwd,
-      testFile: path.join(cwd, 'tests/add.md'),
-      testFileLabel: 'tests/add.md',
-      url,
-      criteria,
-      map: mapCriteria(criteria, parseTestMd(TEST_MD).steps),
-      variables: {},
-      command: path.join(FIXTURES, 'bin/fake-verifier'),
-      args: [],
-      env: { FAKE_VERIFIER_MODE: 'huge-line' },
-      baseEnv: { PATH: process.env.PATH },
-      timeoutMs: 60_000,
-      evidenceDir: path.join(cwd, 'evidence'),
-      browserPath: undefined,
-      signal: new AbortController().signal,
-    }).finally(() => clearInterval(sampler));
+    const result = await commandAdapter
+      .verify({
+        cwd,
+        testFile: path.join(cwd, 'tests/add.md'),
+        testFileLabel: 'tests/add.md',
+        url,
+        criteria,
+        map: mapCriteria(criteria, parseTestMd(TEST_MD).steps),
+        variables: {},
+        command: path.join(FIXTURES, 'bin/fake-verifier'),
+        args: [],
+        env: { FAKE_VERIFIER_MODE: 'huge-line' },
+        baseEnv: { PATH: process.env.PATH },
+        timeoutMs: 60_000,
+        evidenceDir: path.join(cwd, 'evidence'),
+        browserPath: undefined,
+        signal: new AbortController().signal,
+      })
+      .finally(() => clearInterval(sampler));
     expect(result.status).toBe('INCONCLUSIVE');
     expect(result.summary).toMatch(/line longer than Elenchos accepts/);
     expect(statSync(path.join(cwd, 'evidence/events.ndjson')).size).toBeGreaterThan(50 * 1024 * 1024);

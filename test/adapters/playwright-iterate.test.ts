@@ -18,7 +18,16 @@ describe('verify --headed/--grep/--debug', () => {
   it('passes the flags to Playwright as they are, and a headed run drops the --headless switch', async () => {
     expect(iterateArgs(undefined)).toEqual([]);
     expect(iterateArgs({ headed: true, grep: 'adds @AC-1', debug: true })).toEqual(['--headed', '--grep', 'adds @AC-1', '--debug']);
-    const base: PlaywrightConfigOptions = { testFile: '/p/tests/a.spec.ts', evidenceDir: '/e', baseURL: 'http://127.0.0.1:1/', browserPath: undefined, extraArgs: [], retries: 1, trace: 'on-first-retry', userConfig: null };
+    const base: PlaywrightConfigOptions = {
+      testFile: '/p/tests/a.spec.ts',
+      evidenceDir: '/e',
+      baseURL: 'http://127.0.0.1:1/',
+      browserPath: undefined,
+      extraArgs: [],
+      retries: 1,
+      trace: 'on-first-retry',
+      userConfig: null,
+    };
     const files = { config: '/e/c.mjs', report: '/e/r.json', outputDir: '/e/o', notes: '/e/n.json' };
     const generatedConfig = (extra: Partial<PlaywrightConfigOptions>) => ownedConfig({ ...base, ...extra }, files, '/e/progress.mjs');
     const headed = generatedConfig({ headed: true });
@@ -33,10 +42,19 @@ describe('verify --headed/--grep/--debug', () => {
     const { root, env } = makeProject();
     expect(runCli(['verify', '--headed'], root, env)).toMatchObject({
       code: 3,
-      stderr: 'elenchos: --headed, --grep and --debug are for writing a spec against a running app: add --verifier-only --url <url> and one task\n',
+      stderr:
+        'elenchos: --headed, --grep and --debug are for writing a spec against a running app: add --verifier-only --url <url> and one task\n',
     });
-    const kane = runCli(['verify', '--verifier-only', '--url', 'http://127.0.0.1:9/', '--grep', 'x', '--debug', 'tasks/add-task.json'], root, env);
-    expect(kane).toMatchObject({ code: 3, stderr: 'elenchos: --grep, --debug: Playwright options, but tasks/add-task.json is verified by the kane verifier; drop --grep, --debug\n' });
+    const kane = runCli(
+      ['verify', '--verifier-only', '--url', 'http://127.0.0.1:9/', '--grep', 'x', '--debug', 'tasks/add-task.json'],
+      root,
+      env,
+    );
+    expect(kane).toMatchObject({
+      code: 3,
+      stderr:
+        'elenchos: --grep, --debug: Playwright options, but tasks/add-task.json is verified by the kane verifier; drop --grep, --debug\n',
+    });
   });
 });
 
@@ -55,7 +73,14 @@ describe.runIf(hasChromium)('verify --grep against a real app', { timeout: 120_0
 
   it('runs only the matching tests; the others did not run, and their criteria are not judged on a subset', async () => {
     const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-    const ctx = await verifyContext({ cwd: project, spec: 'tests/mapping.spec.ts', url: app.url, evidenceDir, criteria: criteria(3), args: ['--retries=0'] });
+    const ctx = await verifyContext({
+      cwd: project,
+      spec: 'tests/mapping.spec.ts',
+      url: app.url,
+      evidenceDir,
+      criteria: criteria(3),
+      args: ['--retries=0'],
+    });
     const result = await playwrightAdapter.verify({ ...ctx, iterate: { headed: false, debug: false, grep: 'lists (first|second)' } });
     expect(result.findings).toEqual([]);
     expect((result.details.tests as { index: number; outcome: string }[]).map((t) => [t.index, t.outcome])).toEqual([

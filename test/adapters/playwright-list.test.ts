@@ -7,11 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTasks } from '../../src/core/check.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
-import { FIXTURE_SPECS, REPO_ROOT, copyFixtureSpecs, criteria, linkNodeModules, verifyContext } from '../fixtures/playwright/verify-context.js';
+import {
+  FIXTURE_SPECS,
+  REPO_ROOT,
+  copyFixtureSpecs,
+  criteria,
+  linkNodeModules,
+  verifyContext,
+} from '../fixtures/playwright/verify-context.js';
 import { taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 
 const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/.bin/playwright');
-const SPECS = readdirSync(FIXTURE_SPECS).filter((name) => name.endsWith('.spec.ts')).sort();
+const SPECS = readdirSync(FIXTURE_SPECS)
+  .filter((name) => name.endsWith('.spec.ts'))
+  .sort();
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
 const options = (root: string) => ({ root, command: undefined, env: {}, baseEnv: process.env });
 let project: string;
@@ -35,11 +44,23 @@ function playwrightList(spec: string): { heading: string; verifies: string[] }[]
     env: { ...process.env, FORCE_COLOR: '0' },
   });
   const tests: { heading: string; verifies: string[]; line: number; column: number }[] = [];
-  type Suite = { title: string; specs?: { title: string; line: number; column: number; tags: string[]; tests: { annotations: { type: string; description?: string }[] }[] }[]; suites?: Suite[] };
+  type Suite = {
+    title: string;
+    specs?: {
+      title: string;
+      line: number;
+      column: number;
+      tags: string[];
+      tests: { annotations: { type: string; description?: string }[] }[];
+    }[];
+    suites?: Suite[];
+  };
   const walk = (suite: Suite, titles: string[]) => {
     for (const s of suite.specs ?? []) {
       for (const t of s.tests) {
-        const ids = [...s.tags, ...t.annotations.filter((a) => a.type === 'verifies').map((a) => a.description ?? '')].filter((x) => /^AC-\d+$/.test(x));
+        const ids = [...s.tags, ...t.annotations.filter((a) => a.type === 'verifies').map((a) => a.description ?? '')].filter((x) =>
+          /^AC-\d+$/.test(x),
+        );
         tests.push({ heading: [...titles, s.title].join(' › '), verifies: [...new Set(ids)], line: s.line, column: s.column });
       }
     }
@@ -83,7 +104,9 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     });
     const report = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
     expect(report.tasks[0]?.problems).toEqual([]);
-    expect(report.tasks[0]?.steps.map((s) => [s.heading, s.criteria])).toEqual(playwrightList('mapping.spec.ts').map((t) => [t.heading, t.verifies]));
+    expect(report.tasks[0]?.steps.map((s) => [s.heading, s.criteria])).toEqual(
+      playwrightList('mapping.spec.ts').map((t) => [t.heading, t.verifies]),
+    );
     // Same content is listed once per process; new content is listed again.
     writeFiles(root, { 'tests/mapping.spec.ts': spec.replace('adds an annotation', 'adds a renamed annotation') });
     const again = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
@@ -92,12 +115,14 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
 
   it('refuses a spec Playwright cannot load, naming the file, and a project without Playwright, saying what to install', async () => {
     writeFiles(project, { 'tests/broken.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {\n" });
-    await expect(playwrightAdapter.readSteps(path.join(project, 'tests/broken.spec.ts'), options(project))).rejects.toThrow(/^tests\/broken\.spec\.ts: Playwright cannot load the spec/);
+    await expect(playwrightAdapter.readSteps(path.join(project, 'tests/broken.spec.ts'), options(project))).rejects.toThrow(
+      /^tests\/broken\.spec\.ts: Playwright cannot load the spec/,
+    );
     const bare = tempDir('elenchos-pw-bare-');
     writeFiles(bare, { 'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {});\n" });
-    await expect(playwrightAdapter.readSteps(path.join(bare, 'tests/a.spec.ts'), { ...options(bare), baseEnv: { PATH: '/usr/bin:/bin' } })).rejects.toThrow(
-      /^tests\/a\.spec\.ts: .*install @playwright\/test/,
-    );
+    await expect(
+      playwrightAdapter.readSteps(path.join(bare, 'tests/a.spec.ts'), { ...options(bare), baseEnv: { PATH: '/usr/bin:/bin' } }),
+    ).rejects.toThrow(/^tests\/a\.spec\.ts: .*install @playwright\/test/);
   });
 });
 
@@ -112,7 +137,14 @@ describe.runIf(hasChromium)('a run maps as the listing did', { timeout: 120_000 
 
   it('passes the tricky spec with every criterion judged and no disagreement', async () => {
     const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-    const ctx = await verifyContext({ cwd: project, spec: 'tests/mapping.spec.ts', url: app.url, evidenceDir, criteria: criteria(3), args: ['--retries=0'] });
+    const ctx = await verifyContext({
+      cwd: project,
+      spec: 'tests/mapping.spec.ts',
+      url: app.url,
+      evidenceDir,
+      criteria: criteria(3),
+      args: ['--retries=0'],
+    });
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status, result.summary).toBe('PASS');
     expect(result.findings).toEqual([]);

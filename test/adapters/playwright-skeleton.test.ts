@@ -24,10 +24,24 @@ describe.runIf(hasChromium)('the authored Playwright skeleton', () => {
     const project = tempDir('elenchos-pw-skeleton-');
     linkNodeModules(project);
     mkdirSync(path.join(project, 'tests'));
-    const task = { id: 'add-task', title: 'Add a task', description: 'd', acceptanceCriteria: criteria(2), verification: { testFile: 'tests/a.spec.ts' } };
+    const task = {
+      id: 'add-task',
+      title: 'Add a task',
+      description: 'd',
+      acceptanceCriteria: criteria(2),
+      verification: { testFile: 'tests/a.spec.ts' },
+    };
     writeFileSync(path.join(project, 'tests/a.spec.ts'), specSkeleton(task));
     const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-    const ctx = await verifyContext({ cwd: project, spec: 'tests/a.spec.ts', url: app.url, evidenceDir, criteria: criteria(2), browserPath: '/usr/bin/chromium', timeoutMs: 150_000 });
+    const ctx = await verifyContext({
+      cwd: project,
+      spec: 'tests/a.spec.ts',
+      url: app.url,
+      evidenceDir,
+      criteria: criteria(2),
+      browserPath: '/usr/bin/chromium',
+      timeoutMs: 150_000,
+    });
     expect(ctx.map.unmapped).toEqual([]);
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status, result.summary).toBe('INCONCLUSIVE');

@@ -23,7 +23,8 @@ describe('lockedInputs', () => {
   it('follows relative imports transitively and stays inside the repository', async () => {
     const root = tempDir();
     writeFiles(root, {
-      'tests/a.spec.ts': "import { x } from './helpers/x.js';\nimport data from './data.json';\nimport { test } from '@playwright/test';\nconst y = require('../shared');\nimport('./lazy');\n// import './commented';\n",
+      'tests/a.spec.ts':
+        "import { x } from './helpers/x.js';\nimport data from './data.json';\nimport { test } from '@playwright/test';\nconst y = require('../shared');\nimport('./lazy');\n// import './commented';\n",
       'tests/helpers/x.ts': "export * from './y';\nexport const x = 1;\n",
       'tests/helpers/y.mjs': "import '../../../outside.js';\n",
       'tests/data.json': '{}',
@@ -46,7 +47,10 @@ describe('playwrightCommand', () => {
   it('prefers the configured command, then the nearest node_modules/.bin, then npx without installing', () => {
     const root = tempDir();
     writeFiles(root, { 'node_modules/.bin/playwright': '', 'deep/er/x': '' });
-    expect(playwrightCommand(path.join(root, 'deep/er'), undefined)).toEqual({ command: path.join(root, 'node_modules/.bin/playwright'), args: [] });
+    expect(playwrightCommand(path.join(root, 'deep/er'), undefined)).toEqual({
+      command: path.join(root, 'node_modules/.bin/playwright'),
+      args: [],
+    });
     expect(playwrightCommand(root, 'npx')).toEqual({ command: 'npx', args: ['--no', 'playwright'] });
     expect(playwrightCommand(root, 'yarn playwright')).toEqual({ command: 'yarn', args: ['playwright'] });
   });
@@ -55,25 +59,58 @@ describe('playwrightCommand', () => {
 describe('classifyPlaywright', () => {
   const ok: ProcessFacts = { exitCode: 1, timedOut: false, aborted: false, spawnError: null, stderrTail: '', timeoutMs: 60_000 };
   const spec = (title: string, line: number, results: { status: string; errors?: string[] }[], status: string) => ({
-    title, line, column: 1, file: 'a.spec.ts', tags: [title.match(/@(\S+)/)?.[1] ?? ''],
-    tests: [{ status, expectedStatus: 'passed', annotations: [], results: results.map((r, retry) => ({ status: r.status, retry, errors: (r.errors ?? []).map((message) => ({ message })), attachments: [] })) }],
+    title,
+    line,
+    column: 1,
+    file: 'a.spec.ts',
+    tags: [title.match(/@(\S+)/)?.[1] ?? ''],
+    tests: [
+      {
+        status,
+        expectedStatus: 'passed',
+        annotations: [],
+        results: results.map((r, retry) => ({
+          status: r.status,
+          retry,
+          errors: (r.errors ?? []).map((message) => ({ message })),
+          attachments: [],
+        })),
+      },
+    ],
   });
   const classify = (specs: unknown[], facts = ok, n = 2) => {
     const cs = criteria(n);
     const report = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs }] });
     // The listing and the run see the same tests: the map comes from the report's own tests.
-    return classifyPlaywright({ criteria: cs, map: mapCriteria(cs, declaredSteps(report.tests)), process: facts, report: { ok: true, report } });
+    return classifyPlaywright({
+      criteria: cs,
+      map: mapCriteria(cs, declaredSteps(report.tests)),
+      process: facts,
+      report: { ok: true, report },
+    });
   };
 
   it('treats a non-assertion error as unattributed (INCONCLUSIVE), not a product failure', () => {
-    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: ["TypeError: Cannot read properties of undefined (reading 'x')"] }], 'unexpected')]);
+    const result = classify([
+      spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'),
+      spec(
+        'two @AC-002',
+        2,
+        [{ status: 'failed', errors: ["TypeError: Cannot read properties of undefined (reading 'x')"] }],
+        'unexpected',
+      ),
+    ]);
     expect(result.status).toBe('INCONCLUSIVE');
     expect(result.findings[0]).toMatchObject({ step: 2, kind: 'unattributed_failure', reasonCode: 'error' });
   });
 
   it("treats a navigation the app refused as the app's failure (VERIFIER_ERROR), not the product's", () => {
-    const refused = 'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/\nCall log:\n  - navigating to "http://127.0.0.1:9/", waiting until "load"\n';
-    const result = classify([spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'failed', errors: [refused] }], 'unexpected')]);
+    const refused =
+      'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/\nCall log:\n  - navigating to "http://127.0.0.1:9/", waiting until "load"\n';
+    const result = classify([
+      spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'),
+      spec('two @AC-002', 2, [{ status: 'failed', errors: [refused] }], 'unexpected'),
+    ]);
     expect(result.status).toBe('VERIFIER_ERROR');
     expect(result.findings[0]).toMatchObject({ step: 2, kind: 'verifier_error', reasonCode: 'app_unreachable' });
     expect(result.summary).toMatch(/the app's failure/);
@@ -95,20 +132,40 @@ describe('classifyPlaywright', () => {
     const cs = criteria(1);
     const listed = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs: [spec('declared @AC-001', 1, [], 'skipped')] }] });
     const steps = declaredSteps(listed.tests);
-    const report = parseJsonReport({ suites: [{ file: 'a.spec.ts', specs: [spec('renamed @AC-001', 1, [{ status: 'passed' }], 'expected')] }] });
-    const result = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, steps), process: { ...ok, exitCode: 0 }, report: { ok: true, report } });
+    const report = parseJsonReport({
+      suites: [{ file: 'a.spec.ts', specs: [spec('renamed @AC-001', 1, [{ status: 'passed' }], 'expected')] }],
+    });
+    const result = classifyPlaywright({
+      criteria: cs,
+      map: mapCriteria(cs, steps),
+      process: { ...ok, exitCode: 0 },
+      report: { ok: true, report },
+    });
     expect(result.status).toBe('INCONCLUSIVE');
     expect(result.findings.map((f) => f.reasonCode)).toEqual(['test_missing', 'test_undeclared']);
   });
 
   it('is a VERIFIER_ERROR for errors outside the tests, and PASS needs exit code 0', () => {
-    const passing = [spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'), spec('two @AC-002', 2, [{ status: 'passed' }], 'expected')];
+    const passing = [
+      spec('one @AC-001', 1, [{ status: 'passed' }], 'expected'),
+      spec('two @AC-002', 2, [{ status: 'passed' }], 'expected'),
+    ];
     expect(classify(passing, { ...ok, exitCode: 0 }).status).toBe('PASS');
     expect(classify(passing, { ...ok, exitCode: 1 }).status).toBe('INCONCLUSIVE');
     const cs = criteria(1);
-    const broken = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, []), process: ok, report: { ok: true, report: parseJsonReport({ suites: [], errors: [{ message: 'SyntaxError: Unexpected token' }] }) } });
+    const broken = classifyPlaywright({
+      criteria: cs,
+      map: mapCriteria(cs, []),
+      process: ok,
+      report: { ok: true, report: parseJsonReport({ suites: [], errors: [{ message: 'SyntaxError: Unexpected token' }] }) },
+    });
     expect(broken).toMatchObject({ status: 'VERIFIER_ERROR', summary: expect.stringMatching(/outside the tests: SyntaxError/) });
-    const garbage = classifyPlaywright({ criteria: cs, map: mapCriteria(cs, []), process: ok, report: { ok: false, reason: "Playwright's JSON report is not valid JSON" } });
+    const garbage = classifyPlaywright({
+      criteria: cs,
+      map: mapCriteria(cs, []),
+      process: ok,
+      report: { ok: false, reason: "Playwright's JSON report is not valid JSON" },
+    });
     expect(garbage.status).toBe('VERIFIER_ERROR');
   });
 });

@@ -63,44 +63,60 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe('the project\'s playwright.config', { timeout: 180_000 }, () => {
+describe("the project's playwright.config", { timeout: 180_000 }, () => {
   it('is locked with the spec: it is code the runner loads', async () => {
     expect(await playwrightLockedInputs(project, 'tests/viewport.spec.ts')).toEqual(['config/sizes.ts', 'playwright.config.ts']);
   });
 
   it('decides the projects the listing shows, Chromium ones only', async () => {
-    const steps = await playwrightAdapter.readSteps(path.join(project, 'tests/viewport.spec.ts'), { root: project, command: undefined, env: {}, baseEnv: process.env });
+    const steps = await playwrightAdapter.readSteps(path.join(project, 'tests/viewport.spec.ts'), {
+      root: project,
+      command: undefined,
+      env: {},
+      baseEnv: process.env,
+    });
     expect(steps.map((s) => [s.heading, s.verifies])).toEqual([
       ['[desktop] sees the heading in its own viewport @AC-001', ['AC-001']],
       ['[narrow] sees the heading in its own viewport @AC-001', ['AC-001']],
     ]);
   });
 
-  it.runIf(hasChromium)('keeps use, timeout, expect and projects; owns baseURL, reporters, retries and the browser, and says so', async () => {
-    const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-    const notes: string[] = [];
-    const ctx = await verifyContext({
-      cwd: project,
-      spec: 'tests/viewport.spec.ts',
-      url: app.url,
-      evidenceDir,
-      criteria: criteria(1),
-      onProgress: (p: VerifierProgress) => void (p.kind === 'note' && notes.push(p.message)),
-    });
-    const result = await playwrightAdapter.verify(ctx);
-    expect(result.status, `${result.summary}\n${JSON.stringify(result.findings, null, 2)}`).toBe('PASS');
-    expect(notes).toEqual([
-      'playwright.config.ts: retries is ignored: Elenchos retries once to see flaky tests (verifier.args ["--retries=N"] changes it)',
-      'playwright.config.ts: reporter is ignored: Elenchos reads its own JSON report',
-      'playwright.config.ts: webServer is ignored: Elenchos starts the app itself (app.command)',
-      'playwright.config.ts: use.baseURL is ignored: the app Elenchos started',
-      'playwright.config.ts: use.trace is ignored: Elenchos records traces of failures at the price of a bare run',
-      'playwright.config.ts: project "setup" is not run: it selects its own test files',
-      'playwright.config.ts: project "firefox" is not run: Elenchos runs Chromium, not firefox',
-    ]);
-    expect(result.details.configNotes).toEqual(notes);
-    // The user's html reporter and trace: 'on' did not run: nothing but Elenchos's evidence.
-    expect(readdirSync(evidenceDir).sort()).toEqual(['config-notes.json', 'playwright', 'playwright.config.ts', 'progress-reporter.mjs', 'report.json', 'stderr.log', 'stdout.log']);
-    expect(existsSync(path.join(project, 'playwright-report'))).toBe(false);
-  });
+  it.runIf(hasChromium)(
+    'keeps use, timeout, expect and projects; owns baseURL, reporters, retries and the browser, and says so',
+    async () => {
+      const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
+      const notes: string[] = [];
+      const ctx = await verifyContext({
+        cwd: project,
+        spec: 'tests/viewport.spec.ts',
+        url: app.url,
+        evidenceDir,
+        criteria: criteria(1),
+        onProgress: (p: VerifierProgress) => void (p.kind === 'note' && notes.push(p.message)),
+      });
+      const result = await playwrightAdapter.verify(ctx);
+      expect(result.status, `${result.summary}\n${JSON.stringify(result.findings, null, 2)}`).toBe('PASS');
+      expect(notes).toEqual([
+        'playwright.config.ts: retries is ignored: Elenchos retries once to see flaky tests (verifier.args ["--retries=N"] changes it)',
+        'playwright.config.ts: reporter is ignored: Elenchos reads its own JSON report',
+        'playwright.config.ts: webServer is ignored: Elenchos starts the app itself (app.command)',
+        'playwright.config.ts: use.baseURL is ignored: the app Elenchos started',
+        'playwright.config.ts: use.trace is ignored: Elenchos records traces of failures at the price of a bare run',
+        'playwright.config.ts: project "setup" is not run: it selects its own test files',
+        'playwright.config.ts: project "firefox" is not run: Elenchos runs Chromium, not firefox',
+      ]);
+      expect(result.details.configNotes).toEqual(notes);
+      // The user's html reporter and trace: 'on' did not run: nothing but Elenchos's evidence.
+      expect(readdirSync(evidenceDir).sort()).toEqual([
+        'config-notes.json',
+        'playwright',
+        'playwright.config.ts',
+        'progress-reporter.mjs',
+        'report.json',
+        'stderr.log',
+        'stdout.log',
+      ]);
+      expect(existsSync(path.join(project, 'playwright-report'))).toBe(false);
+    },
+  );
 });

@@ -7,7 +7,14 @@ import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.
 import { findMarkedProcesses } from '../../src/verifiers/playwright/sweep-browsers.js';
 import type { VerificationResult, VerifierProgress } from '../../src/verifiers/types.js';
 import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
-import { copyFixtureSpecs, criteria, linkNodeModules, listTree, verifyContext, type ContextOptions } from '../fixtures/playwright/verify-context.js';
+import {
+  copyFixtureSpecs,
+  criteria,
+  linkNodeModules,
+  listTree,
+  verifyContext,
+  type ContextOptions,
+} from '../fixtures/playwright/verify-context.js';
 import { tempDir } from '../helpers/temp.js';
 
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
@@ -79,10 +86,20 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     expect(result.status, result.summary).toBe('FAIL');
     expect(statuses(result)).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
     const [finding] = result.findings as PlaywrightFinding[];
-    expect(finding).toMatchObject({ step: 2, kind: 'product_failure', reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Reset' })", lastUrl: app.url });
-    expect(finding?.reason).toBe(`waited for getByRole('button', { name: 'Reset' }) on ${app.url}, which never appeared (locator.click: Test timeout of 2500ms exceeded.)`);
+    expect(finding).toMatchObject({
+      step: 2,
+      kind: 'product_failure',
+      reasonCode: 'locator_timeout',
+      locator: "getByRole('button', { name: 'Reset' })",
+      lastUrl: app.url,
+    });
+    expect(finding?.reason).toBe(
+      `waited for getByRole('button', { name: 'Reset' }) on ${app.url}, which never appeared (locator.click: Test timeout of 2500ms exceeded.)`,
+    );
     // Every error of the test, the one naming the locator first, call log and code frame whole.
-    expect(finding?.detail).toMatch(/^Error: locator\.click: Test timeout of 2500ms exceeded\.\nCall log:\n {2}- waiting for getByRole\('button', \{ name: 'Reset' \}\)/);
+    expect(finding?.detail).toMatch(
+      /^Error: locator\.click: Test timeout of 2500ms exceeded\.\nCall log:\n {2}- waiting for getByRole\('button', \{ name: 'Reset' \}\)/,
+    );
     expect(finding?.detail).toContain('Test timeout of 2500ms exceeded.');
     expect(finding?.detail).toContain("> 12 |   await page.getByRole('button', { name: 'Reset' }).click();");
     // Repository-relative, never into the (removed) worktree.
@@ -94,7 +111,12 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
   it("fails the criterion when an action's own timeout runs out waiting for an element", async () => {
     const result = await verify('timeout.spec.ts', { criteria: criteria(1), args: ['--retries=0'] });
     expect(result.status, result.summary).toBe('FAIL');
-    expect(result.findings[0]).toMatchObject({ step: 1, kind: 'product_failure', reasonCode: 'locator_timeout', locator: "locator('#never-there')" });
+    expect(result.findings[0]).toMatchObject({
+      step: 1,
+      kind: 'product_failure',
+      reasonCode: 'locator_timeout',
+      locator: "locator('#never-there')",
+    });
   });
 
   it('a confirmed failure wins over another test the verifier could not judge, which is named', async () => {
@@ -110,7 +132,7 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     const detail = result.findings[0]!.detail ?? '';
     expect(detail).toContain('- Expected  - 1\n+ Received  + 0');
     expect(detail).toContain('-   "third",');
-    expect(detail).toContain("locator resolved to 2 elements");
+    expect(detail).toContain('locator resolved to 2 elements');
   });
 
   it('is a verifier error when a test times out on something that is not an element of the page', async () => {
@@ -182,7 +204,13 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
   it('is a verifier error when the report is missing (playwright is not what it claims to be)', async () => {
     const fake = path.join(tempDir('elenchos-pw-fake-'), 'fake-playwright');
     writeFileSync(fake, '#!/bin/sh\necho "not playwright"\nexit 0\n', { mode: 0o755 });
-    const ctx = await verifyContext({ cwd: project, spec: 'tests/pass.spec.ts', url: app.url, evidenceDir: path.join(tempDir(), 'v'), criteria: criteria(2) });
+    const ctx = await verifyContext({
+      cwd: project,
+      spec: 'tests/pass.spec.ts',
+      url: app.url,
+      evidenceDir: path.join(tempDir(), 'v'),
+      criteria: criteria(2),
+    });
     const result = await playwrightAdapter.verify({ ...ctx, command: fake });
     expect(result.status).toBe('VERIFIER_ERROR');
     expect(result.summary).toMatch(/no JSON report/);

@@ -17,7 +17,13 @@ describe('startProcess / runProcess', () => {
     const out: string[] = [];
     const err: string[] = [];
     const script = "printf '{\\377\\376}\\r\\na\\000b\\nlast'; printf 'e\\377\\r\\n' >&2";
-    const result = await runProcess('sh', ['-c', script], { cwd: dir, env, ...files, onStdoutLine: (l) => out.push(l), onStderrLine: (l) => err.push(l) });
+    const result = await runProcess('sh', ['-c', script], {
+      cwd: dir,
+      env,
+      ...files,
+      onStdoutLine: (l) => out.push(l),
+      onStderrLine: (l) => err.push(l),
+    });
     expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false, aborted: false, outputCapped: false, spawnError: null });
     expect(readFileSync(files.stdoutFile).toString('hex')).toBe('7bfffe7d0d0a6100620a6c617374');
     expect(readFileSync(files.stderrFile).toString('hex')).toBe('65ff0d0a');
@@ -43,7 +49,13 @@ describe('startProcess / runProcess', () => {
 
   it('on abort, escalates to SIGKILL when the leader ignores SIGTERM', async () => {
     const controller = new AbortController();
-    const child = startProcess('sh', ['-c', "trap '' TERM; echo up; sleep 60"], { cwd: tempDir(), env, signal: controller.signal, graceMs: 300, onStdoutLine: () => controller.abort() });
+    const child = startProcess('sh', ['-c', "trap '' TERM; echo up; sleep 60"], {
+      cwd: tempDir(),
+      env,
+      signal: controller.signal,
+      graceMs: 300,
+      onStdoutLine: () => controller.abort(),
+    });
     const result = await child.done;
     expect(result).toMatchObject({ aborted: true, signal: 'SIGKILL' });
     expect(live(child.pid!)).toEqual([]);
@@ -51,7 +63,13 @@ describe('startProcess / runProcess', () => {
 
   it('cuts a runaway at maxOutputBytes: flagged, killed, the file kept near the cap', async () => {
     const file = path.join(tempDir(), 'out');
-    const result = await runProcess('sh', ['-c', 'yes 0123456789abcdef'], { cwd: tempDir(), env, stdoutFile: file, maxOutputBytes: 1_000_000, keepBytes: 17 });
+    const result = await runProcess('sh', ['-c', 'yes 0123456789abcdef'], {
+      cwd: tempDir(),
+      env,
+      stdoutFile: file,
+      maxOutputBytes: 1_000_000,
+      keepBytes: 17,
+    });
     // Killed by our SIGTERM, or ended by the pipe we cut (EPIPE): either way not a clean exit.
     expect(result.outputCapped).toBe(true);
     expect(result.exitCode).not.toBe(0);

@@ -33,7 +33,10 @@ function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: Ret
 
 describe('elenchos run: an app that does not come up on the base either', () => {
   it('exits early: ERROR APP_BROKEN_ON_BASE, its log in the terminal, show and the report, the agent dispatched once', () => {
-    const project = makeProject({ agent: 'implement', config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
+    const project = makeProject({
+      agent: 'implement',
+      config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } },
+    });
     const result = runProject(project);
     const { dir, record } = expectBrokenOnBase(project, result);
     expect(record.message).toMatch(/does not come up on the unchanged base commit [0-9a-f]{12} either \(the app exited with code 3/);
@@ -64,7 +67,10 @@ describe('elenchos run: an app that does not come up on the base either', () => 
   });
 
   it('never gets ready: ERROR APP_BROKEN_ON_BASE', () => {
-    const project = makeProject({ agent: 'implement', config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } } });
+    const project = makeProject({
+      agent: 'implement',
+      config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } },
+    });
     const result = runProject(project);
     const { record } = expectBrokenOnBase(project, result);
     expect(record.message).toContain('did not become ready within app.readyTimeoutSeconds (2s');
@@ -83,7 +89,7 @@ describe('elenchos run: an app that does not come up on the base either', () => 
 });
 
 describe('elenchos run: an app broken by the agent stays a product failure', () => {
-  it('once the app came up in this run, a later failure to start is the change\'s: FAILED PRODUCT_FAILURE, no base probe', () => {
+  it("once the app came up in this run, a later failure to start is the change's: FAILED PRODUCT_FAILURE, no base probe", () => {
     const project = makeProject({ agent: 'buggy-then-break-app', config: { maxRepairAttempts: 1 } });
     const result = runProject(project);
     expect(result.code, result.stdout).toBe(1);

@@ -14,7 +14,12 @@ afterEach(() => {
   roots = [];
 });
 
-const RICH_FILES = { 'rename-me.txt': 'a file the agent renames\n', 'delete-me.txt': 'a file the agent deletes\n', 'script.sh': '#!/bin/sh\necho hi\n', 'logo.bin': 'logo\u0000v1\u0000' };
+const RICH_FILES = {
+  'rename-me.txt': 'a file the agent renames\n',
+  'delete-me.txt': 'a file the agent deletes\n',
+  'script.sh': '#!/bin/sh\necho hi\n',
+  'logo.bin': 'logo\u0000v1\u0000',
+};
 const NEW_BIN = Buffer.from([0, 255, 0, 1, 2, 3, 0, 10, 13, 0]);
 const LOGO = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
 
@@ -42,7 +47,19 @@ function expectRichTree(root: string, rev: string) {
       }),
   );
   expect(Object.keys(entries).sort()).toEqual(
-    ['elenchos.config.json', 'app.js', 'page.html', 'tasks/add-task.json', 'tests/add-task_test.md', 'renamed.txt', 'script.sh', 'logo.bin', 'new.bin', 'link-to-page', 'src/deep/new.js'].sort(),
+    [
+      'elenchos.config.json',
+      'app.js',
+      'page.html',
+      'tasks/add-task.json',
+      'tests/add-task_test.md',
+      'renamed.txt',
+      'script.sh',
+      'logo.bin',
+      'new.bin',
+      'link-to-page',
+      'src/deep/new.js',
+    ].sort(),
   );
   expect(entries['script.sh']!.mode).toBe('100755');
   expect(entries['link-to-page']!.mode).toBe('120000');
@@ -105,14 +122,26 @@ describe('elenchos apply', () => {
 
     const again = runCli(['apply', 'latest', '--branch', branch], project.root, project.env);
     expect(again.code).toBe(3);
-    expect(again.stderr).toBe(`elenchos: branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})\n`);
+    expect(again.stderr).toBe(
+      `elenchos: branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})\n`,
+    );
   });
 
   it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', () => {
     const { project } = verifiedRun();
-    const anonymous = runCli(['apply', '--commit'], project.root, { ...project.env, GIT_AUTHOR_NAME: '', GIT_AUTHOR_EMAIL: '', GIT_COMMITTER_NAME: '', GIT_COMMITTER_EMAIL: '', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+    const anonymous = runCli(['apply', '--commit'], project.root, {
+      ...project.env,
+      GIT_AUTHOR_NAME: '',
+      GIT_AUTHOR_EMAIL: '',
+      GIT_COMMITTER_NAME: '',
+      GIT_COMMITTER_EMAIL: '',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+    });
     expect(anonymous.code).toBe(3);
-    expect(anonymous.stderr).toBe('elenchos: git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again\n');
+    expect(anonymous.stderr).toBe(
+      'elenchos: git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again\n',
+    );
     expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
     const applied = runCli(['apply'], project.root, project.env);
     expect(applied.code, applied.stderr).toBe(0);
@@ -140,7 +169,9 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
     const applied = runCli(['apply', 'latest'], project.root, project.env);
     expect(applied.code).toBe(3);
-    expect(applied.stderr).toMatch(/^elenchos: run \S+ is FAILED \(PRODUCT_FAILURE\), not VERIFIED: only a verified change can be applied; elenchos show \S+ says why\n$/);
+    expect(applied.stderr).toMatch(
+      /^elenchos: run \S+ is FAILED \(PRODUCT_FAILURE\), not VERIFIED: only a verified change can be applied; elenchos show \S+ says why\n$/,
+    );
   });
 
   it('a dirty tree, and evidence altered after the run (a patched diff.patch, then a resealed manifest too)', async () => {
@@ -148,21 +179,27 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     writeFileSync(path.join(project.root, 'scratch.txt'), 'work in progress\n');
     const dirty = runCli(['apply', 'latest'], project.root, project.env);
     expect(dirty.code).toBe(3);
-    expect(dirty.stderr).toMatch(/^elenchos: the working tree is not clean \(scratch\.txt\); commit or stash first, or take the change on a branch with elenchos apply \S+ --branch\n$/);
+    expect(dirty.stderr).toMatch(
+      /^elenchos: the working tree is not clean \(scratch\.txt\); commit or stash first, or take the change on a branch with elenchos apply \S+ --branch\n$/,
+    );
 
     const { dir } = onlyRun(project.root);
     const patch = path.join(dir, 'attempts/01/workspace/diff.patch');
     writeFileSync(patch, readFileSync(patch, 'utf8').replace('Buy milk', 'Buy beer'));
     const branch = runCli(['apply', 'latest', '--branch'], project.root, project.env);
     expect(branch.code).toBe(3);
-    expect(branch.stderr).toMatch(/^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\), so the stored change cannot be trusted; elenchos evidence verify \S+ lists them\n$/);
+    expect(branch.stderr).toMatch(
+      /^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\), so the stored change cannot be trusted; elenchos evidence verify \S+ lists them\n$/,
+    );
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
 
     // The attacker also rewrites the manifest (no signing key): the rebuilt tree still is not the one the verifier passed.
     await writeManifest(dir);
     const resealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
     expect(resealed.code).toBe(3);
-    expect(resealed.stderr).toMatch(/^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(page\.html: .*\); nothing was applied\n$/);
+    expect(resealed.stderr).toMatch(
+      /^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(page\.html: .*\); nothing was applied\n$/,
+    );
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
     expect(gitSync(project.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
@@ -175,13 +212,18 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
     expect(applied.code).toBe(3);
     // Ignored here, new.bin would be left out of the commit: the rebuilt tree is not the verified one.
-    expect(applied.stderr).toMatch(/^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(new\.bin: deleted\); nothing was applied; a path that reads "deleted" may be hidden by ignore rules added since the run/);
+    expect(applied.stderr).toMatch(
+      /^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(new\.bin: deleted\); nothing was applied; a path that reads "deleted" may be hidden by ignore rules added since the run/,
+    );
     expect(checkoutFingerprint(project.root)).toEqual(before);
     expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
   });
 
   it('a verify run: it made no change', () => {
-    const project = makeProject({ agent: 'implement', files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' } });
+    const project = makeProject({
+      agent: 'implement',
+      files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' },
+    });
     roots.push(project.root);
     expect(runCli(['verify', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
     const applied = runCli(['apply', 'latest'], project.root, project.env);

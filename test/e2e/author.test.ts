@@ -14,7 +14,7 @@ const kaneRepo = (env: Record<string, string> = {}) =>
   });
 
 describe('elenchos author (Kane, through kane-cli)', () => {
-  it('designs one test, names each step with the contract\'s criteria, passes check, and leaves it uncommitted', () => {
+  it("designs one test, names each step with the contract's criteria, passes check, and leaves it uncommitted", () => {
     const root = kaneRepo();
     const result = runCli(['author', 'tasks/add-task.json'], root);
     expect(result.stderr).toBe('');

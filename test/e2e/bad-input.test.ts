@@ -75,7 +75,10 @@ describe('bad task and config files', () => {
     execFileSync('mkfifo', [path.join(p.root, 'tasks/fifo.json')]);
     symlinkSync('/dev/zero', path.join(p.root, 'tasks/zero.json'));
     for (const [command] of COMMANDS) {
-      for (const [file, kind] of [['tasks/fifo.json', 'FIFO'], ['tasks/zero.json', 'device']]) {
+      for (const [file, kind] of [
+        ['tasks/fifo.json', 'FIFO'],
+        ['tasks/zero.json', 'device'],
+      ]) {
         const result = timed([command, file!], p.root, p.env);
         expectRefused(result, file!, new RegExp(`is a ${kind}, not a regular file`));
         expect(result.ms).toBeLessThan(20_000); // the CLI's start-up under load; a hang is the helper's 60 s
@@ -102,7 +105,10 @@ describe('Kane variables files', () => {
   it('refuses a broken .testmuai/variables/*.json in check and run, before Kane would', () => {
     const p = makeProject();
     mkdirSync(path.join(p.root, '.testmuai/variables'), { recursive: true });
-    writeFileSync(path.join(p.root, '.testmuai/variables/env.json'), '{"start_url": {"value": "http://a/"}, "start_url": {"value": "http://b/"}}');
+    writeFileSync(
+      path.join(p.root, '.testmuai/variables/env.json'),
+      '{"start_url": {"value": "http://a/"}, "start_url": {"value": "http://b/"}}',
+    );
     commit(p.root);
     for (const command of ['check', 'run']) {
       expectRefused(timed([command, 'tasks/add-task.json'], p.root, p.env), '.testmuai/variables/env.json:1:', /duplicate key "start_url"/);
@@ -114,7 +120,10 @@ describe('Kane variables files', () => {
 describe('test files', () => {
   it('refuses a test file over 4 MiB (one 50 MB line took 1.1 GB to read)', () => {
     const p = makeProject();
-    writeFileSync(path.join(p.root, 'tests/add-task_test.md'), `## Step 1 @verifies AC-001 @verifies AC-002\n${'x'.repeat(5 * 1024 * 1024)}\n`);
+    writeFileSync(
+      path.join(p.root, 'tests/add-task_test.md'),
+      `## Step 1 @verifies AC-001 @verifies AC-002\n${'x'.repeat(5 * 1024 * 1024)}\n`,
+    );
     commit(p.root);
     for (const command of ['check', 'run']) {
       expectRefused(timed([command, 'tasks/add-task.json'], p.root, p.env), 'add-task_test.md', /too large \(5 MiB, the limit is 4 MiB\)/);
@@ -128,9 +137,21 @@ describe('values check must refuse because run cannot use them', () => {
     ['a NUL byte in agent.args', { agent: { args: ['a\u0000b'] } }, /agent\.args\[0\]: must not contain a NUL byte/],
     ['a NUL byte in verifier.args', { verifier: { type: 'kane', args: ['\u0000'] } }, /verifier\.args\[0\]: must not contain a NUL byte/],
     ['a NUL byte in an agent.env key', { agent: { env: { 'A\u0000B': '1' } } }, /agent\.env.*environment variable name/],
-    ['a NUL byte in an app.env value', { app: { command: 'node app.js --port {port}', env: { A: 'x\u0000' } } }, /app\.env\.A: must not contain a NUL byte/],
-    ['a javascript: app.url', { app: { command: 'node app.js --port {port}', url: 'javascript:alert(1)' } }, /app\.url: must be an http:\/\/ or https:\/\/ URL/],
-    ['a file: app.url', { app: { command: 'node app.js --port {port}', url: 'file:///etc/passwd' } }, /app\.url: must be an http:\/\/ or https:\/\/ URL/],
+    [
+      'a NUL byte in an app.env value',
+      { app: { command: 'node app.js --port {port}', env: { A: 'x\u0000' } } },
+      /app\.env\.A: must not contain a NUL byte/,
+    ],
+    [
+      'a javascript: app.url',
+      { app: { command: 'node app.js --port {port}', url: 'javascript:alert(1)' } },
+      /app\.url: must be an http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      'a file: app.url',
+      { app: { command: 'node app.js --port {port}', url: 'file:///etc/passwd' } },
+      /app\.url: must be an http:\/\/ or https:\/\/ URL/,
+    ],
     ['a setup.copy file that does not exist', { setup: { copy: ['.env.local'] } }, /setup\.copy\[0\]: ".env.local" does not exist/],
     ['a setup.copy path leaving the repository', { setup: { copy: ['../secrets.env'] } }, /setup\.copy\[0\]: must not contain "\.\."/],
   ];

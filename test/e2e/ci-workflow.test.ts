@@ -54,7 +54,10 @@ describe('elenchos init --ci github', () => {
       'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json',
     ]);
     const steps = verify.steps as Step[];
-    expect(steps.find((s) => s.id === 'chromium')).toMatchObject({ uses: 'browser-actions/setup-chrome@v2', with: { 'install-dependencies': true } });
+    expect(steps.find((s) => s.id === 'chromium')).toMatchObject({
+      uses: 'browser-actions/setup-chrome@v2',
+      with: { 'install-dependencies': true },
+    });
     expect(steps.find((s) => s.run?.includes('elenchos verify'))?.env).toEqual({
       LT_USERNAME: '${{ secrets.LT_USERNAME }}',
       LT_ACCESS_KEY: '${{ secrets.LT_ACCESS_KEY }}',
@@ -65,11 +68,17 @@ describe('elenchos init --ci github', () => {
     expect(String(upload.with!.path).trim().split('\n')).toEqual(['elenchos-shard-${{ matrix.shard }}.json', '.elenchos/runs/']);
     expect(workflow.jobs.merge).toMatchObject({ needs: 'verify', if: 'always()' });
     expect(runs(workflow, 'merge')).toEqual(['npm ci', 'npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml']);
-    expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({ pattern: 'elenchos-shard-*', path: 'shards' });
+    expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({
+      pattern: 'elenchos-shard-*',
+      path: 'shards',
+    });
   });
 
   it('a pnpm project installs through corepack, in both jobs', () => {
-    const root = tempRepo({ 'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n', 'pnpm-lock.yaml': 'lockfileVersion: 9\n' });
+    const root = tempRepo({
+      'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n',
+      'pnpm-lock.yaml': 'lockfileVersion: 9\n',
+    });
     expect(runCli(['init', '--yes', '--ci', 'github'], root).code).toBe(0);
     const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
     expect(runs(workflow, 'verify')[0]).toBe('corepack enable && pnpm install --frozen-lockfile');
@@ -78,19 +87,33 @@ describe('elenchos init --ci github', () => {
 
   it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', () => {
     const workflow = parse(writtenWorkflow('playwright'));
-    expect(runs(workflow, 'verify')).toEqual(['npm ci', 'npx playwright install --with-deps chromium', 'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json']);
+    expect(runs(workflow, 'verify')).toEqual([
+      'npm ci',
+      'npx playwright install --with-deps chromium',
+      'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json',
+    ]);
     expect((workflow.jobs.verify.steps as Step[]).some((s) => s.env)).toBe(false);
-    expect(readFileSync(DOCS, 'utf8')).toContain('      - name: Install Chromium for Playwright\n        run: npx playwright install --with-deps chromium\n');
+    expect(readFileSync(DOCS, 'utf8')).toContain(
+      '      - name: Install Chromium for Playwright\n        run: npx playwright install --with-deps chromium\n',
+    );
   });
 
-  it("its verify and merge commands, run shard by shard here, give one summary, one JUnit file and one exit code", () => {
+  it('its verify and merge commands, run shard by shard here, give one summary, one JUnit file and one exit code', () => {
     const p = makeProject({
       config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
       files: {
         'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({ id: 'form', acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }], verification: { testFile: 'tests/form_test.md' } }),
+        'tasks/form.json': taskJson({
+          id: 'form',
+          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
+          verification: { testFile: 'tests/form_test.md' },
+        }),
         'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
-        'tasks/title.json': taskJson({ id: 'title', acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }], verification: { testFile: 'tests/title_test.md' } }),
+        'tasks/title.json': taskJson({
+          id: 'title',
+          acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
+          verification: { testFile: 'tests/title_test.md' },
+        }),
         'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
         '.gitignore': 'node_modules/\n',
       },
@@ -113,8 +136,14 @@ describe('elenchos init --ci github', () => {
     const summaries = tempDir();
     const env = { ...process.env, ...p.env, npm_config_offline: 'true', GITHUB_ACTIONS: 'true' };
     const shell = (command: string, job: string) =>
-      spawnSync('bash', ['-eo', 'pipefail', '-c', command], { cwd: p.root, env: { ...env, GITHUB_STEP_SUMMARY: path.join(summaries, `${job}.md`) }, encoding: 'utf8', timeout: 120_000 });
-    const expand = (text: string, shard: number) => text.replaceAll('${{ matrix.shard }}', String(shard)).replaceAll('${{ strategy.job-total }}', String(shards.length));
+      spawnSync('bash', ['-eo', 'pipefail', '-c', command], {
+        cwd: p.root,
+        env: { ...env, GITHUB_STEP_SUMMARY: path.join(summaries, `${job}.md`) },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    const expand = (text: string, shard: number) =>
+      text.replaceAll('${{ matrix.shard }}', String(shard)).replaceAll('${{ strategy.job-total }}', String(shards.length));
     const codes: number[] = [];
     for (const shard of shards) {
       const result = shell(expand(verifyRun, shard), `shard-${shard}`);
@@ -133,7 +162,9 @@ describe('elenchos init --ci github', () => {
     expect(codes.sort()).toEqual([0, 0, 1]);
     const merged = shell(mergeRun, 'merge');
     expect(merged.status, merged.stderr).toBe(1);
-    expect(merged.stdout).toMatch(/FAILED PRODUCT_FAILURE +add-task[\s\S]*VERIFIED +example[\s\S]*VERIFIED +form[\s\S]*VERIFIED +title[\s\S]*3\/4 VERIFIED/);
+    expect(merged.stdout).toMatch(
+      /FAILED PRODUCT_FAILURE +add-task[\s\S]*VERIFIED +example[\s\S]*VERIFIED +form[\s\S]*VERIFIED +title[\s\S]*3\/4 VERIFIED/,
+    );
     expect(merged.stdout.match(/^::error /gm)).toHaveLength(1);
     expect(readFileSync(path.join(p.root, 'elenchos-junit.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(4);
     expect(readFileSync(path.join(summaries, 'merge.md'), 'utf8').match(/^\| (add-task|example|form|title) \|/gm)).toHaveLength(4);

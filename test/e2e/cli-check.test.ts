@@ -11,7 +11,7 @@ describe('elenchos (built CLI)', () => {
     expect(help.stdout).toContain('check [options] [tasks...]');
   });
 
-  it('exits 3 with commander\'s message for unknown commands and flags, never a stack', () => {
+  it("exits 3 with commander's message for unknown commands and flags, never a stack", () => {
     const dir = tempRepo({ 'a.txt': 'x' });
     const unknown = runCli(['frobnicate'], dir);
     expect(unknown).toMatchObject({ code: 3, stdout: '' });
@@ -57,7 +57,9 @@ describe('elenchos check', () => {
     expect(run.stdout).toContain(
       '  ✗ tasks/add-task.json: tests/add-task_test.md: step 3 ("Step 3 — extra @verifies AC-3, AC-9") says @verifies AC-3, which is not a criterion of this task; did you mean AC-003?',
     );
-    expect(run.stdout).toContain('says @verifies AC-9, which is not a criterion of this task; add the criterion to the contract or fix the id');
+    expect(run.stdout).toContain(
+      'says @verifies AC-9, which is not a criterion of this task; add the criterion to the contract or fix the id',
+    );
   });
 
   it('checks several tasks, reporting each bad input with exit 3', () => {
@@ -67,12 +69,17 @@ describe('elenchos check', () => {
       'tasks/escape.json': taskJson({ verification: { testFile: '../../etc/passwd_test.md' } }),
       'tasks/wrong-name.json': taskJson({ verification: { testFile: 'tests/add-task.md' } }),
     });
-    const run = runCli(['check', 'tasks/add-task.json', 'tasks/broken.json', 'tasks/escape.json', 'tasks/wrong-name.json', 'tasks/none.json'], dir);
+    const run = runCli(
+      ['check', 'tasks/add-task.json', 'tasks/broken.json', 'tasks/escape.json', 'tasks/wrong-name.json', 'tasks/none.json'],
+      dir,
+    );
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('✓ tasks/add-task.json');
     expect(run.stdout).toContain('  tasks/broken.json:1:14: invalid JSON: Expected double-quoted property name');
     expect(run.stdout).toContain('  tasks/escape.json: verification.testFile: must not contain ".." (it must stay inside the repository)');
-    expect(run.stdout).toContain('  tasks/wrong-name.json: verification.testFile: "tests/add-task.md" must end in _test.md (Kane runs only _test.md files)');
+    expect(run.stdout).toContain(
+      '  tasks/wrong-name.json: verification.testFile: "tests/add-task.md" must end in _test.md (Kane runs only _test.md files)',
+    );
     expect(run.stdout).toContain('  tasks/none.json: cannot read (no such file); check the path');
     expect(run.stdout).toContain('4 input(s) with problems');
     expect(run.stderr).toBe('');
@@ -81,13 +88,18 @@ describe('elenchos check', () => {
   it('warns, without failing, about a Playwright test that names no criterion', () => {
     const spec = "import { test } from '@playwright/test';\ntest('heading @AC-001', async () => {});\ntest('footer', async () => {});\n";
     const dir = tempRepo({
-      'tasks/add-task.json': taskJson({ acceptanceCriteria: [{ id: 'AC-001', description: 'criterion 1' }], verification: { testFile: 'tests/add-task.spec.ts' } }),
+      'tasks/add-task.json': taskJson({
+        acceptanceCriteria: [{ id: 'AC-001', description: 'criterion 1' }],
+        verification: { testFile: 'tests/add-task.spec.ts' },
+      }),
       'tests/add-task.spec.ts': spec,
       'elenchos.config.json': '{ "verifier": { "type": "playwright" } }\n',
     });
     const run = runCli(['check', 'tasks/add-task.json'], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain('  ! warning: tasks/add-task.json: tests/add-task.spec.ts: test 2 ("footer") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS\n');
+    expect(run.stdout).toContain(
+      '  ! warning: tasks/add-task.json: tests/add-task.spec.ts: test 2 ("footer") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS\n',
+    );
     expect(run.stdout).toContain('all 1 task(s) OK');
   });
 
@@ -104,6 +116,18 @@ describe('elenchos check', () => {
     const run = runCli(['check', '--json', 'tasks/add-task.json'], dir);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ ok: true, tasks: [{ id: 'add-task', verifier: 'kane', criteria: [{ id: 'AC-001', steps: [1] }, { id: 'AC-002', steps: [2] }] }] });
+    expect(report).toMatchObject({
+      ok: true,
+      tasks: [
+        {
+          id: 'add-task',
+          verifier: 'kane',
+          criteria: [
+            { id: 'AC-001', steps: [1] },
+            { id: 'AC-002', steps: [2] },
+          ],
+        },
+      ],
+    });
   });
 });

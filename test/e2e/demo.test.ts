@@ -30,7 +30,11 @@ describe('npm run demo', { timeout: 240_000 }, () => {
 
   it('says how to get a Chromium and exits 1 when there is none (a hang would hit the spawn timeout: status null)', () => {
     const dir = tempDir('elenchos-demo-test-');
-    const result = spawnSync(process.execPath, [DEMO, '--dir', dir], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ELENCHOS_BROWSER_PATH: '/nonexistent/chromium' } });
+    const result = spawnSync(process.execPath, [DEMO, '--dir', dir], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, ELENCHOS_BROWSER_PATH: '/nonexistent/chromium' },
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('demo: no Chromium found');
     expect(result.stderr).toContain('sudo apt-get install chromium');

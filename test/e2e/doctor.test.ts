@@ -33,8 +33,11 @@ describe('elenchos doctor', () => {
     const project = makeProject();
     const result = doctor(project);
     expect(result.code, result.stdout).toBe(0);
-    for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app']) expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
-    expect(result.stdout).toMatch(/✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms \(HEAD [0-9a-f]{12}, fresh worktree\)/);
+    for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app'])
+      expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
+    expect(result.stdout).toMatch(
+      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms \(HEAD [0-9a-f]{12}, fresh worktree\)/,
+    );
     expect(result.stdout).toContain('kane login  logged in: fake-user (prod)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
     const json = doctor(project, ['--json']);
@@ -47,18 +50,25 @@ describe('elenchos doctor', () => {
     const project = makeProject({ config: { app: { command: `node app.js --port ${fixed}`, readyTimeoutSeconds: 3 } } });
     const result = doctor(project);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^✗ app +http:\/\/127\.0\.0\.1:\d+\/ did not become ready within app\.readyTimeoutSeconds \(3s; .*\); fix: app\.command has no \{port\}: make app\.command in elenchos\.config\.json listen on \{port\}/m);
+    expect(result.stdout).toMatch(
+      /^✗ app +http:\/\/127\.0\.0\.1:\d+\/ did not become ready within app\.readyTimeoutSeconds \(3s; .*\); fix: app\.command has no \{port\}: make app\.command in elenchos\.config\.json listen on \{port\}/m,
+    );
     expect(result.stdout).toContain(`    app log: tiny-app listening on ${fixed}`);
     expect(result.stdout).toContain('    whole log: .elenchos/doctor/app.log');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('1 problem(s)');
   });
 
   it('an app that never gets ready, and one that exits at once: each with its log tail and fix', () => {
-    const never = makeProject({ config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } } });
+    const never = makeProject({
+      config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } },
+    });
     const slow = doctor(never, ['--json']);
     expect(slow.code).toBe(1);
     const [app] = check(slow.stdout, 'app');
-    expect(app).toMatchObject({ status: 'fail', message: expect.stringContaining('did not become ready within app.readyTimeoutSeconds (2s') });
+    expect(app).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('did not become ready within app.readyTimeoutSeconds (2s'),
+    });
     expect(app.fix).toContain('or raise app.readyTimeoutSeconds');
     expect(app.fix).not.toContain('has no {port}');
     expect(app.details).toContain('app log: tiny-app: warming up forever');
@@ -66,7 +76,9 @@ describe('elenchos doctor', () => {
     const broken = makeProject({ config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
     const exited = doctor(broken);
     expect(exited.code).toBe(1);
-    expect(exited.stdout).toMatch(/^✗ app +the app exited with code 3 before http:\/\/127\.0\.0\.1:\d+\/ answered; fix: fix app\.command in elenchos\.config\.json/m);
+    expect(exited.stdout).toMatch(
+      /^✗ app +the app exited with code 3 before http:\/\/127\.0\.0\.1:\d+\/ answered; fix: fix app\.command in elenchos\.config\.json/m,
+    );
     expect(exited.stdout).toContain('app log: tiny-app: cannot start: missing configuration');
   });
 
@@ -74,7 +86,13 @@ describe('elenchos doctor', () => {
     const project = makeProject({ config: { setup: { command: 'echo installing; echo "no lockfile" >&2; exit 7' } } });
     const result = doctor(project, ['--json']);
     expect(result.code).toBe(1);
-    expect(check(result.stdout, 'setup')).toEqual([expect.objectContaining({ status: 'fail', message: expect.stringContaining('exited with code 7'), details: expect.arrayContaining(['setup log: no lockfile']) })]);
+    expect(check(result.stdout, 'setup')).toEqual([
+      expect.objectContaining({
+        status: 'fail',
+        message: expect.stringContaining('exited with code 7'),
+        details: expect.arrayContaining(['setup log: no lockfile']),
+      }),
+    ]);
     expect(check(result.stdout, 'app')).toEqual([]);
   });
 
@@ -82,22 +100,33 @@ describe('elenchos doctor', () => {
     const missing = makeProject({ config: { verifier: { type: 'kane', command: '/nonexistent/kane-cli' } } });
     const result = doctor(missing, ['--no-app']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('✗ verifier  verifier executable "/nonexistent/kane-cli" not found (verifier.type kane); fix: install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)');
+    expect(result.stdout).toContain(
+      '✗ verifier  verifier executable "/nonexistent/kane-cli" not found (verifier.type kane); fix: install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)',
+    );
 
     const loggedOut = makeProject({ scenario: 'no-credentials', config: { agent: { type: 'claude', command: 'no-such-claude' } } });
     const out = doctor(loggedOut, ['--no-app']);
     expect(out.code).toBe(1);
-    expect(out.stdout).toMatch(/^✗ kane login +kane-cli is not logged in \(whoami: exit code 2: error: Not logged in\..*\); fix: run `kane-cli login`, or set LT_USERNAME and LT_ACCESS_KEY$/m);
-    expect(out.stdout).toMatch(/^✗ agent +agent executable "no-such-claude" not found \(agent\.type claude\); fix: install it or set agent\.command/m);
+    expect(out.stdout).toMatch(
+      /^✗ kane login +kane-cli is not logged in \(whoami: exit code 2: error: Not logged in\..*\); fix: run `kane-cli login`, or set LT_USERNAME and LT_ACCESS_KEY$/m,
+    );
+    expect(out.stdout).toMatch(
+      /^✗ agent +agent executable "no-such-claude" not found \(agent\.type claude\); fix: install it or set agent\.command/m,
+    );
     // Basic auth from the environment is a login too (CI), without asking kane-cli.
     const withKeys = doctor(loggedOut, ['--no-app', '--json'], { LT_USERNAME: 'u', LT_ACCESS_KEY: 'k' });
-    expect(check(withKeys.stdout, 'kane login')).toEqual([expect.objectContaining({ status: 'ok', message: 'credentials from LT_USERNAME and LT_ACCESS_KEY' })]);
+    expect(check(withKeys.stdout, 'kane login')).toEqual([
+      expect.objectContaining({ status: 'ok', message: 'credentials from LT_USERNAME and LT_ACCESS_KEY' }),
+    ]);
     expect(withKeys.stdout).not.toContain('"k"');
   });
 
   it('an invalid contract and a fixed port in use fail; an invalid config stops before the rest', async () => {
     const port = await freePort();
-    const project = makeProject({ config: { app: { command: 'node app.js --port {port}', url: `http://127.0.0.1:${port}/`, port } }, files: { 'tasks/bad.json': '{ "id": "Bad Id" }\n' } });
+    const project = makeProject({
+      config: { app: { command: 'node app.js --port {port}', url: `http://127.0.0.1:${port}/`, port } },
+      files: { 'tasks/bad.json': '{ "id": "Bad Id" }\n' },
+    });
     // Hold the port the config names.
     const { createServer } = await import('node:net');
     const server = createServer().listen(port, '127.0.0.1');
@@ -120,7 +149,7 @@ describe('elenchos doctor', () => {
     expect(path.isAbsolute(JSON.parse(bad.stdout).root)).toBe(true);
   });
 
-  it("a secret the app prints never reaches the terminal or the kept log", () => {
+  it('a secret the app prints never reaches the terminal or the kept log', () => {
     const secret = 'hunter2-very-secret-value';
     const project = makeProject({ config: { redact: ['DB_PASSWORD'], app: { command: `echo "connecting with ${secret}"; exit 4` } } });
     const result = doctor(project, [], { DB_PASSWORD: secret });
@@ -131,13 +160,19 @@ describe('elenchos doctor', () => {
   });
 
   it('the Playwright verifier: found in the project and answering --version, or the fix to add it', () => {
-    const spec = "import { test } from '@playwright/test';\ntest('form', { tag: '@AC-001' }, async () => {});\ntest('list', { tag: '@AC-002' }, async () => {});\n";
-    const files = { 'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }), 'tests/add-task.spec.ts': spec };
+    const spec =
+      "import { test } from '@playwright/test';\ntest('form', { tag: '@AC-001' }, async () => {});\ntest('list', { tag: '@AC-002' }, async () => {});\n";
+    const files = {
+      'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }),
+      'tests/add-task.spec.ts': spec,
+    };
     const config = { verifier: { type: 'playwright', browserPath: '/nonexistent/chromium' } };
     const without = makeProject({ config, files });
     const missing = doctor(without, ['--no-app']);
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toMatch(/^✗ verifier +playwright does not run \(.*\); fix: add it to the project: npm install -D @playwright\/test \(or set verifier\.command\)$/m);
+    expect(missing.stdout).toMatch(
+      /^✗ verifier +playwright does not run \(.*\); fix: add it to the project: npm install -D @playwright\/test \(or set verifier\.command\)$/m,
+    );
     expect(missing.stdout).toContain('✗ chromium  /nonexistent/chromium does not exist; fix: fix verifier.browserPath');
     // The same project with this repository's @playwright/test beside it, as an installed dependency.
     const withIt = makeProject({ config: { verifier: { type: 'playwright' } }, files });
@@ -145,7 +180,14 @@ describe('elenchos doctor', () => {
     // (not through doctor(): the fingerprint cannot walk a symlinked node_modules)
     roots.push(withIt.root);
     const found = runCli(['doctor', '--no-app', '--json'], withIt.root, withIt.env);
-    expect(check(found.stdout, 'verifier')).toEqual([expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) })]);
-    expect(check(found.stdout, 'task')).toEqual([expect.objectContaining({ status: 'ok', message: 'tasks/add-task.json: 2 criteria, each verified by a step of tests/add-task.spec.ts' })]);
+    expect(check(found.stdout, 'verifier')).toEqual([
+      expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) }),
+    ]);
+    expect(check(found.stdout, 'task')).toEqual([
+      expect.objectContaining({
+        status: 'ok',
+        message: 'tasks/add-task.json: 2 criteria, each verified by a step of tests/add-task.spec.ts',
+      }),
+    ]);
   });
 });

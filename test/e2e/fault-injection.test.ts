@@ -28,7 +28,8 @@ const PHASES: Phase[] = [
   {
     name: 'agent',
     liveChildren: true,
-    project: () => makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'hang'], timeoutSeconds: 600 } } }),
+    project: () =>
+      makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'hang'], timeoutSeconds: 600 } } }),
     reach: (cli) => cli.waitFor('thinking forever'),
   },
   {
@@ -54,37 +55,41 @@ const PHASES: Phase[] = [
 ];
 
 describe('SIGKILL at each phase, then gc', () => {
-  it.each(PHASES)('$name: nothing left running, no worktree, every record sealed, the checkout untouched', { timeout: 180_000 }, async (phase) => {
-    const project = phase.project();
-    const before = checkoutFingerprint(project.root);
-    const head = gitSync(project.root, 'rev-parse', 'HEAD');
-    const pause = tempDir('elenchos-pause-');
-    const env = { ...project.env, ...(phase.pauseAt ? { ELENCHOS_TEST_PAUSE_AT: phase.pauseAt, ELENCHOS_TEST_PAUSE_DIR: pause } : {}) };
-    const cli = startCli(['run', 'tasks/add-task.json'], project.root, env);
-    await phase.reach(cli, pause);
-    cli.child.kill('SIGKILL');
-    await cli.exited;
+  it.each(PHASES)(
+    '$name: nothing left running, no worktree, every record sealed, the checkout untouched',
+    { timeout: 180_000 },
+    async (phase) => {
+      const project = phase.project();
+      const before = checkoutFingerprint(project.root);
+      const head = gitSync(project.root, 'rev-parse', 'HEAD');
+      const pause = tempDir('elenchos-pause-');
+      const env = { ...project.env, ...(phase.pauseAt ? { ELENCHOS_TEST_PAUSE_AT: phase.pauseAt, ELENCHOS_TEST_PAUSE_DIR: pause } : {}) };
+      const cli = startCli(['run', 'tasks/add-task.json'], project.root, env);
+      await phase.reach(cli, pause);
+      cli.child.kill('SIGKILL');
+      await cli.exited;
 
-    const [run] = allRuns(project.root);
-    expect(run!.record.state).toBe('RUNNING');
-    if (phase.liveChildren) expect(processesInside(project.root).length, 'children outlived the kill').toBeGreaterThan(0);
+      const [run] = allRuns(project.root);
+      expect(run!.record.state).toBe('RUNNING');
+      if (phase.liveChildren) expect(processesInside(project.root).length, 'children outlived the kill').toBeGreaterThan(0);
 
-    const gc = runCli(['gc'], project.root, project.env);
-    expect(gc.code, gc.stderr).toBe(0);
-    expect(processesInside(project.root)).toEqual([]);
-    expect(liveRecordedPids(run!.dir)).toEqual([]);
-    if (phase.liveChildren) expect(gc.stdout).toContain('stopped process');
-    const workspaces = path.join(project.root, '.elenchos/workspaces');
-    expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
-    expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
-    for (const { dir, record } of allRuns(project.root)) {
-      expect(record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
-      expect(existsSync(path.join(dir, 'manifest.json'))).toBe(true);
-    }
-    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
-    expect(checkoutFingerprint(project.root)).toEqual(before);
-    expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
-    expect(gitSync(project.root, 'rev-parse', 'HEAD')).toBe(head);
-    expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
-  });
+      const gc = runCli(['gc'], project.root, project.env);
+      expect(gc.code, gc.stderr).toBe(0);
+      expect(processesInside(project.root)).toEqual([]);
+      expect(liveRecordedPids(run!.dir)).toEqual([]);
+      if (phase.liveChildren) expect(gc.stdout).toContain('stopped process');
+      const workspaces = path.join(project.root, '.elenchos/workspaces');
+      expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
+      expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+      for (const { dir, record } of allRuns(project.root)) {
+        expect(record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
+        expect(existsSync(path.join(dir, 'manifest.json'))).toBe(true);
+      }
+      expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+      expect(checkoutFingerprint(project.root)).toEqual(before);
+      expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+      expect(gitSync(project.root, 'rev-parse', 'HEAD')).toBe(head);
+      expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
+    },
+  );
 });

@@ -24,19 +24,75 @@ function random(seed: number): () => number {
   };
 }
 
-const VALID_CONFIG = JSON.stringify({ agent: { type: 'command', command: 'node', args: ['agent.js'] }, app: { command: 'node app.js --port {port}' }, verifier: { type: 'kane' } }, null, 2);
-const JUNK = ['\u0000', '\uFEFF', '\u001b[31m', ',', '}', ']', '{', '[', '"', ':', 'NaN', 'Infinity', '-', '1e999', '/* c */', "'", '\\', '\ud800', 'null', 'true', '\n', '\u2028', 'undefined'];
-const WRONG = ['null', '0', '-1', '1.5', '1e400', 'true', '[]', '{}', '""', '"\\u0000"', '"../../etc/passwd"', '"/etc/passwd"', '"javascript:alert(1)"', `"${'x'.repeat(5000)}"`, '[[[[[[]]]]]]', '{"a":{"b":{"c":{}}}}'];
+const VALID_CONFIG = JSON.stringify(
+  {
+    agent: { type: 'command', command: 'node', args: ['agent.js'] },
+    app: { command: 'node app.js --port {port}' },
+    verifier: { type: 'kane' },
+  },
+  null,
+  2,
+);
+const JUNK = [
+  '\u0000',
+  '\uFEFF',
+  '\u001b[31m',
+  ',',
+  '}',
+  ']',
+  '{',
+  '[',
+  '"',
+  ':',
+  'NaN',
+  'Infinity',
+  '-',
+  '1e999',
+  '/* c */',
+  "'",
+  '\\',
+  '\ud800',
+  'null',
+  'true',
+  '\n',
+  '\u2028',
+  'undefined',
+];
+const WRONG = [
+  'null',
+  '0',
+  '-1',
+  '1.5',
+  '1e400',
+  'true',
+  '[]',
+  '{}',
+  '""',
+  '"\\u0000"',
+  '"../../etc/passwd"',
+  '"/etc/passwd"',
+  '"javascript:alert(1)"',
+  `"${'x'.repeat(5000)}"`,
+  '[[[[[[]]]]]]',
+  '{"a":{"b":{"c":{}}}}',
+];
 
 /** One malformed variant of `text`; `kind` says what was done (for the failure message). */
 function mutate(text: string, rnd: () => number): { kind: string; text: string } {
   const at = () => Math.floor(rnd() * text.length);
-  const pick = <T,>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const keys = [...text.matchAll(/"([A-Za-z$]+)":/g)];
   switch (Math.floor(rnd() * 9)) {
-    case 0: return { kind: 'truncated', text: text.slice(0, at()) };
-    case 1: { const i = at(); return { kind: 'junk inserted', text: text.slice(0, i) + pick(JUNK) + text.slice(i) }; }
-    case 2: { const i = at(); return { kind: 'range deleted', text: text.slice(0, i) + text.slice(i + 1 + Math.floor(rnd() * 20)) }; }
+    case 0:
+      return { kind: 'truncated', text: text.slice(0, at()) };
+    case 1: {
+      const i = at();
+      return { kind: 'junk inserted', text: text.slice(0, i) + pick(JUNK) + text.slice(i) };
+    }
+    case 2: {
+      const i = at();
+      return { kind: 'range deleted', text: text.slice(0, i) + text.slice(i + 1 + Math.floor(rnd() * 20)) };
+    }
     case 3: {
       const key = pick(keys);
       return { kind: `duplicate key ${key[1]}`, text: `${text.slice(0, key.index)}"${key[1]}": ${pick(WRONG)}, ${text.slice(key.index)}` };
@@ -51,10 +107,15 @@ function mutate(text: string, rnd: () => number): { kind: string; text: string }
       const depth = 60 + Math.floor(rnd() * 20_000);
       const key = pick(keys);
       const start = key.index! + key[0].length;
-      return { kind: `nested ${depth} deep`, text: `${text.slice(0, start)} ${'['.repeat(depth)}${']'.repeat(depth)}${text.slice(findValueEnd(text, start))}` };
+      return {
+        kind: `nested ${depth} deep`,
+        text: `${text.slice(0, start)} ${'['.repeat(depth)}${']'.repeat(depth)}${text.slice(findValueEnd(text, start))}`,
+      };
     }
-    case 6: return { kind: 'unknown key', text: text.replace('{', `{"${pick(['tilte', 'agnet', '__proto__', 'constructor', 'x\u0000y'])}": 1,`) };
-    case 7: return { kind: 'not an object', text: pick(WRONG) };
+    case 6:
+      return { kind: 'unknown key', text: text.replace('{', `{"${pick(['tilte', 'agnet', '__proto__', 'constructor', 'x\u0000y'])}": 1,`) };
+    case 7:
+      return { kind: 'not an object', text: pick(WRONG) };
     default: {
       const bytes = Buffer.from(text);
       for (let n = 1 + Math.floor(rnd() * 4); n > 0; n--) bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
@@ -136,7 +197,9 @@ describe('fuzzed task and config files', () => {
       if (task.ok) {
         tally.accepted++;
         // Accepted only if it really is a valid contract, and never one these mutations always break.
-        expect(kind, name).not.toMatch(/duplicate key|nested|not an object|unknown key|-(fifo|zero|urandom|dir|empty|huge|dangling)\.json$/);
+        expect(kind, name).not.toMatch(
+          /duplicate key|nested|not an object|unknown key|-(fifo|zero|urandom|dir|empty|huge|dangling)\.json$/,
+        );
         await expect(loadTask(name, { root: p.root }), `${name} (${kind})`).resolves.toBeDefined();
       } else {
         tally.refused++;
@@ -158,7 +221,13 @@ describe('fuzzed task and config files', () => {
     files.push(...hostileFiles(dir, 'config').map((name) => ({ name: `fuzz-config/${name}`, kind: name })));
     for (const { name, kind } of files) {
       const started = Date.now();
-      const outcome = await withinTime(2000, loadConfig({ root: p.root, file: name, env: {} }).then(() => null, (error: unknown) => error));
+      const outcome = await withinTime(
+        2000,
+        loadConfig({ root: p.root, file: name, env: {} }).then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      );
       tally.tried++;
       if (outcome === null) {
         tally.accepted++;
@@ -173,7 +242,9 @@ describe('fuzzed task and config files', () => {
       expect(Date.now() - started, `${name} (${kind})`).toBeLessThan(1000);
     }
     // The figure docs/security.md quotes.
-    console.log(`fuzz: ${tally.tried} inputs tried, ${tally.refused} refused in one line naming the file, ${tally.accepted} valid and accepted, 0 stack traces, 0 hangs`);
+    console.log(
+      `fuzz: ${tally.tried} inputs tried, ${tally.refused} refused in one line naming the file, ${tally.accepted} valid and accepted, 0 stack traces, 0 hangs`,
+    );
   }, 60_000);
 
   it('a sample through the real CLI: check, run and verify exit 3 naming the file, no stack trace', () => {

@@ -9,8 +9,13 @@ import { gitSync } from '../helpers/temp.js';
 
 describe('elenchos gc', () => {
   it('marks a SIGKILLed run ERROR ABANDONED and removes its worktree, keeping the evidence', async () => {
-    const project = makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'hang'], timeoutSeconds: 600 } } });
-    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env } });
+    const project = makeProject({
+      config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'hang'], timeoutSeconds: 600 } },
+    });
+    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], {
+      cwd: project.root,
+      env: { ...process.env, ...project.env },
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`agent never started:\n${out}`)), 20_000);

@@ -13,11 +13,16 @@ const WITH_KANE = { PATH: `${path.join(FIXTURES, 'bin')}:/usr/bin:/bin` };
 const NO_TOOLS = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
 
 const read = (root: string, file: string) => readFileSync(path.join(root, file), 'utf8');
-const manifest = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) => `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
+const manifest = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) =>
+  `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
 
 describe('elenchos init', () => {
   it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', () => {
-    const root = tempRepo({ 'package.json': manifest({ dev: 'vite', start: 'node server.js' }), 'package-lock.json': '{}\n', '.gitignore': 'node_modules/\ndist' });
+    const root = tempRepo({
+      'package.json': manifest({ dev: 'vite', start: 'node server.js' }),
+      'package-lock.json': '{}\n',
+      '.gitignore': 'node_modules/\ndist',
+    });
     const before = checkoutFingerprint(root);
     const result = runCli(['init', '--yes'], root, WITH_KANE);
     expect(result.code, result.stderr).toBe(0);
@@ -33,7 +38,10 @@ describe('elenchos init', () => {
       verifier: { type: 'kane' },
       tasks: ['tasks/**/*.json'],
     });
-    expect(JSON.parse(read(root, 'tasks/example.json'))).toMatchObject({ $schema: '../node_modules/elenchos/schemas/task.schema.json', verification: { testFile: 'tests/example_test.md' } });
+    expect(JSON.parse(read(root, 'tasks/example.json'))).toMatchObject({
+      $schema: '../node_modules/elenchos/schemas/task.schema.json',
+      verification: { testFile: 'tests/example_test.md' },
+    });
     expect(read(root, 'tests/example_test.md')).toMatch(/## Step 1 .*@verifies AC-001/);
     // The existing ignore rules are kept, the missing newline mended, the rule added once.
     expect(read(root, '.gitignore')).toBe('node_modules/\ndist\n.elenchos/\n');
@@ -58,7 +66,12 @@ describe('elenchos init', () => {
       ['tests/example_test.md', 'skip'],
       ['.gitignore', 'skip'],
     ]);
-    expect(report.choices).toMatchObject({ verifier: 'kane', agent: 'claude', appCommand: 'npm run start -- --port {port}', setupCommand: 'npm install --no-package-lock' });
+    expect(report.choices).toMatchObject({
+      verifier: 'kane',
+      agent: 'claude',
+      appCommand: 'npm run start -- --port {port}',
+      setupCommand: 'npm install --no-package-lock',
+    });
     expect(report.next.join('\n')).toContain('npm install -g @testmuai/kane-cli');
     expect(checkoutFingerprint(root)).toEqual(before);
   });
@@ -88,7 +101,12 @@ describe('elenchos init', () => {
     const result = runCli(['init', '--yes', '--json'], root, NO_TOOLS);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report.choices).toMatchObject({ verifier: 'playwright', verifierWhy: 'found playwright.config.ts', appCommand: 'pnpm run dev -- --port {port}', setupCommand: 'pnpm install --frozen-lockfile' });
+    expect(report.choices).toMatchObject({
+      verifier: 'playwright',
+      verifierWhy: 'found playwright.config.ts',
+      appCommand: 'pnpm run dev -- --port {port}',
+      setupCommand: 'pnpm install --frozen-lockfile',
+    });
     const spec = read(root, 'e2e/example.spec.ts');
     expect(spec).toContain("{ tag: '@AC-001' }");
     expect(spec).toContain("{ tag: '@AC-002' }");
@@ -102,10 +120,18 @@ describe('elenchos init', () => {
 
   it('--verifier, --agent and --app-command override what it detects; bad values are usage errors', () => {
     const root = tempRepo({ 'README.md': '# no package.json here\n' });
-    const result = runCli(['init', '--json', '--verifier', 'playwright', '--agent', 'codex', '--app-command', 'python3 -m http.server {port}'], root, NO_TOOLS);
+    const result = runCli(
+      ['init', '--json', '--verifier', 'playwright', '--agent', 'codex', '--app-command', 'python3 -m http.server {port}'],
+      root,
+      NO_TOOLS,
+    );
     expect(result.code, result.stderr).toBe(0);
     const config = JSON.parse(read(root, 'elenchos.config.json'));
-    expect(config).toMatchObject({ agent: { type: 'codex' }, app: { command: 'python3 -m http.server {port}' }, verifier: { type: 'playwright' } });
+    expect(config).toMatchObject({
+      agent: { type: 'codex' },
+      app: { command: 'python3 -m http.server {port}' },
+      verifier: { type: 'playwright' },
+    });
     expect(config.setup).toBeUndefined();
     expect(existsSync(path.join(root, 'tests/example.spec.ts'))).toBe(true);
     const bad = runCli(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));
@@ -133,7 +159,13 @@ describe('elenchos init', () => {
   it.skipIf(!existsSync('/usr/bin/script'))('on a terminal it asks before writing: "n" writes nothing, Enter writes', () => {
     const root = tempRepo({ 'a.txt': 'a\n' });
     const inTerminal = (answer: string) =>
-      spawnSync('/usr/bin/script', ['-qec', `${process.execPath} ${BIN} init`, '/dev/null'], { cwd: root, input: answer, encoding: 'utf8', env: { ...process.env, ...NO_TOOLS }, timeout: 30_000 });
+      spawnSync('/usr/bin/script', ['-qec', `${process.execPath} ${BIN} init`, '/dev/null'], {
+        cwd: root,
+        input: answer,
+        encoding: 'utf8',
+        env: { ...process.env, ...NO_TOOLS },
+        timeout: 30_000,
+      });
     const no = inTerminal('n\n');
     expect(no.status).toBe(0);
     expect(no.stdout).toContain('create    elenchos.config.json');
@@ -150,7 +182,9 @@ describe('elenchos init', () => {
     const dir = tempDir('elenchos-plain-');
     const result = runCli(['init', '--json'], dir, NO_TOOLS);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).next[0]).toBe('this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)');
+    expect(JSON.parse(result.stdout).next[0]).toBe(
+      'this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)',
+    );
     expect(existsSync(path.join(dir, 'elenchos.config.json'))).toBe(true);
   });
 
@@ -171,7 +205,12 @@ describe('elenchos init', () => {
     writeFileSync(path.join(root, 'elenchos.config.json'), JSON.stringify(config));
     gitSync(root, 'add', '-A');
     gitSync(root, 'commit', '-qm', 'elenchos');
-    const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/example.json', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, ...NO_TOOLS }, timeout: 220_000 });
+    const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/example.json', '--json'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, ...NO_TOOLS },
+      timeout: 220_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     const [run] = JSON.parse(result.stdout).runs;
     expect(run.attempts.at(-1).criteria.map((c: any) => [c.id, c.status])).toEqual([

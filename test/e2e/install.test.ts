@@ -51,7 +51,16 @@ function importedModules(code: string): string[] {
 
 describe('npm pack → install into another project', { timeout: 600_000 }, () => {
   it('the tarball holds the shim, the built CLI and the schemas, and no sources or tests', () => {
-    for (const file of ['bin/elenchos.js', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'schemas/config.schema.json', 'schemas/task.schema.json', 'package.json', 'README.md']) {
+    for (const file of [
+      'bin/elenchos.js',
+      'dist/cli.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'schemas/config.schema.json',
+      'schemas/task.schema.json',
+      'package.json',
+      'README.md',
+    ]) {
       expect(packed.files, file).toContain(file);
     }
     expect(packed.files.filter((f) => /^(src|test|bench|demo)\//.test(f))).toEqual([]);
@@ -111,7 +120,13 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(gitSync(root, 'status', '--porcelain')).toBe('');
 
     // Take the verified change home, committed with its trailers, and CI's verify agrees on the new HEAD.
-    const who = { ...env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' };
+    const who = {
+      ...env,
+      GIT_AUTHOR_NAME: 'Ada',
+      GIT_AUTHOR_EMAIL: 'ada@example.com',
+      GIT_COMMITTER_NAME: 'Ada',
+      GIT_COMMITTER_EMAIL: 'ada@example.com',
+    };
     const apply = npxElenchos(['apply', 'latest', '--commit'], root, who);
     expect(apply.status, `${apply.stdout}\n${apply.stderr}`).toBe(0);
     expect(gitSync(root, 'log', '-1', '--format=%B')).toContain(`Elenchos-Run: ${record.runId}`);
@@ -129,12 +144,16 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     writeFiles(copy, { 'package.json': '{ "type": "module" }\n' });
     const result = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in')]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in'),
+    ]);
     expect(result.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
     // Built, but installed without its dependencies: the missing package is named, in one line.
     cpSync(path.join(path.dirname(path.dirname(BIN)), 'dist'), path.join(copy, 'dist'), { recursive: true });
     const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
     expect(bare.status).toBe(2);
-    expect(bare.stderr).toMatch(/^elenchos: Cannot find package '[^']+' imported from .*dist\/cli\.js; reinstall elenchos with its dependencies \(npm install\)\n$/);
+    expect(bare.stderr).toMatch(
+      /^elenchos: Cannot find package '[^']+' imported from .*dist\/cli\.js; reinstall elenchos with its dependencies \(npm install\)\n$/,
+    );
   });
 });

@@ -61,7 +61,12 @@ describe('the verifier window', () => {
     const project = makeProject({
       agent: 'swap-during-verification',
       config: {
-        agent: { type: 'command', command: process.execPath, args: [path.join(FIXTURES, 'agents/fake-agent.js'), 'swap-during-verification'], env: { FAKE_SIGNAL_DIR: signals } },
+        agent: {
+          type: 'command',
+          command: process.execPath,
+          args: [path.join(FIXTURES, 'agents/fake-agent.js'), 'swap-during-verification'],
+          env: { FAKE_SIGNAL_DIR: signals },
+        },
         verifier: { type: 'command', command: FAKE_VERIFIER, env: { FAKE_SIGNAL_DIR: signals } },
         maxRepairAttempts: 0,
       },
@@ -69,7 +74,14 @@ describe('the verifier window', () => {
     const result = run(project);
     stray.push(Number(readFileSync(path.join(signals, 'adversary.pid'), 'utf8')));
     // The adversary did act inside the window and put the page back before the verifier finished.
-    expect(readdirSync(signals).sort()).toEqual(['adversary-acted', 'adversary-done', 'adversary-ready', 'adversary.pid', 'verifier-looked', 'verifier-started']);
+    expect(readdirSync(signals).sort()).toEqual([
+      'adversary-acted',
+      'adversary-done',
+      'adversary-ready',
+      'adversary.pid',
+      'verifier-looked',
+      'verifier-started',
+    ]);
     expect(result.code, result.stdout).toBe(2);
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
@@ -80,7 +92,12 @@ describe('the verifier window', () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({
       config: {
-        agent: { type: 'command', command: process.execPath, args: [path.join(FIXTURES, 'agents/fake-agent.js'), 'commit-during-verification'], env: { FAKE_SIGNAL_DIR: signals } },
+        agent: {
+          type: 'command',
+          command: process.execPath,
+          args: [path.join(FIXTURES, 'agents/fake-agent.js'), 'commit-during-verification'],
+          env: { FAKE_SIGNAL_DIR: signals },
+        },
         verifier: { type: 'command', command: FAKE_VERIFIER, env: { FAKE_SIGNAL_DIR: signals } },
       },
     });
@@ -93,7 +110,7 @@ describe('the verifier window', () => {
   });
 });
 
-describe("only the folders Kane writes are left out", () => {
+describe('only the folders Kane writes are left out', () => {
   it('ERROR UNSTABLE_WORKSPACE when the app writes public/helper-output-x/ during verification', () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({

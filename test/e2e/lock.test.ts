@@ -56,10 +56,30 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
   });
 
   it.each([
-    ['turns a test into test.fail()', "test('lists the task'", "test.fail('lists the task'", /AC-002: "lists the task" is now test\.fail\(\), so it can no longer prove AC-002/],
-    ['skips a test inside its body', "await page.goto('/');\n  await page.getByRole", "test.skip();\n  await page.goto('/');\n  await page.getByRole", /AC-002: "lists the task" is now test\.skip\(\)/],
-    ['drops an assertion', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", '', /AC-002: "lists the task" lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveCount\(1\)`/],
-    ['softens an assertion', "toHaveText(['Buy milk'])", 'toHaveText(/.*/)', /lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveText\(\['Buy milk'\]\)`/],
+    [
+      'turns a test into test.fail()',
+      "test('lists the task'",
+      "test.fail('lists the task'",
+      /AC-002: "lists the task" is now test\.fail\(\), so it can no longer prove AC-002/,
+    ],
+    [
+      'skips a test inside its body',
+      "await page.goto('/');\n  await page.getByRole",
+      "test.skip();\n  await page.goto('/');\n  await page.getByRole",
+      /AC-002: "lists the task" is now test\.skip\(\)/,
+    ],
+    [
+      'drops an assertion',
+      "  await expect(page.getByRole('listitem')).toHaveCount(1);\n",
+      '',
+      /AC-002: "lists the task" lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveCount\(1\)`/,
+    ],
+    [
+      'softens an assertion',
+      "toHaveText(['Buy milk'])",
+      'toHaveText(/.*/)',
+      /lost the assertion `expect\(page\.getByRole\('listitem'\)\)\.toHaveText\(\['Buy milk'\]\)`/,
+    ],
     ['renames a test', "test('lists the task'", "test('lists tasks'", /AC-002: "lists the task" was renamed to "lists tasks"/],
     ['deletes the test', SPEC.slice(SPEC.indexOf("test('lists the task'")), '', /AC-002: lost its verifying step "lists the task"/],
   ])('fails check and verify, naming the criterion and the commit, when an agent commit %s', (_what, from, to, message) => {
@@ -91,7 +111,9 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
   it('refuses to rewrite a differing lock without --update, and --update says what it accepts', () => {
     const root = playwrightRepo();
     lockAndCommit(root);
-    writeFiles(root, { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'") });
+    writeFiles(root, {
+      'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
+    });
     const before = readFileSync(path.join(root, 'tasks/add-task.lock.json'), 'utf8');
     const refused = runCli(['lock', 'tasks/add-task.json'], root);
     expect(refused.code).toBe(3);
@@ -108,13 +130,17 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
     const root = playwrightRepo();
     lockAndCommit(root);
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
-    writeFiles(root, { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", '') });
+    writeFiles(root, {
+      'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", ''),
+    });
     expect(runCli(['lock', '--update', 'tasks/add-task.json'], root).code).toBe(0);
     const sha = commit(root, 'agent: update the lock too', {});
     expect(runCli(['check', 'tasks/add-task.json'], root).code).toBe(0); // the tree agrees with its own lock…
     const check = runCli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3); // …but the history shows the lock moved without the contract
-    expect(check.stdout).toContain(`tasks/add-task.lock.json: changed in commit ${sha} "agent: update the lock too" without a change of tasks/add-task.json`);
+    expect(check.stdout).toContain(
+      `tasks/add-task.lock.json: changed in commit ${sha} "agent: update the lock too" without a change of tasks/add-task.json`,
+    );
 
     const honest = playwrightRepo();
     lockAndCommit(honest);
@@ -128,7 +154,9 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
 
   it('never takes a lock file for a task when the config globs tasks/*.json', () => {
     const root = playwrightRepo();
-    writeFiles(root, { 'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'x {port}' }, tasks: ['tasks/*.json'] }) });
+    writeFiles(root, {
+      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'x {port}' }, tasks: ['tasks/*.json'] }),
+    });
     expect(runCli(['lock'], root).code).toBe(0);
     expect(runCli(['lock'], root).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
   });
@@ -145,14 +173,23 @@ describe('elenchos lock (Kane _test.md)', () => {
     const sha = commit(root, 'drop step 3', { 'tests/add-task_test.md': withoutStep3 });
     const check = runCli(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
-    expect(check.stdout).toContain(`AC-003: lost its verifying step "Step 3 — check 3 @verifies AC-003" (tests/add-task_test.md, commit ${sha} "drop step 3")`);
+    expect(check.stdout).toContain(
+      `AC-003: lost its verifying step "Step 3 — check 3 @verifies AC-003" (tests/add-task_test.md, commit ${sha} "drop step 3")`,
+    );
 
     const again = kaneRepo();
     lockAndCommit(again);
     commit(again, 'step 2 optional', {
-      'tests/add-task_test.md': edit(again, 'tests/add-task_test.md', '## Step 2 — check 2 @verifies AC-002\n\n', '## Step 2 — check 2 @verifies AC-002\n\n```yaml\noptional: true\n```\n\n'),
+      'tests/add-task_test.md': edit(
+        again,
+        'tests/add-task_test.md',
+        '## Step 2 — check 2 @verifies AC-002\n\n',
+        '## Step 2 — check 2 @verifies AC-002\n\n```yaml\noptional: true\n```\n\n',
+      ),
     });
-    expect(runCli(['check', 'tasks/add-task.json'], again).stdout).toContain('AC-002: "Step 2 — check 2 @verifies AC-002" is now optional: true');
+    expect(runCli(['check', 'tasks/add-task.json'], again).stdout).toContain(
+      'AC-002: "Step 2 — check 2 @verifies AC-002" is now optional: true',
+    );
   });
 
   it('a run whose agent loosens the lock ends CONTRACT_CHANGED', () => {
@@ -168,9 +205,14 @@ describe('elenchos lock (Kane _test.md)', () => {
   it('an uncommitted weakening is named as such', () => {
     const root = kaneRepo();
     lockAndCommit(root);
-    writeFileSync(path.join(root, 'tests/add-task_test.md'), edit(root, 'tests/add-task_test.md', 'Verify thing 1 at {{start_url}}.', 'Open {{start_url}}.'));
+    writeFileSync(
+      path.join(root, 'tests/add-task_test.md'),
+      edit(root, 'tests/add-task_test.md', 'Verify thing 1 at {{start_url}}.', 'Open {{start_url}}.'),
+    );
     const check = runCli(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
-    expect(check.stdout).toContain('AC-001: "Step 1 — check 1 @verifies AC-001" lost the assertion `Verify thing 1 at {{start_url}}.` (tests/add-task_test.md, uncommitted change)');
+    expect(check.stdout).toContain(
+      'AC-001: "Step 1 — check 1 @verifies AC-001" lost the assertion `Verify thing 1 at {{start_url}}.` (tests/add-task_test.md, uncommitted change)',
+    );
   });
 });

@@ -9,7 +9,13 @@ import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 
 async function connect(cwd: string, env: NodeJS.ProcessEnv) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd, env: { ...process.env, ...env } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    cwd,
+    env: { ...process.env, ...env } as Record<string, string>,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'elenchos-test', version: '0' });
   await client.connect(transport);
   return client;
@@ -18,15 +24,36 @@ const text = (result: any) => result.content[0].text as string;
 
 describe('elenchos mcp', () => {
   it('lists read-only tools, checks tasks, reads runs, and refuses verify until the config allows it', async () => {
-    const project = makeProject({ agent: 'implement', config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } } });
+    const project = makeProject({
+      agent: 'implement',
+      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+    });
     const client = await connect(project.root, project.env);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['check_task', 'list_runs', 'list_tasks', 'show_run', 'verify_evidence', 'verify_task']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'check_task',
+        'list_runs',
+        'list_tasks',
+        'show_run',
+        'verify_evidence',
+        'verify_task',
+      ]);
       expect(tools.find((t) => t.name === 'list_runs')!.annotations).toMatchObject({ readOnlyHint: true });
 
       const check = JSON.parse(text(await client.callTool({ name: 'check_task', arguments: { tasks: ['tasks/add-task.json'] } })));
-      expect(check).toMatchObject({ ok: true, tasks: [{ id: 'add-task', criteria: [{ id: 'AC-001', steps: [1] }, { id: 'AC-002', steps: [2] }] }] });
+      expect(check).toMatchObject({
+        ok: true,
+        tasks: [
+          {
+            id: 'add-task',
+            criteria: [
+              { id: 'AC-001', steps: [1] },
+              { id: 'AC-002', steps: [2] },
+            ],
+          },
+        ],
+      });
       const listed = JSON.parse(text(await client.callTool({ name: 'list_tasks', arguments: {} })));
       expect(listed.tasks.map((t: any) => t.id)).toEqual(['add-task']);
       expect(JSON.parse(text(await client.callTool({ name: 'list_runs', arguments: {} }))).runs).toEqual([]);
@@ -42,7 +69,9 @@ describe('elenchos mcp', () => {
   });
 
   it('starts a verify when mcp.allowVerify is set, and the run reads back through show_run and verify_evidence', async () => {
-    const project = makeProject({ config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } }, mcp: { allowVerify: true } } });
+    const project = makeProject({
+      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } }, mcp: { allowVerify: true } },
+    });
     writeFileSync(path.join(project.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n');
     gitSync(project.root, 'commit', '-qam', 'the feature');
     const client = await connect(project.root, project.env);
@@ -51,7 +80,10 @@ describe('elenchos mcp', () => {
       expect(verified).toMatchObject({ exitCode: 0, runs: [{ mode: 'verify', state: 'VERIFIED' }] });
       const shown = JSON.parse(text(await client.callTool({ name: 'show_run', arguments: { runId: 'latest' } })));
       expect(shown.record.runId).toBe(verified.runs[0].runId);
-      expect(JSON.parse(text(await client.callTool({ name: 'verify_evidence', arguments: { runId: 'latest' } })))).toEqual({ ok: true, problems: [] });
+      expect(JSON.parse(text(await client.callTool({ name: 'verify_evidence', arguments: { runId: 'latest' } })))).toEqual({
+        ok: true,
+        problems: [],
+      });
     } finally {
       await client.close();
     }

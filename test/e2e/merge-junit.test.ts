@@ -19,7 +19,11 @@ describe('elenchos merge --junit', () => {
       config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
       files: {
         'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({ id: 'form', acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }], verification: { testFile: 'tests/form_test.md' } }),
+        'tasks/form.json': taskJson({
+          id: 'form',
+          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
+          verification: { testFile: 'tests/form_test.md' },
+        }),
         'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
       },
     });

@@ -15,12 +15,18 @@ describe('NEEDS_HUMAN', () => {
 
     const refused = runCli(['run', 'tasks/add-task.json'], project.root, env);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/^elenchos: tasks\/add-task\.json: NEEDS_HUMAN \(1 reason\(s\)\); read the evidence \(elenchos show \S+\), then elenchos ack tasks\/add-task\.json/);
-    expect(refused.stderr).toContain('caught tampering (CONTRACT_CHANGED): the contract changed: tests/add-task_test.md changed in the worktree');
+    expect(refused.stderr).toMatch(
+      /^elenchos: tasks\/add-task\.json: NEEDS_HUMAN \(1 reason\(s\)\); read the evidence \(elenchos show \S+\), then elenchos ack tasks\/add-task\.json/,
+    );
+    expect(refused.stderr).toContain(
+      'caught tampering (CONTRACT_CHANGED): the contract changed: tests/add-task_test.md changed in the worktree',
+    );
     expect(readdirSync(path.join(project.root, '.elenchos/runs'))).toHaveLength(1); // refused before any run exists
 
     expect(runCli(['runs'], project.root).stdout).toMatch(/NEEDS_HUMAN\n[\s\S]*NEEDS_HUMAN add-task: run \S+ caught tampering/);
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain('NEEDS_HUMAN: task add-task gets no agent until a person looks (elenchos ack tasks/add-task.json):');
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'NEEDS_HUMAN: task add-task gets no agent until a person looks (elenchos ack tasks/add-task.json):',
+    );
     const report = runCli(['report', 'latest'], project.root);
     expect(report.code).toBe(0);
     const html = readFileSync(report.stdout.trim().split(' ').at(-1)!, 'utf8');
@@ -28,14 +34,22 @@ describe('NEEDS_HUMAN', () => {
     const verify = runCli(['verify', '--json', 'tasks/add-task.json'], project.root, env);
     expect(JSON.parse(verify.stdout).runs[0].needsHuman.reasons[0]).toContain('caught tampering (CONTRACT_CHANGED)');
 
-    const acked = runCli(['ack', 'tasks/add-task.json', '--by', 'Ada <ada@example.com>', '--note', 'the agent edited the test; fixed the prompt'], project.root);
+    const acked = runCli(
+      ['ack', 'tasks/add-task.json', '--by', 'Ada <ada@example.com>', '--note', 'the agent edited the test; fixed the prompt'],
+      project.root,
+    );
     expect(acked.code).toBe(0);
-    expect(acked.stdout).toMatch(/^acknowledged tasks\/add-task\.json \(runs up to \S+\) by Ada <ada@example\.com>; kept in \.elenchos\/acks\/add-task\/\S+\.json\n {2}was: run \S+ caught tampering/);
+    expect(acked.stdout).toMatch(
+      /^acknowledged tasks\/add-task\.json \(runs up to \S+\) by Ada <ada@example\.com>; kept in \.elenchos\/acks\/add-task\/\S+\.json\n {2}was: run \S+ caught tampering/,
+    );
     const ackDir = path.join(project.root, '.elenchos/acks/add-task');
     const stored = JSON.parse(readFileSync(path.join(ackDir, readdirSync(ackDir)[0]!), 'utf8'));
     expect(stored).toMatchObject({ taskId: 'add-task', by: 'Ada <ada@example.com>', note: 'the agent edited the test; fixed the prompt' });
 
-    expect(runCli(['ack', 'tasks/add-task.json'], project.root)).toMatchObject({ code: 3, stderr: expect.stringContaining('does not need a human') });
+    expect(runCli(['ack', 'tasks/add-task.json'], project.root)).toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('does not need a human'),
+    });
     const again = runCli(['run', 'tasks/add-task.json'], project.root, env);
     expect(again.code).toBe(2); // the same agent tampers again: the run happens, and flags the task anew
     expect(runCli(['run', 'tasks/add-task.json'], project.root, env).code).toBe(3);

@@ -13,8 +13,16 @@ describe('the command line', () => {
   it('`elenchos runs | head -1` ends quietly when the reader goes away (no EPIPE stack)', () => {
     const dir = tempRepo({ 'a.txt': 'x' });
     // Enough output (unreadable run folders) to outlast the pipe's buffer after head has gone.
-    for (let i = 0; i < 1500; i++) mkdirSync(path.join(dir, '.elenchos/runs', `20260101-000000-${String(i % 1000).padStart(3, '0')}-${i.toString(16).padStart(6, '0')}`), { recursive: true });
-    const result = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" runs 2>"${dir}/err.txt" | head -1 >/dev/null; echo "\${PIPESTATUS[0]}"; cat "${dir}/err.txt"`], { cwd: dir, encoding: 'utf8' });
+    for (let i = 0; i < 1500; i++)
+      mkdirSync(
+        path.join(dir, '.elenchos/runs', `20260101-000000-${String(i % 1000).padStart(3, '0')}-${i.toString(16).padStart(6, '0')}`),
+        { recursive: true },
+      );
+    const result = spawnSync(
+      'bash',
+      ['-c', `"${process.execPath}" "${BIN}" runs 2>"${dir}/err.txt" | head -1 >/dev/null; echo "\${PIPESTATUS[0]}"; cat "${dir}/err.txt"`],
+      { cwd: dir, encoding: 'utf8' },
+    );
     expect(result.stdout).toBe('0\n');
   });
 
@@ -36,7 +44,9 @@ describe('the command line', () => {
     expect(first.code, first.stderr).toBe(0);
     const second = runCli(['restore', 'latest'], project.root);
     expect(second.code).toBe(3);
-    expect(second.stderr).toMatch(/^elenchos: \S+\/\.elenchos\/restored\/\S+-01 already exists \(restored before\?\): use it as it is, remove it with git worktree remove --force \S+, or restore elsewhere with --to <dir>\n$/);
+    expect(second.stderr).toMatch(
+      /^elenchos: \S+\/\.elenchos\/restored\/\S+-01 already exists \(restored before\?\): use it as it is, remove it with git worktree remove --force \S+, or restore elsewhere with --to <dir>\n$/,
+    );
     gitSync(project.root, 'worktree', 'remove', '--force', first.stdout.match(/ at (\S+) /)![1]!);
   });
 
@@ -54,24 +64,36 @@ describe('the command line', () => {
 
 describe('elenchos check', () => {
   it("with no arguments checks the config's tasks", () => {
-    const dir = tempRepo({ 'tasks/add-task.json': taskJson(), 'tests/add-task_test.md': kaneTest(2), 'elenchos.config.json': '{ "tasks": ["tasks/*.json"] }\n' });
+    const dir = tempRepo({
+      'tasks/add-task.json': taskJson(),
+      'tests/add-task_test.md': kaneTest(2),
+      'elenchos.config.json': '{ "tasks": ["tasks/*.json"] }\n',
+    });
     const result = runCli(['check'], dir);
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toContain('✓ tasks/add-task.json  add-task: Add a task');
     const empty = runCli(['check'], tempRepo({ 'a.txt': 'x' }));
     expect(empty.code).toBe(3);
-    expect(empty.stdout).toContain('no task contract matches the default tasks (no elenchos.config.json) (tasks/**/*.json); write one there, set "tasks", or name the files: elenchos check <task.json...>');
+    expect(empty.stdout).toContain(
+      'no task contract matches the default tasks (no elenchos.config.json) (tasks/**/*.json); write one there, set "tasks", or name the files: elenchos check <task.json...>',
+    );
   });
 
   it('with no config a .spec.ts test is taken as Playwright, and an untagged criterion is told to use a tag', () => {
-    const spec = "import { test } from '@playwright/test';\n\ntest('the form', { tag: '@AC-001' }, async ({ page }) => {\n  await page.goto('/');\n});\n";
-    const dir = tempRepo({ 'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }), 'tests/add-task.spec.ts': spec });
+    const spec =
+      "import { test } from '@playwright/test';\n\ntest('the form', { tag: '@AC-001' }, async ({ page }) => {\n  await page.goto('/');\n});\n";
+    const dir = tempRepo({
+      'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }),
+      'tests/add-task.spec.ts': spec,
+    });
     // check asks the project's own Playwright which tests the spec has.
     linkNodeModules(dir);
     const result = runCli(['check', 'tasks/add-task.json'], dir);
     expect(result.code).toBe(3);
     expect(result.stdout).toContain('  verifier playwright, test tests/add-task.spec.ts, 1 step(s)');
-    expect(result.stdout).toContain("criterion AC-002 is verified by no step; tag the test that checks it in tests/add-task.spec.ts: test('…', { tag: '@AC-002' }, async ({ page }) => { … })");
+    expect(result.stdout).toContain(
+      "criterion AC-002 is verified by no step; tag the test that checks it in tests/add-task.spec.ts: test('…', { tag: '@AC-002' }, async ({ page }) => { … })",
+    );
     expect(result.stdout).not.toContain('_test.md');
   });
 });

@@ -41,7 +41,7 @@ function project(): string {
 }
 
 describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML report', { timeout: 300_000 }, () => {
-  it('gives each criterion its tests\' time and whole failure, and shows screenshot, error and trace', () => {
+  it("gives each criterion its tests' time and whole failure, and shows screenshot, error and trace", () => {
     const root = project();
     const junit = path.join(tempDir(), 'junit.xml');
     const verify = runCli(['verify', '--junit', junit, 'tasks/list.json'], root);
@@ -61,7 +61,7 @@ describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML r
     const report = runCli(['report', 'latest'], root);
     expect(report.code, report.stderr).toBe(0);
     const html = readFileSync(report.stdout.trim(), 'utf8');
-    expect(html).toContain("img-src data:");
+    expect(html).toContain('img-src data:');
     expect(html).toMatch(/<img alt="screenshot at the failure" src="data:image\/png;base64,[A-Za-z0-9+/]{100,}/);
     expect(html).not.toContain('<script');
     // The error keeps its line breaks (a <pre>), with Playwright's diff in it.

@@ -40,16 +40,21 @@ test('waits on something else @AC-002', async ({ page }) => {
 });
 `;
 
-const task = (testFile: string) => `${JSON.stringify({
-  id: 'clear-list',
-  title: 'Clear the list',
-  description: 'A Clear button empties the task list.',
-  acceptanceCriteria: [
-    { id: 'AC-001', description: 'the list shows the tasks' },
-    { id: 'AC-002', description: 'Clear empties the list' },
-  ],
-  verification: { testFile },
-}, null, 2)}\n`;
+const task = (testFile: string) =>
+  `${JSON.stringify(
+    {
+      id: 'clear-list',
+      title: 'Clear the list',
+      description: 'A Clear button empties the task list.',
+      acceptanceCriteria: [
+        { id: 'AC-001', description: 'the list shows the tasks' },
+        { id: 'AC-002', description: 'Clear empties the list' },
+      ],
+      verification: { testFile },
+    },
+    null,
+    2,
+  )}\n`;
 
 let roots: string[] = [];
 afterEach(() => {
@@ -104,13 +109,21 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
     expect(byId(record.attempts[0])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
     const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
-    expect(attempt.findings[0]).toMatchObject({ step: 2, kind: 'product_failure', reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })", location: 'tests/clear-list.spec.ts:10:53' });
+    expect(attempt.findings[0]).toMatchObject({
+      step: 2,
+      kind: 'product_failure',
+      reasonCode: 'locator_timeout',
+      locator: "getByRole('button', { name: 'Clear' })",
+      location: 'tests/clear-list.spec.ts:10:53',
+    });
     expect(attempt.findings[0].lastUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const prompt = readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8');
     expect(prompt).toContain('- FAIL AC-002: Clear empties the list');
     expect(prompt).toContain("waited for getByRole('button', { name: 'Clear' }) on http://127.0.0.1:");
     expect(prompt).toContain('    at tests/clear-list.spec.ts:10:53');
-    expect(prompt).toMatch(/ {4}```\n {4}Error: locator\.click: Test timeout of 5000ms exceeded\.\n {4}Call log:\n {4} {2}- waiting for getByRole/);
+    expect(prompt).toMatch(
+      / {4}```\n {4}Error: locator\.click: Test timeout of 5000ms exceeded\.\n {4}Call log:\n {4} {2}- waiting for getByRole/,
+    );
     expect(prompt).not.toContain('.elenchos/workspaces');
     // `show` prints the finding with its repository-relative location and the call log.
     const show = runCli(['show', 'latest'], root);
@@ -118,7 +131,9 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     expect(show.stdout).toContain("- waiting for getByRole('button', { name: 'Clear' })");
     // So does the HTML report, escaped, the whole message in a <pre>.
     const html = readFileSync(runCli(['report', record.runId], root).stdout.trim(), 'utf8');
-    expect(html).toContain('<br>at tests/clear-list.spec.ts:10:53<pre>Error: locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })');
+    expect(html).toContain(
+      '<br>at tests/clear-list.spec.ts:10:53<pre>Error: locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })',
+    );
     expect(gitSync(root, 'status', '--porcelain')).toBe('');
     // The missing button cost one test timeout (5 s), once: no retry of the test, no re-verification.
     const report = JSON.parse(readFileSync(path.join(dir, 'attempts/01/verifier/report.json'), 'utf8'));
@@ -137,7 +152,9 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     expect(byId(record.attempts[0])).toEqual({ 'AC-001': 'FAIL', 'AC-002': 'UNVERIFIED' });
     expect(record.attempts[0].summary).toMatch(/failed criteria: AC-001; could not be judged: AC-002$/);
     const prompt = readFileSync(path.join(dir, 'attempts/02/prompt.md'), 'utf8');
-    expect(prompt).toContain('Confirmed failures (the verifier saw the product do the wrong thing):\n- FAIL AC-001: the list shows the tasks');
+    expect(prompt).toContain(
+      'Confirmed failures (the verifier saw the product do the wrong thing):\n- FAIL AC-001: the list shows the tasks',
+    );
     expect(prompt).toContain("waited for getByRole('button', { name: 'Clear' })");
     expect(prompt).toMatch(/Could not be judged this time[^\n]*\n- UNVERIFIED AC-002: Clear empties the list/);
     expect(prompt).toContain('page.waitForTimeout: Test timeout of 1500ms exceeded');

@@ -12,10 +12,18 @@ afterEach(() => {
   roots = [];
 });
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 const SECRET = 'tok-3f9a1c77e2';
 // What the agent prints: invalid UTF-8 (ff fe, a lone é in latin1), CRLF, a NUL-free line holding a secret.
-const AGENT_OUT = bytes([0x7b, 0xff, 0xfe, 0x7d, 0x0a], `caf${'\u00e9'} \r\n`, `token=${SECRET};`, [0xc3, 0x28], '\n', 'no newline at the end');
+const AGENT_OUT = bytes(
+  [0x7b, 0xff, 0xfe, 0x7d, 0x0a],
+  `caf${'\u00e9'} \r\n`,
+  `token=${SECRET};`,
+  [0xc3, 0x28],
+  '\n',
+  'no newline at the end',
+);
 const AGENT_STORED = Buffer.from(AGENT_OUT.toString('latin1').replace(SECRET, '[REDACTED]'), 'latin1');
 const VERIFIER_OUT = bytes([0x7b, 0xff, 0xfe, 0x7d, 0x0a, 0x61, 0x00, 0x62, 0x0d, 0x0a]);
 const VERIFIER_ERR = bytes([0x7b, 0xff, 0xfe, 0x7d, 0x0a], 'warn\r\n');
@@ -40,7 +48,9 @@ describe('evidence is byte for byte', () => {
     expect(readFileSync(path.join(attempt, 'agent.log')).toString('hex')).toBe(AGENT_STORED.toString('hex'));
     const events = readFileSync(path.join(attempt, 'verifier/events.ndjson'));
     expect(events.subarray(0, VERIFIER_OUT.length).toString('hex')).toBe(VERIFIER_OUT.toString('hex'));
-    expect(events.subarray(VERIFIER_OUT.length).toString('utf8')).toMatch(/^\{"type":"step_start".*\{"type":"done","status":"passed"\}\n$/s);
+    expect(events.subarray(VERIFIER_OUT.length).toString('utf8')).toMatch(
+      /^\{"type":"step_start".*\{"type":"done","status":"passed"\}\n$/s,
+    );
     expect(readFileSync(path.join(attempt, 'verifier/stderr.log')).toString('hex')).toBe(VERIFIER_ERR.toString('hex'));
     // The terminal shows the agent's lines decoded, without their CR.
     expect(result.stdout).toContain('[agent] caf\ufffd ');

@@ -36,7 +36,13 @@ describe('elenchos run', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(project.root);
-    expect(record).toMatchObject({ schemaVersion: 1, mode: 'run', state: 'VERIFIED', reason: null, task: { id: 'add-task', file: 'tasks/add-task.json' } });
+    expect(record).toMatchObject({
+      schemaVersion: 1,
+      mode: 'run',
+      state: 'VERIFIED',
+      reason: null,
+      task: { id: 'add-task', file: 'tasks/add-task.json' },
+    });
     expect(statuses(record)).toEqual(['PASS']);
     expect(criteria(record.attempts[0])).toEqual({ 'AC-001': 'PASS', 'AC-002': 'PASS' });
     expect(record.contract.files.map((f: any) => f.role)).toEqual(['task', 'task-canonical', 'test']);
@@ -45,7 +51,15 @@ describe('elenchos run', () => {
     expect(result.stdout).toContain('[kane] ✓ step 2 Step 2 — the task is listed');
     expect(result.stdout).toContain('VERIFIED');
     // Evidence layout, and the worktree is gone.
-    for (const file of ['manifest.json', 'attempts/01/attempt.json', 'attempts/01/agent.log', 'attempts/01/app.log', 'attempts/01/verifier/events.ndjson', 'attempts/01/workspace/diff.patch', 'attempts/01/workspace/base.txt']) {
+    for (const file of [
+      'manifest.json',
+      'attempts/01/attempt.json',
+      'attempts/01/agent.log',
+      'attempts/01/app.log',
+      'attempts/01/verifier/events.ndjson',
+      'attempts/01/workspace/diff.patch',
+      'attempts/01/workspace/base.txt',
+    ]) {
       expect(existsSync(path.join(dir, file)), file).toBe(true);
     }
     expect(readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8')).toContain('+<h1>Tasks</h1><form>New task</form>');
@@ -89,7 +103,10 @@ describe('elenchos run', () => {
   });
 
   it('repairs to VERIFIED with a command verifier speaking the Elenchos protocol', () => {
-    const project = makeProject({ agent: 'buggy-then-fix', config: { verifier: { type: 'command', command: path.join(FIXTURES, 'bin/fake-verifier') } } });
+    const project = makeProject({
+      agent: 'buggy-then-fix',
+      config: { verifier: { type: 'command', command: path.join(FIXTURES, 'bin/fake-verifier') } },
+    });
     const result = run(project);
     expect(result.code, result.stdout).toBe(0);
     const { record } = onlyRun(project.root);
@@ -169,7 +186,17 @@ describe('elenchos run', () => {
   });
 
   it('ERROR AGENT_TIMEOUT when the agent hangs, and its process group is gone', () => {
-    const project = makeProject({ agent: 'hang', config: { agent: { type: 'command', command: process.execPath, args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'], timeoutSeconds: 1 } } });
+    const project = makeProject({
+      agent: 'hang',
+      config: {
+        agent: {
+          type: 'command',
+          command: process.execPath,
+          args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'],
+          timeoutSeconds: 1,
+        },
+      },
+    });
     const result = run(project);
     expect(result.code).toBe(2);
     const { record } = onlyRun(project.root);
@@ -189,7 +216,7 @@ describe('elenchos run', () => {
     expect(existsSync(path.join(dir, 'attempts/02/agent.log'))).toBe(false);
   });
 
-  it('an app broken by the agent\'s change (it starts on the base) is a repairable product failure', () => {
+  it("an app broken by the agent's change (it starts on the base) is a repairable product failure", () => {
     const project = makeProject({ agent: 'break-app-then-fix' });
     const result = run(project);
     expect(result.code, result.stdout).toBe(0);
@@ -226,7 +253,9 @@ describe('elenchos run refuses before a run exists (exit 3, no run created)', ()
     writeFileSync(path.join(project.root, 'scratch.txt'), 'x');
     const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('elenchos: the working tree is not clean (scratch.txt); commit or stash these changes first: the agent works on HEAD\n');
+    expect(result.stderr).toBe(
+      'elenchos: the working tree is not clean (scratch.txt); commit or stash these changes first: the agent works on HEAD\n',
+    );
     expect(existsSync(path.join(project.root, '.elenchos/runs'))).toBe(false);
   });
 
@@ -268,7 +297,9 @@ describe('elenchos run refuses before a run exists (exit 3, no run created)', ()
     const missing = makeProject({ files: { 'tests/add-task_test.md': `${TEST_MD}\n## Step 3 — log in\n@import ./helpers/login.md\n` } });
     const result = runCli(['run', 'tasks/add-task.json'], missing.root, missing.env);
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('elenchos: tests/helpers/login.md: tests/add-task_test.md needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference\n');
+    expect(result.stderr).toBe(
+      'elenchos: tests/helpers/login.md: tests/add-task_test.md needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference\n',
+    );
     expect(existsSync(path.join(missing.root, '.elenchos/runs'))).toBe(false);
   });
 
@@ -292,7 +323,11 @@ describe('elenchos run: the app URL', () => {
       const project = makeProject({ config: { app: { command: 'node app.js --port {port}', port } } });
       roots.push(project.root);
       const result = await new Promise<{ code: number | null }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env }, stdio: 'ignore' });
+        const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], {
+          cwd: project.root,
+          env: { ...process.env, ...project.env },
+          stdio: 'ignore',
+        });
         child.on('exit', (code) => resolve({ code }));
       });
       expect(result.code).toBe(2);
@@ -307,9 +342,22 @@ describe('elenchos run: the app URL', () => {
 
 describe('elenchos run: Ctrl-C', () => {
   it('the first SIGINT stops children, records ERROR INTERRUPTED, removes the worktree and exits 130', async () => {
-    const project = makeProject({ agent: 'hang', config: { agent: { type: 'command', command: process.execPath, args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'], timeoutSeconds: 600 } } });
+    const project = makeProject({
+      agent: 'hang',
+      config: {
+        agent: {
+          type: 'command',
+          command: process.execPath,
+          args: [path.resolve('test/fixtures/agents/fake-agent.js'), 'hang'],
+          timeoutSeconds: 600,
+        },
+      },
+    });
     roots.push(project.root);
-    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], { cwd: project.root, env: { ...process.env, ...project.env } });
+    const child = spawn(process.execPath, [BIN, 'run', 'tasks/add-task.json'], {
+      cwd: project.root,
+      env: { ...process.env, ...project.env },
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     await new Promise<void>((resolve, reject) => {

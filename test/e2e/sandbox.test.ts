@@ -13,7 +13,14 @@ function probe(sandbox: 'none' | 'bwrap') {
   // The checkout's path reaches the agent through agent.env, as an agent could guess it anyway.
   const config = path.join(p.root, 'elenchos.config.json');
   const settings = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
-  settings.agent = { type: 'command', command: process.execPath, args: [PROBE], timeoutSeconds: 30, sandbox, env: { PROBE_CHECKOUT: p.root } };
+  settings.agent = {
+    type: 'command',
+    command: process.execPath,
+    args: [PROBE],
+    timeoutSeconds: 30,
+    sandbox,
+    env: { PROBE_CHECKOUT: p.root },
+  };
   writeFileSync(config, JSON.stringify(settings));
   gitSync(p.root, 'commit', '-qam', `sandbox ${sandbox}`);
   const credentials = path.join(p.home, '.testmuai/kaneai/profiles/default/prod');
@@ -29,7 +36,14 @@ function probe(sandbox: 'none' | 'bwrap') {
 describe.skipIf(!existsSync('/usr/bin/bwrap'))('agent sandbox', () => {
   it('without it, the agent reads the parent environment and writes the checkout (what the sandbox is for)', () => {
     const { result } = probe('none');
-    expect(result).toMatchObject({ environLeak: true, readCheckout: true, writeCheckout: true, listEvidence: true, readKaneCredentials: true, plantHook: true });
+    expect(result).toMatchObject({
+      environLeak: true,
+      readCheckout: true,
+      writeCheckout: true,
+      listEvidence: true,
+      readKaneCredentials: true,
+      plantHook: true,
+    });
   }, 120_000);
 
   it('with bwrap, the agent sees no other process, no checkout, no verifier credentials, and still does its work', () => {

@@ -37,8 +37,19 @@ describe('secrets', () => {
     const outside = tempDir('elenchos-leak-');
     const p = makeProject({
       config: {
-        agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'leak-secrets'], timeoutSeconds: 30, env: { DEPLOY_TOKEN, LEAK_OUT: path.join(outside, 'agent-env.json') } },
-        app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 10, env: { APP_SECRET, TINY_APP_ENV_FILE: path.join(outside, 'app-env.json') }, passEnv: ['DATABASE_PASSWORD'] },
+        agent: {
+          type: 'command',
+          command: process.execPath,
+          args: [FAKE_AGENT, 'leak-secrets'],
+          timeoutSeconds: 30,
+          env: { DEPLOY_TOKEN, LEAK_OUT: path.join(outside, 'agent-env.json') },
+        },
+        app: {
+          command: 'node app.js --port {port}',
+          readyTimeoutSeconds: 10,
+          env: { APP_SECRET, TINY_APP_ENV_FILE: path.join(outside, 'app-env.json') },
+          passEnv: ['DATABASE_PASSWORD'],
+        },
       },
     });
     const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ...CALLER });

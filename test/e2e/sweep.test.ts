@@ -6,8 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { FAKE_KANE, makeProject, onlyRun } from '../helpers/project.js';
 
-const attemptFile = (dir: string, n: number, name: string) => readFileSync(path.join(dir, 'attempts', String(n).padStart(2, '0'), name), 'utf8');
-const kane = (sweep: string) => ({ type: 'kane', command: FAKE_KANE, timeoutSeconds: 30, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_SWEEP: sweep }, sweep: { maxSteps: 12 } });
+const attemptFile = (dir: string, n: number, name: string) =>
+  readFileSync(path.join(dir, 'attempts', String(n).padStart(2, '0'), name), 'utf8');
+const kane = (sweep: string) => ({
+  type: 'kane',
+  command: FAKE_KANE,
+  timeoutSeconds: 30,
+  env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_SWEEP: sweep },
+  sweep: { maxSteps: 12 },
+});
 
 describe('verifier.sweep', () => {
   it('a confirmed bug after a PASS is a FAIL quoted to the agent, who repairs; the next sweep is clean: VERIFIED', () => {
@@ -16,7 +23,9 @@ describe('verifier.sweep', () => {
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(project.root);
     expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
-    expect(record.attempts[0].summary).toBe('the exploratory sweep found a confirmed product bug: The task counter shows one task too many');
+    expect(record.attempts[0].summary).toBe(
+      'the exploratory sweep found a confirmed product bug: The task counter shows one task too many',
+    );
     expect(attemptFile(dir, 2, 'prompt.md')).toContain('After adding one task the counter says 2.');
     const first = JSON.parse(attemptFile(dir, 1, 'attempt.json'));
     expect(first.sweep).toMatchObject({ outcome: 'bug', credits: 3.25 });
@@ -40,7 +49,10 @@ describe('verifier.sweep', () => {
   });
 
   it('is off unless set: no sweep runs', () => {
-    const project = makeProject({ agent: 'implement', config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_SWEEP: 'bug' } } } });
+    const project = makeProject({
+      agent: 'implement',
+      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_SWEEP: 'bug' } } },
+    });
     expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
     expect(JSON.parse(attemptFile(onlyRun(project.root).dir, 1, 'attempt.json')).sweep).toBeUndefined();
   });

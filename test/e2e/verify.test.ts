@@ -18,10 +18,18 @@ function project() {
     config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
     files: {
       'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-      'tasks/form.json': taskJson({ id: 'form', acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }], verification: { testFile: 'tests/form_test.md' } }),
+      'tasks/form.json': taskJson({
+        id: 'form',
+        acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
+        verification: { testFile: 'tests/form_test.md' },
+      }),
       'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
       'tasks/milk.json': taskJson({ id: 'milk', verification: { testFile: 'tests/add-task_test.md' } }),
-      'tasks/title.json': taskJson({ id: 'title', acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }], verification: { testFile: 'tests/title_test.md' } }),
+      'tasks/title.json': taskJson({
+        id: 'title',
+        acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
+        verification: { testFile: 'tests/title_test.md' },
+      }),
       'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
     },
   });
@@ -48,9 +56,13 @@ describe('elenchos verify', () => {
     expect(runs[1].tools.agent).toBeNull();
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testsuite name="milk" tests="3" failures="2" errors="0"');
-    expect(xml).toContain('<testcase classname="milk" name="verdict" time="0"><failure message="FAILED PRODUCT_FAILURE: product failure at step 2');
+    expect(xml).toContain(
+      '<testcase classname="milk" name="verdict" time="0"><failure message="FAILED PRODUCT_FAILURE: product failure at step 2',
+    );
     expect(xml).toContain('<testcase classname="milk" name="AC-001: criterion 1" time="0"></testcase>');
-    expect(xml).toMatch(/<testcase classname="milk" name="AC-002: criterion 2" time="0"><failure message="FAIL: product failure at step 2">/);
+    expect(xml).toMatch(
+      /<testcase classname="milk" name="AC-002: criterion 2" time="0"><failure message="FAIL: product failure at step 2">/,
+    );
     expect(checkoutFingerprint(p.root)).toEqual(before);
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
   });
@@ -64,7 +76,10 @@ describe('elenchos verify', () => {
       ['form', 'VERIFIED', '.'],
       ['title', 'VERIFIED', '.'],
     ]);
-    expect(runCli(['verify', '--in-place', '--workers', '2'], p.root, p.env)).toMatchObject({ code: 3, stderr: 'elenchos: --in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place\n' });
+    expect(runCli(['verify', '--in-place', '--workers', '2'], p.root, p.env)).toMatchObject({
+      code: 3,
+      stderr: 'elenchos: --in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place\n',
+    });
   });
 
   it('--workers refuses a fixed app port (parallel apps would answer for each other)', () => {
@@ -72,13 +87,15 @@ describe('elenchos verify', () => {
     roots.push(p.root);
     expect(runCli(['verify', '--workers', '2'], p.root, p.env)).toMatchObject({
       code: 3,
-      stderr: 'elenchos: --workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)\n',
+      stderr:
+        'elenchos: --workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)\n',
     });
   });
 
   it('--shard i/n splits the task list deterministically, every task in exactly one shard', () => {
     const p = project();
-    const ids = (shard: string) => JSON.parse(runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout).runs.map((r: any) => r.task.id);
+    const ids = (shard: string) =>
+      JSON.parse(runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout).runs.map((r: any) => r.task.id);
     const one = ids('1/2');
     const two = ids('2/2');
     expect([...one, ...two].sort()).toEqual(['form', 'milk', 'title']);
@@ -88,21 +105,36 @@ describe('elenchos verify', () => {
     for (const [i, shard] of ['1/2', '2/2'].entries()) {
       writeFileSync(path.join(dir, `shard-${i + 1}.json`), runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout);
     }
-    const merged = runCli(['merge', path.join(dir, 'shard-1.json'), path.join(dir, 'shard-2.json'), '--junit', path.join(dir, 'all.xml')], p.root);
+    const merged = runCli(
+      ['merge', path.join(dir, 'shard-1.json'), path.join(dir, 'shard-2.json'), '--junit', path.join(dir, 'all.xml')],
+      p.root,
+    );
     expect(merged.code).toBe(1);
     expect(merged.stdout).toMatch(/VERIFIED +form[\s\S]*FAILED PRODUCT_FAILURE +milk[\s\S]*VERIFIED +title[\s\S]*2\/3 VERIFIED/);
     expect(readFileSync(path.join(dir, 'all.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3);
     writeFileSync(path.join(dir, 'junk.json'), '{"nope": 1}');
-    expect(runCli(['merge', path.join(dir, 'junk.json')], p.root)).toMatchObject({ code: 3, stderr: expect.stringContaining('not the output of elenchos verify --json') });
-    expect(runCli(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({ code: 3, stderr: 'elenchos: --shard "3/2" must look like i/n with 1 ≤ i ≤ n (for example 2/4)\n' });
+    expect(runCli(['merge', path.join(dir, 'junk.json')], p.root)).toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('not the output of elenchos verify --json'),
+    });
+    expect(runCli(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({
+      code: 3,
+      stderr: 'elenchos: --shard "3/2" must look like i/n with 1 ≤ i ≤ n (for example 2/4)\n',
+    });
   });
 
   it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', () => {
     const p = project();
     const summary = path.join(tempDir(), 'summary.md');
-    const result = runCli(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, { ...p.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    const result = runCli(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, {
+      ...p.env,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^::error file=tasks\/milk\.json,title=Elenchos%3A milk FAILED \(PRODUCT_FAILURE\)::.*%0AFAIL AC-002: criterion 2$/m);
+    expect(result.stdout).toMatch(
+      /^::error file=tasks\/milk\.json,title=Elenchos%3A milk FAILED \(PRODUCT_FAILURE\)::.*%0AFAIL AC-002: criterion 2$/m,
+    );
     expect(result.stdout).not.toContain('file=tasks/form.json');
     const table = readFileSync(summary, 'utf8');
     expect(table).toContain('| task | state | criteria | run |');
@@ -116,7 +148,9 @@ describe('elenchos verify', () => {
     expect(JSON.parse(worktree.stdout).runs[0].state).toBe('FAILED'); // HEAD has no milk: the uncommitted fix does not count
     const inPlace = runCli(['verify', 'tasks/milk.json', '--in-place'], p.root, p.env);
     expect(inPlace.code).toBe(3);
-    expect(inPlace.stderr).toBe('elenchos: the working tree is not clean (page.html); commit or stash these changes first: verify --in-place checks the committed code\n');
+    expect(inPlace.stderr).toBe(
+      'elenchos: the working tree is not clean (page.html); commit or stash these changes first: verify --in-place checks the committed code\n',
+    );
     writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul></ul>\n');
     writeFileSync(path.join(p.root, 'tasks/broken.json'), '{ "id": ');
     gitSync(p.root, 'add', '-A');

@@ -68,7 +68,10 @@ export function release(pauseDir: string, point: string): void {
 export function allRuns(root: string): { dir: string; record: Record<string, any> }[] {
   const runs = path.join(root, '.elenchos/runs');
   if (!existsSync(runs)) return [];
-  return readdirSync(runs).map((id) => ({ dir: path.join(runs, id), record: JSON.parse(readFileSync(path.join(runs, id, 'run.json'), 'utf8')) }));
+  return readdirSync(runs).map((id) => ({
+    dir: path.join(runs, id),
+    record: JSON.parse(readFileSync(path.join(runs, id, 'run.json'), 'utf8')),
+  }));
 }
 
 /** Pids from a run's processes.ndjson (the owner's and its children's) still alive and not zombies. */

@@ -10,7 +10,13 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** npm with no network, no audit, no update check: a test must never reach a registry. */
 export function npm(args: string[], cwd: string): SpawnSyncReturns<string> {
-  const env = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
   return spawnSync('npm', args, { cwd, encoding: 'utf8', env, timeout: 300_000 });
 }
 
@@ -37,7 +43,9 @@ export function packElenchos(dir: string): Packed {
  * package metadata, which that cache does not hold). Dev-only packages are not installed.
  */
 export function writeInstallableProject(root: string, tarball: string): void {
-  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
+  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, Record<string, unknown>>;
+  };
   const own = lock.packages['']!;
   // Absolute: the project's worktrees (.elenchos/workspaces/…) run `npm ci` too, from another folder.
   const spec = `file:${tarball}`;
@@ -45,13 +53,25 @@ export function writeInstallableProject(root: string, tarball: string): void {
   const manifest = { name: 'my-app', version: '1.0.0', private: true, devDependencies: { elenchos: spec } };
   const packages: Record<string, unknown> = {
     '': { name: 'my-app', version: '1.0.0', devDependencies: manifest.devDependencies },
-    'node_modules/elenchos': { version: own.version, resolved: spec, integrity, dev: true, license: own.license, dependencies: own.dependencies, bin: own.bin, engines: own.engines },
+    'node_modules/elenchos': {
+      version: own.version,
+      resolved: spec,
+      integrity,
+      dev: true,
+      license: own.license,
+      dependencies: own.dependencies,
+      bin: own.bin,
+      engines: own.engines,
+    },
   };
   for (const [key, entry] of Object.entries(lock.packages)) {
     if (key !== '' && entry.dev !== true) packages[key] = { ...entry, dev: true };
   }
   writeFileSync(path.join(root, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(path.join(root, 'package-lock.json'), `${JSON.stringify({ name: 'my-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
+  writeFileSync(
+    path.join(root, 'package-lock.json'),
+    `${JSON.stringify({ name: 'my-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  );
 }
 
 /** `npx elenchos …` in `cwd`, never falling back to the registry (`--no`). */

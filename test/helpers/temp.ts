@@ -53,6 +53,9 @@ export function taskJson(overrides: Record<string, unknown> = {}, n = 2): string
 
 /** A Kane test whose step i verifies AC-00i. */
 export function kaneTest(n = 2): string {
-  const steps = Array.from({ length: n }, (_, i) => `## Step ${i + 1} — check ${i + 1} @verifies AC-00${i + 1}\n\nVerify thing ${i + 1} at {{start_url}}.\n`);
+  const steps = Array.from(
+    { length: n },
+    (_, i) => `## Step ${i + 1} — check ${i + 1} @verifies AC-00${i + 1}\n\nVerify thing ${i + 1} at {{start_url}}.\n`,
+  );
   return `---\nmode: testing\n---\n\n# Add a task\n\n${steps.join('\n')}`;
 }

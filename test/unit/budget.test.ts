@@ -7,7 +7,12 @@ describe('BudgetTracker', () => {
   it('lets everything through without caps, and sums what was spent', () => {
     const b = new BudgetTracker({}, 0);
     expect(b.gate('agent', 0)).toBeNull();
-    expect(b.recordAgent({ costUsd: 0.5, turns: 3, tokens: { input: 100, output: 20 }, durationMs: 1000 })).toEqual({ agentUsd: 0.5, agentTurns: 3, inputTokens: 100, outputTokens: 20 });
+    expect(b.recordAgent({ costUsd: 0.5, turns: 3, tokens: { input: 100, output: 20 }, durationMs: 1000 })).toEqual({
+      agentUsd: 0.5,
+      agentTurns: 3,
+      inputTokens: 100,
+      outputTokens: 20,
+    });
     b.recordVerifier(11, 1000);
     b.recordAgent({ costUsd: null, turns: null, durationMs: 1000 });
     b.recordVerifier(null, 1000);
@@ -17,7 +22,13 @@ describe('BudgetTracker', () => {
 
   it.each([
     ['cost: spent already at the cap', { maxCostUsd: 1 }, [1], 'agent', /would pass --max-cost-usd 1 \(\$1 spent/],
-    ['cost: the last dispatch again would pass it', { maxCostUsd: 1 }, [0.6], 'agent', /--max-cost-usd 1 \(\$0\.6 spent, the last one cost \$0\.6\)/],
+    [
+      'cost: the last dispatch again would pass it',
+      { maxCostUsd: 1 },
+      [0.6],
+      'agent',
+      /--max-cost-usd 1 \(\$0\.6 spent, the last one cost \$0\.6\)/,
+    ],
     ['cost: room for one more like the last', { maxCostUsd: 1 }, [0.4], 'agent', null],
     ['cost: an unknown cost never trips it', { maxCostUsd: 1 }, [null], 'agent', null],
   ] as const)('%s', (_what, caps, costs, next, expected) => {
@@ -33,7 +44,9 @@ describe('BudgetTracker', () => {
     expect(b.gate('verifier', 0)).toBeNull();
     b.recordVerifier(11, 1000);
     expect(b.gate('agent', 0)).toBeNull(); // the agent spends no credits
-    expect(b.gate('verifier', 0)).toBe('the next verifier step would pass --max-kane-credits 15 (11 credits spent, the last verification used 11)');
+    expect(b.gate('verifier', 0)).toBe(
+      'the next verifier step would pass --max-kane-credits 15 (11 credits spent, the last verification used 11)',
+    );
   });
 
   it('minutes: refused once spent, or when the last step of that kind would not fit', () => {

@@ -33,7 +33,13 @@ describe('loadConfig', () => {
 
   it('layers flags over environment over file over defaults', async () => {
     const root = tempDir();
-    writeFiles(root, { 'elenchos.config.json': JSON.stringify({ maxRepairAttempts: 5, maxVerifierRetries: 3, verifier: { type: 'kane', timeoutSeconds: 60 } }) });
+    writeFiles(root, {
+      'elenchos.config.json': JSON.stringify({
+        maxRepairAttempts: 5,
+        maxVerifierRetries: 3,
+        verifier: { type: 'kane', timeoutSeconds: 60 },
+      }),
+    });
     const env = { ELENCHOS_MAX_REPAIR_ATTEMPTS: '4', ELENCHOS_VERIFIER_TIMEOUT_SECONDS: '30' };
     const { config } = await loadConfig({ root, env, overrides: { maxRepairAttempts: 1 } });
     expect(config.maxRepairAttempts).toBe(1);

@@ -9,7 +9,13 @@ const TASK = '{ "id": "t", "b": [2, {"y": 1, "x": null}], "a": "é" }';
 
 function project(extra: Record<string, string> = {}) {
   const root = tempDir();
-  writeFiles(root, { 'tasks/t.json': TASK, 'tests/t_test.md': '## One\n', 'tests/h.md': 'helper\n', '.testmuai/variables/v.json': '{}', ...extra });
+  writeFiles(root, {
+    'tasks/t.json': TASK,
+    'tests/t_test.md': '## One\n',
+    'tests/h.md': 'helper\n',
+    '.testmuai/variables/v.json': '{}',
+    ...extra,
+  });
   return root;
 }
 
@@ -34,7 +40,12 @@ describe('canonicalJson and sha256', () => {
 describe('lockContract', () => {
   it('locks the task twice (bytes, canonical JSON), the test and each extra input with its role', async () => {
     const root = project();
-    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md', extra: ['tests/h.md', '.testmuai/variables/v.json'] });
+    const locked = await lockContract({
+      root,
+      taskLabel: 'tasks/t.json',
+      testLabel: 'tests/t_test.md',
+      extra: ['tests/h.md', '.testmuai/variables/v.json'],
+    });
     expect(locked).toEqual([
       { path: 'tasks/t.json', sha256: sha256(TASK), role: 'task' },
       { path: 'tasks/t.json', sha256: sha256(canonicalJson(JSON.parse(TASK))), role: 'task-canonical' },
@@ -42,7 +53,9 @@ describe('lockContract', () => {
       { path: 'tests/h.md', sha256: sha256('helper\n'), role: 'import' },
       { path: '.testmuai/variables/v.json', sha256: sha256('{}'), role: 'variables' },
     ]);
-    const spec = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md.spec.ts', extra: ['tests/h.md'] }).catch(() => null);
+    const spec = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md.spec.ts', extra: ['tests/h.md'] }).catch(
+      () => null,
+    );
     expect(spec).toBeNull(); // a missing test file is an error, never an empty lock
   });
 
@@ -63,8 +76,16 @@ describe('verifyContract', () => {
   });
 
   it.each([
-    ['a changed test', (root: string) => writeFileSync(path.join(root, 'tests/t_test.md'), '## Easier\n'), ['tests/t_test.md changed in the worktree']],
-    ['a reformatted task (same canonical JSON)', (root: string) => writeFileSync(path.join(root, 'tasks/t.json'), JSON.stringify(JSON.parse(TASK))), ['tasks/t.json changed in the worktree']],
+    [
+      'a changed test',
+      (root: string) => writeFileSync(path.join(root, 'tests/t_test.md'), '## Easier\n'),
+      ['tests/t_test.md changed in the worktree'],
+    ],
+    [
+      'a reformatted task (same canonical JSON)',
+      (root: string) => writeFileSync(path.join(root, 'tasks/t.json'), JSON.stringify(JSON.parse(TASK))),
+      ['tasks/t.json changed in the worktree'],
+    ],
     ['a deleted helper', (root: string) => rmSync(path.join(root, 'tests/h.md')), ['tests/h.md was deleted in the worktree']],
   ])('names %s', async (_what, change, problems) => {
     const root = project();

@@ -38,20 +38,48 @@ describe('judgeCriteria', () => {
     Object.fromEntries(judgeCriteria(criteria, map, new Map(verdicts)).map((r) => [r.id, r.status]));
 
   it('PASS only when every verifying step passed', () => {
-    expect(judge([[1, 'passed'], [2, 'passed'], [3, 'passed']])).toEqual({ 'AC-1': 'PASS', 'AC-10': 'PASS', 'AC-002': 'UNVERIFIED' });
+    expect(
+      judge([
+        [1, 'passed'],
+        [2, 'passed'],
+        [3, 'passed'],
+      ]),
+    ).toEqual({ 'AC-1': 'PASS', 'AC-10': 'PASS', 'AC-002': 'UNVERIFIED' });
   });
 
   it('FAIL on a product failure of any verifying step, even if another passed', () => {
-    expect(judge([[1, 'passed'], [2, 'product_failure']])).toMatchObject({ 'AC-1': 'FAIL', 'AC-10': 'FAIL' });
+    expect(
+      judge([
+        [1, 'passed'],
+        [2, 'product_failure'],
+      ]),
+    ).toMatchObject({ 'AC-1': 'FAIL', 'AC-10': 'FAIL' });
   });
 
   it('UNVERIFIED when a step was skipped or failed for another reason', () => {
-    expect(judge([[1, 'passed'], [2, 'failed_other']])).toMatchObject({ 'AC-1': 'UNVERIFIED', 'AC-10': 'UNVERIFIED' });
+    expect(
+      judge([
+        [1, 'passed'],
+        [2, 'failed_other'],
+      ]),
+    ).toMatchObject({ 'AC-1': 'UNVERIFIED', 'AC-10': 'UNVERIFIED' });
     expect(judge([[1, 'passed']])).toMatchObject({ 'AC-1': 'UNVERIFIED' });
   });
 
   it('a criterion nobody tests is never PASS', () => {
-    const result = judgeCriteria(criteria, map, new Map([[1, 'passed'], [2, 'passed'], [3, 'passed']]));
-    expect(result.find((r) => r.id === 'AC-002')).toMatchObject({ status: 'UNVERIFIED', steps: [], note: 'no step verifies this criterion' });
+    const result = judgeCriteria(
+      criteria,
+      map,
+      new Map([
+        [1, 'passed'],
+        [2, 'passed'],
+        [3, 'passed'],
+      ]),
+    );
+    expect(result.find((r) => r.id === 'AC-002')).toMatchObject({
+      status: 'UNVERIFIED',
+      steps: [],
+      note: 'no step verifies this criterion',
+    });
   });
 });

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { decideNext, type Budget, type Decision, type VerifiedStatus } from '../../src/core/decide.js';
 
 const budget = (repairsUsed: number, maxRepairAttempts: number, verifierRetriesUsed: number, maxVerifierRetries: number): Budget => ({
-  repairsUsed, maxRepairAttempts, verifierRetriesUsed, maxVerifierRetries,
+  repairsUsed,
+  maxRepairAttempts,
+  verifierRetriesUsed,
+  maxVerifierRetries,
 });
 
 describe('decideNext', () => {

@@ -31,7 +31,12 @@ function runAgent(repo: string, taskId: string, attempt: number, prompt: string)
     cwd: repo,
     input: prompt,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, ELENCHOS_TASK_FILE: path.join(repo, `tasks/${taskId}.json`), ELENCHOS_ATTEMPT: String(attempt), ELENCHOS_PROMPT_FILE: promptFile },
+    env: {
+      PATH: process.env.PATH,
+      ELENCHOS_TASK_FILE: path.join(repo, `tasks/${taskId}.json`),
+      ELENCHOS_ATTEMPT: String(attempt),
+      ELENCHOS_PROMPT_FILE: promptFile,
+    },
   });
   return { code: result.status, out: result.stdout + result.stderr };
 }
@@ -73,7 +78,12 @@ async function verifyDemo(repo: string, taskId: string) {
   return { result, statuses: Object.fromEntries(result.criteria.map((c) => [c.id, c.status])) };
 }
 
-const changedFiles = (repo: string) => gitSync(repo, 'status', '--porcelain').split('\n').filter(Boolean).map((l) => l.slice(3)).sort();
+const changedFiles = (repo: string) =>
+  gitSync(repo, 'status', '--porcelain')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(3))
+    .sort();
 
 // Generous limits: the verifier steps drive a real browser, and two-core CI machines get slow under load.
 describe('demo agent', { timeout: 150_000 }, () => {
@@ -112,7 +122,8 @@ describe('demo agent', { timeout: 150_000 }, () => {
   });
 
   it('fixes the default when the repair prompt reports AC-003 as failed', () => {
-    const prompt = 'Repair.\n\nPASS AC-001: ...\nFAIL AC-003: A task added without choosing a priority shows a "Medium" badge in the list\n  test 3: expected "Medium", received "High"\n';
+    const prompt =
+      'Repair.\n\nPASS AC-001: ...\nFAIL AC-003: A task added without choosing a priority shows a "Medium" badge in the list\n  test 3: expected "Medium", received "High"\n';
     const { code, out } = runAgent(repo, 'priority-badge', 2, prompt);
     expect(code, out).toBe(0);
     expect(out).toMatch(/reports AC-003 as failed/);

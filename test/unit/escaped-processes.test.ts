@@ -68,7 +68,8 @@ describe('escaped processes', () => {
   it('catches the children a process forks while it is being stopped (frozen first, then killed)', async () => {
     const worktree = tempDir('elenchos-worktree-');
     // A parent that keeps forking children into the worktree: each generation must be found.
-    const script = "const {spawn}=require('child_process');setInterval(()=>spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{detached:true,stdio:'ignore'}).unref(),5);require('fs').writeFileSync('ready','')";
+    const script =
+      "const {spawn}=require('child_process');setInterval(()=>spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{detached:true,stdio:'ignore'}).unref(),5);require('fs').writeFileSync('ready','')";
     const child = spawn(process.execPath, ['-e', script], { cwd: worktree, detached: true, stdio: 'ignore' });
     started.push(child);
     while (!existsSync(path.join(worktree, 'ready'))) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,7 +1,16 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attemptDir, attemptName, attemptPaths, createAttemptDirs, runDir, runsDir, workspaceDir, workspacesDir } from '../../src/evidence/layout.js';
+import {
+  attemptDir,
+  attemptName,
+  attemptPaths,
+  createAttemptDirs,
+  runDir,
+  runsDir,
+  workspaceDir,
+  workspacesDir,
+} from '../../src/evidence/layout.js';
 import { writeJsonAtomic } from '../../src/evidence/write-json.js';
 import { tempDir } from '../helpers/temp.js';
 

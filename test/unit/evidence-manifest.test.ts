@@ -46,7 +46,11 @@ describe('manifest', () => {
     writeFileSync(path.join(dir, 'attempts/01/extra.txt'), 'x');
     const check = await verifyManifest(dir);
     expect(check.ok).toBe(false);
-    expect(check.problems.sort()).toEqual(['extra: attempts/01/extra.txt', 'missing: attempts/01/shot.png', 'modified: attempts/01/agent.log']);
+    expect(check.problems.sort()).toEqual([
+      'extra: attempts/01/extra.txt',
+      'missing: attempts/01/shot.png',
+      'modified: attempts/01/agent.log',
+    ]);
   });
 
   it('signs with a key and rejects a bad, missing or re-keyed signature', async () => {
@@ -58,7 +62,7 @@ describe('manifest', () => {
 
     // Someone edits a file and "fixes" its hash in the manifest: the hashes agree, the HMAC does not.
     writeFileSync(path.join(dir, 'run.json'), '{"schemaVersion":1,"state":"VERIFIED"}\n');
-    const forged = { ...signed, files: { ...(await writeManifest(dir)).files } , hmac: signed.hmac };
+    const forged = { ...signed, files: { ...(await writeManifest(dir)).files }, hmac: signed.hmac };
     writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(forged));
     expect(await verifyManifest(dir)).toEqual({ ok: true, problems: [] });
     expect((await verifyManifest(dir, { signingKey: 'k3y-for-tests' })).problems).toEqual([expect.stringMatching(/^signature invalid/)]);

@@ -34,7 +34,9 @@ describe('Redactor.redactText', () => {
   });
 
   it('redacts --access-key values on command lines and in JSON argv', () => {
-    expect(redactor.redactText('kane-cli run --access-key s3cr3tv4lue --username bob')).toBe('kane-cli run --access-key [REDACTED] --username bob');
+    expect(redactor.redactText('kane-cli run --access-key s3cr3tv4lue --username bob')).toBe(
+      'kane-cli run --access-key [REDACTED] --username bob',
+    );
     expect(redactor.redactText('kane-cli --access-key=s3cr3tv4lue x')).toBe('kane-cli --access-key=[REDACTED] x');
     expect(redactor.redactText(`kane-cli --access-key "two words"`)).toBe('kane-cli --access-key [REDACTED]');
     expect(redactor.redactText('{"args":["--access-key", "s3cr3tv4lue","--x"]}')).toBe('{"args":["--access-key", "[REDACTED]","--x"]}');
@@ -42,11 +44,18 @@ describe('Redactor.redactText', () => {
   });
 
   it('redacts private key blocks across lines and inside one JSON-escaped line', () => {
-    const pem = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAA', 'QyNTUxOQAAACDx==', '-----END OPENSSH PRIVATE KEY-----'];
+    const pem = [
+      '-----BEGIN OPENSSH PRIVATE KEY-----',
+      'b3BlbnNzaC1rZXktdjEAAAAA',
+      'QyNTUxOQAAACDx==',
+      '-----END OPENSSH PRIVATE KEY-----',
+    ];
     expect(redactor.redactText(`key:\n${pem.join('\n')}\nnext line`)).toBe('key:\n[REDACTED:private-key]\nnext line');
     expect(redactor.redactText(JSON.stringify({ key: pem.join('\n'), x: 1 }))).toBe('{"key":"[REDACTED:private-key]","x":1}');
     // A block cut short must not swallow what follows.
-    expect(redactor.redactText(`${pem.slice(0, 2).join('\n')}\nthis is a log line again\n`)).toBe('[REDACTED:private-key]\nthis is a log line again\n');
+    expect(redactor.redactText(`${pem.slice(0, 2).join('\n')}\nthis is a log line again\n`)).toBe(
+      '[REDACTED:private-key]\nthis is a log line again\n',
+    );
   });
 
   it('redacts configured values, plain, JSON-escaped and URL-encoded, ignoring very short ones', () => {
@@ -54,7 +63,9 @@ describe('Redactor.redactText', () => {
     const r = new Redactor({ values: [secret, 'abc', 'hunter22'] });
     expect(r.redactText(`x=${secret};`)).toBe('x=[REDACTED];');
     expect(r.redactText(JSON.stringify({ v: secret }))).toBe('{"v":"[REDACTED]"}');
-    expect(r.redactText(JSON.stringify({ nested: JSON.stringify({ v: secret }) }))).toBe(JSON.stringify({ nested: JSON.stringify({ v: '[REDACTED]' }) }));
+    expect(r.redactText(JSON.stringify({ nested: JSON.stringify({ v: secret }) }))).toBe(
+      JSON.stringify({ nested: JSON.stringify({ v: '[REDACTED]' }) }),
+    );
     expect(r.redactText(`https://x/?k=${encodeURIComponent(secret)}`)).toBe('https://x/?k=[REDACTED]');
     expect(r.redactText('abc hunter22 abcd')).toBe('abc [REDACTED] abcd');
   });
@@ -94,9 +105,18 @@ describe('collectSecretValues', () => {
       PATH: '/usr/bin:/bin',
     };
     expect(collectSecretValues({ env }).sort()).toEqual(
-      ['client-secret-id', 'correct horse', 'npm-token-value', 'pat-value-123', 'sk-openai-0123456789', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'].sort(),
+      [
+        'client-secret-id',
+        'correct horse',
+        'npm-token-value',
+        'pat-value-123',
+        'sk-openai-0123456789',
+        'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      ].sort(),
     );
-    expect(collectSecretValues({ env: {}, configEnv: [{ STRIPE_SECRET: 'stripe-secret-1', NODE_ENV: 'production' }] })).toEqual(['stripe-secret-1']);
+    expect(collectSecretValues({ env: {}, configEnv: [{ STRIPE_SECRET: 'stripe-secret-1', NODE_ENV: 'production' }] })).toEqual([
+      'stripe-secret-1',
+    ]);
   });
 });
 
@@ -149,7 +169,9 @@ describe('Redactor files and trees', () => {
     expect(readFileSync(path.join(dir, 'agent.log'), 'utf8')).toBe('line 1\nusing [REDACTED]\r\nlast [REDACTED:github-token]');
     expect(statSync(path.join(dir, 'agent.log')).mode & 0o777).toBe(0o640);
     expect(readFileSync(path.join(dir, 'verifier/events.ndjson'), 'utf8')).toBe('{"type":"x","cmd":"kane --access-key [REDACTED]"}\n');
-    expect(readFileSync(path.join(dir, 'latin1.txt'))).toEqual(Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from('k=[REDACTED]\n')]));
+    expect(readFileSync(path.join(dir, 'latin1.txt'))).toEqual(
+      Buffer.concat([Buffer.from([0xe9, 0xff, 0x0a]), Buffer.from('k=[REDACTED]\n')]),
+    );
     expect(readFileSync(path.join(dir, 'workspace.tar.gz'))).toEqual(gz);
     // Same length, so offsets inside the binary still hold; the gzip stays as it was: compressed bytes hide the secret.
     expect(readFileSync(path.join(dir, 'shot.png'))).toEqual(Buffer.concat([png.subarray(0, 12), Buffer.from('*'.repeat(secret.length))]));

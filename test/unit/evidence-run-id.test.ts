@@ -10,7 +10,14 @@ describe('newRunId', () => {
   });
 
   it('sorts lexically in time order', () => {
-    const times = ['2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.001Z', '2025-01-01T00:00:01.000Z', '2025-12-31T23:59:59.999Z', '2026-02-03T10:00:00.000Z', '2099-01-01T00:00:00.000Z'];
+    const times = [
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.001Z',
+      '2025-01-01T00:00:01.000Z',
+      '2025-12-31T23:59:59.999Z',
+      '2026-02-03T10:00:00.000Z',
+      '2099-01-01T00:00:00.000Z',
+    ];
     const ids = times.map((t) => newRunId(new Date(t)));
     expect([...ids].sort()).toEqual(ids);
     expect([...ids].reverse().sort()).toEqual(ids);

@@ -66,7 +66,14 @@ describe('sealRun', () => {
   it('an outcome that changes while sealing (a Ctrl-C) is what gets sealed, and the manifest still matches', async () => {
     const dir = await runFolder();
     let asks = 0;
-    const sealed = await sealRun(dir, () => (++asks <= 2 ? verified() : record({ state: 'ERROR', reason: 'INTERRUPTED', message: 'late', finishedAt: '2026-11-30T05:00:00.000Z', durationMs: 5 })), { values: [] });
+    const sealed = await sealRun(
+      dir,
+      () =>
+        ++asks <= 2
+          ? verified()
+          : record({ state: 'ERROR', reason: 'INTERRUPTED', message: 'late', finishedAt: '2026-11-30T05:00:00.000Z', durationMs: 5 }),
+      { values: [] },
+    );
     expect(sealed).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
     expect(await readRunRecord(dir)).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
     expect(await verifyManifest(dir)).toMatchObject({ ok: true });
@@ -74,7 +81,18 @@ describe('sealRun', () => {
 
   it('a secret in the record itself is redacted, and the manifest covers the redacted bytes', async () => {
     const dir = await runFolder();
-    await sealRun(dir, () => record({ state: 'ERROR', reason: 'INTERNAL_ERROR', message: `failed with ${SECRET}`, finishedAt: '2026-11-30T05:00:00.000Z', durationMs: 5 }), { values: [SECRET], signingKey: 'k3y-k3y-k3y' });
+    await sealRun(
+      dir,
+      () =>
+        record({
+          state: 'ERROR',
+          reason: 'INTERNAL_ERROR',
+          message: `failed with ${SECRET}`,
+          finishedAt: '2026-11-30T05:00:00.000Z',
+          durationMs: 5,
+        }),
+      { values: [SECRET], signingKey: 'k3y-k3y-k3y' },
+    );
     expect(readFileSync(path.join(dir, 'run.json'), 'utf8')).not.toContain(SECRET);
     expect(await verifyManifest(dir, { signingKey: 'k3y-k3y-k3y' })).toMatchObject({ ok: true });
   });
@@ -83,7 +101,14 @@ describe('sealRun', () => {
     const dir = await runFolder();
     // Simulate the kill: seal, then put the sealing record back as it was just before the rename.
     await sealRun(dir, verified, { values: [] });
-    await writeJsonAtomic(path.join(dir, 'run.json'), { ...verified(), state: 'RUNNING', reason: null, finishedAt: null, durationMs: null, sealing: { state: 'VERIFIED', reason: null, message: null } });
+    await writeJsonAtomic(path.join(dir, 'run.json'), {
+      ...verified(),
+      state: 'RUNNING',
+      reason: null,
+      finishedAt: null,
+      durationMs: null,
+      sealing: { state: 'VERIFIED', reason: null, message: null },
+    });
     expect(await verifyManifest(dir)).toMatchObject({ ok: false, problems: ['modified: run.json'] });
   });
 });

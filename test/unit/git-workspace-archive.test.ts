@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { snapshotWorkspace } from '../../src/git/snapshot.js';
@@ -81,7 +92,9 @@ describe('saveWorkspace and restoreWorkspace', () => {
       await restoreWorkspace(root, path.dirname(out), restored);
       const expected = walk(work, ['.git', 'node_modules', 'output-x']);
       expect(walk(restored)).toEqual(expected);
-      expect(Object.keys(expected)).toEqual(expect.arrayContaining(['new/dir/deep.txt', '@untracked.txt', 'keep-link', 'src/committed-new.js', 'new-binary.bin']));
+      expect(Object.keys(expected)).toEqual(
+        expect.arrayContaining(['new/dir/deep.txt', '@untracked.txt', 'keep-link', 'src/committed-new.js', 'new-binary.bin']),
+      );
       expect(Object.keys(expected)).not.toContain('docs/old.md');
       expect(existsSync(path.join(restored, 'tests/output-x'))).toBe(false);
       expect(statSync(path.join(restored, 'run-me.sh')).mode & 0o100).toBeTruthy();
@@ -158,12 +171,16 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
 
     const checkout = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'new.txt\n' });
     writeFileSync(path.join(checkout, 'new.txt'), 'theirs\n');
-    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(`${path.join(checkout, 'new.txt')} already exists, and the stored change adds it as a new file; move it away first`);
+    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(
+      `${path.join(checkout, 'new.txt')} already exists, and the stored change adds it as a new file; move it away first`,
+    );
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
 
     unlinkSync(path.join(checkout, 'new.txt'));
     writeFileSync(path.join(checkout, 'a.txt'), 'changed meanwhile\n');
-    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(/^the stored change does not apply to .* \(patch failed: a\.txt:1 error: a\.txt: patch does not apply\); take it on a branch instead \(--branch\), or move the file in its way$/);
+    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(
+      /^the stored change does not apply to .* \(patch failed: a\.txt:1 error: a\.txt: patch does not apply\); take it on a branch instead \(--branch\), or move the file in its way$/,
+    );
     expect(existsSync(path.join(checkout, 'new.txt'))).toBe(false);
 
     writeFileSync(path.join(checkout, 'a.txt'), 'one\n');

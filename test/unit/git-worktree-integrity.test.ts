@@ -25,7 +25,9 @@ describe('worktreeIntegrity', () => {
     expect([...baseline]).toEqual(['a.txt']);
     expect(await worktreeIntegrity(workspace, repo, baseline)).toEqual([]);
     gitSync(workspace, 'update-index', '--assume-unchanged', 'b.txt');
-    expect(await worktreeIntegrity(workspace, repo, baseline)).toEqual(['files hidden from git status (assume-unchanged / skip-worktree): b.txt']);
+    expect(await worktreeIntegrity(workspace, repo, baseline)).toEqual([
+      'files hidden from git status (assume-unchanged / skip-worktree): b.txt',
+    ]);
     await removeWorktree(repo, workspace);
   });
 });

@@ -1,9 +1,26 @@
 // What init makes of a project: commands per package manager, the Playwright testDir it trusts, its picks.
 import { describe, expect, it } from 'vitest';
-import { appCommandFor, chooseAgent, chooseVerifier, detectProject, setupCommandFor, type DetectedProject } from '../../src/core/init/detect-project.js';
+import {
+  appCommandFor,
+  chooseAgent,
+  chooseVerifier,
+  detectProject,
+  setupCommandFor,
+  type DetectedProject,
+} from '../../src/core/init/detect-project.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
-const base: DetectedProject = { root: '/nowhere', packageManager: 'npm', appScript: 'dev', playwrightConfig: null, playwrightTestDir: null, playwrightDependency: false, kaneCli: null, claude: null, codex: null };
+const base: DetectedProject = {
+  root: '/nowhere',
+  packageManager: 'npm',
+  appScript: 'dev',
+  playwrightConfig: null,
+  playwrightTestDir: null,
+  playwrightDependency: false,
+  kaneCli: null,
+  claude: null,
+  codex: null,
+};
 
 describe('init detection', () => {
   it('runs the dev script on {port} with each package manager, and nothing without a script', () => {
@@ -15,8 +32,11 @@ describe('init detection', () => {
     expect(setupCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn install --frozen-lockfile');
   });
 
-  it('prefers the project\'s Playwright over a kane-cli on PATH, and an agent on PATH over the default', () => {
-    expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli', playwrightDependency: true })).toEqual({ verifier: 'playwright', why: '@playwright/test is a dependency' });
+  it("prefers the project's Playwright over a kane-cli on PATH, and an agent on PATH over the default", () => {
+    expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli', playwrightDependency: true })).toEqual({
+      verifier: 'playwright',
+      why: '@playwright/test is a dependency',
+    });
     expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli' }).verifier).toBe('kane');
     expect(chooseAgent({ ...base, codex: '/bin/codex' })).toEqual({ agent: 'codex', why: 'codex is on PATH (/bin/codex)' });
     expect(chooseAgent({ ...base, codex: '/bin/codex', claude: '/bin/claude' }).agent).toBe('claude');
@@ -33,7 +53,12 @@ describe('init detection', () => {
     const root = tempDir();
     writeFiles(root, { 'playwright.config.ts': `export default { ${line} };\n`, 'package.json': '{ "scripts": { "dev": "x" } }' });
     const detected = await detectProject(root, { PATH: '' });
-    expect(detected).toMatchObject({ playwrightConfig: 'playwright.config.ts', playwrightTestDir: expected, appScript: 'dev', packageManager: 'npm' });
+    expect(detected).toMatchObject({
+      playwrightConfig: 'playwright.config.ts',
+      playwrightTestDir: expected,
+      appScript: 'dev',
+      packageManager: 'npm',
+    });
   });
 
   it('a package.json that does not parse is no package.json', async () => {

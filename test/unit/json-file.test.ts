@@ -27,7 +27,9 @@ describe('parseJsonText', () => {
     const text = '{\n  "testFile": "../../etc/passwd",\n  "testFile": "tests/x_test.md"\n}';
     const error = refusal(() => parseJsonText(text, 't.json'));
     expect(error).toBeInstanceOf(JsonSyntaxError);
-    expect(error.message).toBe('t.json:3:3: invalid JSON: duplicate key "testFile" (also at line 2); JSON readers disagree on which one wins, keep one');
+    expect(error.message).toBe(
+      't.json:3:3: invalid JSON: duplicate key "testFile" (also at line 2); JSON readers disagree on which one wins, keep one',
+    );
   });
 
   it('sees a duplicate spelled with an escape, and allows the same key in sibling objects', () => {
@@ -57,7 +59,9 @@ describe('parseJsonText', () => {
   it('keeps the classic messages and positions', () => {
     expect(() => parseJsonText('{ "id": "x", }', 'f.json')).toThrow('f.json:1:14: invalid JSON: Expected double-quoted property name');
     expect(() => parseJsonText('{ "id": ', 'f.json')).toThrow('f.json:1:9: invalid JSON: Unexpected end of JSON input');
-    expect(() => parseJsonText('{"a": 1} x', 'f.json')).toThrow('f.json:1:10: invalid JSON: Unexpected non-whitespace character after JSON');
+    expect(() => parseJsonText('{"a": 1} x', 'f.json')).toThrow(
+      'f.json:1:10: invalid JSON: Unexpected non-whitespace character after JSON',
+    );
     expect(() => parseJsonText('{"a": "\u0001"}', 'f.json')).toThrow('f.json:1:8: invalid JSON: Bad control character in string literal');
     expect(() => parseJsonText('[01]', 'f.json')).toThrow('f.json:1:3: invalid JSON: Expected "," or "]" after array element');
     expect(() => parseJsonText('{"a" 1}', 'f.json')).toThrow('f.json:1:6: invalid JSON: Expected ":" after property name');
@@ -66,7 +70,24 @@ describe('parseJsonText', () => {
   it('agrees with JSON.parse on what is valid', () => {
     const valid = ['0', '-0.5e+3', '"\\ud83d\\ude00 \\/ \\n"', '{"a":[true,false,null,{}],"b":{"c":[]}}', ' \t\r\n[1 , 2]\n'];
     for (const text of valid) expect(scanJson(text, { maxDepth: 64 }), text).toBeNull();
-    const invalid = ['', '01', '1.', '.5', '-', '+1', '"\\x"', '"\\u12g4"', "'a'", '[1,]', '{"a":1,}', 'nul', 'Infinity', '"abc', '{"a":1}}', '\u00a0 1'];
+    const invalid = [
+      '',
+      '01',
+      '1.',
+      '.5',
+      '-',
+      '+1',
+      '"\\x"',
+      '"\\u12g4"',
+      "'a'",
+      '[1,]',
+      '{"a":1,}',
+      'nul',
+      'Infinity',
+      '"abc',
+      '{"a":1}}',
+      '\u00a0 1',
+    ];
     for (const text of invalid) {
       expect(scanJson(text, { maxDepth: 64 }), text).not.toBeNull();
       expect(() => JSON.parse(text), text).toThrow();
@@ -106,7 +127,11 @@ describe('readJsonFile / readRegularFile', () => {
 
   it('says what is wrong with a directory or a missing file', async () => {
     const dir = tempDir();
-    await expect(readJsonFile(dir, 'tasks')).rejects.toThrow('tasks: cannot read (is a directory, not a regular file); point it at a regular file');
-    await expect(readJsonFile(path.join(dir, 'none.json'), 'none.json')).rejects.toThrow('none.json: cannot read (no such file); check the path');
+    await expect(readJsonFile(dir, 'tasks')).rejects.toThrow(
+      'tasks: cannot read (is a directory, not a regular file); point it at a regular file',
+    );
+    await expect(readJsonFile(path.join(dir, 'none.json'), 'none.json')).rejects.toThrow(
+      'none.json: cannot read (no such file); check the path',
+    );
   });
 });

@@ -7,16 +7,36 @@ import { judgeCriteria, mapCriteria } from '../../src/contract/criteria-map.js';
 
 const declared = [1, 2, 3].map((index) => ({ index, heading: `Step ${index}`, optional: false }));
 const contract = [1, 2, 3].map((i) => ({ id: `AC-${i}`, description: `criterion ${i}` }));
-const map = mapCriteria(contract, declared.map((d) => ({ index: d.index, heading: d.heading, verifies: [`AC-${d.index}`] })));
+const map = mapCriteria(
+  contract,
+  declared.map((d) => ({ index: d.index, heading: d.heading, verifies: [`AC-${d.index}`] })),
+);
 const exited = (exitCode: number | null, more: Partial<ProcessOutcome> = {}): ProcessOutcome => ({
-  exitCode, signal: null, timedOut: false, aborted: false, outputCapped: false, spawnError: null, timeoutMs: 60_000, lastStderrLine: null, ...more,
+  exitCode,
+  signal: null,
+  timedOut: false,
+  aborted: false,
+  outputCapped: false,
+  spawnError: null,
+  timeoutMs: 60_000,
+  lastStderrLine: null,
+  ...more,
 });
 
 type Event = Record<string, unknown>;
 const start = (i: number, heading = `Step ${i}`): Event => ({ type: 'test_md_step_start', step_index: i, heading, ref: null });
 const end = (i: number, status: string): Event => ({ type: 'test_md_step_end', step_index: i, status, duration_s: 1 });
-const passed = (i: number): Event[] => [start(i), { type: 'run_end', status: 'passed', result_code: 100, reason_code: 'success.complete' }, end(i, 'passed')];
-const failed = (i: number, runEnd: Event, more: Event[] = []): Event[] => [start(i), { type: 'run_end', status: 'failed', ...runEnd }, ...more, end(i, 'failed')];
+const passed = (i: number): Event[] => [
+  start(i),
+  { type: 'run_end', status: 'passed', result_code: 100, reason_code: 'success.complete' },
+  end(i, 'passed'),
+];
+const failed = (i: number, runEnd: Event, more: Event[] = []): Event[] => [
+  start(i),
+  { type: 'run_end', status: 'failed', ...runEnd },
+  ...more,
+  end(i, 'failed'),
+];
 const closing = (overall: string, counts: Record<string, number>): Event[] => [
   { type: 'test_md_summary', overall_status: overall, steps: { total: 3, ...counts }, cancelled: false },
   { type: 'test_md_done', overall_status: overall, session_id: 'sid-1' },
@@ -51,10 +71,25 @@ describe('classifyKane', () => {
   });
 
   it('takes the verdict from test_md_bug_verdict alone (failed replay: no codes, no run_end verdict)', () => {
-    const verdict = { type: 'test_md_bug_verdict', step_index: 3, confirmed: true, family: 'application_issue', category: 'ui_data_defect', severity: 'major', confidence: 0.9, bug_title: 'Wrong total', one_liner: 'shows $72' };
+    const verdict = {
+      type: 'test_md_bug_verdict',
+      step_index: 3,
+      confirmed: true,
+      family: 'application_issue',
+      category: 'ui_data_defect',
+      severity: 'major',
+      confidence: 0.9,
+      bug_title: 'Wrong total',
+      one_liner: 'shows $72',
+    };
     const c = failAt3({ reason: 'assertion_failed: @ step 3' }, [verdict]);
     expect(c.status).toBe('FAIL');
-    expect(c.findings[0]!.verdict).toMatchObject({ confirmed: true, family: 'application_issue', bugTitle: 'Wrong total', oneLiner: 'shows $72' });
+    expect(c.findings[0]!.verdict).toMatchObject({
+      confirmed: true,
+      family: 'application_issue',
+      bugTitle: 'Wrong total',
+      oneLiner: 'shows $72',
+    });
     expect(c.findings[0]).toMatchObject({ reasonCode: null, resultCode: null, reason: 'assertion_failed: @ step 3' });
   });
 
@@ -67,7 +102,10 @@ describe('classifyKane', () => {
   });
 
   it('application_issue with confirmed:false and a downgrade_reason is still a product failure (family before confirmed)', () => {
-    const c = failAt3({ reason: 'assertion_failed: @ step 2', verdict: { confirmed: false, family: 'application_issue', confidence: 0.97, downgrade_reason: 'citation verification failed: x' } });
+    const c = failAt3({
+      reason: 'assertion_failed: @ step 2',
+      verdict: { confirmed: false, family: 'application_issue', confidence: 0.97, downgrade_reason: 'citation verification failed: x' },
+    });
     expect(c.status).toBe('FAIL');
     expect(c.findings[0]!.verdict).toMatchObject({ confirmed: false, downgradeReason: 'citation verification failed: x' });
   });
@@ -77,12 +115,19 @@ describe('classifyKane', () => {
   });
 
   it('stuck.* with an unconfirmed app suspicion is a VERIFIER_ERROR; with a confirmed verdict it is a FAIL (t7)', () => {
-    expect(failAt3({ result_code: 330, reason_code: 'stuck.ap_stuck', verdict: { confirmed: false, family: 'application_issue' } }).status).toBe('VERIFIER_ERROR');
-    expect(failAt3({ result_code: 330, reason_code: 'stuck.ap_stuck', verdict: { confirmed: true, family: 'application_issue' } }).status).toBe('FAIL');
+    expect(
+      failAt3({ result_code: 330, reason_code: 'stuck.ap_stuck', verdict: { confirmed: false, family: 'application_issue' } }).status,
+    ).toBe('VERIFIER_ERROR');
+    expect(
+      failAt3({ result_code: 330, reason_code: 'stuck.ap_stuck', verdict: { confirmed: true, family: 'application_issue' } }).status,
+    ).toBe('FAIL');
   });
 
   it('infra_error.* beats any verdict', () => {
-    expect(failAt3({ result_code: 510, reason_code: 'infra_error.screenshot_failed', verdict: { confirmed: true, family: 'application_issue' } }).status).toBe('VERIFIER_ERROR');
+    expect(
+      failAt3({ result_code: 510, reason_code: 'infra_error.screenshot_failed', verdict: { confirmed: true, family: 'application_issue' } })
+        .status,
+    ).toBe('VERIFIER_ERROR');
   });
 
   it('a failure with no verdict and no attributing code is INCONCLUSIVE', () => {
@@ -92,16 +137,36 @@ describe('classifyKane', () => {
   });
 
   it('through the shared rule: a confirmed FAIL wins over a verifier failure at another step, naming what could not be judged', () => {
-    const productAt1 = failed(1, { result_code: 740, reason_code: 'assertion_error.confirmed_product_bug', verdict: { confirmed: true, family: 'application_issue', bug_title: 'No total' } });
-    const c = classify([...productAt1, ...passed(2), ...failed(3, { result_code: 510, reason_code: 'infra_error.screenshot_failed' }), ...closing('failed', { passed: 1, failed: 2, skipped: 0 })]);
+    const productAt1 = failed(1, {
+      result_code: 740,
+      reason_code: 'assertion_error.confirmed_product_bug',
+      verdict: { confirmed: true, family: 'application_issue', bug_title: 'No total' },
+    });
+    const c = classify([
+      ...productAt1,
+      ...passed(2),
+      ...failed(3, { result_code: 510, reason_code: 'infra_error.screenshot_failed' }),
+      ...closing('failed', { passed: 1, failed: 2, skipped: 0 }),
+    ]);
     expect(c).toMatchObject({ status: 'FAIL', rule: 'product-failure' });
     const criteria = judgeCriteria(contract, map, c.stepVerdicts);
-    expect(decideKaneAttempt(c, criteria)).toEqual({ status: 'FAIL', rule: 'product-failure', summary: 'product failure at step 1: No total; could not be judged: AC-3' });
+    expect(decideKaneAttempt(c, criteria)).toEqual({
+      status: 'FAIL',
+      rule: 'product-failure',
+      summary: 'product failure at step 1: No total; could not be judged: AC-3',
+    });
   });
 
   it('through the shared rule: a product failure at a step that verifies no criterion is never a FAIL (nor a PASS)', () => {
-    const c = failAt3({ result_code: 740, reason_code: 'assertion_error.confirmed_product_bug', verdict: { confirmed: true, family: 'application_issue' } });
-    const untagged = mapCriteria(contract.slice(0, 2), declared.slice(0, 2).map((d, i) => ({ index: d.index, heading: d.heading, verifies: [`AC-${i + 1}`] })));
+    const c = failAt3({
+      result_code: 740,
+      reason_code: 'assertion_error.confirmed_product_bug',
+      verdict: { confirmed: true, family: 'application_issue' },
+    });
+    const untagged = mapCriteria(
+      contract.slice(0, 2),
+      declared.slice(0, 2).map((d, i) => ({ index: d.index, heading: d.heading, verifies: [`AC-${i + 1}`] })),
+    );
     const decided = decideKaneAttempt(c, judgeCriteria(contract.slice(0, 2), untagged, c.stepVerdicts));
     expect(decided).toMatchObject({ status: 'INCONCLUSIVE', rule: 'untagged-product-failure' });
     expect(decided.summary).toMatch(/^product failure at step 3, which verifies no criterion/);
@@ -127,9 +192,21 @@ describe('classifyKane', () => {
   });
 
   it('a duplicated step_end is tolerated when it agrees, a contradiction when it does not', () => {
-    const ok = classify([...passed(1), end(1, 'passed'), ...passed(2), ...passed(3), ...closing('passed', { passed: 3, failed: 0, skipped: 0 })]);
+    const ok = classify([
+      ...passed(1),
+      end(1, 'passed'),
+      ...passed(2),
+      ...passed(3),
+      ...closing('passed', { passed: 3, failed: 0, skipped: 0 }),
+    ]);
     expect(ok.status).toBe('PASS');
-    const bad = classify([...passed(1), end(1, 'failed'), ...passed(2), ...passed(3), ...closing('passed', { passed: 3, failed: 0, skipped: 0 })]);
+    const bad = classify([
+      ...passed(1),
+      end(1, 'failed'),
+      ...passed(2),
+      ...passed(3),
+      ...closing('passed', { passed: 3, failed: 0, skipped: 0 }),
+    ]);
     expect(bad.status).toBe('INCONCLUSIVE');
     expect(bad.findings.some((f) => f.reason?.includes('step 1 was reported as ended 2 times'))).toBe(true);
   });
@@ -154,13 +231,22 @@ describe('classifyKane', () => {
   });
 
   it('a step_index beyond the test file is a pairing problem', () => {
-    const c = classify([...passed(1), ...passed(2), ...passed(3), ...passed(4), ...closing('passed', { passed: 4, failed: 0, skipped: 0 })]);
+    const c = classify([
+      ...passed(1),
+      ...passed(2),
+      ...passed(3),
+      ...passed(4),
+      ...closing('passed', { passed: 4, failed: 0, skipped: 0 }),
+    ]);
     expect(c).toMatchObject({ status: 'INCONCLUSIVE', rule: 'pairing' });
     expect(c.summary).toContain('Kane reported step 4, but the test file has 3 step(s)');
   });
 
   it('an error event is a VERIFIER_ERROR even when the stream ends', () => {
-    const c = classify([{ type: 'error', message: 'Controller auth failed' }, ...failed(1, { reason_code: 'infra_error.controller_auth' })]);
+    const c = classify([
+      { type: 'error', message: 'Controller auth failed' },
+      ...failed(1, { reason_code: 'infra_error.controller_auth' }),
+    ]);
     expect(c).toMatchObject({ status: 'VERIFIER_ERROR', rule: 'error-event' });
   });
 
@@ -168,7 +254,8 @@ describe('classifyKane', () => {
     const withOptional = declared.map((d) => ({ ...d, optional: d.index === 3 }));
     const run = (runEnd: Event) => {
       const state = new KaneStreamState();
-      for (const e of [...passed(1), ...passed(2), ...failed(3, runEnd), ...closing('passed', { passed: 2, failed: 1, skipped: 0 })]) state.feed(e);
+      for (const e of [...passed(1), ...passed(2), ...failed(3, runEnd), ...closing('passed', { passed: 2, failed: 1, skipped: 0 })])
+        state.feed(e);
       return classifyKane({ facts: state.result(), process: exited(0), declared: withOptional, eventCount: 9, evidencePack: null });
     };
     const flaky = run({ reason_code: 'stuck.ap_stuck' });

@@ -7,7 +7,12 @@ const declared = [1, 2, 3].map((index) => ({ index, heading: `Step ${index}`, op
 type Event = Record<string, unknown>;
 const start = (i: number, heading = `Step ${i}`): Event => ({ type: 'test_md_step_start', step_index: i, heading });
 const end = (i: number, status: string): Event => ({ type: 'test_md_step_end', step_index: i, status });
-const summary = (overall: unknown, steps: Event, cancelled = false): Event => ({ type: 'test_md_summary', overall_status: overall, steps, cancelled });
+const summary = (overall: unknown, steps: Event, cancelled = false): Event => ({
+  type: 'test_md_summary',
+  overall_status: overall,
+  steps,
+  cancelled,
+});
 const done = (overall?: unknown): Event => ({ type: 'test_md_done', ...(overall === undefined ? {} : { overall_status: overall }) });
 
 function facts(events: Event[]) {
@@ -20,7 +25,9 @@ const messages = (list: { message: string }[]) => list.map((p) => p.message);
 describe('checkPairing', () => {
   it('compares headings with runs of whitespace folded and ends trimmed', () => {
     expect(checkPairing(facts([start(1, '  Step\t 1 '), start(2, 'Step  2')]), declared)).toEqual([]);
-    expect(messages(checkPairing(facts([start(1, 'Step1')]), declared))).toEqual(['step 1: Kane reported the heading "Step1", the test file says "Step 1"']);
+    expect(messages(checkPairing(facts([start(1, 'Step1')]), declared))).toEqual([
+      'step 1: Kane reported the heading "Step1", the test file says "Step 1"',
+    ]);
   });
 
   it('names a step beyond the file, two headings for one step, a step with another heading', () => {
@@ -40,28 +47,38 @@ describe('checkPairing', () => {
 describe('checkCounts', () => {
   const ran = [start(1), end(1, 'passed'), start(2), end(2, 'failed')];
   it('accepts counts that agree', () => {
-    expect(checkCounts(facts([...ran, summary('failed', { total: 3, passed: 1, failed: 1, skipped: 1 }), done('failed')]), declared)).toEqual([]);
+    expect(
+      checkCounts(facts([...ran, summary('failed', { total: 3, passed: 1, failed: 1, skipped: 1 }), done('failed')]), declared),
+    ).toEqual([]);
   });
 
   it.each([
     [[...ran, done('failed')], ['the stream has test_md_done but no test_md_summary']],
     [[...ran, summary('passed', {}), done('failed')], ['test_md_summary says passed, test_md_done says failed']],
-    [[...ran, summary('failed', { passed: 2, failed: 0, skipped: 0, total: 4 }), done('failed')], [
-      'test_md_summary counts 2 passed step(s), the step events show 1',
-      'test_md_summary counts 0 failed step(s), the step events show 1',
-      'test_md_summary counts 0 skipped step(s), but 1 step(s) of the test file never ended',
-      'test_md_summary counts 4 step(s), the test file has 3',
-    ]],
+    [
+      [...ran, summary('failed', { passed: 2, failed: 0, skipped: 0, total: 4 }), done('failed')],
+      [
+        'test_md_summary counts 2 passed step(s), the step events show 1',
+        'test_md_summary counts 0 failed step(s), the step events show 1',
+        'test_md_summary counts 0 skipped step(s), but 1 step(s) of the test file never ended',
+        'test_md_summary counts 4 step(s), the test file has 3',
+      ],
+    ],
     [[start(1), end(1, 'passed'), summary('failed', {}), done('failed')], ['Kane says the test failed, but no step failed']],
     [[start(1), end(1, 'passed'), summary('maybe', {}), done()], ['unknown overall_status "maybe"']],
     [[start(1), end(1, 'passed'), summary(null, {}), done()], ['test_md_done carries no overall_status (nor does test_md_summary)']],
-    [[start(1), end(1, 'passed'), end(1, 'failed'), summary('failed', {}), done('failed')], ['step 1 was reported as ended 2 times with different statuses']],
+    [
+      [start(1), end(1, 'passed'), end(1, 'failed'), summary('failed', {}), done('failed')],
+      ['step 1 was reported as ended 2 times with different statuses'],
+    ],
   ])('%#: names what disagrees', (events, expected) => {
     expect(messages(checkCounts(facts(events), declared))).toEqual(expected);
   });
 
   it('a cancelled run may fail with no failed step; null counts are not compared; done may lack what the summary says', () => {
-    expect(checkCounts(facts([start(1), end(1, 'passed'), summary('failed', { passed: null }, true), done('failed')]), declared)).toEqual([]);
+    expect(checkCounts(facts([start(1), end(1, 'passed'), summary('failed', { passed: null }, true), done('failed')]), declared)).toEqual(
+      [],
+    );
     expect(checkCounts(facts([start(1), end(1, 'passed'), summary('passed', {}), done()]), declared)).toEqual([]);
     expect(checkCounts(facts([start(1), end(1, 'passed'), summary(null, {}), done('passed')]), declared)).toEqual([]);
   });
@@ -82,8 +99,21 @@ describe('checkCounts', () => {
 
 describe('falseGreen (kane-cli #93)', () => {
   it('passed overall with failed non-optional steps', () => {
-    const f = facts([start(1), end(1, 'failed'), start(2), end(2, 'failed'), start(3), end(3, 'failed'), summary('failed', {}), done('passed')]);
-    expect(falseGreen(f, declared)).toEqual({ kind: 'contradiction', step: 1, message: 'Kane says passed, but 2 step(s) failed (step 1, 2) (kane-cli issue #93)' });
+    const f = facts([
+      start(1),
+      end(1, 'failed'),
+      start(2),
+      end(2, 'failed'),
+      start(3),
+      end(3, 'failed'),
+      summary('failed', {}),
+      done('passed'),
+    ]);
+    expect(falseGreen(f, declared)).toEqual({
+      kind: 'contradiction',
+      step: 1,
+      message: 'Kane says passed, but 2 step(s) failed (step 1, 2) (kane-cli issue #93)',
+    });
   });
 
   it('uses the summary when done says nothing; ignores a failed optional step; nothing when not passed', () => {

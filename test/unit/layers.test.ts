@@ -22,21 +22,36 @@ describe('layer boundaries', () => {
       "export const load = () => import('../reporters/github.js');",
       'export const x = [terminalReporter, {} as RunReporter];',
     ].join('\n');
-    expect(await layerErrors('src/core/zz-violation.ts', code)).toEqual(['1: no-restricted-imports', '2: no-restricted-imports', '3: no-restricted-imports', '4: no-restricted-syntax']);
+    expect(await layerErrors('src/core/zz-violation.ts', code)).toEqual([
+      '1: no-restricted-imports',
+      '2: no-restricted-imports',
+      '3: no-restricted-imports',
+      '4: no-restricted-syntax',
+    ]);
   });
 
   it('keeps git/, process/ and util/ below everything else, and each other apart', async () => {
     expect(await layerErrors('src/git/zz.ts', "import { runTask } from '../core/run-task.js';\nexport const x = runTask;")).toHaveLength(1);
-    expect(await layerErrors('src/git/zz.ts', "import { runProcess } from '../process/spawn.js';\nexport const x = runProcess;")).toHaveLength(1);
+    expect(
+      await layerErrors('src/git/zz.ts', "import { runProcess } from '../process/spawn.js';\nexport const x = runProcess;"),
+    ).toHaveLength(1);
     expect(await layerErrors('src/process/zz.ts', "import { git } from '../git/git.js';\nexport const x = git;")).toHaveLength(1);
-    expect(await layerErrors('src/util/zz.ts', "import { redact } from '../evidence/redact.js';\nexport const x = redact;")).toHaveLength(1);
+    expect(await layerErrors('src/util/zz.ts', "import { redact } from '../evidence/redact.js';\nexport const x = redact;")).toHaveLength(
+      1,
+    );
     expect(await layerErrors('src/verifiers/kane/zz.ts', "import { main } from '../../cli.js';\nexport const x = main;")).toHaveLength(1);
   });
 
   it('refuses a folder cycle from either end: the lower folder may never import the upper one', async () => {
-    expect(await layerErrors('src/config/zz.ts', "import { loadTask } from '../contract/load-task.js';\nexport const x = loadTask;")).toEqual([]);
-    expect(await layerErrors('src/contract/zz.ts', "import { loadConfig } from '../config/load-config.js';\nexport const x = loadConfig;")).toHaveLength(1);
-    expect(await layerErrors('src/agents/zz.ts', "import { runKane } from '../verifiers/kane/run-kane.js';\nexport const x = runKane;")).toHaveLength(1);
+    expect(
+      await layerErrors('src/config/zz.ts', "import { loadTask } from '../contract/load-task.js';\nexport const x = loadTask;"),
+    ).toEqual([]);
+    expect(
+      await layerErrors('src/contract/zz.ts', "import { loadConfig } from '../config/load-config.js';\nexport const x = loadConfig;"),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors('src/agents/zz.ts', "import { runKane } from '../verifiers/kane/run-kane.js';\nexport const x = runKane;"),
+    ).toHaveLength(1);
   });
 
   it('lets imports flow downward and within a folder', async () => {
@@ -48,7 +63,14 @@ describe('layer boundaries', () => {
       'export const x = [runTask, renderJunit, ExitCode, parseCount];',
     ].join('\n');
     expect(await layerErrors('src/commands/zz.ts', code)).toEqual([]);
-    expect(await layerErrors('src/reporters/zz.ts', "import type { RunEvent } from '../core/events.js';\nexport type X = RunEvent;")).toEqual([]);
-    expect(await layerErrors('src/verifiers/kane/zz.ts', "import { runProcess } from '../../process/spawn.js';\nimport { parseTestMd } from './test-md.js';\nexport const x = [runProcess, parseTestMd];")).toEqual([]);
+    expect(
+      await layerErrors('src/reporters/zz.ts', "import type { RunEvent } from '../core/events.js';\nexport type X = RunEvent;"),
+    ).toEqual([]);
+    expect(
+      await layerErrors(
+        'src/verifiers/kane/zz.ts',
+        "import { runProcess } from '../../process/spawn.js';\nimport { parseTestMd } from './test-md.js';\nexport const x = [runProcess, parseTestMd];",
+      ),
+    ).toEqual([]);
   });
 });

@@ -107,7 +107,9 @@ describe('resolveTask (test file rules)', () => {
 
   it('rejects a test file that does not exist', async () => {
     const { run } = await setup('tests/missing_test.md');
-    expect((await problems(run)).message).toBe('tasks/a.json: verification.testFile: "tests/missing_test.md" does not exist; create it or fix the path');
+    expect((await problems(run)).message).toBe(
+      'tasks/a.json: verification.testFile: "tests/missing_test.md" does not exist; create it or fix the path',
+    );
   });
 
   it('rejects a Kane test that is not _test.md', async () => {
@@ -123,7 +125,9 @@ describe('resolveTask (test file rules)', () => {
     const { root, run } = await setup('tests/evil_test.md', { 'tests/.keep': '' });
     symlinkSync(path.join(outside, 'evil_test.md'), path.join(root, 'tests/evil_test.md'));
     const err = await problems(run);
-    expect(err.message).toMatch(/^tasks\/a\.json: verification\.testFile: "tests\/evil_test\.md" is a symlink that leads outside the repository \(to .*evil_test\.md\); commit the file itself$/);
+    expect(err.message).toMatch(
+      /^tasks\/a\.json: verification\.testFile: "tests\/evil_test\.md" is a symlink that leads outside the repository \(to .*evil_test\.md\); commit the file itself$/,
+    );
     expect(err.exitCode).toBe(ExitCode.INPUT);
   });
 

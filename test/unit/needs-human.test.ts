@@ -5,17 +5,51 @@ import type { RunRecord } from '../../src/evidence/run-record.js';
 
 let clock = 0;
 const run = (state: string, reason: string | null, mode: 'run' | 'verify' = 'run', task = 't'): RunRecord =>
-  ({ runId: `r${String(++clock).padStart(3, '0')}`, mode, task: { id: task, file: `${task}.json`, title: task }, state, reason, message: reason ? `why ${reason}` : null }) as unknown as RunRecord;
-const ack = (upToRunId: string, task = 't'): Ack => ({ schemaVersion: 1, taskId: task, taskFile: `${task}.json`, by: 'me', at: '2026-11-30T00:00:00.000Z', note: null, upToRunId, reasons: [] });
+  ({
+    runId: `r${String(++clock).padStart(3, '0')}`,
+    mode,
+    task: { id: task, file: `${task}.json`, title: task },
+    state,
+    reason,
+    message: reason ? `why ${reason}` : null,
+  }) as unknown as RunRecord;
+const ack = (upToRunId: string, task = 't'): Ack => ({
+  schemaVersion: 1,
+  taskId: task,
+  taskFile: `${task}.json`,
+  by: 'me',
+  at: '2026-11-30T00:00:00.000Z',
+  note: null,
+  upToRunId,
+  reasons: [],
+});
 
 describe('judgeNeedsHuman', () => {
   it.each([
     ['no runs', [], 0],
     ['two failures below a threshold of 3', [run('FAILED', 'PRODUCT_FAILURE'), run('ERROR', 'VERIFIER_ERROR')], 0],
     ['three failures in a row', [run('FAILED', 'PRODUCT_FAILURE'), run('ERROR', 'AGENT_FAILED'), run('FAILED', 'REPAIR_UNCHANGED')], 1],
-    ['a VERIFIED run breaks the streak', [run('FAILED', 'PRODUCT_FAILURE'), run('FAILED', 'PRODUCT_FAILURE'), run('VERIFIED', null), run('FAILED', 'PRODUCT_FAILURE')], 0],
-    ['interrupted and abandoned runs neither count nor break', [run('FAILED', 'PRODUCT_FAILURE'), run('ERROR', 'INTERRUPTED'), run('FAILED', 'PRODUCT_FAILURE'), run('ERROR', 'ABANDONED'), run('FAILED', 'PRODUCT_FAILURE')], 1],
-    ['verify runs do not count towards the streak', [run('FAILED', 'PRODUCT_FAILURE', 'verify'), run('FAILED', 'PRODUCT_FAILURE', 'verify'), run('FAILED', 'PRODUCT_FAILURE', 'verify')], 0],
+    [
+      'a VERIFIED run breaks the streak',
+      [run('FAILED', 'PRODUCT_FAILURE'), run('FAILED', 'PRODUCT_FAILURE'), run('VERIFIED', null), run('FAILED', 'PRODUCT_FAILURE')],
+      0,
+    ],
+    [
+      'interrupted and abandoned runs neither count nor break',
+      [
+        run('FAILED', 'PRODUCT_FAILURE'),
+        run('ERROR', 'INTERRUPTED'),
+        run('FAILED', 'PRODUCT_FAILURE'),
+        run('ERROR', 'ABANDONED'),
+        run('FAILED', 'PRODUCT_FAILURE'),
+      ],
+      1,
+    ],
+    [
+      'verify runs do not count towards the streak',
+      [run('FAILED', 'PRODUCT_FAILURE', 'verify'), run('FAILED', 'PRODUCT_FAILURE', 'verify'), run('FAILED', 'PRODUCT_FAILURE', 'verify')],
+      0,
+    ],
     ['one tampering run is enough', [run('ERROR', 'CONTRACT_CHANGED')], 1],
     ['tampering caught in verify mode flags too', [run('ERROR', 'UNSTABLE_WORKSPACE', 'verify')], 1],
     ['a later VERIFIED does not clear tampering', [run('ERROR', 'UNSTABLE_WORKSPACE'), run('VERIFIED', null)], 1],

@@ -69,7 +69,7 @@ describe("Kane's output paths", () => {
     expect(await kaneOutputPaths(repo, 'root_test.md')).toEqual(['output-root/', 'helper-output-helper-root-*', '.testmuai/evidence/']);
   });
 
-  it("leave the snapshot alone when Kane writes its folders, and see a helper-output-* folder anywhere else", async () => {
+  it('leave the snapshot alone when Kane writes its folders, and see a helper-output-* folder anywhere else', async () => {
     const repo = tempRepo({ 'tests/add_test.md': '## One\n@import ./helpers/login.md\n', 'tests/helpers/login.md': 'Log in.\n' });
     const exclude = await kaneOutputPaths(repo, 'tests/add_test.md');
     const before = await snapshotWorkspace(repo, { exclude });
@@ -77,7 +77,8 @@ describe("Kane's output paths", () => {
       mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
       writeFileSync(path.join(repo, file), 'kane wrote this\n');
     };
-    for (const file of ['tests/output-add/Result.md', 'tests/helpers/helper-output-login-add-1/Result.md', '.testmuai/evidence/x.evidence']) write(file);
+    for (const file of ['tests/output-add/Result.md', 'tests/helpers/helper-output-login-add-1/Result.md', '.testmuai/evidence/x.evidence'])
+      write(file);
     expect(sameSnapshot(before, await snapshotWorkspace(repo, { exclude }))).toBe(true);
     write('public/helper-output-x/app.js');
     const after = await snapshotWorkspace(repo, { exclude });

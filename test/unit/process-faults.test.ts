@@ -16,7 +16,12 @@ describe('a log on a full device (/dev/full answers every write with ENOSPC)', (
   it('the child runs to the end, the run hears of ENOSPC, and nothing is thrown', async () => {
     const errors: string[] = [];
     const result = await withRunScope({ childLog: null, onWriteError: (error, file) => errors.push(`${error.code} ${file}`) }, () =>
-      runProcess('/bin/sh', ['-c', 'for i in 1 2 3; do echo line $i; done'], { cwd: process.cwd(), env: process.env, logFile: '/dev/full', stdoutFile: '/dev/full' }),
+      runProcess('/bin/sh', ['-c', 'for i in 1 2 3; do echo line $i; done'], {
+        cwd: process.cwd(),
+        env: process.env,
+        logFile: '/dev/full',
+        stdoutFile: '/dev/full',
+      }),
     );
     expect(result.exitCode).toBe(0);
     expect(result.stdoutTail).toContain('line 3');
@@ -44,7 +49,9 @@ describe('the processes a run recorded', () => {
   it('every child group is written to processes.ndjson with its /proc start time as it starts', async () => {
     const dir = tempDir();
     const childLog = path.join(dir, 'processes.ndjson');
-    const result = await withRunScope({ childLog, onWriteError: () => undefined }, () => runProcess('/bin/sh', ['-c', 'echo $$'], { cwd: dir, env: process.env }));
+    const result = await withRunScope({ childLog, onWriteError: () => undefined }, () =>
+      runProcess('/bin/sh', ['-c', 'echo $$'], { cwd: dir, env: process.env }),
+    );
     const [entry] = await readChildLog(dir);
     expect(entry).toMatchObject({ role: 'child', pid: Number(result.stdoutTail.trim()), pgid: Number(result.stdoutTail.trim()) });
     expect(entry!.startTime).toMatch(/^\d+$/);
@@ -58,10 +65,12 @@ describe('the processes a run recorded', () => {
     // the leader is gone, but a member it left in its group lives on.
     expect(liveRunProcesses([entry], [stat(101, 100, '600')]).map((p) => p.pid)).toEqual([101]);
     // the leader itself, and not a zombie nor a process older than the leader.
-    expect(liveRunProcesses([entry], [stat(100, 100, '500'), stat(102, 100, '700', 'Z'), stat(103, 100, '400')]).map((p) => p.pid)).toEqual([100]);
+    expect(liveRunProcesses([entry], [stat(100, 100, '500'), stat(102, 100, '700', 'Z'), stat(103, 100, '400')]).map((p) => p.pid)).toEqual(
+      [100],
+    );
   });
 
-  it('attack: a line naming a process older than the run (the user\'s shell, say) is never obeyed', () => {
+  it("attack: a line naming a process older than the run (the user's shell, say) is never obeyed", () => {
     const victim = { role: 'child' as const, pid: 50, pgid: 50, startTime: '300', at: '' };
     const table = [stat(50, 50, '300')];
     expect(liveRunProcesses([victim], table)).toHaveLength(1); // without the owner's start time it would be

@@ -34,16 +34,22 @@ describe('verifierInvocation', () => {
   it("gives a task that picks another verifier type the adapter's default, not the config's executable", async () => {
     const root = tempDir();
     writeFiles(root, {
-      'elenchos.config.json': JSON.stringify({ verifier: { type: 'kane', command: '/opt/kane/kane-cli', args: ['--bug-detection', 'continue'] } }),
+      'elenchos.config.json': JSON.stringify({
+        verifier: { type: 'kane', command: '/opt/kane/kane-cli', args: ['--bug-detection', 'continue'] },
+      }),
       'tasks/a.json': taskJson({ verification: { testFile: 'tests/a.spec.ts', verifier: 'playwright' } }),
       'tasks/b.json': taskJson({ verification: { testFile: 'tests/b_test.md' } }),
-      'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('one', { tag: '@AC-001' }, async () => {});\ntest('two', { tag: '@AC-002' }, async () => {});\n",
+      'tests/a.spec.ts':
+        "import { test } from '@playwright/test';\ntest('one', { tag: '@AC-001' }, async () => {});\ntest('two', { tag: '@AC-002' }, async () => {});\n",
       'tests/b_test.md': '## One @verifies AC-001\nx\n## Two @verifies AC-002\ny\n',
     });
     // Playwright lists the spec's tests with the project's own Playwright (the kane command would not list them).
     linkNodeModules(root);
     const { config } = await loadConfig({ root });
     expect(verifierInvocation(config, await resolveTask('tasks/a.json', root, config))).toEqual({ command: undefined, args: [] });
-    expect(verifierInvocation(config, await resolveTask('tasks/b.json', root, config))).toEqual({ command: '/opt/kane/kane-cli', args: ['--bug-detection', 'continue'] });
+    expect(verifierInvocation(config, await resolveTask('tasks/b.json', root, config))).toEqual({
+      command: '/opt/kane/kane-cli',
+      args: ['--bug-detection', 'continue'],
+    });
   });
 });

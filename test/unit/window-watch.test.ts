@@ -57,7 +57,11 @@ describe('watchWindow', () => {
     };
     const watch = await watchWindow(root, { watchDirectory: failing });
     watchers[1]!.emit('error', new Error('EMFILE: too many open files'));
-    expect(await watch.close()).toMatchObject({ ok: false, problem: 'the filesystem watch failed: .elenchos: EMFILE: too many open files', written: [] });
+    expect(await watch.close()).toMatchObject({
+      ok: false,
+      problem: 'the filesystem watch failed: .elenchos: EMFILE: too many open files',
+      written: [],
+    });
   });
 
   it('a watch that stops delivering cannot confirm the window; one that never delivers cannot open it', async () => {

@@ -26,7 +26,11 @@ export const DOCTOR_DIR = '.elenchos/doctor';
 export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck> {
   const { root, config, configLabel } = options;
   if (!config.app.command) {
-    return fail('app', 'app.command is not set', `set app.command in ${configLabel} to the command that starts your app on {port}, e.g. "npm run dev -- --port {port}"`);
+    return fail(
+      'app',
+      'app.command is not set',
+      `set app.command in ${configLabel} to the command that starts your app on {port}, e.g. "npm run dev -- --port {port}"`,
+    );
   }
   const head = await headCommit(root).catch(() => null);
   if (head === null) return fail('app', 'the repository has no commit: the app cannot be started on HEAD', 'commit your project first');
@@ -62,7 +66,8 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck> {
 }
 
 function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, configLabel: string, logFile: string): DoctorCheck {
-  if (start.reason === 'APP_URL_IN_USE') return fail('app', start.message, 'stop whatever serves that URL, or set app.port to 0 and use {port} in app.url');
+  if (start.reason === 'APP_URL_IN_USE')
+    return fail('app', start.message, 'stop whatever serves that URL, or set app.port to 0 and use {port} in app.url');
   const tail = 'logTail' in start && start.logTail ? start.logTail.split('\n').map((line) => `app log: ${line}`) : ['app log: (empty)'];
   const details = [...tail, `whole log: ${logFile}`];
   if (start.reason === 'APP_NOT_READY') {
@@ -72,7 +77,12 @@ function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, conf
     return fail('app', start.message, `${fix}; or raise app.readyTimeoutSeconds`, details);
   }
   if (start.reason === 'APP_EXITED') {
-    return fail('app', start.message, `fix app.command in ${configLabel} (the log says why it stopped), or what it needs first: setup.command, setup.copy (e.g. .env)`, details);
+    return fail(
+      'app',
+      start.message,
+      `fix app.command in ${configLabel} (the log says why it stopped), or what it needs first: setup.command, setup.copy (e.g. .env)`,
+      details,
+    );
   }
   return fail('app', start.message, `fix app.command in ${configLabel}`, details);
 }
@@ -80,10 +90,26 @@ function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, conf
 // The run's setup, in the probe's worktree: setup.copy, then setup.command.
 async function runSetup(options: AppProbeOptions, workspace: string, logFile: string): Promise<DoctorCheck | null> {
   const { setup } = options.config;
-  const outcome = await prepareWorktree({ root: options.root, workspace, setup, env: options.env, signal: options.signal, logFile, label: options.configLabel });
+  const outcome = await prepareWorktree({
+    root: options.root,
+    workspace,
+    setup,
+    env: options.env,
+    signal: options.signal,
+    logFile,
+    label: options.configLabel,
+  });
   if (outcome.ok) return null;
   if (outcome.step === 'copy') return fail('setup', outcome.message, `create ${outcome.file} in the checkout or remove it from setup.copy`);
   const why = outcome.timedOut ? `did not finish within ${setup.timeoutSeconds}s` : outcome.message.replace(/^setup\.command /, '');
-  const tail = outcome.logTail.split('\n').filter(Boolean).map((line) => `setup log: ${line}`);
-  return fail('setup', `setup.command \`${setup.command}\` ${why}`, `fix setup.command in ${options.configLabel} (or raise setup.timeoutSeconds)`, tail);
+  const tail = outcome.logTail
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => `setup log: ${line}`);
+  return fail(
+    'setup',
+    `setup.command \`${setup.command}\` ${why}`,
+    `fix setup.command in ${options.configLabel} (or raise setup.timeoutSeconds)`,
+    tail,
+  );
 }

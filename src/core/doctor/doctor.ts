@@ -40,7 +40,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(git);
   const root = git.status === 'ok' ? await findRepoRoot(options.cwd) : null;
   if (root === null) {
-    if (git.status === 'ok') checks.push(fail('repository', `${options.cwd} is not inside a git repository`, 'run elenchos doctor in your project\'s checkout (git init and commit first)'));
+    if (git.status === 'ok')
+      checks.push(
+        fail(
+          'repository',
+          `${options.cwd} is not inside a git repository`,
+          "run elenchos doctor in your project's checkout (git init and commit first)",
+        ),
+      );
     return report(options.cwd, checks);
   }
   let loaded: LoadedConfig;
@@ -56,18 +63,35 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const verifiers = new Set<VerifierType>(config.verifier.type ? [config.verifier.type] : []);
   const files = await selectTasks(config.tasks, root);
   if (files.length === 0) {
-    checks.push(fail('tasks', `no task contract matches tasks ${JSON.stringify(config.tasks)}`, 'write one (elenchos init scaffolds an example) or fix "tasks" in the config'));
+    checks.push(
+      fail(
+        'tasks',
+        `no task contract matches tasks ${JSON.stringify(config.tasks)}`,
+        'write one (elenchos init scaffolds an example) or fix "tasks" in the config',
+      ),
+    );
   } else {
     const checked = await checkTasks({ cwd: root, files, configFile: options.configFile, env });
     for (const task of checked.tasks) {
       if (task.verifier) verifiers.add(task.verifier as VerifierType);
       if (task.ok) checks.push(ok('task', `${task.file}: ${task.criteria.length} criteria, each verified by a step of ${task.testFile}`));
-      else for (const problem of task.problems) checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
+      else
+        for (const problem of task.problems)
+          checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
     }
-    const contracts = checked.tasks.filter((t) => t.ok).flatMap((t) => [t.file, t.testFile ?? '']).filter(Boolean);
+    const contracts = checked.tasks
+      .filter((t) => t.ok)
+      .flatMap((t) => [t.file, t.testFile ?? ''])
+      .filter(Boolean);
     const uncommitted = await uncommittedFiles(root, contracts);
     if (uncommitted.length > 0) {
-      checks.push(warn('committed', `not committed as they are: ${uncommitted.join(', ')}`, 'git add and commit them before elenchos run or verify (a run locks the committed contract)'));
+      checks.push(
+        warn(
+          'committed',
+          `not committed as they are: ${uncommitted.join(', ')}`,
+          'git add and commit them before elenchos run or verify (a run locks the committed contract)',
+        ),
+      );
     }
   }
   for (const type of verifiers) {
@@ -110,7 +134,11 @@ async function checkPort(port: number): Promise<DoctorCheck> {
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
   if (free) return ok('port', `app.port ${port} is free`);
-  return fail('port', `app.port ${port} is in use`, 'stop what listens there, or set app.port to 0 (a free port per run; use {port} in app.command and app.url)');
+  return fail(
+    'port',
+    `app.port ${port} is in use`,
+    'stop what listens there, or set app.port to 0 (a free port per run; use {port} in app.command and app.url)',
+  );
 }
 
 /** Contract files that a run would refuse: missing from HEAD, or changed since. */

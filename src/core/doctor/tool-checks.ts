@@ -22,7 +22,12 @@ export function checkNode(version = process.versions.node): DoctorCheck {
 }
 
 /** The first line a tool prints for `args`, or why it could not. */
-export async function toolOutput(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; line: string }> {
+export async function toolOutput(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; line: string }> {
   const result = await runProcess(command, args, { cwd, env, timeoutMs: 20_000, keepBytes: 4096 });
   if (result.spawnError) return { ok: false, line: describeError(result.spawnError) };
   if (result.timedOut) return { ok: false, line: 'did not answer within 20s' };
@@ -43,9 +48,18 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
     const { command, args } = playwrightCommand(root, config.verifier.command);
     // npx takes a --version after the package name as its own (it prints npm's version): `--` ends its options.
     const viaNpx = path.basename(command) === 'npx';
-    const argv = viaNpx ? [...args.filter((a) => a.startsWith('-')), '--', ...args.filter((a) => !a.startsWith('-')), '--version'] : [...args, '--version'];
+    const argv = viaNpx
+      ? [...args.filter((a) => a.startsWith('-')), '--', ...args.filter((a) => !a.startsWith('-')), '--version']
+      : [...args, '--version'];
     const version = await toolOutput(command, argv, root, verifierEnv);
-    if (!version.ok) return [fail('verifier', `playwright does not run (${version.line})`, 'add it to the project: npm install -D @playwright/test (or set verifier.command)')];
+    if (!version.ok)
+      return [
+        fail(
+          'verifier',
+          `playwright does not run (${version.line})`,
+          'add it to the project: npm install -D @playwright/test (or set verifier.command)',
+        ),
+      ];
     return [ok('verifier', `playwright: ${version.line}`)];
   }
   const configured = (config.verifier.command ?? (type === 'kane' ? 'kane-cli' : '')).trim().split(/\s+/)[0] ?? '';
@@ -55,12 +69,16 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
   }
   const found = await findExecutable(configured, { cwd: root, pathEnv: env.PATH });
   if (!found) {
-    const fix = type === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)' : 'install it or fix verifier.command';
+    const fix =
+      type === 'kane'
+        ? 'install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)'
+        : 'install it or fix verifier.command';
     return [fail('verifier', `verifier executable "${configured}" not found (verifier.type ${type})`, fix)];
   }
   if (type !== 'kane') return [ok('verifier', `${type}: ${found}`)];
   const version = await toolOutput(found, ['--version'], root, verifierEnv);
-  if (!version.ok) return [fail('verifier', `kane-cli --version failed (${version.line})`, 'reinstall it: npm install -g @testmuai/kane-cli')];
+  if (!version.ok)
+    return [fail('verifier', `kane-cli --version failed (${version.line})`, 'reinstall it: npm install -g @testmuai/kane-cli')];
   return [ok('verifier', `kane-cli ${version.line} (${found})`), await checkKaneLogin(found, root, verifierEnv)];
 }
 
@@ -69,7 +87,11 @@ async function checkKaneLogin(kane: string, root: string, env: NodeJS.ProcessEnv
   if (env.LT_USERNAME && env.LT_ACCESS_KEY) return ok('kane login', 'credentials from LT_USERNAME and LT_ACCESS_KEY');
   const whoami = await toolOutput(kane, ['whoami'], root, env);
   if (whoami.ok) return ok('kane login', `logged in${whoami.line ? `: ${whoami.line}` : ''}`);
-  return fail('kane login', `kane-cli is not logged in (whoami: ${whoami.line})`, 'run `kane-cli login`, or set LT_USERNAME and LT_ACCESS_KEY');
+  return fail(
+    'kane login',
+    `kane-cli is not logged in (whoami: ${whoami.line})`,
+    'run `kane-cli login`, or set LT_USERNAME and LT_ACCESS_KEY',
+  );
 }
 
 /** A Chromium the verifier can launch. */
@@ -78,7 +100,11 @@ export async function checkChromium(type: VerifierType, config: Config, root: st
     const browser = resolveBrowserPath(config.verifier.browserPath, env);
     if (browser) {
       if (existsSync(browser)) return ok('chromium', browser);
-      return fail('chromium', `${browser} does not exist`, 'fix verifier.browserPath / ELENCHOS_BROWSER_PATH, or remove it to use the system Chromium');
+      return fail(
+        'chromium',
+        `${browser} does not exist`,
+        'fix verifier.browserPath / ELENCHOS_BROWSER_PATH, or remove it to use the system Chromium',
+      );
     }
     const cache = env.PLAYWRIGHT_BROWSERS_PATH || path.join(env.HOME ?? homedir(), '.cache', 'ms-playwright');
     const own = safeList(cache).find((name) => name.startsWith('chromium'));
@@ -87,24 +113,38 @@ export async function checkChromium(type: VerifierType, config: Config, root: st
   }
   const fromEnv = env.KANE_CLI_CHROME_PATH;
   if (fromEnv && existsSync(fromEnv)) return ok('chromium', `${fromEnv} (KANE_CLI_CHROME_PATH)`);
-  if (fromEnv) return fail('chromium', `KANE_CLI_CHROME_PATH names ${fromEnv}, which does not exist`, 'point KANE_CLI_CHROME_PATH at a Chrome or Chromium, or unset it');
+  if (fromEnv)
+    return fail(
+      'chromium',
+      `KANE_CLI_CHROME_PATH names ${fromEnv}, which does not exist`,
+      'point KANE_CLI_CHROME_PATH at a Chrome or Chromium, or unset it',
+    );
   for (const name of ['google-chrome', 'chromium', 'chromium-browser']) {
     const found = await findExecutable(name, { cwd: root, pathEnv: env.PATH });
     if (found) return ok('chromium', found);
   }
-  const fix = 'kane-cli downloads its own browser unless told not to; on a locked-down machine install one (sudo apt-get install chromium) and set KANE_CLI_CHROME_PATH';
+  const fix =
+    'kane-cli downloads its own browser unless told not to; on a locked-down machine install one (sudo apt-get install chromium) and set KANE_CLI_CHROME_PATH';
   return warn('chromium', 'no Chrome or Chromium on PATH', fix);
 }
 
 /** The agent's executable can be found. */
 export async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   if (config.agent.type === 'command' && !config.agent.command) {
-    return fail('agent', 'agent.type "command" has no agent.command', 'set agent.command to the executable that takes the prompt on stdin (docs/agents.md)');
+    return fail(
+      'agent',
+      'agent.type "command" has no agent.command',
+      'set agent.command to the executable that takes the prompt on stdin (docs/agents.md)',
+    );
   }
   const { command } = agentAdapter(config.agent.type).command(config.agent);
   const found = await findExecutable(command, { cwd: root, pathEnv: env.PATH });
   if (found) return ok('agent', `${config.agent.type}: ${found}`);
-  return fail('agent', `agent executable "${command}" not found (agent.type ${config.agent.type})`, 'install it or set agent.command (only `elenchos run` needs an agent; `verify` does not)');
+  return fail(
+    'agent',
+    `agent executable "${command}" not found (agent.type ${config.agent.type})`,
+    'install it or set agent.command (only `elenchos run` needs an agent; `verify` does not)',
+  );
 }
 
 function safeList(dir: string): string[] {

@@ -24,7 +24,14 @@ export interface DetectedProject {
   codex: string | null;
 }
 
-const PLAYWRIGHT_CONFIGS = ['playwright.config.ts', 'playwright.config.js', 'playwright.config.mjs', 'playwright.config.mts', 'playwright.config.cjs', 'playwright.config.cts'];
+const PLAYWRIGHT_CONFIGS = [
+  'playwright.config.ts',
+  'playwright.config.js',
+  'playwright.config.mjs',
+  'playwright.config.mts',
+  'playwright.config.cjs',
+  'playwright.config.cts',
+];
 
 /** Reads package.json, lockfiles and Playwright config at `root`, and looks up kane-cli / claude / codex on PATH. */
 export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promise<DetectedProject> {

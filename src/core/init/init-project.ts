@@ -5,7 +5,15 @@ import path from 'node:path';
 import type { AgentType } from '../../config/config-schema.js';
 import { CONFIG_FILE } from '../../config/load-config.js';
 import { findRepoRoot } from '../../git/git.js';
-import { appCommandFor, chooseAgent, chooseVerifier, detectProject, setupCommandFor, type DetectedProject, type InitVerifier } from './detect-project.js';
+import {
+  appCommandFor,
+  chooseAgent,
+  chooseVerifier,
+  detectProject,
+  setupCommandFor,
+  type DetectedProject,
+  type InitVerifier,
+} from './detect-project.js';
 import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 
@@ -31,7 +39,14 @@ export interface PlannedFile {
 export interface InitPlan {
   root: string;
   detected: DetectedProject;
-  choices: { verifier: InitVerifier; verifierWhy: string; agent: AgentType; agentWhy: string; appCommand: string | null; setupCommand: string | null };
+  choices: {
+    verifier: InitVerifier;
+    verifierWhy: string;
+    agent: AgentType;
+    agentWhy: string;
+    appCommand: string | null;
+    setupCommand: string | null;
+  };
   files: PlannedFile[];
   /** What the user still has to do, one line each. */
   next: string[];
@@ -50,9 +65,17 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const setupCommand = setupCommandFor(detected);
   const testFile = exampleTestPath(verifier.verifier, detected.playwrightTestDir);
   const wanted: { path: string; content: string; why: string }[] = [
-    { path: CONFIG_FILE, content: renderConfig({ verifier: verifier.verifier, agent: agent.agent, appCommand, setupCommand, testFile }), why: 'the configuration' },
+    {
+      path: CONFIG_FILE,
+      content: renderConfig({ verifier: verifier.verifier, agent: agent.agent, appCommand, setupCommand, testFile }),
+      why: 'the configuration',
+    },
     { path: EXAMPLE_TASK, content: renderExampleTask(testFile), why: 'an example task contract' },
-    { path: testFile, content: verifier.verifier === 'kane' ? renderKaneTest() : renderPlaywrightSpec(), why: 'its test, one step per criterion' },
+    {
+      path: testFile,
+      content: verifier.verifier === 'kane' ? renderKaneTest() : renderPlaywrightSpec(),
+      why: 'its test, one step per criterion',
+    },
   ];
   if (options.ci === 'github') {
     // GitHub's runners have npm; pnpm and yarn come from Node's corepack.
@@ -62,7 +85,10 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const files: PlannedFile[] = [];
   for (const file of wanted) {
     // lstat: a symlink counts as a file, even a dangling one, so nothing is ever written through it.
-    const exists = await lstat(path.join(root, file.path)).then(() => true, () => false);
+    const exists = await lstat(path.join(root, file.path)).then(
+      () => true,
+      () => false,
+    );
     files.push({ ...file, action: exists ? 'skip' : 'create', why: exists ? 'already exists; left as it is' : file.why });
   }
   files.push(await planIgnore(root));
@@ -72,7 +98,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     choices: { verifier: verifier.verifier, verifierWhy: verifier.why, agent: agent.agent, agentWhy: agent.why, appCommand, setupCommand },
     files,
     next: [
-      ...(repository === null ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)'] : []),
+      ...(repository === null
+        ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
+        : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
     ],
   };
@@ -106,11 +134,22 @@ async function planIgnore(root: string): Promise<PlannedFile> {
     return { path: '.gitignore', content: '', action: 'skip', why: `is a symlink; not written through: add ${IGNORE_LINE} to it yourself` };
   }
   const current = await readText(file);
-  if (current === null) return { path: '.gitignore', content: `${IGNORE_LINE}\n`, action: 'create', why: `keeps ${IGNORE_LINE} (runs, evidence, worktrees) out of git` };
+  if (current === null)
+    return {
+      path: '.gitignore',
+      content: `${IGNORE_LINE}\n`,
+      action: 'create',
+      why: `keeps ${IGNORE_LINE} (runs, evidence, worktrees) out of git`,
+    };
   const ignored = current.split(/\r?\n/).some((line) => ['.elenchos', '.elenchos/', '/.elenchos', '/.elenchos/'].includes(line.trim()));
   if (ignored) return { path: '.gitignore', content: '', action: 'skip', why: `already ignores ${IGNORE_LINE}` };
   const separator = current === '' || current.endsWith('\n') ? '' : '\n';
-  return { path: '.gitignore', content: `${separator}${IGNORE_LINE}\n`, action: 'append', why: `adds ${IGNORE_LINE} (runs, evidence, worktrees)` };
+  return {
+    path: '.gitignore',
+    content: `${separator}${IGNORE_LINE}\n`,
+    action: 'append',
+    why: `adds ${IGNORE_LINE} (runs, evidence, worktrees)`,
+  };
 }
 
 async function readText(file: string): Promise<string | null> {
@@ -120,14 +159,24 @@ async function readText(file: string): Promise<string | null> {
   });
 }
 
-function nextSteps(detected: DetectedProject, verifier: InitVerifier, agent: AgentType, appCommand: string | null, files: PlannedFile[]): string[] {
+function nextSteps(
+  detected: DetectedProject,
+  verifier: InitVerifier,
+  agent: AgentType,
+  appCommand: string | null,
+  files: PlannedFile[],
+): string[] {
   const next: string[] = [];
-  if (!appCommand) next.push(`set app.command in ${CONFIG_FILE} to the command that starts your app on {port} (no dev or start script was found)`);
+  if (!appCommand)
+    next.push(`set app.command in ${CONFIG_FILE} to the command that starts your app on {port} (no dev or start script was found)`);
   else next.push(`check that \`${appCommand}\` serves the app on {port} (or reads PORT); elenchos doctor starts it once to prove it`);
   if (verifier === 'kane' && !detected.kaneCli) next.push('install the verifier: npm install -g @testmuai/kane-cli, then kane-cli login');
-  if (verifier === 'playwright' && !detected.playwrightDependency) next.push('add Playwright to the project: npm install -D @playwright/test');
+  if (verifier === 'playwright' && !detected.playwrightDependency)
+    next.push('add Playwright to the project: npm install -D @playwright/test');
   if (agent === 'claude' && !detected.claude) next.push('install Claude Code (claude on PATH), or set agent.type to codex or command');
   const task = files.find((f) => f.path === EXAMPLE_TASK);
-  next.push(`commit the new files (a run locks the committed contract), then: npx elenchos doctor && npx elenchos check ${task?.path ?? EXAMPLE_TASK}`);
+  next.push(
+    `commit the new files (a run locks the committed contract), then: npx elenchos doctor && npx elenchos check ${task?.path ?? EXAMPLE_TASK}`,
+  );
   return next;
 }

@@ -38,7 +38,8 @@ export function renderExampleTask(testFile: string): string {
     $schema: '../node_modules/elenchos/schemas/task.schema.json',
     id: 'example',
     title: 'The home page works',
-    description: 'An example contract written by elenchos init: the app starts and its home page answers. Replace it with a task of your own (one criterion per observable behaviour).',
+    description:
+      'An example contract written by elenchos init: the app starts and its home page answers. Replace it with a task of your own (one criterion per observable behaviour).',
     acceptanceCriteria: [
       { id: 'AC-001', description: 'The home page loads without an error status' },
       { id: 'AC-002', description: 'The home page shows some content' },

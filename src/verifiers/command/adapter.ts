@@ -68,6 +68,13 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     exitCode: outcome.exitCode,
     timedOut: outcome.timedOut,
     durationMs: outcome.durationMs,
-    details: { verifier: 'command', command, args: [...leading, ...ctx.args], done: state.done, lines: reader.stats, steps: [...state.steps.values()] },
+    details: {
+      verifier: 'command',
+      command,
+      args: [...leading, ...ctx.args],
+      done: state.done,
+      lines: reader.stats,
+      steps: [...state.steps.values()],
+    },
   };
 }

@@ -24,11 +24,22 @@ export function classifyCommand(
 ): Pick<VerificationResult, 'status' | 'summary' | 'criteria' | 'findings'> {
   const findings: Finding[] = [];
   const finding = (kind: Finding['kind'], step: number | null, reason: string, reasonCode: string): Finding => ({
-    step, heading: step === null ? null : (declared[step - 1]?.heading ?? null), kind, reason, reasonCode, resultCode: null, verdict: null, sessionId: null, evidencePack: null,
+    step,
+    heading: step === null ? null : (declared[step - 1]?.heading ?? null),
+    kind,
+    reason,
+    reasonCode,
+    resultCode: null,
+    verdict: null,
+    sessionId: null,
+    evidencePack: null,
   });
   const verdicts = new Map<number, StepVerdict>();
   for (const s of state.steps.values()) {
-    verdicts.set(s.step, s.status === 'passed' ? 'passed' : s.status === 'skipped' ? 'skipped' : s.failure === 'product' ? 'product_failure' : 'failed_other');
+    verdicts.set(
+      s.step,
+      s.status === 'passed' ? 'passed' : s.status === 'skipped' ? 'skipped' : s.failure === 'product' ? 'product_failure' : 'failed_other',
+    );
   }
   const criteria = judgeCriteria(ctx.criteria, ctx.map, verdicts);
   const result = (status: AttemptStatus, summary: string) => ({ status, summary, criteria, findings });
@@ -36,8 +47,13 @@ export function classifyCommand(
 
   if (process.spawnError) return result('VERIFIER_ERROR', `the verifier could not start: ${process.spawnError}`);
   if (process.aborted) return result('VERIFIER_ERROR', 'the verifier was interrupted');
-  if (process.timedOut) return result('VERIFIER_ERROR', `the verifier ran past its ${Math.round(ctx.timeoutMs / 1000)}s limit and was killed`);
-  if (process.lineTooLong) return result('INCONCLUSIVE', 'the verifier printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the report cannot be trusted');
+  if (process.timedOut)
+    return result('VERIFIER_ERROR', `the verifier ran past its ${Math.round(ctx.timeoutMs / 1000)}s limit and was killed`);
+  if (process.lineTooLong)
+    return result(
+      'INCONCLUSIVE',
+      'the verifier printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the report cannot be trusted',
+    );
   if (state.done === null) {
     return process.exitCode === 0
       ? result('INCONCLUSIVE', 'the verifier exited 0 without a "done" event (its report is cut off)')
@@ -47,7 +63,8 @@ export function classifyCommand(
   for (const s of state.steps.values()) {
     const expected = declared[s.step - 1];
     if (!expected) mismatches.push(`step ${s.step} is not in the test file (it has ${declared.length})`);
-    else if (s.title !== null && s.title.trim() !== expected.heading) mismatches.push(`step ${s.step} is "${s.title}" in the report but "${expected.heading}" in the test file`);
+    else if (s.title !== null && s.title.trim() !== expected.heading)
+      mismatches.push(`step ${s.step} is "${s.title}" in the report but "${expected.heading}" in the test file`);
   }
   if (mismatches.length > 0) {
     findings.push(...mismatches.map((m) => finding('inconsistency', null, m, 'report_mismatch')));
@@ -63,17 +80,34 @@ export function classifyCommand(
   // The report is whole and matches the test file: the shared rule decides (a confirmed FAIL wins).
   const troubles: Trouble[] = [];
   const verifier = failed.find((s) => s.failure === 'verifier');
-  if (verifier) troubles.push({ scope: 'test', status: 'VERIFIER_ERROR', summary: `the verifier failed at step ${verifier.step}: ${verifier.message ?? ''}` });
+  if (verifier)
+    troubles.push({
+      scope: 'test',
+      status: 'VERIFIER_ERROR',
+      summary: `the verifier failed at step ${verifier.step}: ${verifier.message ?? ''}`,
+    });
   const unattributed = failed.find((s) => s.failure !== 'product' && s.failure !== 'verifier');
-  if (unattributed) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${unattributed.step} failed with no attribution (failure: product or verifier)` });
+  if (unattributed)
+    troubles.push({
+      scope: 'test',
+      status: 'INCONCLUSIVE',
+      summary: `step ${unattributed.step} failed with no attribution (failure: product or verifier)`,
+    });
   const orphan = failed.find((s) => s.failure === 'product' && (ctx.map.steps.find((m) => m.index === s.step)?.criteria.length ?? 0) === 0);
-  if (orphan) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${orphan.step} failed on the product but verifies no criterion` });
-  if (state.done === 'failed' && failed.length === 0) troubles.push({ scope: 'run', status: 'INCONCLUSIVE', summary: 'the verifier says failed, but no step failed' });
+  if (orphan)
+    troubles.push({
+      scope: 'test',
+      status: 'INCONCLUSIVE',
+      summary: `step ${orphan.step} failed on the product but verifies no criterion`,
+    });
+  if (state.done === 'failed' && failed.length === 0)
+    troubles.push({ scope: 'run', status: 'INCONCLUSIVE', summary: 'the verifier says failed, but no step failed' });
   const product = failed.filter((s) => s.failure === 'product').map((s) => s.step);
   const decision = decideAttemptStatus(criteria, troubles, {
     fail: `product failure at step ${product.join(', ')}`,
     pass: `the verifier passed all ${state.steps.size} step(s)`,
-    unverified: (ids) => `the verifier passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified (${criteria.find((c) => c.id === ids[0])?.note ?? ''})`,
+    unverified: (ids) =>
+      `the verifier passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified (${criteria.find((c) => c.id === ids[0])?.note ?? ''})`,
   });
   return result(decision.status, decision.summary);
 }

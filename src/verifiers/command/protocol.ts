@@ -40,7 +40,9 @@ export class ProtocolState {
     } else if (event.type === 'step_end') {
       const status = event.status === 'passed' || event.status === 'failed' || event.status === 'skipped' ? event.status : null;
       if (step === null || status === null) {
-        this.problems.push(`a step_end without a valid "step" (1-based) and "status" (passed|failed|skipped): ${JSON.stringify(event).slice(0, 200)}`);
+        this.problems.push(
+          `a step_end without a valid "step" (1-based) and "status" (passed|failed|skipped): ${JSON.stringify(event).slice(0, 200)}`,
+        );
         return;
       }
       if (this.steps.has(step)) this.problems.push(`step ${step} was reported twice`);
@@ -49,7 +51,14 @@ export class ProtocolState {
       const failure = event.failure === 'product' || event.failure === 'verifier' ? event.failure : status === 'failed' ? 'unknown' : null;
       const message = typeof event.message === 'string' ? event.message : null;
       this.steps.set(step, { step, title, status, failure, message });
-      if (status !== 'skipped') this.onProgress?.({ kind: 'step-end', step, heading: title ?? `step ${step}`, status, durationSeconds: typeof event.seconds === 'number' ? event.seconds : null });
+      if (status !== 'skipped')
+        this.onProgress?.({
+          kind: 'step-end',
+          step,
+          heading: title ?? `step ${step}`,
+          status,
+          durationSeconds: typeof event.seconds === 'number' ? event.seconds : null,
+        });
     } else if (event.type === 'done') {
       this.ended = true;
       if (event.status === 'passed' || event.status === 'failed') this.done = event.status;

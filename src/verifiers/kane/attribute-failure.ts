@@ -40,5 +40,8 @@ export function attributeFailure(step: StepFacts): AttributedFailure {
   }
   // Downgraded verdicts (citations not verified) still attribute the failure to the app.
   if (verdict?.family === 'application_issue') return decide('product', 'verdict family application_issue (not confirmed)');
-  return decide('unattributed', verdict ? `verdict without attribution (family ${verdict.family ?? 'none'})` : 'no verdict and no attributing code');
+  return decide(
+    'unattributed',
+    verdict ? `verdict without attribution (family ${verdict.family ?? 'none'})` : 'no verdict and no attributing code',
+  );
 }

@@ -56,12 +56,20 @@ export function classifyKane(input: ClassifyInput): Classification {
   const sessionId = facts.done?.sessionId ?? null;
   const findings: Finding[] = [];
   const finding = (kind: Finding['kind'], reason: string, step: number | null = null): Finding => ({
-    step, heading: step === null ? null : (facts.steps.get(step)?.heading ?? declared[step - 1]?.heading ?? null),
-    kind, reason, reasonCode: null, resultCode: null, verdict: null, sessionId, evidencePack: input.evidencePack,
+    step,
+    heading: step === null ? null : (facts.steps.get(step)?.heading ?? declared[step - 1]?.heading ?? null),
+    kind,
+    reason,
+    reasonCode: null,
+    resultCode: null,
+    verdict: null,
+    sessionId,
+    evidencePack: input.evidencePack,
   });
   const failures = new Map<number, AttributedFailure>();
   for (const step of facts.steps.values()) if (step.status === 'failed') failures.set(step.index, attributeFailure(step));
-  for (const [index, failure] of [...failures].sort((a, b) => a[0] - b[0])) findings.push(failureFinding(facts.steps.get(index)!, failure, sessionId, input.evidencePack));
+  for (const [index, failure] of [...failures].sort((a, b) => a[0] - b[0]))
+    findings.push(failureFinding(facts.steps.get(index)!, failure, sessionId, input.evidencePack));
   const pairing = checkPairing(facts, declared);
   const { stepVerdicts, stepNotes } = judgeSteps(facts, declared, failures, pairing);
   const running = [...facts.steps.values()].find((s) => s.started && s.status === null)?.index ?? null;
@@ -73,19 +81,29 @@ export function classifyKane(input: ClassifyInput): Classification {
   };
   const problems = (list: StreamProblem[]) => list.map((x) => finding('inconsistency', x.message, x.step));
 
-  if (p.spawnError) return done('VERIFIER_ERROR', 'spawn-failed', `kane-cli could not be started: ${p.spawnError}`, [finding('verifier_error', p.spawnError)]);
+  if (p.spawnError)
+    return done('VERIFIER_ERROR', 'spawn-failed', `kane-cli could not be started: ${p.spawnError}`, [
+      finding('verifier_error', p.spawnError),
+    ]);
   if (p.timedOut) {
     const why = `no result within ${Math.round(p.timeoutMs / 1000)} s (Elenchos's own timeout); the whole process group was killed`;
     return done('VERIFIER_ERROR', 'timeout', why, [finding('verifier_error', why, running)]);
   }
-  if (p.aborted) return done('VERIFIER_ERROR', 'aborted', 'verification was interrupted', [finding('verifier_error', 'interrupted', running)]);
+  if (p.aborted)
+    return done('VERIFIER_ERROR', 'aborted', 'verification was interrupted', [finding('verifier_error', 'interrupted', running)]);
   if (p.exitCode === 2 || p.exitCode === 3) {
     const what = p.exitCode === 2 ? 'a setup, auth, parse or browser error' : 'cancelled or timed out';
     const why = `kane-cli exited ${p.exitCode} (${what})${p.lastStderrLine ? `: ${p.lastStderrLine}` : ''}`;
     return done('VERIFIER_ERROR', `exit-${p.exitCode}`, why, [finding('verifier_error', why, running)]);
   }
-  if (p.outputCapped) return done('INCONCLUSIVE', 'output-capped', 'kane-cli printed more output than Elenchos accepts; the stream was cut and is unusable');
-  if (p.lineTooLong) return done('INCONCLUSIVE', 'line-too-long', 'kane-cli printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the stream cannot be trusted');
+  if (p.outputCapped)
+    return done('INCONCLUSIVE', 'output-capped', 'kane-cli printed more output than Elenchos accepts; the stream was cut and is unusable');
+  if (p.lineTooLong)
+    return done(
+      'INCONCLUSIVE',
+      'line-too-long',
+      'kane-cli printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the stream cannot be trusted',
+    );
   if (p.exitCode !== 0 && p.exitCode !== 1) {
     const why = p.signal ? `kane-cli was killed by ${p.signal}` : `kane-cli exited ${p.exitCode} (not a testmd exit code)`;
     return done('VERIFIER_ERROR', 'crashed', why, [finding('verifier_error', why, running)]);
@@ -95,15 +113,27 @@ export function classifyKane(input: ClassifyInput): Classification {
   }
   if (facts.violationCount > 0) {
     const why = `the stream breaks Kane's event order or shape (${facts.violationCount} violation(s)): ${facts.violations.join('; ')}`;
-    return done('INCONCLUSIVE', 'malformed', why, facts.violations.map((m) => finding('inconsistency', m)));
+    return done(
+      'INCONCLUSIVE',
+      'malformed',
+      why,
+      facts.violations.map((m) => finding('inconsistency', m)),
+    );
   }
   if (facts.errorCount > 0) {
     const why = `Kane reported ${facts.errorCount} error event(s): ${facts.errors[0] ?? ''}`;
-    return done('VERIFIER_ERROR', 'error-event', why, facts.errors.map((m) => finding('verifier_error', m, running)));
+    return done(
+      'VERIFIER_ERROR',
+      'error-event',
+      why,
+      facts.errors.map((m) => finding('verifier_error', m, running)),
+    );
   }
   if (input.eventCount === 0) return done('INCONCLUSIVE', 'empty', `kane-cli exited ${p.exitCode} without printing a single event`);
   if (!facts.done) {
-    return done('INCONCLUSIVE', 'truncated', 'the stream ended before test_md_done (truncated): no final result', [finding('inconsistency', 'no test_md_done', running)]);
+    return done('INCONCLUSIVE', 'truncated', 'the stream ended before test_md_done (truncated): no final result', [
+      finding('inconsistency', 'no test_md_done', running),
+    ]);
   }
   if (facts.summary?.cancelled === true) return done('VERIFIER_ERROR', 'cancelled', 'Kane reports the run as cancelled');
   const contradictions = checkCounts(facts, declared);
@@ -118,14 +148,40 @@ export function classifyKane(input: ClassifyInput): Classification {
   const failed = [...failures.entries()].filter(([i, f]) => f.attribution === 'product' || !optional(i));
   const product = failed.filter(([, f]) => f.attribution === 'product').map(([i]) => i);
   const verifier = failed.filter(([, f]) => f.attribution === 'verifier');
-  const notPassed = declared.filter((d) => facts.steps.get(d.index)?.status !== 'passed' && !(d.optional && failures.has(d.index))).map((d) => d.index);
+  const notPassed = declared
+    .filter((d) => facts.steps.get(d.index)?.status !== 'passed' && !(d.optional && failures.has(d.index)))
+    .map((d) => d.index);
   // From here the stream is whole and consistent: the shared rule lets a confirmed FAIL win over these.
   troubles = [
-    ...verifier.slice(0, 1).map(([index, f]): Trouble => ({ scope: 'test', status: 'VERIFIER_ERROR', summary: `step ${index} failed because of the verifier, not the product: ${f.rule}` })),
-    ...failed.filter(([, f]) => f.attribution === 'unattributed').slice(0, 1).map((): Trouble => ({ scope: 'test', status: 'INCONCLUSIVE', summary: `step ${failed.filter(([, f]) => f.attribution === 'unattributed').map(([i]) => i).join(', ')} failed without a verdict that says why` })),
+    ...verifier
+      .slice(0, 1)
+      .map(([index, f]): Trouble => ({
+        scope: 'test',
+        status: 'VERIFIER_ERROR',
+        summary: `step ${index} failed because of the verifier, not the product: ${f.rule}`,
+      })),
+    ...failed
+      .filter(([, f]) => f.attribution === 'unattributed')
+      .slice(0, 1)
+      .map((): Trouble => ({
+        scope: 'test',
+        status: 'INCONCLUSIVE',
+        summary: `step ${failed
+          .filter(([, f]) => f.attribution === 'unattributed')
+          .map(([i]) => i)
+          .join(', ')} failed without a verdict that says why`,
+      })),
     // A product failure at a step that verifies no criterion: kept from PASS here, never a FAIL (no criterion failed).
-    ...product.slice(0, 1).map((index): Trouble => ({ scope: 'test', status: 'INCONCLUSIVE', summary: `product failure at step ${index}, which verifies no criterion: ${headline(facts, index)}` })),
-    ...(notPassed.length > 0 && failed.length === 0 ? [{ scope: 'test', status: 'INCONCLUSIVE', summary: `Kane passed, but step ${notPassed.join(', ')} did not run` } as Trouble] : []),
+    ...product
+      .slice(0, 1)
+      .map((index): Trouble => ({
+        scope: 'test',
+        status: 'INCONCLUSIVE',
+        summary: `product failure at step ${index}, which verifies no criterion: ${headline(facts, index)}`,
+      })),
+    ...(notPassed.length > 0 && failed.length === 0
+      ? [{ scope: 'test', status: 'INCONCLUSIVE', summary: `Kane passed, but step ${notPassed.join(', ')} did not run` } as Trouble]
+      : []),
   ];
   if (product.length > 0) {
     return done('FAIL', 'product-failure', `product failure at step ${product.join(', ')}: ${headline(facts, product[0]!)}`, extra);
@@ -143,7 +199,12 @@ export function classifyKane(input: ClassifyInput): Classification {
   return done('PASS', 'passed', `Kane passed all ${declared.length} step(s)`, extra);
 }
 
-function judgeSteps(facts: StreamFacts, declared: readonly DeclaredStepInfo[], failures: Map<number, AttributedFailure>, pairing: StreamProblem[]) {
+function judgeSteps(
+  facts: StreamFacts,
+  declared: readonly DeclaredStepInfo[],
+  failures: Map<number, AttributedFailure>,
+  pairing: StreamProblem[],
+) {
   const stepVerdicts = new Map<number, StepVerdict>();
   const stepNotes = new Map<number, string>();
   for (const own of declared) {

@@ -64,16 +64,33 @@ export async function designKaneTest(options: DesignKaneTestOptions): Promise<De
     const done = events.findLast((e) => e.type === 'done');
     const error = events.find((e) => e.type === 'error');
     const said = error?.message ?? result.stderrTail.trim().split('\n').at(-1) ?? '';
-    if (result.spawnError) return { events, exitCode: null, problem: `${options.command} could not start (${result.spawnError.code ?? result.spawnError.message}); install kane-cli or set verifier.command` };
-    if (result.timedOut) return { events, exitCode: null, problem: `kane-cli ${args.slice(0, 2).join(' ')} did not finish within ${options.timeoutMs / 1000}s` };
+    if (result.spawnError)
+      return {
+        events,
+        exitCode: null,
+        problem: `${options.command} could not start (${result.spawnError.code ?? result.spawnError.message}); install kane-cli or set verifier.command`,
+      };
+    if (result.timedOut)
+      return {
+        events,
+        exitCode: null,
+        problem: `kane-cli ${args.slice(0, 2).join(' ')} did not finish within ${options.timeoutMs / 1000}s`,
+      };
     const listing = args[0] === 'context' && args[1] === 'list';
     if (result.exitCode !== 0 || (!listing && done?.status !== 'complete')) {
-      return { events, exitCode: result.exitCode, problem: `kane-cli ${args.slice(0, 2).join(' ')} ended ${done?.status ?? `with exit code ${result.exitCode}`}${said ? `: ${said}` : ''}` };
+      return {
+        events,
+        exitCode: result.exitCode,
+        problem: `kane-cli ${args.slice(0, 2).join(' ')} ended ${done?.status ?? `with exit code ${result.exitCode}`}${said ? `: ${said}` : ''}`,
+      };
     }
     return { events, exitCode: result.exitCode, problem: null };
   };
 
-  for (const args of [['context', 'ingest', prd, '--mode', 'agent'], ['context', 'extract', '--mode', 'agent']]) {
+  for (const args of [
+    ['context', 'ingest', prd, '--mode', 'agent'],
+    ['context', 'extract', '--mode', 'agent'],
+  ]) {
     const { problem } = await kane(args);
     if (problem) return { ok: false, problem };
   }
@@ -90,14 +107,20 @@ export async function designKaneTest(options: DesignKaneTestOptions): Promise<De
   }
   const saved = (await listTests(options.scratch)).filter((t) => !before.has(t));
   if (saved.length !== 1) {
-    return { ok: false, problem: `kane-cli design tests saved ${saved.length} tests (${saved.join(', ') || 'none'}); authoring needs exactly one, so nothing was written (Kane's output is in ${options.scratch})` };
+    return {
+      ok: false,
+      problem: `kane-cli design tests saved ${saved.length} tests (${saved.join(', ') || 'none'}); authoring needs exactly one, so nothing was written (Kane's output is in ${options.scratch})`,
+    };
   }
   const kaneTest = saved[0]!;
   const renamed = renameCriteria(await readFile(path.join(options.scratch, kaneTest), 'utf8'), mapping);
   if (!renamed.ok) return renamed;
   const map = mapCriteria(options.task.acceptanceCriteria, parseTestMd(renamed.text).steps);
   if (map.unmapped.length > 0) {
-    return { ok: false, problem: `Kane's test (${kaneTest}) heads no step with ${map.unmapped.join(', ')}; nothing was written (its output is in ${options.scratch})` };
+    return {
+      ok: false,
+      problem: `Kane's test (${kaneTest}) heads no step with ${map.unmapped.join(', ')}; nothing was written (its output is in ${options.scratch})`,
+    };
   }
   return { ok: true, text: renamed.text, kaneTest, mapping };
 }
@@ -123,20 +146,30 @@ function mapKaneCriteria(usecases: readonly Envelope[], task: Task): Record<stri
 function renameCriteria(text: string, mapping: Record<string, string>): { ok: true; text: string } | { ok: false; problem: string } {
   const unknown = new Set<string>();
   const out = text.replace(/@verifies\b([^\n]*)/gi, (_all, list: string) => {
-    const ids = list.split(/[\s,]+/).filter(Boolean).map((raw) => {
-      const id = raw.replace(/[.;:)\]]+$/, '');
-      const mapped = mapping[id.toLowerCase()];
-      if (!mapped) unknown.add(id);
-      return mapped ?? id;
-    });
+    const ids = list
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((raw) => {
+        const id = raw.replace(/[.;:)\]]+$/, '');
+        const mapped = mapping[id.toLowerCase()];
+        if (!mapped) unknown.add(id);
+        return mapped ?? id;
+      });
     return `@verifies ${ids.join(', ')}`;
   });
-  if (unknown.size > 0) return { ok: false, problem: `Kane's test verifies ${[...unknown].join(', ')}, which match no criterion of the contract; nothing was written` };
+  if (unknown.size > 0)
+    return {
+      ok: false,
+      problem: `Kane's test verifies ${[...unknown].join(', ')}, which match no criterion of the contract; nothing was written`,
+    };
   return { ok: true, text: out };
 }
 
 async function listTests(scratch: string): Promise<string[]> {
   const dir = path.join(scratch, '.testmuai', 'tests');
   const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith('_test.md')).map((n) => `.testmuai/tests/${n}`).sort();
+  return names
+    .filter((n) => n.endsWith('_test.md'))
+    .map((n) => `.testmuai/tests/${n}`)
+    .sort();
 }

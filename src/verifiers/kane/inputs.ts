@@ -14,7 +14,10 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
     const contexts = ['local_context', 'global_context'].map(
       (key) => new RegExp(`^${key}\\s*:\\s*["']?([^"'\\n]+?)["']?\\s*$`, 'm').exec(parsed.frontmatter ?? '')?.[1],
     );
-    return [...contexts.filter((c): c is string => Boolean(c)).map(relative), ...parsed.steps.flatMap((s) => (s.importPath ? [relative(s.importPath)] : []))];
+    return [
+      ...contexts.filter((c): c is string => Boolean(c)).map(relative),
+      ...parsed.steps.flatMap((s) => (s.importPath ? [relative(s.importPath)] : [])),
+    ];
   });
   // Read from the cwd on every run: variables files and the default local context (kane-cli.md §1.1, §8.3).
   const auto = await fg(['.testmuai/variables/*.json', '.testmuai/context.md'], { cwd: root, dot: true, onlyFiles: true });

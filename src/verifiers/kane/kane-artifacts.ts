@@ -19,7 +19,12 @@ export interface CopiedArtifacts {
 }
 
 /** Copies the pack (or its copy in `<cwd>/.testmuai/evidence/`) and `output-<stem>/` into `<evidenceDir>/kane/`. */
-export async function copyKaneArtifacts(options: { evidenceDir: string; cwd: string; testFile: string; packPath: string | null }): Promise<CopiedArtifacts> {
+export async function copyKaneArtifacts(options: {
+  evidenceDir: string;
+  cwd: string;
+  testFile: string;
+  packPath: string | null;
+}): Promise<CopiedArtifacts> {
   const target = path.join(options.evidenceDir, 'kane');
   const missing: string[] = [];
   let pack: string | null = null;

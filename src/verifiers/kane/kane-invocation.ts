@@ -12,16 +12,43 @@ export interface KaneInvocation {
 
 /** Variables Kane needs to run anywhere: paths, locale, temp dirs, TLS trust, proxies, Windows basics. */
 const PASSED_THROUGH = [
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'NODE_EXTRA_CA_CERTS', 'NODE_USE_SYSTEM_CA', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
-  'SystemRoot', 'SYSTEMROOT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'PATHEXT', 'COMSPEC',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_USE_SYSTEM_CA',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'SystemRoot',
+  'SYSTEMROOT',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'USERPROFILE',
+  'PATHEXT',
+  'COMSPEC',
 ];
 const PASSED_PREFIXES = ['LC_', 'KANE_CLI_', 'KANE_DEV_MODE', 'KANE_TESTRUN_', 'XDG_'];
 const REDACTED = '***';
 
 /** Kane's child environment (what it needs, nothing else) and the basic-auth flags built from LT_USERNAME/LT_ACCESS_KEY. */
-export function kaneChildEnv(baseEnv: NodeJS.ProcessEnv, extra: Record<string, string>): { env: NodeJS.ProcessEnv; authArgs: string[]; accessKey: string | undefined } {
+export function kaneChildEnv(
+  baseEnv: NodeJS.ProcessEnv,
+  extra: Record<string, string>,
+): { env: NodeJS.ProcessEnv; authArgs: string[]; accessKey: string | undefined } {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(baseEnv)) {
     if (value === undefined) continue;
@@ -42,7 +69,9 @@ export function buildKaneInvocation(ctx: VerifyContext): KaneInvocation {
   const { env, authArgs, accessKey } = kaneChildEnv(ctx.baseEnv, ctx.env);
 
   const variables = kaneVariables(ctx.variables, ctx.url);
-  const secrets = Object.values(variables).filter((v) => v.secret).map((v) => v.value);
+  const secrets = Object.values(variables)
+    .filter((v) => v.secret)
+    .map((v) => v.value);
   const args = ['testmd', 'run', ctx.testFile, '--agent', '--headless', '--variables', JSON.stringify(variables)];
   args.push(...authArgs);
   args.push(...ctx.args);
@@ -53,7 +82,8 @@ export function buildKaneInvocation(ctx: VerifyContext): KaneInvocation {
 export function kaneVariables(variables: Record<string, Variable>, url: string): Record<string, { value: string; secret: boolean }> {
   const out: Record<string, { value: string; secret: boolean }> = {};
   for (const [name, variable] of Object.entries(variables)) {
-    out[name] = typeof variable === 'string' ? { value: variable, secret: false } : { value: variable.value, secret: variable.secret ?? false };
+    out[name] =
+      typeof variable === 'string' ? { value: variable, secret: false } : { value: variable.value, secret: variable.secret ?? false };
   }
   out.start_url = { value: url, secret: false };
   return out;

@@ -13,11 +13,21 @@ export interface StepReport {
 }
 
 /** One line per step of the test file, in file order. */
-export function describeSteps(declared: readonly DeclaredStepInfo[], facts: StreamFacts, verdicts: ReadonlyMap<number, StepVerdict>): StepReport[] {
+export function describeSteps(
+  declared: readonly DeclaredStepInfo[],
+  facts: StreamFacts,
+  verdicts: ReadonlyMap<number, StepVerdict>,
+): StepReport[] {
   return declared.map((own) => {
     const step = facts.steps.get(own.index);
     const status = step?.status ?? (step?.started ? 'unfinished' : 'skipped');
-    return { index: own.index, heading: own.heading, status, verdict: verdicts.get(own.index) ?? 'skipped', durationSeconds: step?.durationSeconds ?? null };
+    return {
+      index: own.index,
+      heading: own.heading,
+      status,
+      verdict: verdicts.get(own.index) ?? 'skipped',
+      durationSeconds: step?.durationSeconds ?? null,
+    };
   });
 }
 

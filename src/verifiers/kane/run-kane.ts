@@ -24,7 +24,11 @@ const NOISE = /^(Update available|evidence: |\[lock\])/;
 
 /** The kane adapter's `verify`. */
 export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
-  const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps.map((s) => ({ index: s.index, heading: s.heading, optional: s.optional }));
+  const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps.map((s) => ({
+    index: s.index,
+    heading: s.heading,
+    optional: s.optional,
+  }));
   const invocation = buildKaneInvocation(ctx);
   await mkdir(ctx.evidenceDir, { recursive: true });
   const reader = new NdjsonReader();
@@ -123,11 +127,15 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
  * The shared rule (attempt-status.ts) over the judged criteria: Kane's table decides run trouble; after
  * that a confirmed FAIL wins, and a pass is an attempt PASS only if every criterion is PASS.
  */
-export function decideKaneAttempt(c: Classification, criteria: VerificationResult['criteria']): Pick<Classification, 'status' | 'summary' | 'rule'> {
+export function decideKaneAttempt(
+  c: Classification,
+  criteria: VerificationResult['criteria'],
+): Pick<Classification, 'status' | 'summary' | 'rule'> {
   const decision = decideAttemptStatus(criteria, c.troubles, {
     fail: c.summary,
     pass: c.summary,
-    unverified: (ids) => `Kane passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified: ${criteria.find((x) => x.id === ids[0])?.note ?? ''}`,
+    unverified: (ids) =>
+      `Kane passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} not verified: ${criteria.find((x) => x.id === ids[0])?.note ?? ''}`,
   });
   if (decision.status === c.status) return { status: c.status, summary: decision.summary, rule: c.rule };
   const rule = decision.status === 'FAIL' ? 'product-failure' : c.status === 'FAIL' ? 'untagged-product-failure' : 'criteria-unverified';

@@ -10,7 +10,10 @@ export function printTestMdSteps(text: string): StepPrint[] {
   return parseTestMd(text).steps.map((step) => {
     // `@verifies AC-1` names a criterion; it is not itself an assertion.
     const lines = step.body.split('\n').map((line) => line.replace(/@verifies\b[^\n]*/gi, ''));
-    const assertions = lines.filter((line) => ASSERTION_LINE.test(line)).map(normaliseText).filter(Boolean);
+    const assertions = lines
+      .filter((line) => ASSERTION_LINE.test(line))
+      .map(normaliseText)
+      .filter(Boolean);
     return {
       title: step.heading,
       fingerprint: fingerprintText(`${step.config ?? ''}\n${step.body}`),

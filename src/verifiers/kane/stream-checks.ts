@@ -22,7 +22,11 @@ export function checkPairing(facts: StreamFacts, declared: readonly DeclaredStep
   for (const step of facts.steps.values()) {
     const own = declared[step.index - 1];
     if (!own) {
-      problems.push({ kind: 'pairing', step: step.index, message: `Kane reported step ${step.index}, but the test file has ${declared.length} step(s)` });
+      problems.push({
+        kind: 'pairing',
+        step: step.index,
+        message: `Kane reported step ${step.index}, but the test file has ${declared.length} step(s)`,
+      });
     } else if (step.headingConflict) {
       problems.push({ kind: 'pairing', step: step.index, message: `Kane reported two different headings for step ${step.index}` });
     } else if (step.heading !== null && normalize(step.heading) !== normalize(own.heading)) {
@@ -83,5 +87,9 @@ export function falseGreen(facts: StreamFacts, declared: readonly DeclaredStepIn
   // A summary count with no failed step event is checkCounts' contradiction, not this.
   if (failed.length === 0) return null;
   const which = failed.map((s) => s.index).join(', ');
-  return { kind: 'contradiction', step: failed[0]!.index, message: `Kane says passed, but ${failed.length} step(s) failed (step ${which}) (kane-cli issue #93)` };
+  return {
+    kind: 'contradiction',
+    step: failed[0]!.index,
+    message: `Kane says passed, but ${failed.length} step(s) failed (step ${which}) (kane-cli issue #93)`,
+  };
 }

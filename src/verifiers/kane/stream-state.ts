@@ -8,7 +8,14 @@ export type { DoneFacts, StepFacts, StreamFacts, SummaryFacts } from './stream-f
 
 const KEEP = 5;
 const MAX_TYPES = 64;
-const AFTER_DONE_FORBIDDEN = new Set(['test_md_step_start', 'run_end', 'test_md_bug_verdict', 'test_md_step_end', 'test_md_summary', 'test_md_done']);
+const AFTER_DONE_FORBIDDEN = new Set([
+  'test_md_step_start',
+  'run_end',
+  'test_md_bug_verdict',
+  'test_md_step_end',
+  'test_md_summary',
+  'test_md_done',
+]);
 
 /** A state machine over Kane events; `onProgress` hears step starts and ends as they happen. */
 export class KaneStreamState {

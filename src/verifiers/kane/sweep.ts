@@ -43,7 +43,19 @@ export function sweepObjective(task: Task, url: string): string {
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const objective = sweepObjective(options.task, options.url);
   const { env, authArgs } = kaneChildEnv(options.baseEnv, options.env);
-  const args = ['run', objective, '--agent', '--headless', '--url', options.url, '--bug-detection', 'stop', '--max-steps', String(options.maxSteps), ...authArgs];
+  const args = [
+    'run',
+    objective,
+    '--agent',
+    '--headless',
+    '--url',
+    options.url,
+    '--bug-detection',
+    'stop',
+    '--max-steps',
+    String(options.maxSteps),
+    ...authArgs,
+  ];
   const reader = new NdjsonReader();
   let runEnd: Record<string, unknown> | null = null;
   let errorMessage: string | null = null;
@@ -65,17 +77,52 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const base = { objective, exitCode: result.exitCode, durationMs: result.durationMs };
   const end = runEnd as Record<string, unknown> | null;
   const credits = end ? (readNumber(end.credits_consumed) ?? readNumber(readObject(end.verdict)?.credits_consumed)) : null;
-  if (result.spawnError) return { ...base, outcome: 'error', message: `the sweep could not start ${options.command} (${result.spawnError.code ?? result.spawnError.message})`, finding: null, credits };
-  if (result.timedOut) return { ...base, outcome: 'error', message: `the sweep did not finish within ${Math.round(options.timeoutMs / 1000)}s (killed)`, finding: null, credits };
-  if (!end || errorMessage) return { ...base, outcome: 'error', message: `the sweep gave no result (exit code ${result.exitCode}${errorMessage ? `: ${errorMessage}` : ''})`, finding: null, credits };
+  if (result.spawnError)
+    return {
+      ...base,
+      outcome: 'error',
+      message: `the sweep could not start ${options.command} (${result.spawnError.code ?? result.spawnError.message})`,
+      finding: null,
+      credits,
+    };
+  if (result.timedOut)
+    return {
+      ...base,
+      outcome: 'error',
+      message: `the sweep did not finish within ${Math.round(options.timeoutMs / 1000)}s (killed)`,
+      finding: null,
+      credits,
+    };
+  if (!end || errorMessage)
+    return {
+      ...base,
+      outcome: 'error',
+      message: `the sweep gave no result (exit code ${result.exitCode}${errorMessage ? `: ${errorMessage}` : ''})`,
+      finding: null,
+      credits,
+    };
   const verdict = readVerdict(end.verdict);
   const resultCode = readInt(end.result_code);
-  if (verdict === null && end.status === 'passed') return { ...base, outcome: 'clean', message: 'the sweep found nothing wrong', finding: null, credits };
+  if (verdict === null && end.status === 'passed')
+    return { ...base, outcome: 'clean', message: 'the sweep found nothing wrong', finding: null, credits };
   const finding = sweepFinding(end, verdict, resultCode);
   // Family before confirmed (reference §4.1): only an application issue that Kane confirmed (or coded 740) is the product's.
   const confirmed = verdict?.family === 'application_issue' && (verdict.confirmed === true || resultCode === 740);
-  if (confirmed) return { ...base, outcome: 'bug', message: `the exploratory sweep found a confirmed product bug: ${verdict?.bugTitle ?? verdict?.oneLiner ?? 'see the finding'}`, finding, credits };
-  return { ...base, outcome: 'note', message: `the sweep reported something it did not confirm (${verdict?.family ?? 'no verdict'}${verdict?.downgradeReason ? `, ${verdict.downgradeReason}` : ''}): ${verdict?.bugTitle ?? readString(end.one_liner) ?? ''}`, finding: { ...finding, kind: 'unattributed_failure' }, credits };
+  if (confirmed)
+    return {
+      ...base,
+      outcome: 'bug',
+      message: `the exploratory sweep found a confirmed product bug: ${verdict?.bugTitle ?? verdict?.oneLiner ?? 'see the finding'}`,
+      finding,
+      credits,
+    };
+  return {
+    ...base,
+    outcome: 'note',
+    message: `the sweep reported something it did not confirm (${verdict?.family ?? 'no verdict'}${verdict?.downgradeReason ? `, ${verdict.downgradeReason}` : ''}): ${verdict?.bugTitle ?? readString(end.one_liner) ?? ''}`,
+    finding: { ...finding, kind: 'unattributed_failure' },
+    credits,
+  };
 }
 
 function sweepFinding(end: Record<string, unknown>, verdict: Verdict | null, resultCode: number | null): Finding {

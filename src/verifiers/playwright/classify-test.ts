@@ -26,18 +26,30 @@ const BROWSER_LAUNCH = /browserType\.launch|Failed to launch|Executable doesn't 
 // Playwright's matcher errors start `Error: expect(received).toBe(expected)` or `expect(locator).toHaveText(expected) failed`.
 const ASSERTION = /(^|\n)\s*(Error: )?expect(\.soft|\.poll)?\(|\.(toHave|toBe|toEqual|toStrictEqual|toContain|toMatch|toThrow)\w*\(/;
 // Calls that wait for an element of the page: actions and reads on a locator, element assertions, waitForSelector.
-const LOCATOR_CALL = /^(locator\.\w+|(page|frame)\.(click|dblclick|fill|type|press|check|uncheck|hover|tap|focus|selectOption|setInputFiles|textContent|innerText|innerHTML|inputValue|getAttribute|isVisible|isChecked|isEnabled|dragAndDrop|waitForSelector)|expect(\.soft|\.poll)?\(locator\)\.(not\.)?\w+)$/;
+const LOCATOR_CALL =
+  /^(locator\.\w+|(page|frame)\.(click|dblclick|fill|type|press|check|uncheck|hover|tap|focus|selectOption|setInputFiles|textContent|innerText|innerHTML|inputValue|getAttribute|isVisible|isChecked|isEnabled|dragAndDrop|waitForSelector)|expect(\.soft|\.poll)?\(locator\)\.(not\.)?\w+)$/;
 
 /** Classifies a test by the cause of its failure; every failed try must agree before it is the product's. */
 export function classifyTest(test: ReportTest): TestOutcome {
-  const outcome = (kind: TestOutcomeKind, reasonCode: string | null, result: number | null, error: ReportError | null = null, errors: ReportError[] = error ? [error] : [], locator: string | null = null): TestOutcome =>
-    ({ kind, reasonCode, error, errors, locator, result });
+  const outcome = (
+    kind: TestOutcomeKind,
+    reasonCode: string | null,
+    result: number | null,
+    error: ReportError | null = null,
+    errors: ReportError[] = error ? [error] : [],
+    locator: string | null = null,
+  ): TestOutcome => ({ kind, reasonCode, error, errors, locator, result });
   if (test.status === 'skipped') return outcome('skipped', 'skipped', null);
   // `test.fail()` turns a failing assertion into "expected": the product misbehaved, so it never proves a criterion.
   if (test.expectedStatus !== 'passed') {
     const index = test.results.findIndex((r) => r.status !== 'passed');
     const note = `the test is marked to expect "${test.expectedStatus}" (test.fail()), so it cannot prove its criteria`;
-    return outcome('unattributed_failure', 'expected_to_fail', index < 0 ? null : index, test.results[index]?.errors[0] ?? { message: note, location: null });
+    return outcome(
+      'unattributed_failure',
+      'expected_to_fail',
+      index < 0 ? null : index,
+      test.results[index]?.errors[0] ?? { message: note, location: null },
+    );
   }
   if (test.status === 'flaky') {
     const index = test.results.findIndex((r) => r.status !== 'passed');
@@ -50,7 +62,12 @@ export function classifyTest(test: ReportTest): TestOutcome {
     .filter(({ result }) => result.status !== 'passed' && result.status !== 'skipped')
     .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null, result.opened ?? null));
   // Verifier or app trouble on any try outweighs the others; a product failure counts only when every failed try was one.
-  return tries.find((t) => t.kind === 'verifier_error') ?? tries.find((t) => t.kind !== 'product_failure') ?? tries[0] ?? outcome('unattributed_failure', 'error', null);
+  return (
+    tries.find((t) => t.kind === 'verifier_error') ??
+    tries.find((t) => t.kind !== 'product_failure') ??
+    tries[0] ??
+    outcome('unattributed_failure', 'error', null)
+  );
 }
 
 /** One failed try, by cause. */
@@ -67,16 +84,25 @@ function classifyResult(result: ReportResult, index: number, url: string | null,
   if (result.status === 'interrupted') return decide('verifier_error', 'interrupted', errors[0] ?? null);
   // A navigation the app refused or never answered, or a page that is Chromium's error page: the app's failure.
   const navigation = facts.find(({ facts: f }) => f.navigation || f.netError !== null);
-  if (navigation || (url !== null && url.startsWith('chrome-error:'))) return decide('verifier_error', 'app_unreachable', navigation?.error ?? errors[0] ?? null);
+  if (navigation || (url !== null && url.startsWith('chrome-error:')))
+    return decide('verifier_error', 'app_unreachable', navigation?.error ?? errors[0] ?? null);
   // The page loaded and a call waited for one of its elements until a timeout: the element is not there (or never
   // became usable) — the product's failure, whichever timeout (action, expect, or the test's) ran out first.
   const located = facts.find(({ facts: f }) => isLocatorWait(f));
   const timedOut = result.status === 'timedOut' || facts.some(({ facts: f }) => f.bareTimeout);
-  if (located && (timedOut || /^TimeoutError: |Timeout \d+ms exceeded/.test(located.error.message) || ASSERTION.test(located.error.message))) {
+  if (
+    located &&
+    (timedOut || /^TimeoutError: |Timeout \d+ms exceeded/.test(located.error.message) || ASSERTION.test(located.error.message))
+  ) {
     // Waiting for an element on a page that never left about:blank is the spec's mistake (it never opened the
     // app), not the product's; an app that blanks its own page after loading is judged like any other.
     if (url === 'about:blank' && opened !== true) return decide('verifier_error', 'no_page', located.error, located.facts.waitedFor);
-    return decide('product_failure', located.facts.api?.startsWith('expect') ? 'assertion' : 'locator_timeout', located.error, located.facts.waitedFor);
+    return decide(
+      'product_failure',
+      located.facts.api?.startsWith('expect') ? 'assertion' : 'locator_timeout',
+      located.error,
+      located.facts.waitedFor,
+    );
   }
   if (timedOut) return decide('verifier_error', 'test_timeout', errors.find((e) => !isBare(e)) ?? errors[0] ?? null);
   if (errors.length > 0 && errors.every((e) => ASSERTION.test(e.message))) return decide('product_failure', 'assertion', errors[0]!);

@@ -65,7 +65,13 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
   const { criteria, map } = input;
   const early = processFailure(input);
   if (early !== null) {
-    return { status: 'VERIFIER_ERROR', summary: early, criteria: judgeCriteria(criteria, map, new Map()), findings: [finding('verifier_error', null, null, early, 'verifier_error')], outcomes: new Map() };
+    return {
+      status: 'VERIFIER_ERROR',
+      summary: early,
+      criteria: judgeCriteria(criteria, map, new Map()),
+      findings: [finding('verifier_error', null, null, early, 'verifier_error')],
+      outcomes: new Map(),
+    };
   }
   const report = (input.report as Extract<ReadReportResult, { ok: true }>).report;
   const findings: PlaywrightFinding[] = [];
@@ -80,11 +86,37 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
     const reported = reportedCriteria(test).filter((id) => contract.has(id));
     const declared = step.criteria.map((id) => id.toUpperCase());
     if (!sameSet(reported, declared)) {
-      findings.push(finding('inconsistency', step.index, step.heading, `Playwright reports this test verifying [${reported.join(', ')}], \`playwright test --list\` said [${declared.join(', ')}] (does the spec compute its tags from the environment?)`, 'criteria_mismatch'));
+      findings.push(
+        finding(
+          'inconsistency',
+          step.index,
+          step.heading,
+          `Playwright reports this test verifying [${reported.join(', ')}], \`playwright test --list\` said [${declared.join(', ')}] (does the spec compute its tags from the environment?)`,
+          'criteria_mismatch',
+        ),
+      );
     }
   }
-  for (const step of missing) findings.push(finding('inconsistency', step.index, step.heading, 'listed by `playwright test --list` but missing from Playwright\'s report', 'test_missing'));
-  for (const test of extra) findings.push(finding('inconsistency', null, test.title, `reported by Playwright (line ${test.line}) but not in \`playwright test --list\` of the spec (a title computed from the environment?)`, 'test_undeclared'));
+  for (const step of missing)
+    findings.push(
+      finding(
+        'inconsistency',
+        step.index,
+        step.heading,
+        "listed by `playwright test --list` but missing from Playwright's report",
+        'test_missing',
+      ),
+    );
+  for (const test of extra)
+    findings.push(
+      finding(
+        'inconsistency',
+        null,
+        test.title,
+        `reported by Playwright (line ${test.line}) but not in \`playwright test --list\` of the spec (a title computed from the environment?)`,
+        'test_undeclared',
+      ),
+    );
 
   const verdicts = new Map([...outcomes].map(([index, outcome]) => [index, VERDICT[outcome.kind]]));
   const results = judgeCriteria(criteria, map, verdicts);
@@ -99,14 +131,20 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
     troubles.push({
       scope: 'test',
       status: 'VERIFIER_ERROR',
-      summary: app.length > 0
-        ? `the app refused or never answered in ${app.length} test(s) (the app's failure, not a judged criterion): ${app[0]!.reason}`
-        : `${broken.length} test(s) could not be run reliably (${broken[0]!.reasonCode}): ${broken[0]!.reason}`,
+      summary:
+        app.length > 0
+          ? `the app refused or never answered in ${app.length} test(s) (the app's failure, not a judged criterion): ${app[0]!.reason}`
+          : `${broken.length} test(s) could not be run reliably (${broken[0]!.reasonCode}): ${broken[0]!.reason}`,
     });
   }
   // A test that names no criterion cannot make a FAIL (a FAIL always names its failed criteria), nor a PASS.
   const orphan = findings.find((f) => f.kind === 'product_failure' && untagged(f));
-  if (orphan) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `test ${orphan.step} "${orphan.heading}" failed on the product but names no criterion: ${orphan.reason}` });
+  if (orphan)
+    troubles.push({
+      scope: 'test',
+      status: 'INCONCLUSIVE',
+      summary: `test ${orphan.step} "${orphan.heading}" failed on the product but names no criterion: ${orphan.reason}`,
+    });
   const other = [
     tests('flaky').length > 0 ? `${tests('flaky').length} test(s) passed only on retry` : '',
     tests('unattributed_failure').length > 0 ? `${tests('unattributed_failure').length} test(s) failed without an assertion failure` : '',
@@ -114,10 +152,18 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
   ].filter(Boolean);
   if (other.length > 0) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: other.join('; ') });
   const allPassed = results.every((r) => r.status === 'PASS');
-  if (allPassed && input.process.exitCode !== 0) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: `every test passed, but Playwright exited with code ${input.process.exitCode}` });
+  if (allPassed && input.process.exitCode !== 0)
+    troubles.push({
+      scope: 'test',
+      status: 'INCONCLUSIVE',
+      summary: `every test passed, but Playwright exited with code ${input.process.exitCode}`,
+    });
   const failedTests = findings.filter((f) => f.kind === 'product_failure' && !untagged(f));
   const decision = decideAttemptStatus(results, troubles, {
-    fail: `product failure in test ${failedTests.map((f) => f.step).join(', ')}: ${failedTests[0]?.reason ?? ''}; failed criteria: ${results.filter((r) => r.status === 'FAIL').map((r) => r.id).join(', ')}`,
+    fail: `product failure in test ${failedTests.map((f) => f.step).join(', ')}: ${failedTests[0]?.reason ?? ''}; failed criteria: ${results
+      .filter((r) => r.status === 'FAIL')
+      .map((r) => r.id)
+      .join(', ')}`,
     pass: `${outcomes.size} test(s) passed; every criterion verified`,
     unverified: (ids) => `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
   });
@@ -132,7 +178,8 @@ function processFailure(input: ClassifyInput): string | null {
   if (p.aborted) return 'verification interrupted';
   if (p.timedOut) return `Playwright did not finish within ${Math.round(p.timeoutMs / 1000)}s (killed)`;
   if (!report.ok) return `${report.reason} (exit code ${p.exitCode})${tail ? `: ${tail}` : ''}`;
-  if (report.report.errors.length > 0) return `Playwright failed outside the tests: ${firstLines(relativize(report.report.errors[0]!.message, input.root), 3)}`;
+  if (report.report.errors.length > 0)
+    return `Playwright failed outside the tests: ${firstLines(relativize(report.report.errors[0]!.message, input.root), 3)}`;
   return null;
 }
 
@@ -177,7 +224,8 @@ function testFinding(index: number, test: ReportTest, outcome: TestOutcome, root
   const kind: Finding['kind'] =
     outcome.kind === 'product_failure' ? 'product_failure' : outcome.kind === 'verifier_error' ? 'verifier_error' : 'unattributed_failure';
   const lastUrl = outcome.result === null ? null : (test.results[outcome.result]?.lastUrl ?? null);
-  const detail = outcome.errors.length > 0 ? capBytes(outcome.errors.map((e) => relativize(e.message, root)).join('\n\n'), MAX_DETAIL_BYTES) : null;
+  const detail =
+    outcome.errors.length > 0 ? capBytes(outcome.errors.map((e) => relativize(e.message, root)).join('\n\n'), MAX_DETAIL_BYTES) : null;
   const location = outcome.error?.location ?? `${test.file}:${test.line}:${test.column}`;
   return {
     ...finding(kind, index, test.title, headline(outcome, lastUrl), outcome.reasonCode),
@@ -203,7 +251,10 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
     case 'assertion': {
       // The matcher's own Expected/Received lines say what was wrong without opening the detail.
       const lines = outcome.error?.message.split('\n').map((l) => l.trim()) ?? [];
-      const said = [lines.find((l) => /^Expected\b/.test(l)), lines.find((l) => /^Received\b/.test(l))].filter(Boolean).join('; ').slice(0, 300);
+      const said = [lines.find((l) => /^Expected\b/.test(l)), lines.find((l) => /^Received\b/.test(l))]
+        .filter(Boolean)
+        .join('; ')
+        .slice(0, 300);
       return `${first}${outcome.locator ? ` (${outcome.locator}${on})` : ''}${said ? `: ${said}` : ''}`;
     }
     case 'app_unreachable':
@@ -224,8 +275,26 @@ function relativize(text: string, root: string | undefined): string {
   return text.split(prefix).join('');
 }
 
-function finding(kind: Finding['kind'], step: number | null, heading: string | null, reason: string | null, reasonCode: string | null): PlaywrightFinding {
-  return { step, heading, kind, reason, reasonCode, resultCode: null, verdict: null, sessionId: null, evidencePack: null, location: null, attachments: [] };
+function finding(
+  kind: Finding['kind'],
+  step: number | null,
+  heading: string | null,
+  reason: string | null,
+  reasonCode: string | null,
+): PlaywrightFinding {
+  return {
+    step,
+    heading,
+    kind,
+    reason,
+    reasonCode,
+    resultCode: null,
+    verdict: null,
+    sessionId: null,
+    evidencePack: null,
+    location: null,
+    attachments: [],
+  };
 }
 
 function sameSet(a: string[], b: string[]): boolean {
@@ -234,6 +303,12 @@ function sameSet(a: string[], b: string[]): boolean {
 
 /** The first `n` non-empty lines, trimmed to a sane length. */
 export function firstLines(text: string, n: number): string {
-  return text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').slice(0, n).join('\n').slice(0, 2000);
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(0, n)
+    .join('\n')
+    .slice(0, 2000);
 }
 const firstLine = (text: string | null | undefined) => firstLines(text ?? '', 1);

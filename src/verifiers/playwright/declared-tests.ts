@@ -42,7 +42,10 @@ export function criteriaInList(text: string): string[] {
 }
 
 /** Pairs listed steps with reported tests by heading (the n-th test of a heading with the n-th step of it). */
-export function pairReportedTests(steps: readonly { index: number; heading: string }[], tests: readonly ReportTest[]): Map<number, ReportTest> {
+export function pairReportedTests(
+  steps: readonly { index: number; heading: string }[],
+  tests: readonly ReportTest[],
+): Map<number, ReportTest> {
   const multiProject = new Set(tests.map((t) => t.projectName)).size > 1;
   const queues = new Map<string, ReportTest[]>();
   for (const test of tests) {

@@ -19,11 +19,13 @@ export interface ErrorFacts {
   bareTimeout: boolean;
 }
 
-const API = /^(?:\w*Error: )?((?:page|frame|locator|elementHandle|browserContext|browser|request|response|keyboard|mouse|context)\.\w+|expect(?:\.soft|\.poll)?\((?:locator|page|received)\)\.(?:not\.)?\w+)/;
+const API =
+  /^(?:\w*Error: )?((?:page|frame|locator|elementHandle|browserContext|browser|request|response|keyboard|mouse|context)\.\w+|expect(?:\.soft|\.poll)?\((?:locator|page|received)\)\.(?:not\.)?\w+)/;
 const BARE_TIMEOUT = /^Test timeout of \d+ms exceeded\.?$/;
 const NAVIGATION_API = /^(?:page|frame)\.(?:goto|reload|goBack|goForward|waitForURL|waitForNavigation|waitForLoadState|setContent)$/;
 // Playwright describes locators as `locator('#x')`, `getByRole(…)`, `frameLocator(…)`, `internal:…`, chained with `.`.
-const WAITING_FOR_LOCATOR = /^waiting for ((?:locator|getBy\w+|frameLocator|internal:\w+)\b.*?)(?: to be (?:visible|hidden|attached|detached))?$/;
+const WAITING_FOR_LOCATOR =
+  /^waiting for ((?:locator|getBy\w+|frameLocator|internal:\w+)\b.*?)(?: to be (?:visible|hidden|attached|detached))?$/;
 const NAVIGATING = /^navigating to "([^"]*)"/;
 const NET_ERROR = /\bnet::(ERR_[A-Z_]+)/;
 

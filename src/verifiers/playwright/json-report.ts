@@ -60,7 +60,10 @@ export async function readJsonReport(file: string): Promise<ReadReportResult> {
     text = await readTestFileText(file, 'report.json', EVIDENCE_FILE_LIMIT);
   } catch (error) {
     const missing = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT';
-    return { ok: false, reason: missing ? 'Playwright wrote no JSON report' : `Playwright's JSON report cannot be read (${(error as Error).message})` };
+    return {
+      ok: false,
+      reason: missing ? 'Playwright wrote no JSON report' : `Playwright's JSON report cannot be read (${(error as Error).message})`,
+    };
   }
   let raw: unknown;
   try {
@@ -90,7 +93,9 @@ export function parseJsonReport(raw: Record<string, unknown>): JsonReport {
           line: num(spec.line) ?? 0,
           column: num(spec.column) ?? 0,
           tags: arr(spec.tags).filter((t): t is string => typeof t === 'string'),
-          annotations: arr(test.annotations).filter(isObject).map((a) => ({ type: str(a.type) ?? '', description: str(a.description) })),
+          annotations: arr(test.annotations)
+            .filter(isObject)
+            .map((a) => ({ type: str(a.type) ?? '', description: str(a.description) })),
           status: str(test.status) ?? 'unknown',
           expectedStatus: str(test.expectedStatus) ?? 'passed',
           results: arr(test.results).filter(isObject).map(parseResult),
@@ -101,7 +106,7 @@ export function parseJsonReport(raw: Record<string, unknown>): JsonReport {
   };
   // Top-level suites are files: their title is the file name, not a describe block.
   for (const suite of arr(raw.suites)) walk(suite, '', []);
-  const projects = isObject(raw.config) ? arr(raw.config.projects).map((p) => (isObject(p) ? str(p.name) ?? '' : '')) : [];
+  const projects = isObject(raw.config) ? arr(raw.config.projects).map((p) => (isObject(p) ? (str(p.name) ?? '') : '')) : [];
   tests.sort((a, b) => compareLocation(a, b) || projects.indexOf(a.projectName) - projects.indexOf(b.projectName));
   return { tests, errors: arr(raw.errors).filter(isObject).map(parseError) };
 }

@@ -23,7 +23,11 @@ export async function listSpecTests(testFile: string, options: ReadStepsOptions)
   const source = await readFile(testFile);
   // The project's playwright.config decides the projects (and so the tests): its content is part of the key.
   const user = userConfigPath(options.root);
-  const key = createHash('sha256').update(source).update(user ? await readFile(user) : '').update(`\0${testFile}\0${options.root}\0${options.command ?? ''}\0${JSON.stringify(options.env)}`).digest('hex');
+  const key = createHash('sha256')
+    .update(source)
+    .update(user ? await readFile(user) : '')
+    .update(`\0${testFile}\0${options.root}\0${options.command ?? ''}\0${JSON.stringify(options.env)}`)
+    .digest('hex');
   let listing = cache.get(key);
   if (!listing) {
     listing = listUncached(testFile, options);
@@ -39,7 +43,14 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
   const dir = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-list-'));
   try {
     const files = await writePlaywrightConfig({
-      testFile, evidenceDir: dir, baseURL: 'http://127.0.0.1/', browserPath: undefined, extraArgs: [], retries: 0, trace: 'retain-on-failure', userConfig: userConfigPath(options.root),
+      testFile,
+      evidenceDir: dir,
+      baseURL: 'http://127.0.0.1/',
+      browserPath: undefined,
+      extraArgs: [],
+      retries: 0,
+      trace: 'retain-on-failure',
+      userConfig: userConfigPath(options.root),
     });
     const { command, args } = playwrightCommand(options.root, options.command);
     const output = path.join(dir, 'list.json');
@@ -50,12 +61,15 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
       timeoutMs: LIST_TIMEOUT_MS,
     });
     const fix = 'install @playwright/test in the project (npm i -D @playwright/test) or set verifier.command';
-    if (result.spawnError) throw new InputError(`${label}: could not start Playwright to list the tests (${command}: ${result.spawnError.message}); ${fix}`);
+    if (result.spawnError)
+      throw new InputError(`${label}: could not start Playwright to list the tests (${command}: ${result.spawnError.message}); ${fix}`);
     if (result.timedOut) throw new InputError(`${label}: \`playwright test --list\` did not finish within ${LIST_TIMEOUT_MS / 1000}s`);
     const report = await readJsonReport(output);
     if (!report.ok) {
       const tail = lastLines(result.stderrTail || result.stdoutTail, 2, ' | ').slice(0, 400);
-      throw new InputError(`${label}: Playwright could not list the tests (${report.reason}, exit code ${result.exitCode}${tail ? `: ${tail}` : ''}); ${fix}`);
+      throw new InputError(
+        `${label}: Playwright could not list the tests (${report.reason}, exit code ${result.exitCode}${tail ? `: ${tail}` : ''}); ${fix}`,
+      );
     }
     const error = report.report.errors[0];
     if (error) {

@@ -6,7 +6,9 @@ import { readJsonFile } from '../../util/json-file.js';
 export async function playwrightVersion(cwd: string): Promise<string | null> {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'node_modules', '@playwright', 'test', 'package.json');
-    const read = await readJsonFile(file).catch((error: { cause?: NodeJS.ErrnoException }) => (error.cause?.code === 'ENOENT' ? null : { value: null }));
+    const read = await readJsonFile(file).catch((error: { cause?: NodeJS.ErrnoException }) =>
+      error.cause?.code === 'ENOENT' ? null : { value: null },
+    );
     if (read !== null) {
       const version = (read.value as { version?: unknown } | null)?.version;
       return typeof version === 'string' ? version : null;

@@ -21,8 +21,27 @@ import { readLastUrls } from './trace-url.js';
 export const DEFAULT_RETRIES = 1;
 
 // The child sees only these from the parent's environment, plus the verifier's configured `env`.
-const INHERITED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'DISPLAY', 'WAYLAND_DISPLAY', 'XAUTHORITY', 'XDG_RUNTIME_DIR', 'PLAYWRIGHT_BROWSERS_PATH', 'NODE_EXTRA_CA_CERTS', 'SYSTEMROOT'];
+const INHERITED = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'XDG_RUNTIME_DIR',
+  'PLAYWRIGHT_BROWSERS_PATH',
+  'NODE_EXTRA_CA_CERTS',
+  'SYSTEMROOT',
+];
 
 /** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
 export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
@@ -135,7 +154,11 @@ async function readNotes(file: string): Promise<string[]> {
 /** Playwright's own flags for someone iterating on a spec (`verify --verifier-only`). */
 export function iterateArgs(iterate: VerifyContext['iterate']): string[] {
   if (!iterate) return [];
-  return [...(iterate.headed ? ['--headed'] : []), ...(iterate.grep !== null ? ['--grep', iterate.grep] : []), ...(iterate.debug ? ['--debug'] : [])];
+  return [
+    ...(iterate.headed ? ['--headed'] : []),
+    ...(iterate.grep !== null ? ['--grep', iterate.grep] : []),
+    ...(iterate.debug ? ['--debug'] : []),
+  ];
 }
 
 /**

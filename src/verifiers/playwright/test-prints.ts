@@ -24,7 +24,10 @@ export function printSpecTests(source: string): StepPrint[] {
     if (!title) continue;
     const close = matchClose(code, open);
     const text = code.slice(match.index, close + 1);
-    const modifiers = match[1]!.split('.').filter(Boolean).filter((m) => m !== 'only' && m !== 'slow');
+    const modifiers = match[1]!
+      .split('.')
+      .filter(Boolean)
+      .filter((m) => m !== 'only' && m !== 'slow');
     const rest = text.slice(title.end - match.index);
     const markers = [...rest.matchAll(BODY_MARKER)].map((m) => m[1]!);
     const weakening = [...modifiers, ...markers][0];

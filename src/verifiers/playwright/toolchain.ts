@@ -9,7 +9,12 @@ import { playwrightCommand } from './run-playwright.js';
 const PACKAGES = ['@playwright/test', 'playwright', 'playwright-core'];
 
 /** One line per piece of the toolchain as resolved from the spec's folder in `cwd`. */
-export async function playwrightToolchain(options: { cwd: string; testFileLabel: string; command: string | undefined; env: NodeJS.ProcessEnv }): Promise<string[]> {
+export async function playwrightToolchain(options: {
+  cwd: string;
+  testFileLabel: string;
+  command: string | undefined;
+  env: NodeJS.ProcessEnv;
+}): Promise<string[]> {
   const { command } = playwrightCommand(options.cwd, options.command);
   const runner = (await findExecutable(command, { cwd: options.cwd, pathEnv: options.env.PATH })) ?? command;
   const lines = [`runner ${await fileStamp(runner)}`];

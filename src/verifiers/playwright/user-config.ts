@@ -4,7 +4,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-const NAMES = ['playwright.config.ts', 'playwright.config.mts', 'playwright.config.cts', 'playwright.config.js', 'playwright.config.mjs', 'playwright.config.cjs'];
+const NAMES = [
+  'playwright.config.ts',
+  'playwright.config.mts',
+  'playwright.config.cts',
+  'playwright.config.js',
+  'playwright.config.mjs',
+  'playwright.config.cjs',
+];
 
 /** Repo-relative name of the project's playwright.config in `root` (where `playwright test` would find it), or null. */
 export function findUserConfig(root: string): string | null {
