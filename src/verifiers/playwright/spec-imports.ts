@@ -84,7 +84,8 @@ export function blankComments(source: string): string {
   return out;
 }
 
-function readStringLiteral(code: string, at: number): { value: string; end: number } | null {
+/** The string literal starting at `at` (its unescaped value and where it ends), or null when none starts there. */
+export function readStringLiteral(code: string, at: number): { value: string; end: number } | null {
   const quote = code[at];
   if (quote !== "'" && quote !== '"' && quote !== '`') return null;
   let value = '';

@@ -1,6 +1,6 @@
 // Fingerprints of a Playwright spec's tests for the test-weakening lock, read from the source.
 import { fingerprintText, normaliseText, type StepPrint } from '../../contract/step-print.js';
-import { blankComments } from './spec-imports.js';
+import { blankComments, readStringLiteral } from './spec-imports.js';
 
 // `test(`, `test.only(`, `test.fail(`…; never `test.describe(` or `test.step(`.
 const TEST_CALL = /(?<![\w$.])test((?:\.(?:only|skip|fixme|fail|slow))*)\s*\(/g;
@@ -20,7 +20,7 @@ export function printSpecTests(source: string): StepPrint[] {
   for (const match of code.matchAll(TEST_CALL)) {
     const open = match.index + match[0].length - 1;
     const titleAt = skipSpace(code, open + 1);
-    const title = readString(code, titleAt);
+    const title = readStringLiteral(code, titleAt);
     if (!title) continue;
     const close = matchClose(code, open);
     const text = code.slice(match.index, close + 1);
@@ -51,7 +51,7 @@ function assertionsIn(text: string): string[] {
     let i = match.index;
     for (; i < text.length; i++) {
       const ch = text[i]!;
-      if (ch === "'" || ch === '"' || ch === '`') i = (readString(text, i)?.end ?? text.length) - 1;
+      if (ch === "'" || ch === '"' || ch === '`') i = (readStringLiteral(text, i)?.end ?? text.length) - 1;
       else if (ch === '(' || ch === '[' || ch === '{') depth++;
       else if (ch === ')' || ch === ']' || ch === '}') {
         if (depth === 0) break;
@@ -63,27 +63,12 @@ function assertionsIn(text: string): string[] {
   return out;
 }
 
-function readString(code: string, at: number): { value: string; end: number } | null {
-  const quote = code[at];
-  if (quote !== "'" && quote !== '"' && quote !== '`') return null;
-  let value = '';
-  for (let i = at + 1; i < code.length; i++) {
-    const ch = code[i]!;
-    if (ch === '\\') {
-      value += code[i + 1] ?? '';
-      i++;
-    } else if (ch === quote) return { value, end: i + 1 };
-    else value += ch;
-  }
-  return null;
-}
-
 /** Index of the `)` closing the `(` at `open` (strings skipped), or the end of the text. */
 function matchClose(code: string, open: number): number {
   let depth = 0;
   for (let i = open; i < code.length; i++) {
     const ch = code[i]!;
-    if (ch === "'" || ch === '"' || ch === '`') i = (readString(code, i)?.end ?? code.length) - 1;
+    if (ch === "'" || ch === '"' || ch === '`') i = (readStringLiteral(code, i)?.end ?? code.length) - 1;
     else if (ch === '(' || ch === '{' || ch === '[') depth++;
     else if ((ch === ')' || ch === '}' || ch === ']') && --depth === 0) return i;
   }
