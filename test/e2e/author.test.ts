@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { FAKE_KANE } from '../helpers/project.js';
 import { gitSync, taskJson, tempRepo } from '../helpers/temp.js';
 
@@ -68,9 +69,11 @@ describe('elenchos author (Kane, through kane-cli)', () => {
 describe('elenchos author (Playwright)', () => {
   it('writes a skeleton with one tagged test per criterion that passes check', () => {
     const root = tempRepo({
+      '.gitignore': 'node_modules\n',
       'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'node app.js {port}' } }),
       'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }, 2),
     });
+    linkNodeModules(root); // check asks Playwright itself for the tests
     const result = runCli(['author', 'tasks/add-task.json'], root);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('wrote tests/add-task.spec.ts (playwright, a skeleton: every test fails until you write it)');

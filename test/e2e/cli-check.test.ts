@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { runCli } from '../helpers/cli.js';
 import { kaneTest, taskJson, tempRepo } from '../helpers/temp.js';
 
@@ -94,7 +95,9 @@ describe('elenchos check', () => {
       }),
       'tests/add-task.spec.ts': spec,
       'elenchos.config.json': '{ "verifier": { "type": "playwright" } }\n',
+      '.gitignore': 'node_modules\n',
     });
+    linkNodeModules(dir); // check asks Playwright itself for the tests
     const run = runCli(['check', 'tasks/add-task.json'], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain(

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeProject, onlyRun } from '../helpers/project.js';
+import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { gitSync, kaneTest, taskJson, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const SPEC = `import { test, expect } from '@playwright/test';
@@ -22,12 +23,17 @@ test('lists the task', { tag: ['@AC-002'] }, async ({ page }) => {
 });
 `;
 
-const playwrightRepo = () =>
-  tempRepo({
+/** A Playwright project: `check` asks Playwright itself for the tests, so it links the installed one. */
+const playwrightRepo = () => {
+  const root = tempRepo({
+    '.gitignore': 'node_modules\n',
     'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'node app.js {port}' } }),
     'tasks/add-task.json': taskJson({ verification: { testFile: 'tests/add-task.spec.ts' } }),
     'tests/add-task.spec.ts': SPEC,
   });
+  linkNodeModules(root);
+  return root;
+};
 
 /** Writes, locks and commits; returns the short hash of a later commit that changes `files`. */
 function commit(root: string, message: string, files: Record<string, string>): string {

@@ -131,8 +131,9 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     expect(show.stdout).toContain("- waiting for getByRole('button', { name: 'Clear' })");
     // So does the HTML report, escaped, the whole message in a <pre>.
     const html = readFileSync(runCli(['report', record.runId], root).stdout.trim(), 'utf8');
+    expect(html).toContain('<br><code>tests/clear-list.spec.ts:10:53</code>');
     expect(html).toContain(
-      '<br>at tests/clear-list.spec.ts:10:53<pre>Error: locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })',
+      'Error: locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })',
     );
     expect(gitSync(root, 'status', '--porcelain')).toBe('');
     // The missing button cost one test timeout (5 s), once: no retry of the test, no re-verification.

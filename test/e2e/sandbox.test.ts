@@ -9,14 +9,16 @@ import { gitSync } from '../helpers/temp.js';
 const PROBE = path.join(FIXTURES, 'agents/probe-agent.js');
 
 function probe(sandbox: 'none' | 'bwrap') {
-  const p = makeProject();
+  // The probe is committed into the project: the sandbox gives the agent a private /tmp, where the
+  // test's own fixtures may live (a clone under /tmp), while the worktree is always visible.
+  const p = makeProject({ files: { 'probe-agent.js': readFileSync(PROBE, 'utf8') } });
   // The checkout's path reaches the agent through agent.env, as an agent could guess it anyway.
   const config = path.join(p.root, 'elenchos.config.json');
   const settings = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
   settings.agent = {
     type: 'command',
     command: process.execPath,
-    args: [PROBE],
+    args: ['probe-agent.js'],
     timeoutSeconds: 30,
     sandbox,
     env: { PROBE_CHECKOUT: p.root },
