@@ -153,13 +153,11 @@ export function classifyKane(input: ClassifyInput): Classification {
     .map((d) => d.index);
   // From here the stream is whole and consistent: the shared rule lets a confirmed FAIL win over these.
   troubles = [
-    ...verifier
-      .slice(0, 1)
-      .map(([index, f]): Trouble => ({
-        scope: 'test',
-        status: 'VERIFIER_ERROR',
-        summary: `step ${index} failed because of the verifier, not the product: ${f.rule}`,
-      })),
+    ...verifier.slice(0, 1).map(([index, f]): Trouble => ({
+      scope: 'test',
+      status: 'VERIFIER_ERROR',
+      summary: `step ${index} failed because of the verifier, not the product: ${f.rule}`,
+    })),
     ...failed
       .filter(([, f]) => f.attribution === 'unattributed')
       .slice(0, 1)
@@ -172,13 +170,11 @@ export function classifyKane(input: ClassifyInput): Classification {
           .join(', ')} failed without a verdict that says why`,
       })),
     // A product failure at a step that verifies no criterion: kept from PASS here, never a FAIL (no criterion failed).
-    ...product
-      .slice(0, 1)
-      .map((index): Trouble => ({
-        scope: 'test',
-        status: 'INCONCLUSIVE',
-        summary: `product failure at step ${index}, which verifies no criterion: ${headline(facts, index)}`,
-      })),
+    ...product.slice(0, 1).map((index): Trouble => ({
+      scope: 'test',
+      status: 'INCONCLUSIVE',
+      summary: `product failure at step ${index}, which verifies no criterion: ${headline(facts, index)}`,
+    })),
     ...(notPassed.length > 0 && failed.length === 0
       ? [{ scope: 'test', status: 'INCONCLUSIVE', summary: `Kane passed, but step ${notPassed.join(', ')} did not run` } as Trouble]
       : []),
