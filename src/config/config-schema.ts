@@ -62,6 +62,16 @@ export const SetupConfigSchema = z.strictObject({
   command: processString().min(1).optional().describe('Runs in each fresh worktree before the agent (e.g. `npm ci`).'),
   copy: z.array(repoPath).default([]).describe('Git-ignored files copied from the main checkout (e.g. `.env`).'),
   timeoutSeconds: seconds(600).describe('Wall-clock limit of the setup command.'),
+  cache: z
+    .strictObject({
+      key: z
+        .array(repoPath)
+        .min(1)
+        .describe('Files whose contents key the cache (e.g. package-lock.json); with the setup command and the platform.'),
+      paths: z.array(repoPath).min(1).describe('Git-ignored paths setup.command produces, saved and restored (e.g. node_modules).'),
+    })
+    .optional()
+    .describe('Reuse what setup.command produced while the key files are unchanged (see docs/performance.md).'),
 });
 
 export const VerifierConfigSchema = z.strictObject({
@@ -106,6 +116,13 @@ export const ConfigSchema = z.strictObject({
     .describe('Re-verifications after a verifier error, not charged to repairs.'),
   tasks: z.array(z.string().min(1)).default(['tasks/**/*.json']).describe('Globs of task contracts for `elenchos verify`.'),
   retainWorkspace: z.boolean().default(false).describe("Keep each run's worktree."),
+  worktreePool: z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('Reuse warm worktrees between runs and verify tasks (--fresh bypasses it).'),
+      size: z.number().int().min(0).max(32).default(4).describe('Most idle worktrees kept per repository.'),
+    })
+    .prefault({})
+    .describe('A bounded pool of detached worktrees under .elenchos/ (see docs/performance.md).'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
   budget: z
     .strictObject({
