@@ -1,7 +1,9 @@
 // The one way Elenchos starts a child. execa runs it: timeout, abort, SIGTERM→SIGKILL escalation,
-// stdin, byte-exact copies of its output into files, line splitting. This layer adds only what execa
-// cannot do: the child's own process group, killed whole on every exit path, and output tails and caps.
+// stdin, piping its output into files byte for byte, line splitting. This layer adds only what execa
+// cannot do: the child's own process group, killed whole on every exit path; output tails and caps; a
+// failed log write reported the moment it happens (output-files.ts).
 import { execa } from 'execa';
+import { openOutputFiles } from './output-files.js';
 import { trackGroup, terminateGroup } from './process-group.js';
 import { currentRunScope, isDiskFull, reportWriteError } from './run-scope.js';
 
@@ -59,6 +61,7 @@ export function startProcess(command: string, args: readonly string[], options: 
   const started = Date.now();
   const graceMs = options.graceMs ?? 3000;
   const scope = currentRunScope();
+  const files = openOutputFiles(options, scope);
   const child = execa(command, args, {
     cwd: options.cwd,
     env: options.env,
@@ -66,8 +69,8 @@ export function startProcess(command: string, args: readonly string[], options: 
     // A group of its own, so that everything the child starts can be killed with it (process-group.ts).
     detached: true,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    stdout: ['pipe', ...fileTargets(options.stdoutFile, options.logFile)],
-    stderr: ['pipe', ...fileTargets(options.stderrFile, options.logFile)],
+    stdout: ['pipe', ...files.stdout],
+    stderr: ['pipe', ...files.stderr],
     buffer: false,
     reject: false,
     timeout: options.timeoutMs,
@@ -120,10 +123,10 @@ export function startProcess(command: string, args: readonly string[], options: 
 
   const done = (async (): Promise<SpawnResult> => {
     const result = await child;
-    // A log file that cannot be written (ENOSPC) fails the child in execa; the run must hear of it (DISK_FULL).
+    // Our files report their own write errors as they happen; this is a disk-full error execa met elsewhere.
     if (isDiskFull(result.cause))
       reportWriteError(result.cause as NodeJS.ErrnoException, options.logFile ?? options.stdoutFile ?? options.stderrFile ?? '', scope);
-    await Promise.all(lines);
+    await Promise.all([...lines, files.close()]);
     await sweep;
     clearTimeout(release);
     return {
@@ -144,10 +147,6 @@ export function startProcess(command: string, args: readonly string[], options: 
 /** Runs a command to completion (see startProcess). */
 export function runProcess(command: string, args: readonly string[], options: SpawnOptions): Promise<SpawnResult> {
   return startProcess(command, args, options).done;
-}
-
-function fileTargets(...files: (string | undefined)[]): { file: string; append: true }[] {
-  return files.filter((file): file is string => file !== undefined).map((file) => ({ file, append: true }));
 }
 
 /** Hands each line (decoded as UTF-8 here only: the files keep the bytes) to `onLine`. */

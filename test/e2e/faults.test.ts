@@ -198,32 +198,26 @@ const canMount = (() => {
 })();
 
 describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', () => {
-  // SKIPPED after rebasing on the execa spawn (#11): an ENOSPC on an execa file target no longer reaches the
-  // run until the agent exits, so a talking agent that hangs is not stopped. Open: report execa's stream error at once.
-  it.skip(
-    'an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed',
-    { timeout: TIMEOUT },
-    () => {
-      const project = makeProject({
-        config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk'], timeoutSeconds: 60 } },
-      });
-      const disk = mountSmallDisk(project.root, '3m')!;
-      try {
-        const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
-        expect(run.code, run.stdout + run.stderr).toBe(2);
-        expect(run.stderr).not.toMatch(/ENOSPC.*\n\s+at /);
-        const { dir, record } = onlyRun(project.root);
-        expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
-        expect(record.message).toContain('no space left on the device');
-        expect(liveRecordedPids(dir)).toEqual([]);
-        expect(processesInside(project.root)).toEqual([]);
-        expect(workspaces(project.root)).toEqual([]);
-        expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
-      } finally {
-        unmount(disk, project.root);
-      }
-    },
-  );
+  it('an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed', { timeout: TIMEOUT }, () => {
+    const project = makeProject({
+      config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk'], timeoutSeconds: 60 } },
+    });
+    const disk = mountSmallDisk(project.root, '3m')!;
+    try {
+      const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr).not.toMatch(/ENOSPC.*\n\s+at /);
+      const { dir, record } = onlyRun(project.root);
+      expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
+      expect(record.message).toContain('no space left on the device');
+      expect(liveRecordedPids(dir)).toEqual([]);
+      expect(processesInside(project.root)).toEqual([]);
+      expect(workspaces(project.root)).toEqual([]);
+      expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    } finally {
+      unmount(disk, project.root);
+    }
+  });
 
   it(
     'an agent that fails silently on a full disk: ERROR DISK_FULL (the next evidence write tells), not AGENT_FAILED',

@@ -7,9 +7,11 @@ import { liveRunProcesses, readChildLog, stopProcesses } from '../../src/core/ru
 import { NdjsonWriter } from '../../src/util/ndjson-writer.js';
 import { listProcStats, parseProcStat, processAliveSince, readProcStat, type ProcStat } from '../../src/process/proc-stat.js';
 import { isDiskFull, withRunScope } from '../../src/process/run-scope.js';
-import { runProcess } from '../../src/process/spawn.js';
+import { groupMembers } from '../../src/process/process-group.js';
+import { runProcess, startProcess } from '../../src/process/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
+const live = (pgid: number) => (groupMembers(pgid) ?? []).filter((m) => m.state !== 'Z' && m.state !== 'X');
 const stat = (pid: number, pgid: number, startTime: string, state = 'S'): ProcStat => ({ pid, ppid: 1, pgid, startTime, state });
 
 describe('a log on a full device (/dev/full answers every write with ENOSPC)', () => {
@@ -26,6 +28,29 @@ describe('a log on a full device (/dev/full answers every write with ENOSPC)', (
     expect(result.exitCode).toBe(0);
     expect(result.stdoutTail).toContain('line 3');
     expect(errors).toContain('ENOSPC /dev/full');
+  });
+
+  it('a failed write reaches the run while the child still runs, not when it exits (it would have waited 300 s)', async () => {
+    let heard: (line: string) => void = () => undefined;
+    const report = new Promise<string>((resolve) => (heard = resolve));
+    const scope = { childLog: null, onWriteError: (error: NodeJS.ErrnoException, file: string) => heard(`${error.code} ${file}`) };
+    // The child talks, then sleeps: only a stop ends it, so the report cannot be waiting for its exit.
+    const child = await withRunScope(scope, async () =>
+      startProcess('/bin/sh', ['-c', 'echo talking; echo to stderr >&2; exec sleep 300'], {
+        cwd: process.cwd(),
+        env: process.env,
+        stdoutFile: '/dev/full',
+        graceMs: 500,
+      }),
+    );
+    try {
+      expect(await report).toBe('ENOSPC /dev/full');
+      expect(live(child.pid!)).not.toEqual([]);
+    } finally {
+      await child.stop();
+    }
+    expect(live(child.pid!)).toEqual([]);
+    expect((await child.done).signal).toBe('SIGTERM');
   });
 
   it('NdjsonWriter rejects instead of emitting an unhandled error', async () => {
