@@ -1,8 +1,12 @@
 // The one way Elenchos starts a child. execa runs it: timeout, abort, SIGTERM→SIGKILL escalation,
-// stdin, piping its output into files byte for byte, line splitting. This layer adds only what execa
-// cannot do: the child's own process group, killed whole on every exit path; output tails and caps; a
-// failed log write reported the moment it happens (output-files.ts).
+// stdin, piping its output into files byte for byte. This layer adds only what execa cannot do: the
+// child's own process group, killed whole on every exit path; output tails and caps; a failed log
+// write reported the moment it happens (output-files.ts); lines cut at a length cap (execa's line
+// splitting holds a line whole, however long: one 50 MB line without a newline held over 100 MB).
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
+import { LineSplitter } from '../util/ndjson-reader.js';
 import { openOutputFiles } from './output-files.js';
 import { trackGroup, terminateGroup } from './process-group.js';
 import { currentRunScope, isDiskFull, reportWriteError } from './run-scope.js';
@@ -105,7 +109,7 @@ export function startProcess(command: string, args: readonly string[], options: 
   };
   child.stdout?.on('data', account(tails.stdout));
   child.stderr?.on('data', account(tails.stderr));
-  const lines = [forwardLines(child, 'stdout', options.onStdoutLine), forwardLines(child, 'stderr', options.onStderrLine)];
+  const lines = [forwardLines(child.stdout, options.onStdoutLine), forwardLines(child.stderr, options.onStderrLine)];
 
   let sweep: Promise<void> = Promise.resolve();
   let release: NodeJS.Timeout | undefined;
@@ -149,25 +153,29 @@ export function runProcess(command: string, args: readonly string[], options: Sp
   return startProcess(command, args, options).done;
 }
 
-/** Hands each line (decoded as UTF-8 here only: the files keep the bytes) to `onLine`. */
-async function forwardLines(
-  child: ReturnType<typeof execa>,
-  from: 'stdout' | 'stderr',
-  onLine: ((line: string) => void) | undefined,
-): Promise<void> {
-  if (!onLine) return;
-  try {
-    // The default encoding (utf8) makes execa yield strings without their newline (and CR before it).
-    for await (const line of child.iterable({ from, binary: false })) {
-      try {
-        onLine(line as string);
-      } catch {
-        // A broken listener must not break the process it listens to.
-      }
+/**
+ * Hands each line (decoded as UTF-8 here only: the files keep the bytes) to `onLine`, without its
+ * newline or a CR before it. A line longer than the splitter's cap is delivered once, cut to exactly
+ * the cap, and the rest of it is dropped as it streams in: memory stays bounded whatever the child prints.
+ */
+function forwardLines(stream: Readable | null, onLine: ((line: string) => void) | undefined): Promise<void> {
+  if (!stream || !onLine) return Promise.resolve();
+  const decoder = new StringDecoder('utf8');
+  const splitter = new LineSplitter();
+  const deliver = (line: string) => {
+    try {
+      onLine(line);
+    } catch {
+      // A broken listener must not break the process it listens to.
     }
-  } catch {
-    // The stream was cut (output cap, pipes released): the lines so far were delivered.
-  }
+  };
+  stream.on('data', (chunk: Buffer) => splitter.push(decoder.write(chunk), deliver));
+  // A last line without a newline counts only if the stream ended; one cut (output cap, pipes released) does not.
+  stream.once('end', () => {
+    splitter.push(decoder.end(), deliver);
+    splitter.end(deliver);
+  });
+  return new Promise((resolve) => stream.once('close', resolve));
 }
 
 /** The last `limit` bytes of a stream, decoded only when asked for. */
