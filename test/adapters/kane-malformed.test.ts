@@ -57,6 +57,21 @@ describe('kane adapter: malformed streams never pass', () => {
       [start(1), runEnd.replace('}', ',"verdict":{"confirmed":true,"confirmed":false}}'), end(1), start(2), runEnd, end(2), ...closing],
       'a run_end event repeats the key "confirmed"',
     ],
+    [
+      // Without the cap rule this stream would PASS: the cut line could have said anything (a failed step).
+      'an extra event longer than the line cap (5 Mi characters) among passing ones',
+      [
+        start(1),
+        runEnd,
+        end(1),
+        JSON.stringify({ type: 'log', message: 'x'.repeat(5 * 1024 * 1024) }),
+        start(2),
+        runEnd,
+        end(2),
+        ...closing,
+      ],
+      'kane-cli printed a line longer than Elenchos accepts (4 Mi characters)',
+    ],
   ])('INCONCLUSIVE: %s', async (_what, lines, message) => {
     const result = await replay(lines);
     expect(result.status).toBe('INCONCLUSIVE');
