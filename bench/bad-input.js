@@ -63,5 +63,26 @@ rows.push([
   `${measured.status}, peak RSS ${Math.round(measured.rss / 1024)} MB`,
 ]);
 
+// Any child (agent, app, setup) printing one 50 MB line without a newline through the spawn helper, into two
+// log files, with a line listener; the reading process's peak RSS, next to the same process doing nothing.
+const writer = (lineMb) =>
+  `const p = Buffer.alloc(1 << 20, 120); let i = 0; (function next() { while (i < ${lineMb}) { i++; if (!process.stdout.write(p)) return process.stdout.once('drain', next); } process.stdout.write('\\n'); })();`;
+const spawnChild = (lineMb) => `
+  const { runProcess } = await import(${JSON.stringify(path.join(here, '../dist/process/spawn.js'))});
+  const started = Date.now();
+  let longest = 0;
+  const result = await runProcess(process.execPath, ['-e', ${JSON.stringify(writer(lineMb))}], { cwd: ${JSON.stringify(dir)}, env: {},
+    logFile: ${JSON.stringify(path.join(dir, 'child.log'))}, stdoutFile: ${JSON.stringify(path.join(dir, 'child.out'))},
+    onStdoutLine: (line) => (longest = Math.max(longest, line.length)) });
+  console.log(JSON.stringify({ ms: Date.now() - started, rss: process.resourceUsage().maxRSS, longest, exit: result.exitCode }));
+`;
+const idle = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', spawnChild(0)], { encoding: 'utf8' }));
+const spawned = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', spawnChild(50)], { encoding: 'utf8' }));
+rows.push([
+  'child line of 50 MB via spawn helper',
+  `${spawned.ms} ms`,
+  `listener got ${spawned.longest} chars, peak RSS ${Math.round(spawned.rss / 1024)} MB (${Math.round(idle.rss / 1024)} MB with no output)`,
+]);
+
 rmSync(dir, { recursive: true, force: true });
 for (const [name, ms, outcome] of rows) console.log(`${name.padEnd(36)} ${ms.padStart(8)}  ${outcome}`);
