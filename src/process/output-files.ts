@@ -1,6 +1,6 @@
 // The files a child's output is copied into, byte for byte. We open them ourselves rather than hand
-// execa `{ file }` targets: execa keeps a failed write (ENOSPC) to itself until the child exits, and a
-// child that fills the disk and keeps running must be stopped at once. execa still does the piping.
+// execa `{ file }` targets: execa keeps a failed write (ENOSPC) to itself until the child exits, while
+// the run must hear of a full disk at once to stop every child (run-guard.ts). execa still does the piping.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { reportWriteError, type RunScope } from './run-scope.js';

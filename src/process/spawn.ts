@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { LineSplitter } from '../util/ndjson-reader.js';
 import { openOutputFiles } from './output-files.js';
 import { trackGroup, terminateGroup } from './process-group.js';
-import { currentRunScope, isDiskFull, reportWriteError } from './run-scope.js';
+import { currentRunScope } from './run-scope.js';
 
 export interface SpawnOptions {
   cwd: string;
@@ -64,8 +64,7 @@ const PIPE_RELEASE_MS = 2000;
 export function startProcess(command: string, args: readonly string[], options: SpawnOptions): RunningProcess {
   const started = Date.now();
   const graceMs = options.graceMs ?? 3000;
-  const scope = currentRunScope();
-  const files = openOutputFiles(options, scope);
+  const files = openOutputFiles(options, currentRunScope());
   const child = execa(command, args, {
     cwd: options.cwd,
     env: options.env,
@@ -126,10 +125,8 @@ export function startProcess(command: string, args: readonly string[], options: 
   });
 
   const done = (async (): Promise<SpawnResult> => {
+    // A failed write to an output file was reported by the file itself (output-files.ts), as it happened.
     const result = await child;
-    // Our files report their own write errors as they happen; this is a disk-full error execa met elsewhere.
-    if (isDiskFull(result.cause))
-      reportWriteError(result.cause as NodeJS.ErrnoException, options.logFile ?? options.stdoutFile ?? options.stderrFile ?? '', scope);
     await Promise.all([...lines, files.close()]);
     await sweep;
     clearTimeout(release);
