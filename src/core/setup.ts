@@ -1,6 +1,6 @@
 // `setup`: what a fresh worktree needs before anyone works in it (copied files, `setup.command`);
 // one definition for runs, the base probe and `doctor`.
-import { copyFile, mkdir } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/config-schema.js';
 import { checkRepoRelative } from '../contract/repo-path.js';
@@ -8,6 +8,8 @@ import { InterruptedError, describeError } from '../errors.js';
 import { runProcess } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import type { RunContext } from './run-context.js';
+import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
+import { setupCacheDir } from '../evidence/layout.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -20,12 +22,19 @@ export interface PrepareWorktreeOptions {
   /** Label for `setup.copy` errors (e.g. the config file). */
   label?: string;
   onLine?: (line: string) => void;
+  /**
+   * Where `setup.cache` entries live; unset, the cache is not used. Only for a worktree nothing has
+   * run in yet (fresh, or reset by the pool): what its setup saves is what every later run restores.
+   */
+  cacheDir?: string;
+  /** Told once the cache decided (hit, or setup.command about to run), and again after a save. */
+  onCache?: (report: SetupCacheReport) => void;
 }
 
 export type PrepareOutcome =
-  | { ok: true }
+  | { ok: true; cache?: SetupCacheReport }
   | { ok: false; step: 'copy'; file: string; message: string }
-  | { ok: false; step: 'command'; message: string; timedOut: boolean; logTail: string };
+  | { ok: false; step: 'command'; message: string; timedOut: boolean; logTail: string; cache?: SetupCacheReport };
 
 /** Copies `setup.copy` files from the checkout into `workspace`, then runs `setup.command` there. */
 export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<PrepareOutcome> {
@@ -45,7 +54,39 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
     }
   }
   if (!setup.command) return { ok: true };
-  const result = await runProcess('/bin/sh', ['-c', setup.command], {
+  const cached: CachedSetup | null =
+    setup.cache && options.cacheDir
+      ? await beginCachedSetup({
+          cacheDir: options.cacheDir,
+          workspace: options.workspace,
+          spec: { command: setup.command, key: setup.cache.key, paths: setup.cache.paths },
+          signal: options.signal,
+          // Another run doing this key's setup finishes (or times out) within the setup timeout.
+          waitMs: (setup.timeoutSeconds + 10) * 1000,
+        })
+      : null;
+  if (cached) {
+    await logCache(options.logFile, cached.report);
+    options.onCache?.(cached.report);
+  }
+  if (cached?.kind === 'hit') return { ok: true, cache: cached.report };
+  try {
+    const outcome = await runCommand(options, setup.command);
+    if (!outcome.ok || !cached?.save) return { ...outcome, ...(cached ? { cache: cached.report } : {}) };
+    // Saved now, before the caller hands the worktree to an agent: nothing but setup.command made it.
+    const saved = await cached.save();
+    const fresh = { ...saved, warnings: saved.warnings.slice(cached.report.warnings.length) };
+    await logCache(options.logFile, fresh);
+    options.onCache?.(fresh);
+    return { ok: true, cache: saved };
+  } finally {
+    await cached?.release();
+  }
+}
+
+async function runCommand(options: PrepareWorktreeOptions, command: string): Promise<PrepareOutcome> {
+  const { setup } = options;
+  const result = await runProcess('/bin/sh', ['-c', command], {
     cwd: options.workspace,
     env: { ...options.env },
     timeoutMs: setup.timeoutSeconds * 1000,
@@ -63,10 +104,17 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
   return { ok: false, step: 'command', message, timedOut: result.timedOut, logTail };
 }
 
+// setup.log says whether the cache answered, so the evidence shows what the app ran on.
+async function logCache(logFile: string, report: SetupCacheReport): Promise<void> {
+  const lines = [...report.warnings.map((warning) => `warning: ${warning}`), `setup cache ${report.status}: ${report.message}`];
+  await appendFile(logFile, lines.map((line) => `[elenchos] ${line}\n`).join(''));
+}
+
 /** The run's setup in `workspace` (default: the run's worktree); returns a problem or null. */
 export async function runSetup(ctx: RunContext, dir: string, workspace: string = ctx.workspace): Promise<string | null> {
-  if (ctx.config.setup.command)
-    ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message: `running \`${ctx.config.setup.command}\`` });
+  const { command, cache } = ctx.config.setup;
+  const say = (message: string) => ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message });
+  if (command) say(cache ? `setup cache: looking up ${cache.paths.join(', ')}` : `running \`${command}\``);
   const outcome = await prepareWorktree({
     root: ctx.root,
     workspace,
@@ -75,6 +123,11 @@ export async function runSetup(ctx: RunContext, dir: string, workspace: string =
     signal: ctx.signal,
     logFile: path.join(dir, 'setup.log'),
     onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
+    cacheDir: setupCacheDir(ctx.root),
+    onCache: (report) => {
+      for (const warning of report.warnings) say(`warning: ${warning}`);
+      say(`setup cache ${report.status}: ${report.message}`);
+    },
   });
   return outcome.ok ? null : outcome.message;
 }

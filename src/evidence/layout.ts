@@ -24,6 +24,11 @@ export function workspacesDir(root: string): string {
   return path.join(elenchosDir(root), 'workspaces');
 }
 
+/** `<root>/.elenchos/cache`: setup cache entries, one folder per key (core/setup-cache.ts). */
+export function setupCacheDir(root: string): string {
+  return path.join(elenchosDir(root), 'cache');
+}
+
 /** `<root>/.elenchos/workspaces/<runId>`. */
 export function workspaceDir(root: string, runId: string): string {
   return path.join(workspacesDir(root), runId);

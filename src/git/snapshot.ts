@@ -1,7 +1,7 @@
 // Proof that a working tree did not move: HEAD plus a hash of only what differs from it.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { mapLimit } from './map-limit.js';
+import { mapLimit } from '../util/map-limit.js';
 import { digestPath } from './path-digest.js';
 import { isUnderPrefix } from './path-prefix.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';

@@ -1,0 +1,140 @@
+// One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
+// from a worktree by copying, restored by copying with every byte checked against the manifest.
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { mapLimit } from '../util/map-limit.js';
+import { readNoFollow, sha256, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
+import { platformTag } from './setup-cache-key.js';
+
+export interface CacheManifest {
+  version: 1;
+  key: string;
+  platform: string;
+  paths: string[];
+  entries: ManifestEntry[];
+  /** sha256 of the rest: an edited manifest no longer matches itself. */
+  digest: string;
+}
+
+export type ManifestRead = { ok: true; manifest: CacheManifest } | { ok: false; exists: boolean; reason: string };
+export type StoreResult = { ok: true; files: number; bytes: number } | { ok: false; reason: string };
+
+const entryDir = (cacheDir: string, key: string) => path.join(cacheDir, key);
+const filesDir = (cacheDir: string, key: string) => path.join(cacheDir, key, 'files');
+
+function digestOf(manifest: Omit<CacheManifest, 'digest'>): string {
+  return sha256(JSON.stringify([manifest.version, manifest.key, manifest.platform, manifest.paths, manifest.entries]));
+}
+
+/** The manifest of the entry for `key`: missing, unreadable, edited, or for another key are all "not ok". */
+export async function readCacheManifest(cacheDir: string, key: string): Promise<ManifestRead> {
+  let text: string;
+  try {
+    text = await readFile(path.join(entryDir(cacheDir, key), 'manifest.json'), 'utf8');
+  } catch {
+    return { ok: false, exists: false, reason: 'no entry' };
+  }
+  try {
+    const manifest = JSON.parse(text) as CacheManifest;
+    const { digest, ...rest } = manifest;
+    if (manifest.version !== 1 || manifest.key !== key || !Array.isArray(manifest.entries) || digest !== digestOf(rest))
+      return { ok: false, exists: true, reason: 'the manifest was edited or is not for this key' };
+    const outside = manifest.entries.find((entry) => !insidePaths(entry, manifest.paths));
+    if (outside) return { ok: false, exists: true, reason: `the manifest names ${outside.path}, outside setup.cache.paths` };
+    return { ok: true, manifest };
+  } catch {
+    return { ok: false, exists: true, reason: 'the manifest is not valid JSON' };
+  }
+}
+
+// A manifest that passed its digest could still have been rewritten whole: never write outside the paths.
+function insidePaths(entry: ManifestEntry, paths: readonly string[]): boolean {
+  const clean = path.posix.normalize(entry.path);
+  if (clean !== entry.path || clean.split('/').includes('..') || path.posix.isAbsolute(clean)) return false;
+  if (!paths.some((top) => clean === top || clean.startsWith(`${top}/`))) return false;
+  if (entry.type !== 'symlink') return true;
+  const target = entry.target ?? '';
+  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(clean), target));
+  return target !== '' && !path.posix.isAbsolute(target) && resolved !== '..' && !resolved.startsWith('../');
+}
+
+/**
+ * Copies `paths` from `workspace` into a new entry for `key`, hashing each file from the same read
+ * that copies it, and publishes it by one rename once complete. Refuses trees with a symlink leaving
+ * the worktree. Stored files are read-only, so a stray write through a symlink fails loudly.
+ */
+export async function saveCacheEntry(cacheDir: string, key: string, workspace: string, paths: readonly string[]): Promise<StoreResult> {
+  await mkdir(cacheDir, { recursive: true });
+  const stage = await mkdtemp(path.join(cacheDir, '.saving-'));
+  try {
+    let bytes = 0;
+    const walked = await walkTree(workspace, paths, async (entry, data) => {
+      const target = path.join(stage, 'files', entry.path);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, data, { flag: 'wx', mode: entry.mode & 0o555 });
+      bytes += data.length;
+    });
+    if (!walked.ok) return { ok: false, reason: walked.reason };
+    const body = { version: 1 as const, key, platform: platformTag(), paths: [...paths], entries: walked.entries };
+    await writeFile(path.join(stage, 'manifest.json'), JSON.stringify({ ...body, digest: digestOf(body) }));
+    const files = walked.entries.filter((entry) => entry.type === 'file').length;
+    try {
+      await rename(stage, entryDir(cacheDir, key));
+    } catch (error) {
+      // Another run saved the same key first: its entry is as good as ours.
+      if (!['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+    return { ok: true, files, bytes };
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Recreates the entry's tree in `workspace` (where none of its paths exist), by copying: never a
+ * link into the cache, which an agent could write through. Each file's bytes are checked against the
+ * manifest before they are written, so a tampered or truncated entry stops the restore.
+ */
+export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifest, workspace: string): Promise<StoreResult> {
+  const source = filesDir(cacheDir, manifest.key);
+  const dirs = manifest.entries.filter((entry) => entry.type === 'dir');
+  try {
+    for (const top of manifest.paths) await mkdir(path.dirname(path.join(workspace, top)), { recursive: true });
+    for (const dir of dirs) await mkdir(path.join(workspace, dir.path));
+    let bytes = 0;
+    const leaves = manifest.entries.filter((entry) => entry.type !== 'dir');
+    await mapLimit(leaves, 16, async (entry) => {
+      const target = path.join(workspace, entry.path);
+      if (entry.type === 'symlink') return symlink(entry.target ?? '', target);
+      const data = await readNoFollow(path.join(source, entry.path));
+      if (data.length !== entry.size || sha256(data) !== entry.sha256) throw new TamperedError(`${entry.path} differs from the manifest`);
+      // wx: never through anything planted at the name (there is nothing there: the paths were removed).
+      await writeFile(target, data, { flag: 'wx', mode: entry.mode });
+      await chmod(target, entry.mode);
+      bytes += data.length;
+    });
+    // Modes last, deepest first: a read-only directory would refuse the files going into it.
+    for (const dir of [...dirs].reverse()) await chmod(path.join(workspace, dir.path), dir.mode);
+    return { ok: true, files: leaves.length, bytes };
+  } catch (error) {
+    const reason = error instanceof TamperedError ? error.message : `restore failed: ${(error as Error).message}`;
+    return { ok: false, reason };
+  }
+}
+
+class TamperedError extends Error {}
+
+/** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */
+export async function discardCacheEntry(cacheDir: string, key: string): Promise<void> {
+  const aside = path.join(cacheDir, `.discarded-${key}-${process.pid}-${Date.now()}`);
+  const moved = await rename(entryDir(cacheDir, key), aside).then(
+    () => true,
+    () => false,
+  );
+  await rm(moved ? aside : entryDir(cacheDir, key), { recursive: true, force: true });
+}
+
+/** Removes `paths` from `workspace` (a symlink itself, never what it points to). */
+export async function removePaths(workspace: string, paths: readonly string[]): Promise<void> {
+  for (const rel of paths) await rm(path.join(workspace, rel), { recursive: true, force: true });
+}

@@ -1,0 +1,153 @@
+// `setup.cache`: give a worktree what setup.command produced for the same key files, command and
+// platform, without running it; or run it once per key and save the result (docs/performance.md).
+import { lstat, mkdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import { InterruptedError } from '../errors.js';
+import { trackedUnder } from '../git/tracked-paths.js';
+import { tryLock, type PidLock } from '../process/pid-lock.js';
+import { compareTree } from '../util/tree-manifest.js';
+import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
+import { discardCacheEntry, readCacheManifest, removePaths, restoreCacheEntry, saveCacheEntry } from './setup-cache-store.js';
+
+export interface SetupCacheReport {
+  /** hit: restored or kept paths verified; miss: setup ran; rejected: a bad entry or kept copy was thrown away, setup ran; off: this setup cannot be cached. */
+  status: 'hit' | 'miss' | 'rejected' | 'off';
+  key: string | null;
+  message: string;
+  /** What was thrown away or refused, and why (each one worth a warning). */
+  warnings: string[];
+}
+
+export type CachedSetup =
+  | { kind: 'hit'; report: SetupCacheReport }
+  | {
+      kind: 'run';
+      report: SetupCacheReport;
+      /** After setup.command succeeded (and before anything else ran in the worktree): save its output. */
+      save: (() => Promise<SetupCacheReport>) | null;
+      release: () => Promise<void>;
+    };
+
+export interface CachedSetupOptions {
+  cacheDir: string;
+  workspace: string;
+  spec: SetupCacheSpec;
+  signal: AbortSignal;
+  /** How long to wait for another run doing the same key's setup before doing it too. */
+  waitMs: number;
+}
+
+const POLL_MS = 100;
+const short = (key: string) => key.slice(0, 12);
+
+/**
+ * Restores the cached setup for this worktree's key, or says to run setup.command (holding the key's
+ * lock when it can, so concurrent runs sharing a key do the setup once, the others then restore it).
+ */
+export async function beginCachedSetup(options: CachedSetupOptions): Promise<CachedSetup> {
+  const { cacheDir, workspace } = options;
+  const spec = { ...options.spec, paths: [...options.spec.paths].sort() };
+  const warnings: string[] = [];
+  const off = (reason: string): CachedSetup => ({
+    kind: 'run',
+    report: { status: 'off', key: null, message: `running \`${spec.command}\` without the cache`, warnings: [reason] },
+    save: null,
+    release: async () => undefined,
+  });
+  const tracked = await trackedUnder(workspace, spec.paths);
+  if (tracked.length > 0) return off(`setup cache off: ${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`);
+  const computed = await computeCacheKey(workspace, spec);
+  if (!computed.ok) {
+    await removePaths(workspace, spec.paths); // kept copies cannot be checked against any key
+    return off(`setup cache off: ${computed.reason}`);
+  }
+  const { key } = computed;
+  await mkdir(cacheDir, { recursive: true });
+  if (await anyExists(workspace, spec.paths)) {
+    const kept = await verifyCachedPaths(cacheDir, workspace, key, spec.paths);
+    if (kept.ok)
+      return {
+        kind: 'hit',
+        report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings },
+      };
+    warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
+    await removePaths(workspace, spec.paths);
+  }
+  const deadline = Date.now() + options.waitMs;
+  let lock: PidLock | null = null;
+  for (;;) {
+    const restored = await tryRestore(cacheDir, workspace, key, spec.paths, warnings);
+    if (restored) {
+      await lock?.release();
+      return { kind: 'hit', report: { status: 'hit', key, message: `${restored} (key ${short(key)})`, warnings } };
+    }
+    if (lock) break; // ours, and still no entry: this run does the setup
+    lock = await tryLock(path.join(cacheDir, `${key}.lock`));
+    if (lock) continue; // look once more: the previous owner may have saved it just before releasing
+    if (Date.now() > deadline) break; // the owner is stuck: do the setup here too (the first save wins)
+    await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => {
+      throw new InterruptedError('interrupted while waiting for another run doing the same setup');
+    });
+  }
+  const status = warnings.length > 0 ? 'rejected' : 'miss';
+  const report: SetupCacheReport = { status, key, message: `no entry for key ${short(key)}: running \`${spec.command}\``, warnings };
+  const held = lock;
+  return {
+    kind: 'run',
+    report,
+    save: async () => {
+      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths);
+      if (saved.ok) return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
+      return { ...report, message: `not saved: ${saved.reason}`, warnings: [...warnings, `setup cache not saved: ${saved.reason}`] };
+    },
+    release: async () => held?.release(),
+  };
+}
+
+/** Restores the entry for `key` into `workspace`; a bad entry is discarded with a warning. Returns what was done, or null. */
+async function tryRestore(
+  cacheDir: string,
+  workspace: string,
+  key: string,
+  paths: readonly string[],
+  warnings: string[],
+): Promise<string | null> {
+  const read = await readCacheManifest(cacheDir, key);
+  if (!read.ok) {
+    if (read.exists) {
+      warnings.push(`cache entry ${short(key)} discarded: ${read.reason}`);
+      await discardCacheEntry(cacheDir, key);
+    }
+    return null;
+  }
+  if (read.manifest.paths.join('\n') !== paths.join('\n')) return null;
+  const restored = await restoreCacheEntry(cacheDir, read.manifest, workspace);
+  if (restored.ok) return `restored ${restored.files} files (${restored.bytes} bytes)`;
+  warnings.push(`cache entry ${short(key)} discarded: ${restored.reason}`);
+  await removePaths(workspace, paths);
+  await discardCacheEntry(cacheDir, key);
+  return null;
+}
+
+/**
+ * Whether the cache paths already in `workspace` (kept by a warm worktree, so seen by the previous
+ * agent and app) are exactly the entry for `key`: every file's bytes, mode, every symlink, nothing
+ * more. Anything else must be removed before the worktree is used.
+ */
+export async function verifyCachedPaths(
+  cacheDir: string,
+  workspace: string,
+  key: string,
+  paths: readonly string[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const read = await readCacheManifest(cacheDir, key);
+  if (!read.ok) return { ok: false, reason: read.exists ? read.reason : `no cache entry for key ${short(key)}` };
+  const difference = await compareTree(workspace, paths, read.manifest.entries);
+  return difference ? { ok: false, reason: difference } : { ok: true };
+}
+
+async function anyExists(workspace: string, paths: readonly string[]): Promise<boolean> {
+  for (const rel of paths) if (await lstat(path.join(workspace, rel)).catch(() => null)) return true;
+  return false;
+}

@@ -1,0 +1,114 @@
+// A manifest of a file tree (every entry's type, mode, size, sha256, symlink target), read without ever
+// following a symlink, and the check of a tree on disk against one: what the setup cache trusts.
+import { createHash } from 'node:crypto';
+import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import path from 'node:path';
+import { mapLimit } from './map-limit.js';
+
+export interface ManifestEntry {
+  /** Relative to the tree's root (the worktree), with `/` separators. */
+  path: string;
+  type: 'dir' | 'file' | 'symlink';
+  /** Permission bits (`mode & 0o777`); 0 for symlinks. */
+  mode: number;
+  size?: number;
+  sha256?: string;
+  target?: string;
+}
+
+export type WalkResult = { ok: true; entries: ManifestEntry[] } | { ok: false; reason: string };
+
+/** Reads a file without following a symlink at its own name: its bytes, to hash and copy from one read. */
+export async function readNoFollow(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** sha256 of `data`, hex. */
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Called with each file's bytes as they are hashed (the setup cache copies them from this one read). */
+export type FileVisitor = (entry: ManifestEntry, data: Buffer) => Promise<void>;
+
+/**
+ * Lists `paths` (relative to `root`) and everything under them, hashing every file. A top-level path
+ * that is a symlink, a symlink whose target is absolute or leaves `root`, or a special file makes the
+ * tree unfit to save: reusing it elsewhere would reach outside the worktree. Missing paths list nothing.
+ */
+export async function walkTree(root: string, paths: readonly string[], onFile?: FileVisitor): Promise<WalkResult> {
+  const entries: ManifestEntry[] = [];
+  for (const top of paths) {
+    const stat = await lstat(path.join(root, top)).catch(() => null);
+    if (!stat) continue;
+    if (stat.isSymbolicLink()) return { ok: false, reason: `${top} is a symlink (never followed, never saved)` };
+    const problem = await walkEntry(root, top, entries);
+    if (problem) return { ok: false, reason: problem };
+  }
+  // Structure first, then the files a few at a time: node_modules is thousands of small files.
+  const files = entries.filter((entry) => entry.type === 'file');
+  await mapLimit(files, 16, async (entry) => {
+    const data = await readNoFollow(path.join(root, entry.path));
+    entry.size = data.length;
+    entry.sha256 = sha256(data);
+    if (onFile) await onFile(entry, data);
+  });
+  return { ok: true, entries };
+}
+
+async function walkEntry(root: string, rel: string, entries: ManifestEntry[]): Promise<string | null> {
+  const abs = path.join(root, rel);
+  const stat = await lstat(abs);
+  const mode = stat.mode & 0o777;
+  if (stat.isSymbolicLink()) {
+    const target = await readlink(abs);
+    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel), target));
+    if (path.isAbsolute(target) || resolved === '..' || resolved.startsWith('../'))
+      return `${rel} is a symlink to ${target}, outside the worktree`;
+    entries.push({ path: rel, type: 'symlink', mode: 0, target });
+    return null;
+  }
+  if (stat.isFile()) {
+    entries.push({ path: rel, type: 'file', mode });
+    return null;
+  }
+  if (!stat.isDirectory()) return `${rel} is neither a file, a directory nor a symlink`;
+  entries.push({ path: rel, type: 'dir', mode });
+  const names = (await readdir(abs)).sort();
+  for (const name of names) {
+    const problem = await walkEntry(root, `${rel}/${name}`, entries);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** The first difference between the tree on disk and `expected`, or null when they are the same, byte for byte. */
+export async function compareTree(root: string, paths: readonly string[], expected: readonly ManifestEntry[]): Promise<string | null> {
+  const actual = await walkTree(root, paths).catch((error: unknown) => ({ ok: false as const, reason: String(error) }));
+  if (!actual.ok) return actual.reason;
+  const want = new Map(expected.map((entry) => [entry.path, entry]));
+  for (const entry of actual.entries) {
+    const other = want.get(entry.path);
+    if (!other) return `${entry.path} is not in the manifest`;
+    const difference = describeDifference(entry, other);
+    if (difference) return `${entry.path}: ${difference}`;
+    want.delete(entry.path);
+  }
+  const missing = want.keys().next();
+  return missing.done ? null : `${missing.value} is missing`;
+}
+
+/** What differs between two entries for the same path, or null. */
+export function describeDifference(actual: ManifestEntry, expected: ManifestEntry): string | null {
+  if (actual.type !== expected.type) return `a ${actual.type}, expected a ${expected.type}`;
+  if (actual.mode !== expected.mode) return `mode ${actual.mode.toString(8)}, expected ${expected.mode.toString(8)}`;
+  if (actual.type === 'symlink' && actual.target !== expected.target) return `points to ${actual.target}, expected ${expected.target}`;
+  if (actual.type === 'file' && (actual.size !== expected.size || actual.sha256 !== expected.sha256)) return 'content differs';
+  return null;
+}

@@ -1,0 +1,264 @@
+// The setup cache's pieces: the key, the manifest, save/restore with checks, and the attacks on them.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { computeCacheKey } from '../../src/core/setup-cache-key.js';
+import { readCacheManifest, restoreCacheEntry, saveCacheEntry } from '../../src/core/setup-cache-store.js';
+import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
+import { tryLock } from '../../src/process/pid-lock.js';
+import { compareTree, sha256, walkTree } from '../../src/util/tree-manifest.js';
+import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+
+const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
+
+/** A worktree-like repo (node_modules ignored) with an installed tree. */
+function installedRepo(lock = '{"v":1}\n'): string {
+  const repo = tempRepo({ 'package-lock.json': lock, '.gitignore': 'node_modules\n' });
+  writeFiles(repo, { 'node_modules/x/index.js': 'module.exports = 1;\n', 'node_modules/x/package.json': '{"name":"x"}\n' });
+  mkdirSync(path.join(repo, 'node_modules/.bin'));
+  symlinkSync('../x/index.js', path.join(repo, 'node_modules/.bin/x'));
+  chmodSync(path.join(repo, 'node_modules/x/index.js'), 0o755);
+  return repo;
+}
+
+const controller = new AbortController();
+const begin = (cacheDir: string, workspace: string, waitMs = 30_000) =>
+  beginCachedSetup({ cacheDir, workspace, spec, signal: controller.signal, waitMs });
+
+/** Runs one cached setup the way prepareWorktree does, `install` standing in for setup.command. */
+async function cachedSetup(cacheDir: string, workspace: string, install: () => void) {
+  const cached = await begin(cacheDir, workspace);
+  if (cached.kind === 'hit') return cached.report;
+  try {
+    install();
+    return cached.save ? await cached.save() : cached.report;
+  } finally {
+    await cached.release();
+  }
+}
+
+const install = (repo: string) => () => {
+  writeFiles(repo, { 'node_modules/x/index.js': 'module.exports = 1;\n', 'node_modules/x/package.json': '{"name":"x"}\n' });
+};
+
+describe('computeCacheKey', () => {
+  it('changes with a key file, the command or the paths; a missing file is a value of its own', async () => {
+    const repo = tempRepo({ 'package-lock.json': 'a' });
+    const key = async (s = spec) => {
+      const result = await computeCacheKey(repo, s);
+      if (!result.ok) throw new Error(result.reason);
+      return result.key;
+    };
+    const first = await key();
+    expect(await key()).toBe(first);
+    writeFileSync(path.join(repo, 'package-lock.json'), 'b');
+    const second = await key();
+    expect(second).not.toBe(first);
+    expect(await key({ ...spec, command: 'npm install' })).not.toBe(second);
+    expect(await key({ ...spec, paths: ['node_modules', 'dist'] })).not.toBe(second);
+    writeFileSync(path.join(repo, 'package-lock.json'), '');
+    const empty = await key();
+    rmSync(path.join(repo, 'package-lock.json'));
+    expect(await key()).not.toBe(empty);
+  });
+
+  it('refuses a key file that is a symlink (its target could change behind the name)', async () => {
+    const repo = tempRepo({ 'real.json': 'a' });
+    symlinkSync('real.json', path.join(repo, 'package-lock.json'));
+    expect(await computeCacheKey(repo, spec)).toEqual({ ok: false, reason: expect.stringContaining('is a symlink') });
+  });
+});
+
+describe('walkTree / compareTree', () => {
+  it('records files, modes and symlinks, and sees any change to them', async () => {
+    const repo = installedRepo();
+    const walked = await walkTree(repo, ['node_modules']);
+    if (!walked.ok) throw new Error(walked.reason);
+    const file = walked.entries.find((entry) => entry.path === 'node_modules/x/index.js');
+    expect(file).toMatchObject({ type: 'file', mode: 0o755, size: 20, sha256: sha256('module.exports = 1;\n') });
+    expect(walked.entries.find((entry) => entry.type === 'symlink')).toMatchObject({ target: '../x/index.js' });
+    expect(await compareTree(repo, ['node_modules'], walked.entries)).toBeNull();
+    writeFileSync(path.join(repo, 'node_modules/x/index.js'), 'module.exports = 2;\n');
+    expect(await compareTree(repo, ['node_modules'], walked.entries)).toMatch(/index\.js: content differs/);
+    writeFileSync(path.join(repo, 'node_modules/x/index.js'), 'module.exports = 1;\n');
+    chmodSync(path.join(repo, 'node_modules/x/index.js'), 0o644);
+    expect(await compareTree(repo, ['node_modules'], walked.entries)).toMatch(/mode 644/);
+    chmodSync(path.join(repo, 'node_modules/x/index.js'), 0o755);
+    writeFileSync(path.join(repo, 'node_modules/x/index.mjs'), 'export default 2;\n');
+    expect(await compareTree(repo, ['node_modules'], walked.entries)).toMatch(/index\.mjs is not in the manifest/);
+  });
+
+  it('refuses a cache path that is a symlink, and a symlink leaving the worktree', async () => {
+    const outside = tempDir();
+    const repo = tempRepo({ a: 'a' });
+    symlinkSync(outside, path.join(repo, 'node_modules'));
+    expect(await walkTree(repo, ['node_modules'])).toEqual({ ok: false, reason: expect.stringContaining('is a symlink') });
+    rmSync(path.join(repo, 'node_modules'));
+    mkdirSync(path.join(repo, 'node_modules'));
+    symlinkSync('../../etc', path.join(repo, 'node_modules/up'));
+    expect(await walkTree(repo, ['node_modules'])).toEqual({ ok: false, reason: expect.stringContaining('outside the worktree') });
+  });
+});
+
+describe('save and restore', () => {
+  it('restores the same tree by copying, and refuses a tampered, truncated or edited entry', async () => {
+    const repo = installedRepo();
+    const cacheDir = path.join(tempDir(), 'cache');
+    expect(await saveCacheEntry(cacheDir, 'k1', repo, ['node_modules'])).toMatchObject({ ok: true, files: 2 });
+    const read = await readCacheManifest(cacheDir, 'k1');
+    if (!read.ok) throw new Error(read.reason);
+    const target = tempDir();
+    expect(await restoreCacheEntry(cacheDir, read.manifest, target)).toMatchObject({ ok: true });
+    expect(await compareTree(target, ['node_modules'], read.manifest.entries)).toBeNull();
+    // A copy, not a link: writing to the restored file leaves the entry alone.
+    writeFileSync(path.join(target, 'node_modules/x/index.js'), 'evil');
+    expect(readFileSync(path.join(cacheDir, 'k1/files/node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+
+    const stored = path.join(cacheDir, 'k1/files/node_modules/x/index.js');
+    chmodSync(stored, 0o644);
+    writeFileSync(stored, 'module.exports = 1;'); // truncated
+    expect(await restoreCacheEntry(cacheDir, read.manifest, tempDir())).toEqual({ ok: false, reason: expect.stringContaining('differs') });
+
+    const manifestFile = path.join(cacheDir, 'k1/manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    manifest.entries[0].mode = 0o777;
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    expect(await readCacheManifest(cacheDir, 'k1')).toMatchObject({ ok: false, exists: true, reason: expect.stringContaining('edited') });
+  });
+
+  it('refuses a manifest rewritten whole (digest recomputed) that would write outside the cache paths', async () => {
+    const repo = installedRepo();
+    const cacheDir = path.join(tempDir(), 'cache');
+    await saveCacheEntry(cacheDir, 'k2', repo, ['node_modules']);
+    const manifestFile = path.join(cacheDir, 'k2/manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    manifest.entries.push({ path: 'node_modules/../.git/hooks/pre-commit', type: 'file', mode: 0o755, size: 0, sha256: sha256('') });
+    const { digest: _, ...rest } = manifest;
+    manifest.digest = sha256(JSON.stringify([rest.version, rest.key, rest.platform, rest.paths, rest.entries]));
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    expect(await readCacheManifest(cacheDir, 'k2')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('outside setup.cache.paths'),
+    });
+  });
+});
+
+describe('beginCachedSetup', () => {
+  it('misses, saves, then restores a pristine copy in the next worktree even after run 1 edited its own', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    expect(await cachedSetup(cacheDir, one, install(one))).toMatchObject({
+      status: 'miss',
+      message: expect.stringMatching(/^saved 2 files/),
+    });
+    writeFileSync(path.join(one, 'node_modules/x/index.js'), 'module.exports = "poisoned";\n'); // the agent of run 1
+    const two = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    let ran = false;
+    expect(await cachedSetup(cacheDir, two, () => (ran = true))).toMatchObject({ status: 'hit' });
+    expect(ran).toBe(false);
+    expect(readFileSync(path.join(two, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+  });
+
+  it('gives a worktree whose agent changed the lockfile a fresh setup', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    await cachedSetup(cacheDir, one, install(one));
+    const two = tempRepo({ 'package-lock.json': 'L1 + left-pad', '.gitignore': 'node_modules\n' });
+    let ran = false;
+    expect(await cachedSetup(cacheDir, two, () => ((ran = true), install(two)()))).toMatchObject({ status: 'miss' });
+    expect(ran).toBe(true);
+  });
+
+  it('detects an entry written through a symlink an agent planted in its worktree, discards it, runs setup', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const saved = await cachedSetup(cacheDir, one, install(one));
+    // The agent plants a link to the entry and writes through it (the stored file is read-only; it chmods).
+    symlinkSync(path.join(cacheDir, saved.key ?? '', 'files/node_modules/x'), path.join(one, 'door'));
+    chmodSync(path.join(one, 'door/index.js'), 0o644);
+    writeFileSync(path.join(one, 'door/index.js'), 'module.exports = "poisoned";\n');
+    const two = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const report = await cachedSetup(cacheDir, two, install(two));
+    expect(report).toMatchObject({
+      status: 'rejected',
+      warnings: [expect.stringMatching(/discarded: node_modules\/x\/index\.js differs/)],
+    });
+    expect(readFileSync(path.join(two, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    // The fresh setup saved a clean entry again.
+    expect(await cachedSetup(cacheDir, tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' }), () => {})).toMatchObject({
+      status: 'hit',
+    });
+  });
+
+  it('never caches a path git tracks, nor with a key file that is a symlink', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const tracked = tempRepo({ 'package-lock.json': 'L1', 'node_modules/x/index.js': 'tracked' });
+    const cached = await begin(cacheDir, tracked);
+    expect(cached).toMatchObject({ kind: 'run', save: null, report: { status: 'off', warnings: [expect.stringContaining('is tracked')] } });
+    expect(existsSync(path.join(tracked, 'node_modules/x/index.js'))).toBe(true);
+    const linked = tempRepo({ 'real.json': 'L1', '.gitignore': 'node_modules\n' });
+    symlinkSync('real.json', path.join(linked, 'package-lock.json'));
+    expect(await begin(cacheDir, linked)).toMatchObject({ kind: 'run', save: null, report: { status: 'off' } });
+  });
+
+  it('refuses to save a cache path that is a symlink pointing outside the worktree', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const outside = tempDir();
+    writeFiles(outside, { 'x/index.js': 'outside' });
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const report = await cachedSetup(cacheDir, one, () => symlinkSync(outside, path.join(one, 'node_modules')));
+    expect(report).toMatchObject({ status: 'miss', message: expect.stringContaining('not saved: node_modules is a symlink') });
+    expect(readdirSync(cacheDir).filter((name) => !name.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('verifies kept cache paths (a warm worktree): a tampered kept file is thrown away and restored', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const saved = await cachedSetup(cacheDir, one, install(one));
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({ ok: true });
+    expect(await cachedSetup(cacheDir, one, () => {})).toMatchObject({
+      status: 'hit',
+      message: expect.stringMatching(/^kept node_modules verified/),
+    });
+    writeFileSync(path.join(one, 'node_modules/x/index.js'), 'module.exports = "poisoned";\n');
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({
+      ok: false,
+      reason: expect.stringContaining('content differs'),
+    });
+    const again = await cachedSetup(cacheDir, one, () => {});
+    expect(again).toMatchObject({ status: 'hit', warnings: [expect.stringContaining('thrown away')] });
+    expect(readFileSync(path.join(one, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+  });
+
+  it('lets concurrent worktrees sharing a key do the setup once; the others wait and restore', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const trees = [1, 2, 3].map(() => tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' }));
+    const first = await begin(cacheDir, trees[0] as string);
+    expect(first.kind).toBe('run');
+    const waiting = trees.slice(1).map((tree) => begin(cacheDir, tree));
+    install(trees[0] as string)();
+    if (first.kind === 'run') {
+      await first.save?.();
+      await first.release();
+    }
+    for (const result of await Promise.all(waiting)) expect(result).toMatchObject({ kind: 'hit', report: { status: 'hit' } });
+  });
+});
+
+describe('tryLock', () => {
+  it('is exclusive while its owner lives, and taken over from a dead owner', async () => {
+    const file = path.join(tempDir(), 'k.lock');
+    const lock = await tryLock(file);
+    expect(lock).not.toBeNull();
+    expect(await tryLock(file)).toBeNull();
+    await lock?.release();
+    const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
+    writeFileSync(file, JSON.stringify({ pid: dead, startTime: '1' }));
+    const taken = await tryLock(file);
+    expect(taken).not.toBeNull();
+    expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
+    await taken?.release();
+    expect(existsSync(file)).toBe(false);
+  });
+});
