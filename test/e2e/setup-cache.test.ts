@@ -1,0 +1,94 @@
+// `setup.cache` end to end: real runs and `verify --workers 2` with a setup that counts itself,
+// an agent that poisons its node_modules, and an agent that adds a dependency.
+import { appendFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makeProject, processesInside } from '../helpers/project.js';
+import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+// A stand-in for `npm ci`: node_modules from the lockfile, and one line per run in a file outside the repo.
+const INSTALL = `const fs = require('fs');
+fs.appendFileSync(process.argv[2], 'setup\\n');
+fs.mkdirSync('node_modules/x', { recursive: true });
+fs.writeFileSync('node_modules/x/index.js', 'module.exports = ' + JSON.stringify(fs.readFileSync('package-lock.json', 'utf8')) + ';\\n');
+`;
+const GOOD_PAGE = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';
+
+/** A project whose setup is cached on package-lock.json; `agentScript` is the agent (sh -c, in the worktree). */
+function project(agentScript: string, extraFiles: Record<string, string> = {}) {
+  const outside = tempDir('elenchos-cache-e2e-');
+  const count = path.join(outside, 'setup-count');
+  const p = makeProject({
+    config: {
+      agent: { type: 'command', command: '/bin/sh', args: ['-c', agentScript.replaceAll('$OUT', outside)], timeoutSeconds: 30 },
+      setup: { command: `node install.js ${count}`, cache: { key: ['package-lock.json'], paths: ['node_modules'] } },
+    },
+    files: { 'install.js': INSTALL, 'package-lock.json': '{"x":"1.0.0"}\n', '.gitignore': 'node_modules\n', ...extraFiles },
+  });
+  roots.push(p.root);
+  const setups = () => (existsSync(count) ? readFileSync(count, 'utf8').split('\n').filter(Boolean).length : 0);
+  return { ...p, outside, setups };
+}
+
+const setupLogs = (root: string) =>
+  readdirSync(path.join(root, '.elenchos/runs'))
+    .sort()
+    .map((run) => readFileSync(path.join(root, '.elenchos/runs', run, 'attempts/01/setup.log'), 'utf8'));
+
+describe('setup.cache', () => {
+  it('misses once, then restores a pristine node_modules although the first agent poisoned its copy', () => {
+    const p = project(
+      `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); echo 'module.exports = "poisoned";' > node_modules/x/index.js`,
+    );
+    const first = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(first.code, first.stderr + first.stdout).toBe(0);
+    expect(first.stdout + first.stderr).toMatch(/setup cache miss: no entry for key \w+: running `node install\.js/);
+    const second = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(second.code, second.stderr + second.stdout).toBe(0);
+    expect(second.stdout + second.stderr).toMatch(/setup cache hit: restored 1 files/);
+    expect(p.setups()).toBe(1);
+    const seen = readdirSync(p.outside).filter((name) => name.startsWith('seen-'));
+    expect(seen).toHaveLength(2);
+    for (const name of seen)
+      expect(readFileSync(path.join(p.outside, name), 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
+    const [log1, log2] = setupLogs(p.root);
+    expect(log1).toMatch(/\[elenchos\] setup cache miss: saved 1 files/);
+    expect(log2).toMatch(/\[elenchos\] setup cache hit: restored 1 files/);
+  });
+
+  it('an agent adding a dependency: its run is not cached, verifying the change does a fresh setup', () => {
+    const p = project(
+      `printf '%s' '${GOOD_PAGE}' > page.html; echo '{"x":"1.0.0","left-pad":"1.3.0"}' > package-lock.json; node install.js $OUT/agent-install`,
+    );
+    expect(runCli(['run', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+    expect(p.setups()).toBe(1);
+    // The change lands (as `apply` + commit would): its verify must not get the old node_modules.
+    appendFileSync(path.join(p.root, 'package-lock.json'), '{"left-pad":"1.3.0"}\n');
+    gitSync(p.root, 'commit', '-qam', 'add left-pad');
+    const verify = runCli(['verify', 'tasks/add-task.json'], p.root, p.env);
+    expect(verify.stdout + verify.stderr).toMatch(/setup cache miss/);
+    expect(p.setups()).toBe(2);
+    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).stdout).toMatch(/setup cache hit/);
+    expect(p.setups()).toBe(2);
+  });
+
+  it('verify --workers 2 of tasks sharing a key runs the setup once', () => {
+    const p = project('true', {
+      'page.html': `${GOOD_PAGE}\n`,
+      'tasks/other.json': taskJson({ id: 'other', verification: { testFile: 'tests/add-task_test.md' } }),
+    });
+    const result = runCli(['verify', '--workers', '2', 'tasks/add-task.json', 'tasks/other.json', '--json'], p.root, p.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).runs.map((run: any) => run.state)).toEqual(['VERIFIED', 'VERIFIED']);
+    expect(p.setups()).toBe(1);
+    const logs = setupLogs(p.root).map((log) => /setup cache (\w+)/.exec(log)?.[1]);
+    expect(logs.sort()).toEqual(['hit', 'miss']);
+  });
+});
