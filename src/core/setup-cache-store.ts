@@ -98,6 +98,7 @@ export async function saveCacheEntry(cacheDir: string, key: string, workspace: s
 export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifest, workspace: string): Promise<StoreResult> {
   const source = filesDir(cacheDir, manifest.key);
   const dirs = manifest.entries.filter((entry) => entry.type === 'dir');
+  const umask = currentUmask();
   try {
     for (const top of manifest.paths) await mkdir(path.dirname(path.join(workspace, top)), { recursive: true });
     for (const dir of dirs) await mkdir(path.join(workspace, dir.path));
@@ -110,11 +111,12 @@ export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifes
       if (data.length !== entry.size || sha256(data) !== entry.sha256) throw new TamperedError(`${entry.path} differs from the manifest`);
       // wx: never through anything planted at the name (there is nothing there: the paths were removed).
       await writeFile(target, data, { flag: 'wx', mode: entry.mode });
-      await chmod(target, entry.mode);
+      // The umask may have taken bits the entry has (one more syscall only then).
+      if ((entry.mode & ~umask) !== entry.mode) await chmod(target, entry.mode);
       bytes += data.length;
     });
     // Modes last, deepest first: a read-only directory would refuse the files going into it.
-    for (const dir of [...dirs].reverse()) await chmod(path.join(workspace, dir.path), dir.mode);
+    for (const dir of [...dirs].reverse()) if ((dir.mode & ~umask) !== dir.mode) await chmod(path.join(workspace, dir.path), dir.mode);
     return { ok: true, files: leaves.length, bytes };
   } catch (error) {
     const reason = error instanceof TamperedError ? error.message : `restore failed: ${(error as Error).message}`;
@@ -123,6 +125,12 @@ export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifes
 }
 
 class TamperedError extends Error {}
+
+// Reading the umask with process.umask() is documentation-deprecated (DEP0139) only; setting it to read
+// it back would change it for every file other runs create meanwhile.
+function currentUmask(): number {
+  return process.umask();
+}
 
 /** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */
 export async function discardCacheEntry(cacheDir: string, key: string): Promise<void> {
