@@ -1,9 +1,9 @@
 // One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { mapLimit } from '../util/map-limit.js';
-import { readNoFollow, sha256, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
+import { readNoFollow, sha256, statSignature, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
 
 export interface CacheManifest {
@@ -18,6 +18,7 @@ export interface CacheManifest {
 
 export type ManifestRead = { ok: true; manifest: CacheManifest } | { ok: false; exists: boolean; reason: string };
 export type StoreResult = { ok: true; files: number; bytes: number } | { ok: false; reason: string };
+export type RestoreResult = { ok: true; files: number; bytes: number; signatures: Map<string, string> } | { ok: false; reason: string };
 
 const entryDir = (cacheDir: string, key: string) => path.join(cacheDir, key);
 const filesDir = (cacheDir: string, key: string) => path.join(cacheDir, key, 'files');
@@ -63,16 +64,25 @@ function insidePaths(entry: ManifestEntry, paths: readonly string[]): boolean {
  * that copies it, and publishes it by one rename once complete. Refuses trees with a symlink leaving
  * the worktree. Stored files are read-only, so a stray write through a symlink fails loudly.
  */
-export async function saveCacheEntry(cacheDir: string, key: string, workspace: string, paths: readonly string[]): Promise<StoreResult> {
+export async function saveCacheEntry(
+  cacheDir: string,
+  key: string,
+  workspace: string,
+  paths: readonly string[],
+  signatures?: Map<string, string>,
+): Promise<StoreResult> {
   await mkdir(cacheDir, { recursive: true });
   const stage = await mkdtemp(path.join(cacheDir, '.saving-'));
   try {
     let bytes = 0;
-    const walked = await walkTree(workspace, paths, async (entry, data) => {
-      const target = path.join(stage, 'files', entry.path);
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, data, { flag: 'wx', mode: entry.mode & 0o555 });
-      bytes += data.length;
+    const walked = await walkTree(workspace, paths, {
+      signatures,
+      onFile: async (entry, data) => {
+        const target = path.join(stage, 'files', entry.path);
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, data, { flag: 'wx', mode: entry.mode & 0o555 });
+        bytes += data.length;
+      },
     });
     if (!walked.ok) return { ok: false, reason: walked.reason };
     const body = { version: 1 as const, key, platform: platformTag(), paths: [...paths], entries: walked.entries };
@@ -95,7 +105,7 @@ export async function saveCacheEntry(cacheDir: string, key: string, workspace: s
  * link into the cache, which an agent could write through. Each file's bytes are checked against the
  * manifest before they are written, so a tampered or truncated entry stops the restore.
  */
-export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifest, workspace: string): Promise<StoreResult> {
+export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifest, workspace: string): Promise<RestoreResult> {
   const source = filesDir(cacheDir, manifest.key);
   const dirs = manifest.entries.filter((entry) => entry.type === 'dir');
   const umask = currentUmask();
@@ -103,6 +113,7 @@ export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifes
     for (const top of manifest.paths) await mkdir(path.dirname(path.join(workspace, top)), { recursive: true });
     for (const dir of dirs) await mkdir(path.join(workspace, dir.path));
     let bytes = 0;
+    const signatures = new Map<string, string>();
     const leaves = manifest.entries.filter((entry) => entry.type !== 'dir');
     await mapLimit(leaves, 16, async (entry) => {
       const target = path.join(workspace, entry.path);
@@ -113,11 +124,12 @@ export async function restoreCacheEntry(cacheDir: string, manifest: CacheManifes
       await writeFile(target, data, { flag: 'wx', mode: entry.mode });
       // The umask may have taken bits the entry has (one more syscall only then).
       if ((entry.mode & ~umask) !== entry.mode) await chmod(target, entry.mode);
+      signatures.set(entry.path, statSignature(await lstat(target, { bigint: true })));
       bytes += data.length;
     });
     // Modes last, deepest first: a read-only directory would refuse the files going into it.
     for (const dir of [...dirs].reverse()) if ((dir.mode & ~umask) !== dir.mode) await chmod(path.join(workspace, dir.path), dir.mode);
-    return { ok: true, files: leaves.length, bytes };
+    return { ok: true, files: leaves.length, bytes, signatures };
   } catch (error) {
     const reason = error instanceof TamperedError ? error.message : `restore failed: ${(error as Error).message}`;
     return { ok: false, reason };
@@ -145,4 +157,45 @@ export async function discardCacheEntry(cacheDir: string, key: string): Promise<
 /** Removes `paths` from `workspace` (a symlink itself, never what it points to). */
 export async function removePaths(workspace: string, paths: readonly string[]): Promise<void> {
   for (const rel of paths) await rm(path.join(workspace, rel), { recursive: true, force: true });
+}
+
+const STAMPS_KEPT = 16;
+const stampFile = (cacheDir: string, key: string, workspace: string) =>
+  path.join(entryDir(cacheDir, key), 'stamps', `${sha256(workspace).slice(0, 32)}.json`);
+
+/**
+ * Records the stat signatures of `workspace`'s cache paths just after they were proven equal to the
+ * entry (restored, saved or verified), so a warm worktree's next check re-reads only changed files.
+ * Only the newest few worktrees' stamps are kept.
+ */
+export async function writeStamps(
+  cacheDir: string,
+  key: string,
+  workspace: string,
+  signatures: ReadonlyMap<string, string>,
+): Promise<void> {
+  const file = stampFile(cacheDir, key, workspace);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ workspace, signatures: Object.fromEntries(signatures) }));
+  const names = await readdir(path.dirname(file));
+  if (names.length <= STAMPS_KEPT) return;
+  const aged = await Promise.all(
+    names.map(async (name) => ({ name, at: (await stat(path.join(path.dirname(file), name)).catch(() => null))?.mtimeMs ?? 0 })),
+  );
+  aged.sort((a, b) => b.at - a.at);
+  for (const { name } of aged.slice(STAMPS_KEPT)) await rm(path.join(path.dirname(file), name), { force: true });
+}
+
+/** The signatures last recorded for `workspace` under `key` (empty when none). */
+export async function readStamps(cacheDir: string, key: string, workspace: string): Promise<Map<string, string>> {
+  try {
+    const value = JSON.parse(await readFile(stampFile(cacheDir, key, workspace), 'utf8')) as {
+      workspace?: unknown;
+      signatures?: Record<string, unknown>;
+    };
+    if (value.workspace !== workspace || typeof value.signatures !== 'object' || value.signatures === null) return new Map();
+    return new Map(Object.entries(value.signatures).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
+  } catch {
+    return new Map();
+  }
 }

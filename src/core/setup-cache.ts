@@ -8,7 +8,15 @@ import { trackedUnder } from '../git/tracked-paths.js';
 import { tryLock, type PidLock } from '../process/pid-lock.js';
 import { compareTree } from '../util/tree-manifest.js';
 import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
-import { discardCacheEntry, readCacheManifest, removePaths, restoreCacheEntry, saveCacheEntry } from './setup-cache-store.js';
+import {
+  discardCacheEntry,
+  readCacheManifest,
+  readStamps,
+  removePaths,
+  restoreCacheEntry,
+  saveCacheEntry,
+  writeStamps,
+} from './setup-cache-store.js';
 
 export interface SetupCacheReport {
   /** hit: restored or kept paths verified; miss: setup ran; rejected: a bad entry or kept copy was thrown away, setup ran; off: this setup cannot be cached. */
@@ -97,7 +105,9 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     kind: 'run',
     report,
     save: async () => {
-      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths);
+      const signatures = new Map<string, string>();
+      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths, signatures);
+      if (saved.ok) await writeStamps(cacheDir, key, workspace, signatures);
       if (saved.ok) return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
       return { ...report, message: `not saved: ${saved.reason}`, warnings: [...warnings, `setup cache not saved: ${saved.reason}`] };
     },
@@ -123,7 +133,10 @@ async function tryRestore(
   }
   if (read.manifest.paths.join('\n') !== paths.join('\n')) return null;
   const restored = await restoreCacheEntry(cacheDir, read.manifest, workspace);
-  if (restored.ok) return `restored ${restored.files} files (${restored.bytes} bytes)`;
+  if (restored.ok) {
+    await writeStamps(cacheDir, key, workspace, restored.signatures);
+    return `restored ${restored.files} files (${restored.bytes} bytes)`;
+  }
   warnings.push(`cache entry ${short(key)} discarded: ${restored.reason}`);
   await removePaths(workspace, paths);
   await discardCacheEntry(cacheDir, key);
@@ -133,7 +146,9 @@ async function tryRestore(
 /**
  * Whether the cache paths already in `workspace` (kept by a warm worktree, so seen by the previous
  * agent and app) are exactly the entry for `key`: every file's bytes, mode, every symlink, nothing
- * more. Anything else must be removed before the worktree is used.
+ * more. Anything else must be removed before the worktree is used. Files whose stat signature
+ * (inode, size, mode, ctime, mtime) is the one recorded when they were last proven equal are not
+ * re-read: no process can give a changed file its old ctime back.
  */
 export async function verifyCachedPaths(
   cacheDir: string,
@@ -143,8 +158,12 @@ export async function verifyCachedPaths(
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   const read = await readCacheManifest(cacheDir, key);
   if (!read.ok) return { ok: false, reason: read.exists ? read.reason : `no cache entry for key ${short(key)}` };
-  const difference = await compareTree(workspace, paths, read.manifest.entries);
-  return difference ? { ok: false, reason: difference } : { ok: true };
+  const signatures = new Map<string, string>();
+  const trusted = await readStamps(cacheDir, key, workspace);
+  const difference = await compareTree(workspace, paths, read.manifest.entries, { trusted, signatures });
+  if (difference) return { ok: false, reason: difference };
+  await writeStamps(cacheDir, key, workspace, signatures);
+  return { ok: true };
 }
 
 async function anyExists(workspace: string, paths: readonly string[]): Promise<boolean> {

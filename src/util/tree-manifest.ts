@@ -2,6 +2,7 @@
 // following a symlink, and the check of a tree on disk against one: what the setup cache trusts.
 import { createHash } from 'node:crypto';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { mapLimit } from './map-limit.js';
@@ -37,35 +38,58 @@ export function sha256(data: Buffer | string): string {
 /** Called with each file's bytes as they are hashed (the setup cache copies them from this one read). */
 export type FileVisitor = (entry: ManifestEntry, data: Buffer) => Promise<void>;
 
+export interface WalkOptions {
+  onFile?: FileVisitor;
+  /** Filled with each file's stat signature (see statSignature). */
+  signatures?: Map<string, string>;
+  /** Files whose bytes need not be read: returns the size and sha256 they are known to have. */
+  known?: (entry: ManifestEntry, signature: string) => { size: number; sha256: string } | null;
+}
+
+/**
+ * Inode, size, mode, ctime and mtime in nanoseconds. No process can set a file's ctime: any write,
+ * chmod or replacement after the signature was taken gives another one (what git's index relies on).
+ */
+export function statSignature(stat: BigIntStats): string {
+  return `${stat.ino}:${stat.size}:${stat.mode}:${stat.ctimeNs}:${stat.mtimeNs}`;
+}
+
 /**
  * Lists `paths` (relative to `root`) and everything under them, hashing every file. A top-level path
  * that is a symlink, a symlink whose target is absolute or leaves `root`, or a special file makes the
  * tree unfit to save: reusing it elsewhere would reach outside the worktree. Missing paths list nothing.
  */
-export async function walkTree(root: string, paths: readonly string[], onFile?: FileVisitor): Promise<WalkResult> {
+export async function walkTree(root: string, paths: readonly string[], options: WalkOptions = {}): Promise<WalkResult> {
   const entries: ManifestEntry[] = [];
+  const signatures = options.signatures ?? new Map<string, string>();
   for (const top of paths) {
     const stat = await lstat(path.join(root, top)).catch(() => null);
     if (!stat) continue;
     if (stat.isSymbolicLink()) return { ok: false, reason: `${top} is a symlink (never followed, never saved)` };
-    const problem = await walkEntry(root, top, entries);
+    const problem = await walkEntry(root, top, entries, signatures);
     if (problem) return { ok: false, reason: problem };
   }
   // Structure first, then the files a few at a time: node_modules is thousands of small files.
   const files = entries.filter((entry) => entry.type === 'file');
   await mapLimit(files, 16, async (entry) => {
+    const known = options.known?.(entry, signatures.get(entry.path) ?? '');
+    if (known) {
+      entry.size = known.size;
+      entry.sha256 = known.sha256;
+      return;
+    }
     const data = await readNoFollow(path.join(root, entry.path));
     entry.size = data.length;
     entry.sha256 = sha256(data);
-    if (onFile) await onFile(entry, data);
+    if (options.onFile) await options.onFile(entry, data);
   });
   return { ok: true, entries };
 }
 
-async function walkEntry(root: string, rel: string, entries: ManifestEntry[]): Promise<string | null> {
+async function walkEntry(root: string, rel: string, entries: ManifestEntry[], signatures: Map<string, string>): Promise<string | null> {
   const abs = path.join(root, rel);
-  const stat = await lstat(abs);
-  const mode = stat.mode & 0o777;
+  const stat = await lstat(abs, { bigint: true });
+  const mode = Number(stat.mode & 0o777n);
   if (stat.isSymbolicLink()) {
     const target = await readlink(abs);
     const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel), target));
@@ -76,23 +100,44 @@ async function walkEntry(root: string, rel: string, entries: ManifestEntry[]): P
   }
   if (stat.isFile()) {
     entries.push({ path: rel, type: 'file', mode });
+    signatures.set(rel, statSignature(stat));
     return null;
   }
   if (!stat.isDirectory()) return `${rel} is neither a file, a directory nor a symlink`;
   entries.push({ path: rel, type: 'dir', mode });
   const names = (await readdir(abs)).sort();
   for (const name of names) {
-    const problem = await walkEntry(root, `${rel}/${name}`, entries);
+    const problem = await walkEntry(root, `${rel}/${name}`, entries, signatures);
     if (problem) return problem;
   }
   return null;
 }
 
+export interface CompareOptions {
+  /** Signatures taken when the tree was last known to match `expected`: files still showing them are not re-read. */
+  trusted?: ReadonlyMap<string, string>;
+  /** Filled with the signatures seen now (to trust next time, if the tree matched). */
+  signatures?: Map<string, string>;
+}
+
 /** The first difference between the tree on disk and `expected`, or null when they are the same, byte for byte. */
-export async function compareTree(root: string, paths: readonly string[], expected: readonly ManifestEntry[]): Promise<string | null> {
-  const actual = await walkTree(root, paths).catch((error: unknown) => ({ ok: false as const, reason: String(error) }));
-  if (!actual.ok) return actual.reason;
+export async function compareTree(
+  root: string,
+  paths: readonly string[],
+  expected: readonly ManifestEntry[],
+  options: CompareOptions = {},
+): Promise<string | null> {
   const want = new Map(expected.map((entry) => [entry.path, entry]));
+  const known = (entry: ManifestEntry, signature: string) => {
+    const other = want.get(entry.path);
+    if (!other || options.trusted?.get(entry.path) !== signature) return null;
+    return { size: other.size ?? -1, sha256: other.sha256 ?? '' };
+  };
+  const actual = await walkTree(root, paths, { known, signatures: options.signatures }).catch((error: unknown) => ({
+    ok: false as const,
+    reason: String(error),
+  }));
+  if (!actual.ok) return actual.reason;
   for (const entry of actual.entries) {
     const other = want.get(entry.path);
     if (!other) return `${entry.path} is not in the manifest`;

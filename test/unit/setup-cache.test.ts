@@ -1,6 +1,17 @@
 // The setup cache's pieces: the key, the manifest, save/restore with checks, and the attacks on them.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeCacheKey } from '../../src/core/setup-cache-key.js';
@@ -229,6 +240,31 @@ describe('beginCachedSetup', () => {
     const again = await cachedSetup(cacheDir, one, () => {});
     expect(again).toMatchObject({ status: 'hit', warnings: [expect.stringContaining('thrown away')] });
     expect(readFileSync(path.join(one, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+  });
+
+  it('re-reads only files whose stat signature changed, and a same-size edit with its mtime put back is still caught', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const saved = await cachedSetup(cacheDir, one, install(one));
+    const file = path.join(one, 'node_modules/x/index.js');
+    const before = statSync(file);
+    // The agent's careful edit: same size, mtime restored. ctime cannot be restored by any process.
+    writeFileSync(file, 'module.exports = 9;\n');
+    utimesSync(file, before.atime, before.mtime);
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({
+      ok: false,
+      reason: expect.stringContaining('content differs'),
+    });
+  });
+
+  it('trusts a recorded signature without reading the file (why the signature must include ctime)', async () => {
+    const repo = installedRepo();
+    const signatures = new Map<string, string>();
+    const walked = await walkTree(repo, ['node_modules'], { signatures });
+    if (!walked.ok) throw new Error(walked.reason);
+    const forged = walked.entries.map((entry) => (entry.type === 'file' ? { ...entry, sha256: sha256('something else') } : entry));
+    expect(await compareTree(repo, ['node_modules'], forged, { trusted: signatures })).toBeNull();
+    expect(await compareTree(repo, ['node_modules'], forged)).toMatch(/content differs/);
   });
 
   it('lets concurrent worktrees sharing a key do the setup once; the others wait and restore', async () => {
