@@ -6,6 +6,8 @@
 //   new dependency: the lockfile changed (the agent added one), so every task's key misses:
 //           the first does npm ci and saves, the others wait for it and restore (vs naive on that commit)
 //   one-task miss: a single verify whose key misses (npm ci + save) vs the same without the cache
+//   setup phase alone, one worktree: npm ci vs a restore (copy + check) vs kept paths checked (a warm
+//           worktree of the pool keeps node_modules; only files whose stat signature changed are re-read)
 // Goals: warm >= 5x faster than naive; a miss no slower than today.
 // Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1]
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -13,7 +15,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gitSync, makeRepo, median } from './lib.js';
+import { gitSync, makeRepo, median, timeOnce } from './lib.js';
+import { beginCachedSetup } from '../dist/core/setup-cache.js';
 
 const stepMs = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 1);
@@ -119,6 +122,26 @@ try {
     missOne.push(verify(cached, ['tasks/t2.json']));
     for (const root of [cached, naive]) gitSync(root, 'reset', '-q', '--hard', 'HEAD~1');
   }
+  // The setup phase alone, in-process, side by side on one worktree.
+  const tree = path.join(base, 'tree');
+  gitSync(cached, 'worktree', 'add', '-q', '--detach', tree, 'HEAD');
+  const spec = { command: 'npm ci --offline --no-audit --no-fund', key: ['package-lock.json'], paths: ['node_modules'] };
+  const cacheDir = path.join(base, 'solo-cache');
+  const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 60_000 });
+  const first = await lookup();
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' });
+  if (first.kind === 'run') await first.save?.();
+  const npmCi = [];
+  const restore = [];
+  const kept = [];
+  for (let round = 0; round < 3; round++) {
+    rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
+    npmCi.push(await timeOnce(() => execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' })));
+    rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
+    restore.push(await timeOnce(async () => expectHit(await lookup(), 'restored')));
+    kept.push(await timeOnce(async () => expectHit(await lookup(), 'kept')));
+  }
+  const [ci, re, ke] = [npmCi, restore, kept].map(median);
   const [w, n, ma, na, mo, no] = [warm, naiveTimes, missAll, naiveAfter, missOne, naiveOne].map(median);
   console.log(
     `verify of 8 tasks, --workers 4, setup \`npm ci --offline\` (${Object.keys(deps).length} direct deps), verifier ${stepMs} ms/step; median of ${rounds}`,
@@ -129,6 +152,14 @@ try {
   console.log(`after adding a dependency: cache (misses)  ${ms(ma)}   cost ${ratio(ma, na)} of naive (goal <= 1x)`);
   console.log(`one task, naive                            ${ms(no)}`);
   console.log(`one task, cache miss (npm ci + save)       ${ms(mo)}   cost ${ratio(mo, no)} of naive`);
+  console.log(`setup phase, one worktree: npm ci              ${ms(ci)}`);
+  console.log(`setup phase, one worktree: cache restore       ${ms(re)}   ${ratio(ci, re)} faster`);
+  console.log(`setup phase, one worktree: kept paths checked  ${ms(ke)}   ${ratio(ci, ke)} faster (median of 3)`);
 } finally {
   cleanup();
+}
+
+function expectHit(cached, what) {
+  if (cached.kind !== 'hit' || !cached.report.message.startsWith(what))
+    throw new Error(`expected a ${what} hit: ${JSON.stringify(cached.report)}`);
 }

@@ -282,6 +282,26 @@ describe('beginCachedSetup', () => {
   });
 });
 
+describe('beginCachedSetup waiting for another run', () => {
+  it('hands the setup to a waiter when the owner of the key failed, and stops waiting on abort', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const [a, b, c] = [1, 2, 3].map(() => tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' })) as [
+      string,
+      string,
+      string,
+    ];
+    const owner = await begin(cacheDir, a);
+    expect(owner.kind).toBe('run');
+    const waiter = begin(cacheDir, b);
+    const aborted = new AbortController();
+    const quitter = beginCachedSetup({ cacheDir, workspace: c, spec, signal: aborted.signal, waitMs: 30_000 });
+    aborted.abort();
+    await expect(quitter).rejects.toThrow(/interrupted while waiting/);
+    if (owner.kind === 'run') await owner.release(); // its setup.command failed: nothing saved
+    expect(await waiter).toMatchObject({ kind: 'run', report: { status: 'miss' }, save: expect.any(Function) });
+  });
+});
+
 describe('tryLock', () => {
   it('is exclusive while its owner lives, and taken over from a dead owner', async () => {
     const file = path.join(tempDir(), 'k.lock');
