@@ -63,6 +63,10 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     save: null,
     release: async () => undefined,
   });
+  const unsafe = spec.paths.find(
+    (rel, i) => /^(\.git|\.elenchos)(\/|$)/.test(rel) || spec.paths.some((other, j) => j !== i && rel.startsWith(`${other}/`)),
+  );
+  if (unsafe) return off(`setup cache off: ${unsafe} cannot be a cache path (.git, .elenchos, or inside another cache path)`);
   const tracked = await trackedUnder(workspace, spec.paths);
   if (tracked.length > 0) return off(`setup cache off: ${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`);
   const computed = await computeCacheKey(workspace, spec);

@@ -123,7 +123,8 @@ export async function runSetup(ctx: RunContext, dir: string, workspace: string =
     signal: ctx.signal,
     logFile: path.join(dir, 'setup.log'),
     onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
-    cacheDir: setupCacheDir(ctx.root),
+    // Never in the checkout itself (verify --in-place): the cache would replace the user's node_modules.
+    ...(workspace === ctx.root ? {} : { cacheDir: setupCacheDir(ctx.root) }),
     onCache: (report) => {
       for (const warning of report.warnings) say(`warning: ${warning}`);
       say(`setup cache ${report.status}: ${report.message}`);

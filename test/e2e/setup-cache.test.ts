@@ -79,6 +79,15 @@ describe('setup.cache', () => {
     expect(p.setups()).toBe(2);
   });
 
+  it("verify --in-place never uses the cache: the checkout is the user's, its node_modules too", () => {
+    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+    const result = runCli(['verify', '--in-place', 'tasks/add-task.json'], p.root, p.env);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(p.setups()).toBe(1);
+    expect(existsSync(path.join(p.root, '.elenchos/cache'))).toBe(false);
+    expect(setupLogs(p.root)[0]).not.toContain('setup cache');
+  });
+
   it('verify --workers 2 of tasks sharing a key runs the setup once', () => {
     const p = project('true', {
       'page.html': `${GOOD_PAGE}\n`,

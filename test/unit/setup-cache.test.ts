@@ -211,6 +211,14 @@ describe('beginCachedSetup', () => {
     const linked = tempRepo({ 'real.json': 'L1', '.gitignore': 'node_modules\n' });
     symlinkSync('real.json', path.join(linked, 'package-lock.json'));
     expect(await begin(cacheDir, linked)).toMatchObject({ kind: 'run', save: null, report: { status: 'off' } });
+    for (const paths of [['.git'], ['.elenchos/cache'], ['node_modules', 'node_modules/x']]) {
+      const off = await beginCachedSetup({ cacheDir, workspace: tracked, spec: { ...spec, paths }, signal: controller.signal, waitMs: 0 });
+      expect(off).toMatchObject({
+        kind: 'run',
+        save: null,
+        report: { status: 'off', warnings: [expect.stringContaining('cannot be a cache path')] },
+      });
+    }
   });
 
   it('refuses to save a cache path that is a symlink pointing outside the worktree', async () => {
