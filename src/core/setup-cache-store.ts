@@ -2,6 +2,7 @@
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { processAliveSince } from '../process/proc-stat.js';
 import { mapLimit } from '../util/map-limit.js';
 import { readNoFollow, sha256, statSignature, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
@@ -72,7 +73,8 @@ export async function saveCacheEntry(
   signatures?: Map<string, string>,
 ): Promise<StoreResult> {
   await mkdir(cacheDir, { recursive: true });
-  const stage = await mkdtemp(path.join(cacheDir, '.saving-'));
+  await pruneLeftovers(cacheDir);
+  const stage = await mkdtemp(path.join(cacheDir, `.saving-${process.pid}-`));
   try {
     let bytes = 0;
     const walked = await walkTree(workspace, paths, {
@@ -142,6 +144,15 @@ class TamperedError extends Error {}
 // it back would change it for every file other runs create meanwhile.
 function currentUmask(): number {
   return process.umask();
+}
+
+// What a killed save or discard left: a stage whose process is gone, a discarded entry not yet deleted.
+async function pruneLeftovers(cacheDir: string): Promise<void> {
+  for (const name of await readdir(cacheDir).catch(() => [] as string[])) {
+    const saving = /^\.saving-(\d+)-/.exec(name);
+    if ((saving && !processAliveSince(Number(saving[1]), null)) || name.startsWith('.discarded-'))
+      await rm(path.join(cacheDir, name), { recursive: true, force: true });
+  }
 }
 
 /** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */

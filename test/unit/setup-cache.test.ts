@@ -138,6 +138,16 @@ describe('save and restore', () => {
     expect(await readCacheManifest(cacheDir, 'k1')).toMatchObject({ ok: false, exists: true, reason: expect.stringContaining('edited') });
   });
 
+  it('removes what a killed save or discard left behind, never a live save', async () => {
+    const repo = installedRepo();
+    const cacheDir = path.join(tempDir(), 'cache');
+    const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
+    for (const name of [`.saving-${dead}-abc`, `.saving-${process.pid}-live`, '.discarded-k-1-2'])
+      mkdirSync(path.join(cacheDir, name, 'files'), { recursive: true });
+    await saveCacheEntry(cacheDir, 'k3', repo, ['node_modules']);
+    expect(readdirSync(cacheDir).sort()).toEqual([`.saving-${process.pid}-live`, 'k3']);
+  });
+
   it('refuses a manifest rewritten whole (digest recomputed) that would write outside the cache paths', async () => {
     const repo = installedRepo();
     const cacheDir = path.join(tempDir(), 'cache');
