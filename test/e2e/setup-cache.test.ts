@@ -1,6 +1,6 @@
 // `setup.cache` end to end: real runs and `verify --workers 2` with a setup that counts itself,
 // an agent that poisons its node_modules, and an agent that adds a dependency.
-import { appendFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -61,6 +61,23 @@ describe('setup.cache', () => {
     const [log1, log2] = setupLogs(p.root);
     expect(log1).toMatch(/\[elenchos\] setup cache miss: saved 1 files/);
     expect(log2).toMatch(/\[elenchos\] setup cache hit: restored 1 files/);
+  });
+
+  it('a tampered entry is rejected with a warning in the terminal and setup.log, and setup runs', () => {
+    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+    const cache = path.join(p.root, '.elenchos/cache');
+    const key = readdirSync(cache).find((name) => /^[0-9a-f]{64}$/.test(name)) ?? '';
+    const stored = path.join(cache, key, 'files/node_modules/x/index.js');
+    chmodSync(stored, 0o644);
+    writeFileSync(stored, 'module.exports = "poisoned";\n');
+    const again = runCli(['verify', 'tasks/add-task.json'], p.root, p.env);
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(again.stdout).toMatch(/setup +warning: cache entry \w+ discarded: node_modules\/x\/index\.js differs from the manifest/);
+    expect(again.stdout).toMatch(/setup cache rejected: no entry for key/);
+    expect(p.setups()).toBe(2);
+    expect(setupLogs(p.root)[1]).toMatch(/\[elenchos\] warning: cache entry \w+ discarded/);
+    expect(readFileSync(stored, 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
   });
 
   it('an agent adding a dependency: its run is not cached, verifying the change does a fresh setup', () => {
