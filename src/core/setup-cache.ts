@@ -67,6 +67,8 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     (rel, i) => /^(\.git|\.elenchos)(\/|$)/.test(rel) || spec.paths.some((other, j) => j !== i && rel.startsWith(`${other}/`)),
   );
   if (unsafe) return off(`setup cache off: ${unsafe} cannot be a cache path (.git, .elenchos, or inside another cache path)`);
+  const linked = await symlinkedParent(workspace, spec.paths);
+  if (linked) return off(`setup cache off: ${linked} is a symlink (a cache path under it would be read and written elsewhere)`);
   const tracked = await trackedUnder(workspace, spec.paths);
   if (tracked.length > 0) return off(`setup cache off: ${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`);
   const computed = await computeCacheKey(workspace, spec);
@@ -173,4 +175,16 @@ export async function verifyCachedPaths(
 async function anyExists(workspace: string, paths: readonly string[]): Promise<boolean> {
   for (const rel of paths) if (await lstat(path.join(workspace, rel)).catch(() => null)) return true;
   return false;
+}
+
+// The first folder above a cache path that is a symlink (never followed: a committed link could point anywhere).
+async function symlinkedParent(workspace: string, paths: readonly string[]): Promise<string | null> {
+  for (const rel of paths) {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/');
+      if ((await lstat(path.join(workspace, prefix)).catch(() => null))?.isSymbolicLink()) return prefix;
+    }
+  }
+  return null;
 }

@@ -221,6 +221,19 @@ describe('beginCachedSetup', () => {
     const linked = tempRepo({ 'real.json': 'L1', '.gitignore': 'node_modules\n' });
     symlinkSync('real.json', path.join(linked, 'package-lock.json'));
     expect(await begin(cacheDir, linked)).toMatchObject({ kind: 'run', save: null, report: { status: 'off' } });
+    const parentLinked = tempRepo({ 'package-lock.json': 'L1' });
+    symlinkSync(tempDir(), path.join(parentLinked, 'packages'));
+    expect(
+      await beginCachedSetup({
+        cacheDir,
+        workspace: parentLinked,
+        spec: { ...spec, paths: ['packages/a/node_modules'] },
+        signal: controller.signal,
+        waitMs: 0,
+      }),
+    ).toMatchObject({
+      report: { status: 'off', warnings: [expect.stringContaining('packages is a symlink')] },
+    });
     for (const paths of [['.git'], ['.elenchos/cache'], ['node_modules', 'node_modules/x']]) {
       const off = await beginCachedSetup({ cacheDir, workspace: tracked, spec: { ...spec, paths }, signal: controller.signal, waitMs: 0 });
       expect(off).toMatchObject({
