@@ -3,7 +3,7 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, describeError } from '../errors.js';
 import { trackedUnder } from '../git/tracked-paths.js';
 import { tryLock, type PidLock } from '../process/pid-lock.js';
 import { compareTree } from '../util/tree-manifest.js';
@@ -112,7 +112,11 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     report,
     save: async () => {
       const signatures = new Map<string, string>();
-      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths, signatures);
+      // A save that fails (permissions, a full disk) costs the next run a setup, never this run.
+      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths, signatures).catch((error: unknown) => ({
+        ok: false as const,
+        reason: describeError(error),
+      }));
       if (saved.ok) await writeStamps(cacheDir, key, workspace, signatures);
       if (saved.ok) return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
       return { ...report, message: `not saved: ${saved.reason}`, warnings: [...warnings, `setup cache not saved: ${saved.reason}`] };

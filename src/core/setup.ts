@@ -36,7 +36,7 @@ export type PrepareOutcome =
   | { ok: false; step: 'copy'; file: string; message: string }
   | { ok: false; step: 'command'; message: string; timedOut: boolean; logTail: string; cache?: SetupCacheReport };
 
-/** Copies `setup.copy` files from the checkout into `workspace`, then runs `setup.command` there. */
+/** Copies `setup.copy` files from the checkout into `workspace`, then restores `setup.cache` or runs `setup.command` there (and saves its output). */
 export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<PrepareOutcome> {
   const { setup } = options;
   for (const file of setup.copy) {
@@ -65,12 +65,12 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
           waitMs: (setup.timeoutSeconds + 10) * 1000,
         })
       : null;
-  if (cached) {
-    await logCache(options.logFile, cached.report);
-    options.onCache?.(cached.report);
-  }
-  if (cached?.kind === 'hit') return { ok: true, cache: cached.report };
   try {
+    if (cached) {
+      await logCache(options.logFile, cached.report);
+      options.onCache?.(cached.report);
+    }
+    if (cached?.kind === 'hit') return { ok: true, cache: cached.report };
     const outcome = await runCommand(options, setup.command);
     if (!outcome.ok || !cached?.save) return { ...outcome, ...(cached ? { cache: cached.report } : {}) };
     // Saved now, before the caller hands the worktree to an agent: nothing but setup.command made it.
@@ -80,7 +80,7 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
     options.onCache?.(fresh);
     return { ok: true, cache: saved };
   } finally {
-    await cached?.release();
+    if (cached?.kind === 'run') await cached.release();
   }
 }
 

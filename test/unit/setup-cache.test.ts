@@ -254,6 +254,21 @@ describe('beginCachedSetup', () => {
     expect(readdirSync(cacheDir).filter((name) => !name.endsWith('.lock'))).toEqual([]);
   });
 
+  it('a save that fails costs a warning, never the run', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const report = await cachedSetup(cacheDir, one, () => {
+      install(one)();
+      rmSync(cacheDir, { recursive: true });
+      writeFileSync(cacheDir, 'not a folder'); // the cache folder is gone and a file sits at its name
+    });
+    expect(report).toMatchObject({
+      status: 'miss',
+      message: expect.stringContaining('not saved'),
+      warnings: [expect.stringContaining('not saved')],
+    });
+  });
+
   it('verifies kept cache paths (a warm worktree): a tampered kept file is thrown away and restored', async () => {
     const cacheDir = path.join(tempDir(), 'cache');
     const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
