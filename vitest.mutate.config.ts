@@ -3,9 +3,13 @@
 // built CLI, which mutants never reach) and no real browser.
 import { defineConfig } from 'vitest/config';
 
+// MUTATE_TESTS=test/unit/a.test.ts,test/unit/b.test.ts narrows the run to those files (one source file at a
+// time on a shared machine: `MUTATE_TESTS=… npx stryker run --mutate src/x.ts`).
+const narrowed = process.env.MUTATE_TESTS?.split(',').filter(Boolean);
+
 export default defineConfig({
   test: {
-    include: [
+    include: narrowed ?? [
       'test/unit/classify-command.test.ts',
       'test/unit/command-protocol.test.ts',
       'test/unit/contract-lock.test.ts',
