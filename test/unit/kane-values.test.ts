@@ -33,6 +33,9 @@ describe('the field readers', () => {
     ['-', null],
     [true, null],
     [null, null],
+    // An array or object is not read through its string form.
+    [['740'], null],
+    [{ toString: () => '740' }, null],
   ])('readInt(%j) → %j', (value, expected) => {
     expect(readInt(value)).toBe(expected);
   });
