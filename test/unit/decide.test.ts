@@ -1,6 +1,7 @@
 // The run's decision after each verified attempt, as a table (SPEC §3 step 4.10).
 import { describe, expect, it } from 'vitest';
 import { decideNext, type Budget, type Decision, type VerifiedStatus } from '../../src/core/decide.js';
+import { exitCodeFor } from '../../src/core/outcome.js';
 
 const budget = (repairsUsed: number, maxRepairAttempts: number, verifierRetriesUsed: number, maxVerifierRetries: number): Budget => ({
   repairsUsed,
@@ -36,5 +37,24 @@ describe('decideNext', () => {
 
   it('repairs by default', () => {
     expect(decideNext('FAIL', budget(0, 1, 0, 0))).toEqual({ next: 'repair' });
+  });
+});
+
+describe('exitCodeFor', () => {
+  // VERIFIED 0, FAILED 1, anything else 2; an interrupted run is 130 whatever state it reached.
+  it.each<[string, string | null, number]>([
+    ['VERIFIED', null, 0],
+    ['FAILED', 'PRODUCT_FAILURE', 1],
+    ['FAILED', 'REPAIR_UNCHANGED', 1],
+    ['ERROR', 'INCONCLUSIVE', 2],
+    ['ERROR', 'VERIFIER_ERROR', 2],
+    ['ERROR', null, 2],
+    ['NEEDS_HUMAN', null, 2],
+    ['', null, 2],
+    ['ERROR', 'INTERRUPTED', 130],
+    ['VERIFIED', 'INTERRUPTED', 130],
+    ['FAILED', 'INTERRUPTED', 130],
+  ])('%s / %s → %i', (state, reason, code) => {
+    expect(exitCodeFor(state, reason)).toBe(code);
   });
 });

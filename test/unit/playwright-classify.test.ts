@@ -389,3 +389,83 @@ describe('firstLines', () => {
     expect(firstLines('', 3)).toBe('');
   });
 });
+
+describe('classification details', () => {
+  it('a criteria mismatch lists both sides in full', () => {
+    const listed = [{ ...pass('one', 1), tags: ['@AC-001', '@AC-002'] }];
+    const reported = [{ ...pass('one', 1), tags: ['@AC-003', '@AC-004'] }];
+    expect(classify(reported, { exitCode: 0 }, 4, listed).findings[0]!.reason).toBe(
+      'Playwright reports this test verifying [AC-003, AC-004], `playwright test --list` said [AC-001, AC-002] (does the spec compute its tags from the environment?)',
+    );
+    const extra = classify([pass('one @AC-001', 1), pass('two @AC-001', 2)], { exitCode: 0 }, 1, [pass('one @AC-001', 1)]);
+    expect(extra.findings).toEqual([
+      expect.objectContaining({ step: null, heading: 'two @AC-001', kind: 'inconsistency', reasonCode: 'test_undeclared' }),
+    ]);
+  });
+
+  it('a verifies annotation counts as much as a tag, and one without a description names nothing', () => {
+    const listed = [{ ...pass('one', 1), tags: ['@AC-001', '@AC-002'] }];
+    const reported = [
+      {
+        ...pass('one', 1),
+        tags: ['@AC-001'],
+        annotations: [
+          { type: 'verifies', description: 'ac-002' },
+          { type: 'verifies', description: null },
+        ],
+      },
+    ];
+    expect(classify(reported, { exitCode: 0 }, 2, listed)).toMatchObject({ status: 'PASS', findings: [] });
+  });
+
+  it('a test that names no criterion and fails without an assertion is counted with the unattributed ones', () => {
+    const classified = classify([pass('one @AC-001', 1), pass('two @AC-002', 2), test('three', 3, [result('failed', [err(TYPE_ERROR)])])], {
+      exitCode: 1,
+    });
+    expect(classified).toMatchObject({ status: 'INCONCLUSIVE', summary: '1 test(s) failed without an assertion failure' });
+  });
+
+  it('a criterion no test verifies is named even when Playwright also exited non-zero', () => {
+    expect(classify([pass('one @AC-001', 1)], { exitCode: 1 }, 2).summary).toBe('every test passed, but AC-002 is verified by no test');
+  });
+
+  it('the FAIL summary names only the tests that failed on the product', () => {
+    const classified = classify([
+      test('one @AC-001', 1, [result('failed', [err(TO_BE)])]),
+      test('two @AC-002', 2, [result('failed', [err(TYPE_ERROR)])]),
+    ]);
+    expect(classified.status).toBe('FAIL');
+    expect(classified.summary).toMatch(/^product failure in test 1: expect\(received\)/);
+    expect(classified.summary).toMatch(/; failed criteria: AC-001; could not be judged: AC-002$/);
+  });
+
+  it("each kind of test trouble leaves its criterion's note: failed for another reason, or did not run", () => {
+    const classified = classify(
+      [
+        test('one @AC-001', 1, [result('failed', [err(LAUNCH)])]),
+        test('two @AC-002', 2, [result('failed', [err(TO_BE)]), result('passed')]),
+        test('three @AC-003', 3, [result('failed', [err(TYPE_ERROR)])]),
+        test('four @AC-004', 4, [result('skipped')]),
+      ],
+      {},
+      4,
+    );
+    expect(classified.criteria.map((c) => c.note)).toEqual([
+      'step 1 failed for a reason that is not a confirmed product failure',
+      'step 2 failed for a reason that is not a confirmed product failure',
+      'step 3 failed for a reason that is not a confirmed product failure',
+      'step 4 did not run',
+    ]);
+  });
+
+  it("an assertion's headline takes the Expected and Received lines that start a line, indented or not", () => {
+    const headline = (message: string) => classify([test('one @AC-001', 1, [result('failed', [err(message)])])], {}, 1).findings[0]!.reason;
+    expect(headline('Error: expect(received).toEqual(expected)\n\n    Expected: {"a": 1}\n    Received: {"a": 2}')).toBe(
+      'expect(received).toEqual(expected): Expected: {"a": 1}; Received: {"a": 2}',
+    );
+    expect(headline('Error: expect(received).toBeTruthy()\n\nReceived: 0')).toBe('expect(received).toBeTruthy(): Received: 0');
+    expect(headline('Error: expect(received).toBe(expected) Expected and Received differ\n\nExpected: 1\nReceived: 2')).toBe(
+      'expect(received).toBe(expected) Expected and Received differ: Expected: 1; Received: 2',
+    );
+  });
+});
