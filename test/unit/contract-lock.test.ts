@@ -1,5 +1,5 @@
 // The contract lock on a real directory: what it hashes, and every way it notices a change.
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, lockContract, sha256, statContract, touchedBetween, verifyContract } from '../../src/core/contract-lock.js';
@@ -59,6 +59,27 @@ describe('lockContract', () => {
     expect(spec).toBeNull(); // a missing test file is an error, never an empty lock
   });
 
+  it.each([
+    ['tests/t_test.md', 'tests/h.md', 'import'],
+    ['tests/t_test.md', 'tasks/t.lock.json', 'test-lock'],
+    ['tests/a.spec.ts', 'tasks/T.LOCK.JSON', 'test-lock'],
+    ['tests/t_test.md', '.testmuai/variables/v.json', 'variables'],
+    ['tests/a.spec.ts', '.testmuai/variables/v.json', 'variables'],
+    ['tests/a.spec.ts', 'tests/h.md', 'spec'],
+    ['tests/a.spec.ts', 'tests/x_test.md', 'spec'],
+    ['tests/t_test.md', 'x/.testmuai/variables/v.json', 'import'],
+  ])('test %s: extra input %s has the role %s', async (testLabel, extra, role) => {
+    const root = project({
+      'tests/a.spec.ts': 'test',
+      'tasks/t.lock.json': '{}',
+      'tasks/T.LOCK.JSON': '{}',
+      'tests/x_test.md': '',
+      'x/.testmuai/variables/v.json': '{}',
+    });
+    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel, extra: [extra] });
+    expect(locked[3]).toEqual({ path: extra, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), role });
+  });
+
   it('an extra input of a non-Kane test is a spec import', async () => {
     const root = project({ 'tests/a.spec.ts': 'test' });
     const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/a.spec.ts', extra: ['tests/h.md'] });
@@ -87,6 +108,22 @@ describe('verifyContract', () => {
       ['tasks/t.json changed in the worktree'],
     ],
     ['a deleted helper', (root: string) => rmSync(path.join(root, 'tests/h.md')), ['tests/h.md was deleted in the worktree']],
+    [
+      'a helper replaced by a folder',
+      (root: string) => {
+        rmSync(path.join(root, 'tests/h.md'));
+        mkdirSync(path.join(root, 'tests/h.md'));
+      },
+      ['tests/h.md was replaced in the worktree by something that is not a readable file'],
+    ],
+    [
+      'several changes at once, in lock order',
+      (root: string) => {
+        writeFileSync(path.join(root, 'tests/h.md'), 'other\n');
+        writeFileSync(path.join(root, 'tasks/t.json'), '{}');
+      },
+      ['tasks/t.json changed in the worktree', 'tests/h.md changed in the worktree'],
+    ],
   ])('names %s', async (_what, change, problems) => {
     const root = project();
     const locked = await lock(root);
