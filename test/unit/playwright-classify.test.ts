@@ -464,6 +464,11 @@ describe('classification details', () => {
       'expect(received).toEqual(expected): Expected: {"a": 1}; Received: {"a": 2}',
     );
     expect(headline('Error: expect(received).toBeTruthy()\n\nReceived: 0')).toBe('expect(received).toBeTruthy(): Received: 0');
+    // A huge value is cut: the headline stays one readable line; the detail keeps the whole message.
+    const huge = `Expected: "${'x'.repeat(400)}"`;
+    expect(headline(`Error: expect(received).toBe(expected)\n\n${huge}\nReceived: "y"`)).toBe(
+      `expect(received).toBe(expected): ${huge.slice(0, 300)}`,
+    );
     expect(headline('Error: expect(received).toBe(expected) Expected and Received differ\n\nExpected: 1\nReceived: 2')).toBe(
       'expect(received).toBe(expected) Expected and Received differ: Expected: 1; Received: 2',
     );

@@ -82,6 +82,7 @@ describe('classifyTest: the test as a whole', () => {
       errors: [{ message: note, location: null }],
       result: null,
     });
+    expect(classifyTest(test('expected', [result('failed', [TO_BE])], 'failed'))).toMatchObject({ result: 0, error: err(TO_BE) });
     // A failed try without an error message still gets the note.
     expect(classifyTest(test('expected', [result('failed')], 'failed')).error).toEqual({ message: note, location: null });
   });
