@@ -80,6 +80,17 @@ describe('lockContract', () => {
     expect(locked[3]).toEqual({ path: extra, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), role });
   });
 
+  it('takes inputs up to the test-file limit (4 MB), and names a missing one by its repository path', async () => {
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const root = project({ 'tests/data.json': big });
+    const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/t_test.md', extra: ['tests/data.json'] });
+    expect(locked[3]).toEqual({ path: 'tests/data.json', sha256: sha256(big), role: 'import' });
+    expect(await verifyContract(locked, { label: 'worktree', root, currentExtra: ['tests/data.json'] })).toEqual([]);
+    await expect(lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/gone_test.md', extra: [] })).rejects.toThrow(
+      /^tests\/gone_test\.md: cannot read/,
+    );
+  });
+
   it('an extra input of a non-Kane test is a spec import', async () => {
     const root = project({ 'tests/a.spec.ts': 'test' });
     const locked = await lockContract({ root, taskLabel: 'tasks/t.json', testLabel: 'tests/a.spec.ts', extra: ['tests/h.md'] });
