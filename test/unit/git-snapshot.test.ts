@@ -2,7 +2,7 @@ import { chmodSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync }
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../src/git/snapshot.js';
-import { gitSync, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const files = {
   '.gitignore': 'node_modules/\n',
@@ -57,6 +57,21 @@ describe('snapshotWorkspace', () => {
       expect(diffSnapshots(before, after).length).toBeGreaterThan(0);
     });
   }
+
+  it('a staged rename lists both paths: the old one deleted, the new one created', async () => {
+    const root = repo();
+    gitSync(root, 'mv', 'src/app.js', 'src/main.js');
+    const snapshot = await snapshotWorkspace(root);
+    expect(snapshot.changed).toEqual(['src/app.js', 'src/main.js']);
+    expect(snapshot.entries['src/app.js']).toBe('deleted');
+  });
+
+  it('needs a commit to stand on', async () => {
+    const root = tempDir();
+    gitSync(root, 'init', '-q');
+    writeFiles(root, { 'a.txt': 'x' });
+    await expect(snapshotWorkspace(root)).rejects.toThrow();
+  });
 
   it('differs when an already-dirty file changes again', async () => {
     const root = repo();

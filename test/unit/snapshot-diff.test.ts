@@ -42,6 +42,9 @@ describe('diffSnapshots', () => {
     ['a file that became a symlink', 'file:644:1', 'link:z', ' M', ' T', 'p: type changed (file → link)'],
     ['a symlink that became a file', 'link:z', 'file:644:1', ' T', ' M', 'p: type changed (link → file)'],
     ['an edit', 'file:644:1', 'file:644:2', ' M', ' M', 'p: content changed'],
+    // Whatever a link's target text looks like, a link that became a file (or back) is a change of type.
+    ['a link whose target reads like a mode, become a file', 'link:600:1', 'file:644:1', ' M', ' T', 'p: type changed (link → file)'],
+    ['a file become such a link', 'file:644:1', 'link:600:1', ' M', ' T', 'p: type changed (file → link)'],
   ])('%s', (_name, before, after, codeBefore, codeAfter, line) => {
     const a = snap(before === undefined ? {} : { p: before }, codeBefore === undefined ? {} : { p: codeBefore });
     const b = snap(after === undefined ? {} : { p: after }, codeAfter === undefined ? {} : { p: codeAfter });
