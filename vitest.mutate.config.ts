@@ -11,6 +11,7 @@ const narrowed = process.env.MUTATE_TESTS?.split(',').filter(Boolean);
 export default defineConfig({
   test: {
     include: narrowed ?? [
+      'test/unit/attempt-status.test.ts',
       'test/unit/classify-command.test.ts',
       'test/unit/command-protocol.test.ts',
       'test/unit/contract-lock.test.ts',
@@ -30,6 +31,7 @@ export default defineConfig({
       'test/unit/playwright-classify.test.ts',
       'test/unit/playwright-error-facts.test.ts',
       'test/unit/playwright-test-outcome.test.ts',
+      'test/unit/redact-details.test.ts',
       'test/unit/snapshot-diff.test.ts',
       'test/adapters/command-verifier.test.ts',
       'test/adapters/kane-credits.test.ts',

@@ -25,6 +25,12 @@ describe('decideAttemptStatus', () => {
     });
   });
 
+  it('names every criterion that could not be judged beside a FAIL', () => {
+    expect(decideAttemptStatus([c('AC-1', 'UNVERIFIED'), c('AC-2', 'FAIL'), c('AC-3', 'UNVERIFIED')], [], words).summary).toBe(
+      'product failure at step 1; could not be judged: AC-1, AC-3',
+    );
+  });
+
   it('never lets a FAIL out of a report that cannot be trusted whole (a forged report must not write the repair prompt)', () => {
     expect(decideAttemptStatus([c('AC-1', 'FAIL')], [testTrouble, runTrouble], words)).toMatchObject({
       status: 'INCONCLUSIVE',
