@@ -33,7 +33,14 @@ export async function maskBinaryFile(file: string, out: string, values: RegExp |
     }
     return result;
   };
+  // A write that fails (the temporary file cannot be created, a full disk) must reject this call, not
+  // surface as an unhandled 'error' event, nor leave it waiting for a 'drain' that never comes.
+  let failure: Error | null = null;
+  writer.on('error', (error) => {
+    failure ??= error;
+  });
   const write = async (text: string) => {
+    if (failure) throw failure;
     if (!writer.write(text)) await once(writer, 'drain');
   };
   try {
@@ -44,8 +51,11 @@ export async function maskBinaryFile(file: string, out: string, values: RegExp |
       carry = text.slice(Math.max(0, text.length - CARRY));
     }
     await write(mask(carry));
-    writer.end();
-    await once(writer, 'close');
+    if (!writer.destroyed) {
+      writer.end();
+      await once(writer, 'close');
+    }
+    if (failure) throw failure;
   } catch (error) {
     writer.destroy();
     throw error;

@@ -174,6 +174,15 @@ describe('files', () => {
     expect(readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(masked)]));
   });
 
+  // /proc lets anyone read these files but no one (root included) create a file beside them: the
+  // temporary copy cannot be written, as on a full or read-only disk.
+  it.each([
+    ['a text file', '/proc/self/status'],
+    ['a binary file', '/proc/self/cmdline'],
+  ])('rejects when %s cannot be rewritten, instead of crashing or hanging', async (_kind, file) => {
+    await expect(new Redactor({ values: ['s3cr3t-value'] }).redactFile(file)).rejects.toThrow(/ENOENT.*redact\.tmp/);
+  });
+
   it('maskBinaryFile fails on a file it cannot read', async () => {
     const dir = tempDir();
     await expect(maskBinaryFile(path.join(dir, 'missing.bin'), path.join(dir, 'out.bin'), null)).rejects.toThrow(/ENOENT/);
@@ -202,6 +211,13 @@ describe('trees', () => {
     // A file, or a symlink to a folder, is not a tree.
     expect(await listFiles(path.join(dir, 'b.txt'))).toEqual([]);
     expect(await listFiles(path.join(dir, 'link-to-a'))).toEqual([]);
+  });
+
+  it('orders names as JavaScript compares them, whatever order the file system lists them in', async () => {
+    // UTF-8 bytes put U+FF5E before U+1F600; UTF-16 code units put the emoji's surrogate (U+D83D) first.
+    const dir = tempDir();
+    writeFiles(dir, { '\uff5e.txt': '', '\u{1f600}.txt': '', 'z.txt': '', 'A.txt': '' });
+    expect((await listFiles(dir)).map((f) => path.basename(f))).toEqual(['A.txt', 'z.txt', '\u{1f600}.txt', '\uff5e.txt']);
   });
 
   it('sums replacements over the tree', async () => {
