@@ -7,6 +7,7 @@ export interface RunCommandOptions {
   config?: string;
   json?: boolean;
   keep?: boolean;
+  fresh?: boolean;
   verbose?: boolean;
   maxRepairs?: number;
   apply?: boolean;
@@ -25,6 +26,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the run record (run.json) instead of progress')
     .option('--keep', 'keep the worktree after the run (retainWorkspace)')
+    .option('--fresh', 'a fresh worktree, not a warm one from the pool (worktreePool.enabled false)')
     .option('--max-repairs <n>', 'repairs after the first attempt (maxRepairAttempts)', parseCount)
     .option(
       '--max-cost-usd <usd>',
@@ -54,6 +56,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
           env: io.env,
           overrides: {
             retainWorkspace: options.keep ? true : undefined,
+            'worktreePool.enabled': options.fresh ? false : undefined,
             maxRepairAttempts: options.maxRepairs,
             ...budgetOverrides(options),
           },

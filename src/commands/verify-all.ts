@@ -30,6 +30,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       env: io.env,
       overrides: {
         retainWorkspace: options.keep ? true : undefined,
+        'worktreePool.enabled': options.fresh ? false : undefined,
         'budget.maxKaneCredits': options.maxKaneCredits,
         'budget.maxMinutes': options.maxMinutes,
       },

@@ -13,6 +13,7 @@ export interface VerifyCommandOptions {
   inPlace?: boolean;
   junit?: string;
   keep?: boolean;
+  fresh?: boolean;
   verifierOnly?: boolean;
   url?: string;
   json?: boolean;
@@ -43,6 +44,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--in-place', 'verify in the checkout itself instead of a worktree (it must be clean; one task at a time)')
     .option('--junit <file>', 'also write JUnit XML (one testcase per criterion)')
     .option('--keep', 'keep the worktrees (retainWorkspace)')
+    .option('--fresh', 'a fresh worktree per task, not a warm one from the pool (worktreePool.enabled false)')
     .option('--verifier-only', 'run the verifier once against an app already running at --url (no worktree, no app start)')
     .option('--url <url>', "the running app's URL (passed to Kane as start_url)")
     .option('--evidence <dir>', 'where to keep the verifier output (default: .elenchos/verifier-only/<time>)')

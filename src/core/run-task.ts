@@ -28,6 +28,7 @@ import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
 import { verifierToolchain } from './toolchain.js';
 import { BudgetTracker } from './budget.js';
+import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from './worktree-pool.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -133,8 +134,22 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   let terminal: Terminal;
   try {
     if (!inPlace) {
+      const pool = config.worktreePool.enabled ? config.worktreePool : null;
+      let taken: TakenWorktree | null = null;
       teardowns.add('remove the worktree', async () => {
         if (config.retainWorkspace) return;
+        // Warm worktrees go back to the pool (processes are stopped by now); the next take resets them.
+        if (pool && taken) {
+          const back = await returnWorktree({ root, dir: workspace, index: taken.index, size: pool.size });
+          const where = back.pooled ? `returned to ${path.relative(root, back.pooled)}` : `removed (${back.reason})`;
+          reporter.onEvent({
+            type: 'phase',
+            attempt: null,
+            phase: 'cleanup',
+            message: `worktree ${path.relative(root, workspace)} ${where}`,
+          });
+          return;
+        }
         reporter.onEvent({
           type: 'phase',
           attempt: null,
@@ -143,13 +158,18 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
         });
         await removeWorktree(root, workspace);
       });
-      reporter.onEvent({
-        type: 'phase',
-        attempt: null,
-        phase: 'worktree',
-        message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
-      });
-      await addWorktree(root, workspace, pre.head);
+      if (pool) {
+        taken = await takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
+        reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: describeTake(root, workspace, pre.head, taken) });
+      } else {
+        reporter.onEvent({
+          type: 'phase',
+          attempt: null,
+          phase: 'worktree',
+          message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
+        });
+        await addWorktree(root, workspace, pre.head);
+      }
     }
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });

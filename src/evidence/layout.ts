@@ -34,6 +34,11 @@ export function workspaceDir(root: string, runId: string): string {
   return path.join(workspacesDir(root), runId);
 }
 
+/** `<root>/.elenchos/pool`: idle warm worktrees (`<n>/`), their trusted index (`<n>.index`) and claim (`<n>.lock`). */
+export function poolDir(root: string): string {
+  return path.join(elenchosDir(root), 'pool');
+}
+
 /** `<runDir>/run.json`: the run record and machine-readable result. */
 export function runJsonPath(dir: string): string {
   return path.join(dir, 'run.json');

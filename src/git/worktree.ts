@@ -1,5 +1,5 @@
 // Detached worktrees: where an agent works without touching the main checkout.
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitBytes, splitNul } from './git.js';
 
@@ -21,9 +21,26 @@ export async function removeWorktree(root: string, dir: string): Promise<void> {
       // Not a worktree any more, locked, or its .git file is broken: delete the files and
       // let git forget the registration on its own terms.
     }
-    await rm(target, { recursive: true, force: true });
+    await rm(target, { recursive: true, force: true }).catch(async () => {
+      // A folder the agent made read-only (chmod 500) keeps its files: ours to open up again.
+      await openUp(target);
+      await rm(target, { recursive: true, force: true });
+    });
     await git(['worktree', 'prune'], { cwd: root }).catch(() => undefined);
   });
+}
+
+async function openUp(dir: string): Promise<void> {
+  await chmod(dir, 0o700).catch(() => undefined);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) if (entry.isDirectory()) await openUp(path.join(dir, entry.name));
+}
+
+/** Moves the worktree at `from` to `to` (parents created): a rename, whatever the repository's size. */
+export async function moveWorktree(root: string, from: string, to: string): Promise<void> {
+  const target = path.resolve(root, to);
+  await mkdir(path.dirname(target), { recursive: true });
+  await serialized(root, () => retryBusy(() => git(['worktree', 'move', path.resolve(root, from), target], { cwd: root })));
 }
 
 // Concurrent `git worktree add/remove` on one repository read each other's half-written

@@ -7,6 +7,7 @@ import { freePort } from '../../src/process/free-port.js';
 import { runCli } from '../helpers/cli.js';
 import { makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -26,7 +27,7 @@ function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: Ret
   expect(record).toMatchObject({ state: 'ERROR', reason: 'APP_BROKEN_ON_BASE' });
   expect(record.attempts.map((a: { status: string }) => a.status)).toEqual(['APP_FAILED']);
   expect(existsSync(path.join(dir, 'attempts/02'))).toBe(false);
-  expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+  expect(leakedWorktrees(project.root)).toEqual([]);
   expect(result.stdout).toContain('APP_BROKEN_ON_BASE');
   return { dir, record };
 }

@@ -7,6 +7,7 @@ import { writeManifest } from '../../src/evidence/manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -115,7 +116,7 @@ describe('elenchos apply', () => {
     expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
     expect(gitSync(project.root, 'rev-parse', `${branch}^`).trim()).toBe(base);
     expectRichTree(project.root, branch);
-    expect(gitSync(project.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(leakedWorktrees(project.root)).toEqual([]);
     // The branch merges into the moved HEAD.
     gitSync(project.root, 'merge', '-q', '--no-edit', branch);
     expect(readFileSync(path.join(project.root, 'renamed.txt'), 'utf8')).toBe('a file the agent renames\n');
@@ -201,7 +202,7 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
       /^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(page\.html: .*\); nothing was applied\n$/,
     );
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
-    expect(gitSync(project.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(leakedWorktrees(project.root)).toEqual([]);
   });
 
   it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', () => {

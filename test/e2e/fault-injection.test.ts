@@ -7,6 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { allRuns, liveRecordedPids, startCli, waitForFile, type LiveCli } from '../helpers/live-cli.js';
 import { FAKE_AGENT, checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
 
 interface Phase {
   name: string;
@@ -80,7 +81,7 @@ describe('SIGKILL at each phase, then gc', () => {
       if (phase.liveChildren) expect(gc.stdout).toContain('stopped process');
       const workspaces = path.join(project.root, '.elenchos/workspaces');
       expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
-      expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+      expect(leakedWorktrees(project.root)).toEqual([]);
       for (const { dir, record } of allRuns(project.root)) {
         expect(record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
         expect(existsSync(path.join(dir, 'manifest.json'))).toBe(true);

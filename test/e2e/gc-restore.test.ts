@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
 
 describe('elenchos gc', () => {
   it('marks a SIGKILLed run ERROR ABANDONED and removes its worktree, keeping the evidence', async () => {
@@ -51,7 +52,7 @@ describe('elenchos gc', () => {
     expect(after.record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
     expect(existsSync(path.join(after.dir, 'attempts/01/agent.log'))).toBe(true);
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
-    expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+    expect(leakedWorktrees(project.root)).toEqual([]);
     expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
     expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
   });

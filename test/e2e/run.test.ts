@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_KANE, FIXTURES, TEST_MD, checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -64,7 +65,7 @@ describe('elenchos run', () => {
     }
     expect(readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8')).toContain('+<h1>Tasks</h1><form>New task</form>');
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
-    expect(gitSync(project.root, 'worktree', 'list')).not.toContain('.elenchos');
+    expect(leakedWorktrees(project.root)).toEqual([]);
     expect(readFileSync(path.join(project.root, '.git/info/exclude'), 'utf8')).toContain('.elenchos/');
   });
 

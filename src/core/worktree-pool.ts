@@ -1,0 +1,176 @@
+// Warm worktrees (#13): a bounded pool of idle detached worktrees under .elenchos/pool/, so a run or
+// a verify task starts from a reset of what changed instead of a checkout of the whole repository.
+// An idle worktree lives in a numbered slot; taking one moves it to the run's own workspace path
+// (so everything else, gc included, sees an ordinary run worktree) and releasing moves it back.
+import { access, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { poolDir } from '../evidence/layout.js';
+import { resetWorktree, readWorktreeIndex } from '../git/worktree-reset.js';
+import { addWorktree, moveWorktree, removeWorktree } from '../git/worktree.js';
+import { findEscapedProcesses } from '../process/escaped-processes.js';
+import { tryExclusiveLock } from '../process/exclusive-lock.js';
+
+export interface TakeWorktreeOptions {
+  root: string;
+  /** Where the run's worktree goes (`.elenchos/workspaces/<runId>`). */
+  target: string;
+  /** The commit it must hold. */
+  base: string;
+  /** setup.cache paths that survive the reset (the setup cache verifies their content, not the pool). */
+  keep: readonly string[];
+}
+
+export interface TakenWorktree {
+  /** The slot it came from (`.elenchos/pool/<n>`), or null for a fresh `git worktree add`. */
+  reusedFrom: string | null;
+  /** Idle worktrees thrown away on the way, and why. */
+  discarded: { slot: string; reason: string }[];
+  /** The index as it was right after the checkout or the reset: what the next reset trusts. */
+  index: Buffer;
+}
+
+/** Puts a clean worktree of `base` at `target`: a warm one from the pool when one can be proven clean, else a fresh one. */
+export async function takeWorktree(options: TakeWorktreeOptions): Promise<TakenWorktree> {
+  const { root, target, base, keep } = options;
+  const discarded: TakenWorktree['discarded'] = [];
+  for (const slot of await listSlots(root)) {
+    const claimed = await claimSlot(root, slot, target);
+    if (claimed.state === 'busy') continue;
+    if (claimed.state === 'discarded') {
+      discarded.push({ slot, reason: claimed.reason });
+      continue;
+    }
+    const reset = await resetWorktree(root, target, base, { keep, trustedIndex: claimed.index });
+    if (reset.ok) return { reusedFrom: slot, discarded, index: reset.index };
+    discarded.push({ slot, reason: reset.reason });
+    await removeWorktree(root, target);
+    break; // one failed reset is enough: a fresh worktree costs less than a second one
+  }
+  await addWorktree(root, target, base);
+  return { reusedFrom: null, discarded, index: await readWorktreeIndex(root, target) };
+}
+
+export interface ReturnWorktreeOptions {
+  root: string;
+  /** The run's worktree, its processes already stopped. */
+  dir: string;
+  /** From `takeWorktree`: the index the next reset may trust. */
+  index: Buffer;
+  /** worktreePool.size: most idle worktrees kept. */
+  size: number;
+}
+
+/** Moves a used worktree into a free slot of the pool, or removes it when the pool is full or something still runs inside. */
+export async function returnWorktree(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
+  try {
+    return await returnOrRemove(options);
+  } catch (error) {
+    // Whatever went wrong (a full disk, an unreadable pool folder), the run's worktree must not stay behind.
+    await removeWorktree(options.root, options.dir);
+    return { pooled: null, reason: `the pool could not take it: ${(error as Error).message.split('\n')[0]}` };
+  }
+}
+
+async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
+  const { root, dir, index, size } = options;
+  const inside = findEscapedProcesses({ directories: [dir] });
+  if (inside.length > 0) {
+    await removeWorktree(root, dir);
+    return { pooled: null, reason: `process ${inside[0]!.pid} is still inside` };
+  }
+  if (size > 0) await mkdir(poolDir(root), { recursive: true });
+  for (let n = 0; n < size; n++) {
+    const slot = path.join(poolDir(root), String(n));
+    const lock = await tryExclusiveLock(`${slot}.lock`);
+    if (!lock) continue;
+    try {
+      if (await exists(slot)) continue;
+      await writeFile(`${slot}.index`, index);
+      await moveWorktree(root, dir, slot);
+      return { pooled: slot, reason: null };
+    } catch (error) {
+      await rm(`${slot}.index`, { force: true });
+      await removeWorktree(root, dir);
+      return { pooled: null, reason: `it could not be moved: ${(error as Error).message.split('\n')[0]}` };
+    } finally {
+      await lock.release();
+    }
+  }
+  await removeWorktree(root, dir);
+  return { pooled: null, reason: 'the pool is full' };
+}
+
+/** Removes idle pooled worktrees from slot `keep` on (all with 0), skipping slots another process is using; returns what it removed. */
+export async function trimPool(root: string, keep: number, dryRun = false): Promise<string[]> {
+  const removed: string[] = [];
+  for (const slot of await listSlots(root)) {
+    if (Number(path.basename(slot)) < keep) continue;
+    const lock = await tryExclusiveLock(`${slot}.lock`);
+    if (!lock) continue;
+    try {
+      if (!(await exists(slot))) continue;
+      removed.push(slot);
+      if (dryRun) continue;
+      await removeWorktree(root, slot);
+      await rm(`${slot}.index`, { force: true });
+    } finally {
+      await lock.release();
+    }
+  }
+  return removed;
+}
+
+type Claim = { state: 'busy' } | { state: 'discarded'; reason: string } | { state: 'claimed'; index: Buffer };
+
+/** Under the slot's lock: moves its worktree to `target` with the index trusted for it, or throws it away. */
+async function claimSlot(root: string, slot: string, target: string): Promise<Claim> {
+  const lock = await tryExclusiveLock(`${slot}.lock`);
+  if (!lock) return { state: 'busy' };
+  try {
+    if (!(await exists(slot))) return { state: 'busy' };
+    const index = await readFile(`${slot}.index`).catch(() => null);
+    await rm(`${slot}.index`, { force: true });
+    const inside = findEscapedProcesses({ directories: [slot] });
+    const reason =
+      index === null ? 'no trusted index was kept for it' : inside.length > 0 ? `process ${inside[0]!.pid} is inside it` : null;
+    if (reason === null) {
+      const moved = await moveWorktree(root, slot, target).then(
+        () => null,
+        (error: Error) => `it could not be moved: ${error.message.split('\n')[0]}`,
+      );
+      if (moved === null) return { state: 'claimed', index: index as Buffer };
+      await removeWorktree(root, slot);
+      return { state: 'discarded', reason: moved };
+    }
+    await removeWorktree(root, slot);
+    return { state: 'discarded', reason };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The pool's slot folders, lowest number first. */
+async function listSlots(root: string): Promise<string[]> {
+  const names = await readdir(poolDir(root)).catch(() => [] as string[]);
+  return names
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(a) - Number(b))
+    .map((name) => path.join(poolDir(root), name));
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** One line for the `worktree` phase: which warm worktree was reset, or that a fresh one was added, and what was thrown away. */
+export function describeTake(root: string, target: string, base: string, taken: TakenWorktree): string {
+  const to = path.relative(root, target);
+  const how = taken.reusedFrom
+    ? `warm worktree ${path.relative(root, taken.reusedFrom)} reset to ${base.slice(0, 12)} at ${to}`
+    : `git worktree add --detach ${to} ${base.slice(0, 12)}`;
+  const thrown = taken.discarded.map((d) => `; discarded ${path.relative(root, d.slot)}: ${d.reason}`).join('');
+  return `${how}${thrown}`;
+}

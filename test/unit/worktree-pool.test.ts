@@ -1,0 +1,282 @@
+// The warm worktree pool against real repositories: take, return, reset, discard, and the agent of
+// one run trying to leave something for the next (each attack a test).
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { returnWorktree, takeWorktree, trimPool } from '../../src/core/worktree-pool.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { leakedWorktrees } from '../helpers/worktrees.js';
+
+const FILES = {
+  '.gitignore': 'node_modules/\n*.log\ndist/\n',
+  'src/app.js': 'export const app = 1;\n',
+  'src/lib/util.js': 'export const util = 2;\n',
+  'README.md': '# demo\n',
+};
+
+function repo(): { root: string; base: string } {
+  const root = tempRepo(FILES);
+  return { root, base: gitSync(root, 'rev-parse', 'HEAD').trim() };
+}
+
+let counter = 0;
+const workspace = (root: string) => path.join(root, '.elenchos', 'workspaces', `run-${++counter}`);
+const admin = (dir: string) =>
+  readFileSync(path.join(dir, '.git'), 'utf8')
+    .replace(/^gitdir: /, '')
+    .trim();
+
+/** One use of the pool as a run makes it: take, let `work` act as the agent, return. */
+async function use(root: string, base: string, work: (dir: string) => void | Promise<void>, keep: string[] = []) {
+  const dir = workspace(root);
+  const taken = await takeWorktree({ root, target: dir, base, keep });
+  await work(dir);
+  const back = await returnWorktree({ root, dir, index: taken.index, size: 4 });
+  return { dir, taken, back };
+}
+
+/** Takes a worktree for the next run and says what it holds besides the committed tree. */
+async function nextRun(root: string, base: string, keep: string[] = []) {
+  const dir = workspace(root);
+  const taken = await takeWorktree({ root, target: dir, base, keep });
+  const status = gitSync(dir, 'status', '--porcelain', '--ignored', '--untracked-files=all');
+  return { dir, taken, status };
+}
+
+const children: number[] = [];
+afterEach(() => {
+  for (const pid of children.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+describe('worktree pool: take and return', () => {
+  it('adds a fresh worktree when the pool is empty, then reuses it, reset to the new base', async () => {
+    const { root, base } = repo();
+    const first = await use(root, base, (dir) => writeFileSync(path.join(dir, 'src/app.js'), 'changed\n'));
+    expect(first.taken.reusedFrom).toBeNull();
+    expect(first.back.pooled).toBe(path.join(root, '.elenchos', 'pool', '0'));
+    expect(existsSync(first.dir)).toBe(false);
+    expect(leakedWorktrees(root)).toEqual([]);
+    // The repository moves on between runs.
+    writeFileSync(path.join(root, 'README.md'), '# moved\n');
+    gitSync(root, 'commit', '-qam', 'moved');
+    const moved = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const next = await nextRun(root, moved);
+    expect(next.taken.reusedFrom).toBe(path.join(root, '.elenchos', 'pool', '0'));
+    expect(next.status).toBe('');
+    expect(gitSync(next.dir, 'rev-parse', 'HEAD').trim()).toBe(moved);
+    expect(readFileSync(path.join(next.dir, 'README.md'), 'utf8')).toBe('# moved\n');
+    expect(readFileSync(path.join(next.dir, 'src/app.js'), 'utf8')).toBe(FILES['src/app.js']);
+  });
+
+  it('removes the returned worktree when the pool is full, and trims it with gc', async () => {
+    const { root, base } = repo();
+    const dirs = [workspace(root), workspace(root), workspace(root)];
+    const taken = await Promise.all(dirs.map((target) => takeWorktree({ root, target, base, keep: [] })));
+    const backs = [];
+    for (const [i, dir] of dirs.entries()) backs.push(await returnWorktree({ root, dir, index: taken[i]!.index, size: 2 }));
+    expect(backs.map((b) => b.pooled !== null)).toEqual([true, true, false]);
+    expect(backs[2]!.reason).toBe('the pool is full');
+    expect(dirs.every((d) => !existsSync(d))).toBe(true);
+    expect(readdirSync(path.join(root, '.elenchos', 'pool')).sort()).toEqual(['0', '0.index', '1', '1.index']);
+    expect(await trimPool(root, 1)).toEqual([path.join(root, '.elenchos', 'pool', '1')]);
+    expect(await trimPool(root, 0)).toEqual([path.join(root, '.elenchos', 'pool', '0')]);
+    expect(readdirSync(path.join(root, '.elenchos', 'pool'))).toEqual([]);
+    expect(gitSync(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+  });
+
+  it('never hands one worktree to two concurrent takers', async () => {
+    const { root, base } = repo();
+    const seed = await Promise.all([0, 1, 2].map(() => takeWorktree({ root, target: workspace(root), base, keep: [] })));
+    void seed;
+    for (const dir of readdirSync(path.join(root, '.elenchos', 'workspaces')))
+      await returnWorktree({ root, dir: path.join(root, '.elenchos', 'workspaces', dir), index: seed[0]!.index, size: 4 });
+    const targets = Array.from({ length: 5 }, () => workspace(root));
+    const taken = await Promise.all(targets.map((target) => takeWorktree({ root, target, base, keep: [] })));
+    const reused = taken.map((t) => t.reusedFrom).filter(Boolean);
+    expect(reused).toHaveLength(3);
+    expect(new Set(reused).size).toBe(3);
+    for (const target of targets) expect(gitSync(target, 'status', '--porcelain', '--ignored')).toBe('');
+  });
+
+  it('leaves a slot another live process has claimed alone, and takes over the claim of a dead one', async () => {
+    const { root, base } = repo();
+    await use(root, base, () => undefined);
+    const lock = path.join(root, '.elenchos', 'pool', '0.lock');
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(sleeper.pid!);
+    const start = readFileSync(`/proc/${sleeper.pid}/stat`, 'latin1').split(') ')[1]!.split(' ')[19];
+    writeFileSync(lock, JSON.stringify({ pid: sleeper.pid, startTime: start }));
+    const busy = await nextRun(root, base);
+    expect(busy.taken.reusedFrom).toBeNull();
+    expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(true);
+    // The same pid with another start time is a reused pid, not the owner.
+    writeFileSync(lock, JSON.stringify({ pid: sleeper.pid, startTime: '1' }));
+    const reclaimed = await nextRun(root, base);
+    expect(reclaimed.taken.reusedFrom).toBe(path.join(root, '.elenchos', 'pool', '0'));
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('worktree pool: what run 1 plants, run 2 never sees', () => {
+  it('untracked, ignored and nested-repository files, a changed, deleted or chmod-ed tracked file, a commit', async () => {
+    const { root, base } = repo();
+    await use(root, base, (dir) => {
+      writeFileSync(path.join(dir, 'planted.js'), 'evil\n');
+      writeFileSync(path.join(dir, 'debug.log'), 'ignored\n');
+      mkdirSync(path.join(dir, 'dist/deep'), { recursive: true });
+      writeFileSync(path.join(dir, 'dist/deep/bundle.js'), 'ignored\n');
+      mkdirSync(path.join(dir, 'vendor/inner'), { recursive: true });
+      gitSync(path.join(dir, 'vendor/inner'), 'init', '-q');
+      writeFileSync(path.join(dir, 'src/app.js'), 'export const app = "evil";\n');
+      rmSync(path.join(dir, 'src/lib/util.js'));
+      chmodSync(path.join(dir, 'README.md'), 0o755);
+      writeFileSync(path.join(dir, 'README.md'), '# committed by the agent\n');
+      gitSync(dir, 'commit', '-qam', 'agent commit');
+    });
+    const next = await nextRun(root, base);
+    expect(next.taken.reusedFrom).not.toBeNull();
+    expect(next.status).toBe('');
+    expect(gitSync(next.dir, 'rev-parse', 'HEAD').trim()).toBe(base);
+    for (const p of ['planted.js', 'debug.log', 'dist', 'vendor']) expect(existsSync(path.join(next.dir, p)), p).toBe(false);
+    expect(readFileSync(path.join(next.dir, 'src/app.js'), 'utf8')).toBe(FILES['src/app.js']);
+    expect(readFileSync(path.join(next.dir, 'README.md'), 'utf8')).toBe(FILES['README.md']);
+    // Its reflog starts afresh, as a fresh worktree's would: the agent's commit is no `HEAD@{1}` of the next run.
+    expect(gitSync(next.dir, 'reflog').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a changed file hidden from git by the index (git add, assume-unchanged, skip-worktree) is still put back', async () => {
+    const { root, base } = repo();
+    await use(root, base, (dir) => {
+      writeFileSync(path.join(dir, 'src/app.js'), 'staged evil\n');
+      gitSync(dir, 'add', 'src/app.js'); // the index now vouches for the changed content
+      writeFileSync(path.join(dir, 'src/lib/util.js'), 'hidden evil\n');
+      gitSync(dir, 'update-index', '--assume-unchanged', 'src/lib/util.js');
+      writeFileSync(path.join(dir, 'README.md'), 'skipped evil\n');
+      gitSync(dir, 'update-index', '--skip-worktree', 'README.md');
+      expect(gitSync(dir, 'status', '--porcelain')).toBe('M  src/app.js\n');
+    });
+    const next = await nextRun(root, base);
+    expect(next.taken.reusedFrom).not.toBeNull();
+    for (const [p, content] of Object.entries(FILES)) expect(readFileSync(path.join(next.dir, p), 'utf8'), p).toBe(content);
+    expect(
+      gitSync(next.dir, 'ls-files', '-v')
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith('H ')),
+    ).toBe(true);
+  });
+
+  it('a symlink where a tracked folder was, pointing outside, is replaced by the folder', async () => {
+    const { root, base } = repo();
+    const outside = tempDir('elenchos-outside-');
+    writeFileSync(path.join(outside, 'util.js'), 'export const util = 2;\n');
+    await use(root, base, (dir) => {
+      rmSync(path.join(dir, 'src/lib'), { recursive: true });
+      symlinkSync(outside, path.join(dir, 'src/lib'));
+    });
+    const next = await nextRun(root, base);
+    expect(next.status).toBe('');
+    expect(readdirSync(path.join(next.dir, 'src/lib'))).toEqual(['util.js']);
+    expect(gitSync(next.dir, 'ls-files', '-s', 'src/lib')).toContain('100644');
+    expect(readFileSync(path.join(outside, 'util.js'), 'utf8')).toBe('export const util = 2;\n');
+    // Not followed: the folder is a real one now.
+    expect(lstatSync(path.join(next.dir, 'src/lib')).isSymbolicLink()).toBe(false);
+  });
+
+  it('keeps only the declared cache paths (their content is the setup cache’s to verify, not the pool’s)', async () => {
+    const { root, base } = repo();
+    await use(
+      root,
+      base,
+      (dir) => {
+        mkdirSync(path.join(dir, 'node_modules/pkg'), { recursive: true });
+        writeFileSync(path.join(dir, 'node_modules/pkg/index.js'), 'cached\n');
+        writeFileSync(path.join(dir, 'node_modules.log'), 'not a cache\n');
+        mkdirSync(path.join(dir, 'src/node_modules'), { recursive: true });
+        writeFileSync(path.join(dir, 'src/node_modules/x.js'), 'not the declared path\n');
+      },
+      ['node_modules'],
+    );
+    const next = await nextRun(root, base, ['node_modules']);
+    expect(next.taken.reusedFrom).not.toBeNull();
+    expect(next.status).toBe('!! node_modules/pkg/index.js\n');
+    expect(existsSync(path.join(next.dir, 'node_modules.log'))).toBe(false);
+    expect(existsSync(path.join(next.dir, 'src/node_modules'))).toBe(false);
+  });
+});
+
+describe('worktree pool: a worktree that cannot be proven clean is discarded', () => {
+  const cases: [string, (dir: string) => void, RegExp][] = [
+    [
+      'a per-worktree git config',
+      (dir) => writeFileSync(path.join(admin(dir), 'config.worktree'), '[core]\n\thooksPath = /tmp/evil\n'),
+      /config\.worktree/,
+    ],
+    ['a sparse-checkout file', (dir) => mkdirSync(path.join(admin(dir), 'info')), /info/],
+    ['a foreign index.lock', (dir) => writeFileSync(path.join(admin(dir), 'index.lock'), ''), /index\.lock/],
+    ['a rebase in progress', (dir) => mkdirSync(path.join(admin(dir), 'rebase-merge')), /rebase-merge/],
+    [
+      'a .git link pointing at another repository',
+      (dir) => writeFileSync(path.join(dir, '.git'), `gitdir: ${path.join(tempRepo({ x: 'x' }), '.git')}\n`),
+      /points elsewhere|could not be moved/,
+    ],
+    ['a HEAD git cannot read', (dir) => writeFileSync(path.join(admin(dir), 'HEAD'), 'garbage\n'), /reset failed|could not be moved/],
+  ];
+  for (const [name, plant, reason] of cases) {
+    it(name, async () => {
+      const { root, base } = repo();
+      const { back } = await use(root, base, plant);
+      const next = await nextRun(root, base);
+      expect(next.taken.reusedFrom).toBeNull();
+      // Thrown away when it came back (git would not even move it) or when it was taken.
+      const why = back.pooled ? next.taken.discarded.map((d) => d.reason) : [back.reason];
+      expect(why).toHaveLength(1);
+      expect(why[0]).toMatch(reason);
+      expect(next.status).toBe('');
+      expect(readdirSync(admin(next.dir)).sort()).toEqual(expect.not.arrayContaining(['config.worktree', 'index.lock', 'info']));
+      expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(false);
+    });
+  }
+
+  it('a locked worktree (git worktree lock) is not pooled', async () => {
+    const { root, base } = repo();
+    const { back } = await use(root, base, (dir) => gitSync(root, 'worktree', 'lock', dir));
+    expect(back.pooled).toBeNull();
+    expect(back.reason).toMatch(/could not be moved/);
+    expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(false);
+  });
+
+  it('a worktree with a process still inside is not pooled, and one that a process entered since is not reused', async () => {
+    const { root, base } = repo();
+    const { back } = await use(root, base, (dir) => {
+      const child = spawn('sleep', ['30'], { cwd: dir, stdio: 'ignore', detached: true });
+      children.push(child.pid!);
+    });
+    expect(back.pooled).toBeNull();
+    expect(back.reason).toMatch(/process \d+ is still inside/);
+    await use(root, base, () => undefined);
+    const slot = path.join(root, '.elenchos', 'pool', '0');
+    const visitor = spawn('sleep', ['30'], { cwd: slot, stdio: 'ignore' });
+    children.push(visitor.pid!);
+    await new Promise((resolve) => visitor.once('spawn', resolve));
+    const next = await nextRun(root, base);
+    expect(next.taken.reusedFrom).toBeNull();
+    expect(next.taken.discarded[0]!.reason).toMatch(/process \d+ is inside it/);
+  });
+
+  it('a slot without its trusted index (the agent cannot reach it, but it may be lost) is not reused', async () => {
+    const { root, base } = repo();
+    await use(root, base, () => undefined);
+    rmSync(path.join(root, '.elenchos', 'pool', '0.index'));
+    const next = await nextRun(root, base);
+    expect(next.taken.discarded[0]!.reason).toMatch(/no trusted index/);
+    expect(leakedWorktrees(root).length).toBe(1); // only the one just taken
+  });
+});
