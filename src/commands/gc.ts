@@ -7,13 +7,14 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
   program
     .command('gc')
     .description(
-      'stop what killed runs left running, seal them ABANDONED and remove worktrees no live run owns (evidence is never deleted)',
+      'stop what killed runs left running, seal them ABANDONED, remove worktrees no live run owns and trim the warm worktree pool (evidence is never deleted)',
     )
     .option('--dry-run', 'only say what would be done')
+    .option('--pool', 'also remove every idle warm worktree (by default only those beyond worktreePool.size)')
     .option('--json', 'print the result as JSON')
-    .action(async (options: { dryRun?: boolean; json?: boolean }) => {
+    .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean }) => {
       const { collectGarbage } = await import('../core/gc.js');
-      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun });
+      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
         const verb = options.dryRun ? 'would mark' : 'marked';
@@ -21,9 +22,11 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
           writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
         for (const id of result.abandoned) writeHuman(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
         for (const dir of result.removedWorktrees) writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
+        for (const dir of result.trimmedPool)
+          writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} idle warm worktree ${dir}`);
         for (const id of result.running) writeHuman(io.stdout, `left ${id} alone: still running`);
         for (const id of result.foreign) writeHuman(io.stdout, `left ${id} alone: running on another host`);
-        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length === 0)
+        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length + result.trimmedPool.length === 0)
           writeHuman(io.stdout, 'nothing to clean');
       }
       setExit(ExitCode.VERIFIED);

@@ -13,6 +13,7 @@ import { git, repoRootOrCwd } from '../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../process/escaped-processes.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
+import { trimPool } from './worktree-pool.js';
 
 export interface GcResult {
   /** Runs left unsealed (RUNNING, or killed while sealing) whose process is gone, now ERROR ABANDONED. */
@@ -25,12 +26,19 @@ export interface GcResult {
   running: string[];
   /** Runs RUNNING on another host: cannot tell, left alone. */
   foreign: string[];
+  /** Idle warm worktrees removed: beyond worktreePool.size, or all of them with `pool`. */
+  trimmedPool: string[];
 }
 
 /** Stops dead runs' processes, seals them ABANDONED, removes orphaned worktrees and prunes git's list; `dryRun` only reports. */
-export async function collectGarbage(options: { cwd: string; env: NodeJS.ProcessEnv; dryRun?: boolean }): Promise<GcResult> {
+export async function collectGarbage(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  dryRun?: boolean;
+  pool?: boolean;
+}): Promise<GcResult> {
   const root = await repoRootOrCwd(options.cwd);
-  const result: GcResult = { abandoned: [], stopped: [], removedWorktrees: [], running: [], foreign: [] };
+  const result: GcResult = { abandoned: [], stopped: [], removedWorktrees: [], running: [], foreign: [], trimmedPool: [] };
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -77,12 +85,21 @@ export async function collectGarbage(options: { cwd: string; env: NodeJS.Process
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
   }
+  result.trimmedPool = await trimPool(root, options.pool ? 0 : await poolSize(root, options.env), options.dryRun);
   if (!options.dryRun) {
     // Registered worktrees whose folder is gone (deleted by hand) are forgotten too.
     const registered = await listWorktrees(root);
     if (registered.some((w) => w.path.startsWith(dir))) await git(['worktree', 'prune'], { cwd: root });
   }
   return result;
+}
+
+/** How many idle warm worktrees the configuration allows (none when the pool is off; the default when the config cannot be read). */
+async function poolSize(root: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return loadConfig({ root, env }).then(
+    ({ config }) => (config.worktreePool.enabled ? config.worktreePool.size : 0),
+    () => 4,
+  );
 }
 
 /** Seals a dead run as ERROR ABANDONED, saying how far it got. */
