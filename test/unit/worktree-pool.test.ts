@@ -1,8 +1,9 @@
 // The warm worktree pool against real repositories: take, return, reset, discard, and the agent of
 // one run trying to leave something for the next (each attack a test).
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/worktree-pool.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
@@ -103,6 +104,29 @@ describe('worktree pool: take and return', () => {
     expect(reused).toHaveLength(3);
     expect(new Set(reused).size).toBe(3);
     for (const target of targets) expect(gitSync(target, 'status', '--porcelain', '--ignored')).toBe('');
+  });
+
+  it('never hands one worktree to two processes taking at once (the built module, run by separate node processes)', async () => {
+    const { root, base } = repo();
+    const seeded = await Promise.all([0, 1].map(() => takeWorktree({ root, target: workspace(root), base, keep: [] })));
+    for (const [i, dir] of readdirSync(path.join(root, '.elenchos', 'workspaces')).entries())
+      await returnWorktree({ root, dir: path.join(root, '.elenchos', 'workspaces', dir), index: seeded[i]!.index, size: 4 });
+    const built = pathToFileURL(path.resolve('dist/core/worktree-pool.js')).href;
+    const takers = [1, 2, 3, 4].map((i) => {
+      const target = path.join(root, '.elenchos', 'workspaces', `proc-${i}`);
+      const script = `const { takeWorktree } = await import(${JSON.stringify(built)});
+        const t = await takeWorktree({ root: ${JSON.stringify(root)}, target: ${JSON.stringify(target)}, base: ${JSON.stringify(base)}, keep: [] });
+        console.log(JSON.stringify(t.reusedFrom));`;
+      return new Promise<string | null>((resolve, reject) => {
+        execFile(process.execPath, ['--input-type=module', '-e', script], (error, stdout) =>
+          error ? reject(error) : resolve(JSON.parse(stdout) as string | null),
+        );
+      });
+    });
+    const reused = (await Promise.all(takers)).filter(Boolean);
+    expect(reused.sort()).toEqual([path.join(root, '.elenchos', 'pool', '0'), path.join(root, '.elenchos', 'pool', '1')]);
+    for (const i of [1, 2, 3, 4])
+      expect(gitSync(path.join(root, '.elenchos', 'workspaces', `proc-${i}`), 'status', '--porcelain', '--ignored')).toBe('');
   });
 
   it('leaves a slot another live process has claimed alone, and takes over the claim of a dead one', async () => {
