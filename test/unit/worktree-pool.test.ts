@@ -197,6 +197,18 @@ describe('worktree pool: what run 1 plants, run 2 never sees', () => {
     ).toBe(true);
   });
 
+  it('a hook planted in the shared .git/hooks (an agent without the sandbox can reach it) does not run on the reset', async () => {
+    const { root, base } = repo();
+    const marker = path.join(tempDir('elenchos-hook-'), 'ran');
+    await use(root, base, () => {
+      writeFileSync(path.join(root, '.git/hooks/post-checkout'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+      writeFileSync(path.join(root, '.git/hooks/reference-transaction'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    });
+    const next = await nextRun(root, base);
+    expect(next.taken.reusedFrom).not.toBeNull();
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('a symlink where a tracked folder was, pointing outside, is replaced by the folder', async () => {
     const { root, base } = repo();
     const outside = tempDir('elenchos-outside-');
