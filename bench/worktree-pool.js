@@ -11,7 +11,7 @@ import { gitSync, median, timeOnce } from './lib.js';
 import { returnWorktree, takeWorktree } from '../dist/core/worktree-pool.js';
 import { addWorktree, removeWorktree } from '../dist/git/worktree.js';
 
-const { values } = parseArgs({ options: { files: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { files: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '3' } } });
 const files = Number(values.files);
 const rounds = Number(values.rounds);
 
