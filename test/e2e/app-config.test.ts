@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/process/free-port.js';
 import { runCli } from '../helpers/cli.js';
 import { makeProject, onlyRun, processesInside } from '../helpers/project.js';
-import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
 let roots: string[] = [];

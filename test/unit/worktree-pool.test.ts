@@ -283,7 +283,7 @@ describe('worktree pool: a worktree that cannot be proven clean is discarded', (
 
   it('a locked worktree (git worktree lock) is not pooled', async () => {
     const { root, base } = repo();
-    const { back } = await use(root, base, (dir) => gitSync(root, 'worktree', 'lock', dir));
+    const { back } = await use(root, base, (dir) => void gitSync(root, 'worktree', 'lock', dir));
     expect(back.pooled).toBeNull();
     expect(back.reason).toMatch(/could not be moved/);
     expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(false);
