@@ -171,8 +171,15 @@ export async function removePaths(workspace: string, paths: readonly string[]): 
 }
 
 const STAMPS_KEPT = 16;
-const stampFile = (cacheDir: string, key: string, workspace: string) =>
-  path.join(entryDir(cacheDir, key), 'stamps', `${sha256(workspace).slice(0, 32)}.json`);
+// Stamps belong to the worktree's folder itself (device and inode), not to its path: a warm worktree
+// moves from the pool to a run's path and back by rename, which keeps its inode and its files' ctimes.
+// Safety does not rest on this: every file's own signature (inode, ctime…) must still match.
+async function worktreeIdentity(workspace: string): Promise<string> {
+  const info = await stat(workspace);
+  return `${info.dev}:${info.ino}`;
+}
+const stampFile = (cacheDir: string, key: string, identity: string) =>
+  path.join(entryDir(cacheDir, key), 'stamps', `${sha256(identity).slice(0, 32)}.json`);
 
 /**
  * Records the stat signatures of `workspace`'s cache paths just after they were proven equal to the
@@ -185,9 +192,10 @@ export async function writeStamps(
   workspace: string,
   signatures: ReadonlyMap<string, string>,
 ): Promise<void> {
-  const file = stampFile(cacheDir, key, workspace);
+  const identity = await worktreeIdentity(workspace);
+  const file = stampFile(cacheDir, key, identity);
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ workspace, signatures: Object.fromEntries(signatures) }));
+  await writeFile(file, JSON.stringify({ identity, signatures: Object.fromEntries(signatures) }));
   const names = await readdir(path.dirname(file));
   if (names.length <= STAMPS_KEPT) return;
   const aged = await Promise.all(
@@ -200,11 +208,12 @@ export async function writeStamps(
 /** The signatures last recorded for `workspace` under `key` (empty when none). */
 export async function readStamps(cacheDir: string, key: string, workspace: string): Promise<Map<string, string>> {
   try {
-    const value = JSON.parse(await readFile(stampFile(cacheDir, key, workspace), 'utf8')) as {
-      workspace?: unknown;
+    const identity = await worktreeIdentity(workspace);
+    const value = JSON.parse(await readFile(stampFile(cacheDir, key, identity), 'utf8')) as {
+      identity?: unknown;
       signatures?: Record<string, unknown>;
     };
-    if (value.workspace !== workspace || typeof value.signatures !== 'object' || value.signatures === null) return new Map();
+    if (value.identity !== identity || typeof value.signatures !== 'object' || value.signatures === null) return new Map();
     return new Map(Object.entries(value.signatures).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
   } catch {
     return new Map();

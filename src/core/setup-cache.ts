@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { InterruptedError, describeError } from '../errors.js';
 import { trackedUnder } from '../git/tracked-paths.js';
-import { tryLock, type PidLock } from '../process/pid-lock.js';
+import { tryExclusiveLock, type ExclusiveLock } from '../process/exclusive-lock.js';
 import { compareTree } from '../util/tree-manifest.js';
 import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
 import {
@@ -89,7 +89,7 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     await removePaths(workspace, spec.paths);
   }
   const deadline = Date.now() + options.waitMs;
-  let lock: PidLock | null = null;
+  let lock: ExclusiveLock | null = null;
   for (;;) {
     const restored = await tryRestore(cacheDir, workspace, key, spec.paths, warnings);
     if (restored) {
@@ -97,7 +97,7 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
       return { kind: 'hit', report: { status: 'hit', key, message: `${restored} (key ${short(key)})`, warnings } };
     }
     if (lock) break; // ours, and still no entry: this run does the setup
-    lock = await tryLock(path.join(cacheDir, `${key}.lock`));
+    lock = await tryExclusiveLock(path.join(cacheDir, `${key}.lock`));
     if (lock) continue; // look once more: the previous owner may have saved it just before releasing
     if (Date.now() > deadline) break; // the owner is stuck: do the setup here too (the first save wins)
     await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => {

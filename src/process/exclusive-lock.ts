@@ -1,8 +1,8 @@
 // A lock file owned by one live process: created with O_EXCL, naming its pid and start time, so the
 // claim of a process that died (killed outright, machine rebooted) can be taken over and a reused
-// pid is never mistaken for the owner. Unlike pid-lock.ts (where two takers of one stale lock may
-// both win: duplicate work at worst), a takeover happens under a second O_EXCL marker, so exactly one
-// process holds it: a warm worktree handed to two runs would be an isolation failure.
+// pid is never mistaken for the owner. A takeover happens under a second O_EXCL marker, so exactly one
+// process holds it: a warm worktree handed to two runs would be an isolation failure, and a setup-cache
+// key set up twice at once would be wasted work. The one lock of the pool slots and the setup cache.
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { processAliveSince, readProcStat } from './proc-stat.js';
 

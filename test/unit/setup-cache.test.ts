@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { computeCacheKey } from '../../src/core/setup-cache-key.js';
 import { readCacheManifest, restoreCacheEntry, saveCacheEntry } from '../../src/core/setup-cache-store.js';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
-import { tryLock } from '../../src/process/pid-lock.js';
+import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { compareTree, sha256, walkTree } from '../../src/util/tree-manifest.js';
 import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
@@ -348,7 +348,7 @@ describe('beginCachedSetup waiting for another run', () => {
   });
 });
 
-describe('tryLock', () => {
+describe('the setup lock (tryExclusiveLock)', () => {
   it('is exclusive while its owner lives, and taken over from a dead owner', async () => {
     const file = path.join(tempDir(), 'k.lock');
     const lock = await tryLock(file);
