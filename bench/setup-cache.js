@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // #13: `elenchos verify` of 8 tasks, --workers 4, on a small web app whose setup is a real `npm ci`
 // (5 direct packages, ~50 installed, from the npm cache already on this machine: --offline, no network).
-//   warm:   setup.cache entry present (each task restores node_modules instead of running npm ci)
-//   naive:  no setup.cache (today: a fresh worktree + npm ci per task)
+//   warm:   setup.cache entry present and the worktree pool warm (each task takes a warm worktree whose
+//           kept node_modules is checked against the entry, or restores it, instead of running npm ci)
+//   naive:  no setup.cache and --fresh (a fresh worktree + npm ci per task, as before #13)
 //   new dependency: the lockfile changed (the agent added one), so every task's key misses:
 //           the first does npm ci and saves, the others wait for it and restore (vs naive on that commit)
 //   one-task miss: a single verify whose key misses (npm ci + save) vs the same without the cache
@@ -82,7 +83,8 @@ mkdirSync(home);
 
 function verify(root, tasks = []) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, 'verify', '--workers', '4', ...tasks, '--json'], {
+  const fresh = root === naive ? ['--fresh'] : []; // the naive way: no pool either
+  const result = spawnSync(process.execPath, [bin, 'verify', '--workers', '4', ...fresh, ...tasks, '--json'], {
     cwd: root,
     env: { ...npmEnv, HOME: home },
     encoding: 'utf8',
@@ -107,7 +109,7 @@ try {
   const naiveOne = [];
   for (let round = 0; round < rounds; round++) {
     rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
-    verify(cached, ['tasks/t1.json']); // fills the cache (not measured)
+    verify(cached); // fills the cache and the pool (not measured)
     // Side by side, alternating, so a noisy neighbour slows both alike.
     naiveTimes.push(verify(naive));
     warm.push(verify(cached));
