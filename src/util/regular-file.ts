@@ -36,7 +36,7 @@ export async function readRegularFile(file: string, options: ReadRegularFileOpti
     // The size can grow between fstat and read: read up to one byte past the limit to notice. The buffer
     // starts at the size fstat saw (a 64 MiB limit must not cost a 64 MiB allocation per small file) and
     // doubles only for a file that grew.
-    let buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
+    let buffer: Buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
     let length = 0;
     for (let read = -1; read !== 0 && length <= maxBytes; length += read) {
       if (length === buffer.length) buffer = grown(buffer, Math.min(buffer.length * 2, maxBytes + 1));
