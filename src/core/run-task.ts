@@ -65,8 +65,6 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
   });
   const { root, config } = pre;
-  // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
-  if (config.app.command) preloadReadiness();
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
@@ -149,8 +147,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
         phase: 'worktree',
         message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
       });
-      await addWorktree(root, workspace, pre.head);
-    }
+      // wait-on takes ~0.3 s of CPU to load, on this thread: let it compile while git checks the files out.
+      await addWorktree(root, workspace, pre.head, { onSpawn: config.app.command ? preloadReadiness : undefined });
+    } else if (config.app.command) preloadReadiness();
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
