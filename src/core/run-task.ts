@@ -64,7 +64,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     needsAgent: mode === 'run',
     requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
   });
-  const { root, config } = pre;
+  const { root } = pre;
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
