@@ -5,6 +5,8 @@
 // third arm verifies with `--retries=0`, where Elenchos records a trace of every test
 // (`retain-on-failure`, its policy before #14): the price of tracing everything, measured beside it.
 // Usage: npm run build && node bench/playwright-trace-cost.js [rounds=5] [tests=24]
+// ELENCHOS_BASE_BIN=<another build's bin/elenchos.js> adds an arm verifying with that build (before/after
+// side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -131,9 +133,13 @@ const bare = () => run('npx playwright test', 'npx', ['--no', 'playwright', 'tes
 const arms = {
   bare,
   verify: () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']),
-  traceAll: () =>
-    run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']),
 };
+if (process.env.BENCH_TRACE_ALL !== '0')
+  arms.traceAll = () =>
+    run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']);
+if (process.env.ELENCHOS_BASE_BIN)
+  arms.verifyBase = () =>
+    run('elenchos verify (base build)', process.execPath, [process.env.ELENCHOS_BASE_BIN, 'verify', 'tasks/todo.json']);
 const names = Object.keys(arms);
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -149,7 +155,14 @@ try {
   const m = Object.fromEntries(names.map((name) => [name, median(times[name])]));
   console.log(`${count} tests, ${rounds} interleaved rounds, medians: ${names.map((name) => `${name} ${seconds(m[name])}`).join(', ')}`);
   console.log(`ratio verify / bare: ${(m.verify / m.bare).toFixed(3)} (target ≤ 1.10)`);
-  console.log(`ratio verify tracing every test / bare: ${(m.traceAll / m.bare).toFixed(3)}`);
+  const spread = (name) => `${seconds(Math.min(...times[name]))}–${seconds(Math.max(...times[name]))}`;
+  console.log(`spread (min–max): ${names.map((name) => `${name} ${spread(name)}`).join(', ')}`);
+  const pairwise = (name) => times[name].map((t, i) => (t / times.bare[i]).toFixed(2)).join(' ');
+  console.log(`verify / bare, round by round: ${pairwise('verify')}`);
+  if (m.traceAll) console.log(`ratio verify tracing every test / bare: ${(m.traceAll / m.bare).toFixed(3)}`);
+  if (m.verifyBase) {
+    console.log(`ratio base build's verify / bare: ${(m.verifyBase / m.bare).toFixed(3)} (round by round: ${pairwise('verifyBase')})`);
+  }
 } finally {
   rmSync(path.join(root, 'node_modules'), { force: true });
   cleanup();

@@ -10,7 +10,7 @@ import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
 import { renderJunit } from '../reporters/junit.js';
 import { terminalReporter } from '../reporters/terminal.js';
 import { withInterrupts } from './interrupts.js';
-import type { VerifyCommandOptions } from './verify.js';
+import type { VerifyCommandOptions } from './verify-options.js';
 
 /** Runs the tasks and writes the terminal summary, JSON, JUnit and GitHub outputs; returns the exit code. */
 export async function verifyAllCommand(tasks: string[], options: VerifyCommandOptions, io: CliIO): Promise<number> {

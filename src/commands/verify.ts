@@ -5,27 +5,8 @@ import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
+import type { VerifyCommandOptions } from './verify-options.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
-
-export interface VerifyCommandOptions {
-  workers?: number;
-  shard?: string;
-  inPlace?: boolean;
-  junit?: string;
-  keep?: boolean;
-  fresh?: boolean;
-  verifierOnly?: boolean;
-  url?: string;
-  json?: boolean;
-  evidence?: string;
-  config?: string;
-  lockBase?: string;
-  maxKaneCredits?: number;
-  maxMinutes?: number;
-  headed?: boolean;
-  grep?: string;
-  debug?: boolean;
-}
 
 const EXIT: Record<VerificationResult['status'], number> = {
   PASS: ExitCode.VERIFIED,

@@ -1,5 +1,14 @@
 // An attempt's criteria with what a CI report shows beside each: how long its tests took and why it failed.
-import type { VerifiedTask } from './verify-all.js';
+
+/** A criterion as CI reports show it: its verdict, how long its tests took, and why they failed. */
+export interface ReportedCriterion {
+  id: string;
+  description: string;
+  status: string;
+  note: string | null;
+  durationMs?: number | null;
+  failures?: string[];
+}
 
 interface StoredAttempt {
   criteria?: { id: string; description: string; status: string; note: string | null; steps?: number[] }[];
@@ -20,7 +29,7 @@ interface StoredAttempt {
  * when the verifier measures none, as Kane) and the failure of each of those tests (whole message,
  * location, trace command), for JUnit bodies.
  */
-export function criteriaWithEvidence(attempt: StoredAttempt): VerifiedTask['criteria'] {
+export function criteriaWithEvidence(attempt: StoredAttempt): ReportedCriterion[] {
   const durations = new Map((attempt.verifier?.details?.tests ?? []).map((t) => [t.index, t.durationMs ?? null]));
   return (attempt.criteria ?? []).map((c) => {
     const steps = c.steps ?? [];

@@ -65,9 +65,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     needsAgent: mode === 'run',
     requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
   });
-  const { root, config } = pre;
-  // wait-on takes ~0.3 s of CPU to load: let it compile while git and the agent work.
-  if (config.app.command) preloadReadiness();
+  const { root } = pre;
   const runId = newRunId();
   const dir = runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
@@ -158,8 +156,12 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
         });
         await removeWorktree(root, workspace);
       });
+      // wait-on takes ~0.3 s of CPU to load, on this thread: let it compile while git works on the worktree.
+      const preload = config.app.command ? preloadReadiness : undefined;
       if (pool) {
-        taken = await takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
+        const taking = takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
+        preload?.();
+        taken = await taking;
         reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: describeTake(root, workspace, pre.head, taken) });
       } else {
         reporter.onEvent({
@@ -168,9 +170,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
           phase: 'worktree',
           message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
         });
-        await addWorktree(root, workspace, pre.head);
+        await addWorktree(root, workspace, pre.head, { onSpawn: preload });
       }
-    }
+    } else if (config.app.command) preloadReadiness();
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);

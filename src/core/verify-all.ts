@@ -8,7 +8,7 @@ import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
 import { needsHumanIn, type NeedsHuman } from './needs-human.js';
-import { criteriaWithEvidence } from './attempt-criteria.js';
+import { criteriaWithEvidence, type ReportedCriterion } from './attempt-criteria.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
@@ -40,7 +40,7 @@ export interface VerifiedTask {
    * The last attempt's criteria with descriptions and notes, for JUnit and summaries; with the time its
    * tests took and their failures when the verifier measured them (absent in merged shard outputs).
    */
-  criteria: { id: string; description: string; status: string; note: string | null; durationMs?: number | null; failures?: string[] }[];
+  criteria: ReportedCriterion[];
   /** Why the task waits for a person (tampering caught, or too many failed agent runs), else null. */
   needsHuman?: NeedsHuman | null;
 }

@@ -10,6 +10,8 @@ export interface GitOptions {
   cwd: string;
   input?: string;
   env?: NodeJS.ProcessEnv;
+  /** Called once git has been started (each try): work on this thread then overlaps git's. */
+  onSpawn?: () => void;
 }
 
 // Variables that point git at another repository (GIT_DIR in a hook's environment) or make it run a
@@ -50,6 +52,8 @@ export async function git(args: readonly string[], options: GitOptions): Promise
         return error ?? new Error(`exit code ${result.exitCode}`);
       },
     });
+    const onSpawn = options.onSpawn;
+    if (onSpawn) client.outputHandler(() => onSpawn());
     return await client.env(env).raw([...args]);
   } catch (error) {
     throw gitFailure(args, options.cwd, stderr, error);

@@ -33,10 +33,13 @@ export async function readRegularFile(file: string, options: ReadRegularFileOpti
     if (!info.isFile())
       throw new FileNotFoundError(`${label}: cannot read (${describeKind(info)}, not a regular file); point it at a regular file`);
     if (info.size > maxBytes) throw tooBig(label, info.size, maxBytes);
-    // The size can grow between fstat and read: read up to one byte past the limit to notice.
-    const buffer = Buffer.alloc(maxBytes + 1);
+    // The size can grow between fstat and read: read up to one byte past the limit to notice. The buffer
+    // starts at the size fstat saw (a 64 MiB limit must not cost a 64 MiB allocation per small file) and
+    // doubles only for a file that grew.
+    let buffer: Buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
     let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+    for (let read = -1; read !== 0 && length <= maxBytes; length += read) {
+      if (length === buffer.length) buffer = grown(buffer, Math.min(buffer.length * 2, maxBytes + 1));
       ({ bytesRead: read } = await handle.read(buffer, length, buffer.length - length, length));
     }
     if (length > maxBytes) throw tooBig(label, length, maxBytes);
@@ -44,6 +47,12 @@ export async function readRegularFile(file: string, options: ReadRegularFileOpti
   } finally {
     await handle.close();
   }
+}
+
+function grown(buffer: Buffer, size: number): Buffer {
+  const bigger = Buffer.allocUnsafe(size);
+  buffer.copy(bigger);
+  return bigger;
 }
 
 function tooBig(label: string, size: number, maxBytes: number): InputError {

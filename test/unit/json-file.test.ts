@@ -125,6 +125,21 @@ describe('readJsonFile / readRegularFile', () => {
     expect(error).toBeInstanceOf(InputError);
   });
 
+  it('allocates by the file, not by the limit: a small run record under the 64 MiB evidence limit stays small', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'run.json'), '{"state":"VERIFIED"}');
+    const bytes = await readRegularFile(path.join(dir, 'run.json'), { maxBytes: 64 * 1024 * 1024 });
+    expect(bytes.toString('utf8')).toBe('{"state":"VERIFIED"}');
+    expect(bytes.buffer.byteLength).toBeLessThan(1024 * 1024);
+  });
+
+  it('reads a file that holds more than fstat said (it grew; /proc files say 0), up to the limit', async () => {
+    const whole = await readRegularFile('/proc/self/status', { maxBytes: 1024 * 1024 });
+    expect(whole.toString('utf8')).toMatch(/^Name:/);
+    expect(whole.length).toBeGreaterThan(200);
+    await expect(readRegularFile('/proc/self/status', { label: 'status', maxBytes: 100 })).rejects.toThrow('status: too large');
+  });
+
   it('says what is wrong with a directory or a missing file', async () => {
     const dir = tempDir();
     await expect(readJsonFile(dir, 'tasks')).rejects.toThrow(

@@ -1,6 +1,9 @@
 // The layer rule of eslint.config.js (docs/architecture.md) fails on an import that runs upward, in
 // every form, and leaves the imports that run downward alone.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -72,5 +75,67 @@ describe('layer boundaries', () => {
         "import { runProcess } from '../../process/spawn.js';\nimport { parseTestMd } from './test-md.js';\nexport const x = [runProcess, parseTestMd];",
       ),
     ).toEqual([]);
+  });
+});
+
+// File-level import cycles (a type both sides need belongs in a file of its own; see docs/architecture.md).
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/** The strongly connected groups of more than one file in `graph` (Tarjan), each sorted. */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) === index.get(file)) {
+      const group: string[] = [];
+      let member: string;
+      do group.push((member = stack.pop()!));
+      while (member !== file);
+      if (group.length > 1) cycles.push(group.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+function sourceImportGraph(): Map<string, string[]> {
+  const files = fg.sync('src/**/*.ts', { cwd: root });
+  return new Map(
+    files.map((file) => {
+      const text = readFileSync(path.join(root, file), 'utf8');
+      const targets = [...text.matchAll(IMPORT)].map((m) => path.posix.join(path.posix.dirname(file), m[1]!).replace(/\.js$/, '.ts'));
+      return [file, targets.filter((t) => files.includes(t))];
+    }),
+  );
+}
+
+describe('no file-level import cycles', () => {
+  it('finds a cycle through a type-only import and a dynamic import', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    const text = "import type { X } from './b.js';\nconst y = await import('../c/d.js');";
+    expect([...text.matchAll(IMPORT)].map((m) => m[1])).toEqual(['./b.js', '../c/d.js']);
+  });
+
+  it('src/ has none: no two files import each other, even through others', () => {
+    const graph = sourceImportGraph();
+    expect(graph.get('src/commands/verify.ts')).toContain('src/commands/verify-all.ts');
+    expect(importCycles(graph)).toEqual([]);
   });
 });

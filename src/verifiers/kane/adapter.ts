@@ -3,19 +3,19 @@ import type { VerifierAdapter } from '../types.js';
 import { kaneLockedInputs, kaneOutputPaths } from './inputs.js';
 import { parseTestMd } from './test-md.js';
 import { printTestMdSteps } from './step-prints.js';
-import { runKane } from './run-kane.js';
-import { kaneVersion } from './kane-version.js';
 import { readTestFileText } from '../../util/regular-file.js';
 
 export const kaneAdapter: VerifierAdapter = {
   type: 'kane',
   defaultCommand: () => ({ command: 'kane-cli', args: [] }),
-  version: ({ command, cwd, env }) => kaneVersion(command ?? 'kane-cli', { cwd, env: { PATH: env.PATH, HOME: env.HOME } }),
+  // Running Kane loads the process layer (execa); `check`, which only reads the test, does not.
+  version: async ({ command, cwd, env }) =>
+    (await import('./kane-version.js')).kaneVersion(command ?? 'kane-cli', { cwd, env: { PATH: env.PATH, HOME: env.HOME } }),
   checkTestFileName: (relative) =>
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
   readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
   printSteps: async (testFile) => printTestMdSteps(await readTestFileText(testFile)),
   lockedInputs: kaneLockedInputs,
   outputPaths: kaneOutputPaths,
-  verify: runKane,
+  verify: async (ctx) => (await import('./run-kane.js')).runKane(ctx),
 };
