@@ -34,7 +34,7 @@ describe('elenchos init', () => {
       $schema: './node_modules/elenchos/schemas/config.schema.json',
       agent: { type: 'claude' },
       app: { command: 'npm run dev -- --port {port}', url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 120 },
-      setup: { command: 'npm ci' },
+      setup: { command: 'npm ci', cache: { key: ['package-lock.json', 'package.json'], paths: ['node_modules'] } },
       verifier: { type: 'kane' },
       tasks: ['tasks/**/*.json'],
     });

@@ -5,6 +5,7 @@ import {
   chooseAgent,
   chooseVerifier,
   detectProject,
+  setupCacheFor,
   setupCommandFor,
   type DetectedProject,
 } from '../../src/core/init/detect-project.js';
@@ -30,6 +31,13 @@ describe('init detection', () => {
     expect(appCommandFor({ ...base, appScript: null })).toBeNull();
     expect(setupCommandFor({ ...base, packageManager: null })).toBeNull();
     expect(setupCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn install --frozen-lockfile');
+  });
+
+  it('caches node_modules only for a lockfile install (npm ci)', () => {
+    expect(setupCacheFor('npm ci')).toEqual({ key: ['package-lock.json', 'package.json'], paths: ['node_modules'] });
+    expect(setupCacheFor('npm install --no-package-lock')).toBeNull();
+    expect(setupCacheFor('pnpm install --frozen-lockfile')).toBeNull();
+    expect(setupCacheFor(null)).toBeNull();
   });
 
   it("prefers the project's Playwright over a kane-cli on PATH, and an agent on PATH over the default", () => {

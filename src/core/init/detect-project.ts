@@ -116,3 +116,12 @@ export function setupCommandFor(project: DetectedProject): string | null {
   // Without a lockfile, npm install would write one into the worktree, where it would count as the agent's change.
   return existsSync(path.join(project.root, 'package-lock.json')) ? 'npm ci' : 'npm install --no-package-lock';
 }
+
+/**
+ * The setup cache for a setup that installs exactly what a lockfile says (`npm ci`): node_modules,
+ * keyed by the lockfile and package.json. Others get none: pnpm links into a store outside the
+ * worktree, and an install without a lockfile is not a pure function of any file.
+ */
+export function setupCacheFor(setupCommand: string | null): { key: string[]; paths: string[] } | null {
+  return setupCommand === 'npm ci' ? { key: ['package-lock.json', 'package.json'], paths: ['node_modules'] } : null;
+}

@@ -10,6 +10,7 @@ import {
   chooseAgent,
   chooseVerifier,
   detectProject,
+  setupCacheFor,
   setupCommandFor,
   type DetectedProject,
   type InitVerifier,
@@ -67,7 +68,14 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const wanted: { path: string; content: string; why: string }[] = [
     {
       path: CONFIG_FILE,
-      content: renderConfig({ verifier: verifier.verifier, agent: agent.agent, appCommand, setupCommand, testFile }),
+      content: renderConfig({
+        verifier: verifier.verifier,
+        agent: agent.agent,
+        appCommand,
+        setupCommand,
+        setupCache: setupCacheFor(setupCommand),
+        testFile,
+      }),
       why: 'the configuration',
     },
     { path: EXAMPLE_TASK, content: renderExampleTask(testFile), why: 'an example task contract' },

@@ -7,6 +7,8 @@ export interface ScaffoldChoices {
   agent: AgentType;
   appCommand: string | null;
   setupCommand: string | null;
+  /** `setup.cache`, when the setup is a lockfile install (see docs/performance.md). */
+  setupCache?: { key: string[]; paths: string[] } | null;
   /** Repo-relative path of the example test. */
   testFile: string;
 }
@@ -25,7 +27,9 @@ export function renderConfig(choices: ScaffoldChoices): string {
     $schema: './node_modules/elenchos/schemas/config.schema.json',
     agent: { type: choices.agent },
     app: { ...(choices.appCommand ? { command: choices.appCommand } : {}), url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 120 },
-    ...(choices.setupCommand ? { setup: { command: choices.setupCommand } } : {}),
+    ...(choices.setupCommand
+      ? { setup: { command: choices.setupCommand, ...(choices.setupCache ? { cache: choices.setupCache } : {}) } }
+      : {}),
     verifier: { type: choices.verifier },
     tasks: ['tasks/**/*.json'],
   };
