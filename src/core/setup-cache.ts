@@ -85,7 +85,9 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
         kind: 'hit',
         report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings },
       };
-    warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
+    // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
+    // from its entry is worth a warning: something changed it after it was proven equal.
+    if (!kept.noEntry) warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
     await removePaths(workspace, spec.paths);
   }
   const deadline = Date.now() + options.waitMs;
@@ -165,9 +167,10 @@ export async function verifyCachedPaths(
   workspace: string,
   key: string,
   paths: readonly string[],
-): Promise<{ ok: true } | { ok: false; reason: string }> {
+): Promise<{ ok: true } | { ok: false; reason: string; noEntry?: true }> {
   const read = await readCacheManifest(cacheDir, key);
-  if (!read.ok) return { ok: false, reason: read.exists ? read.reason : `no cache entry for key ${short(key)}` };
+  if (!read.ok)
+    return read.exists ? { ok: false, reason: read.reason } : { ok: false, reason: `no cache entry for key ${short(key)}`, noEntry: true };
   const signatures = new Map<string, string>();
   const trusted = await readStamps(cacheDir, key, workspace);
   const difference = await compareTree(workspace, paths, read.manifest.entries, { trusted, signatures });
