@@ -103,9 +103,14 @@ describe('the processes a run recorded', () => {
   });
 
   it('stops a real group it recorded, and leaves a real process alone when the start time does not match', async () => {
-    const victim = spawn('/bin/sh', ['-c', 'sleep 60 & exec sleep 60'], { detached: true, stdio: 'ignore' });
+    // The marker is printed once the background sleep is forked: the group then has its two processes.
+    const victim = spawn('/bin/sh', ['-c', 'sleep 60 & echo forked; exec sleep 60'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const bystander = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     try {
+      await new Promise((resolve) => victim.stdout!.once('data', resolve));
       const v = readProcStat(victim.pid!)!;
       const b = readProcStat(bystander.pid!)!;
       const entries = [
