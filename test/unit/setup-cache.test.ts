@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -15,7 +16,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeCacheKey } from '../../src/core/setup-cache-key.js';
-import { readCacheManifest, restoreCacheEntry, saveCacheEntry } from '../../src/core/setup-cache-store.js';
+import { readCacheManifest, readStamps, restoreCacheEntry, saveCacheEntry, writeStamps } from '../../src/core/setup-cache-store.js';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { compareTree, sha256, walkTree } from '../../src/util/tree-manifest.js';
@@ -362,5 +363,22 @@ describe('the setup lock (tryExclusiveLock)', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
     await taken?.release();
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('stamps of a kept cache path', () => {
+  it('follow the worktree folder when it moves (pool ⇄ run path), and never pass to another folder at its old path', async () => {
+    const cacheDir = path.join(tempDir(), 'cache');
+    const home = tempDir();
+    const workspace = path.join(home, 'pool-0');
+    mkdirSync(workspace);
+    const signatures = new Map([['node_modules/a/index.js', 'sig-1']]);
+    await writeStamps(cacheDir, 'k1', workspace, signatures);
+    const moved = path.join(home, 'run-1');
+    renameSync(workspace, moved); // what taking a warm worktree does (git worktree move)
+    expect(await readStamps(cacheDir, 'k1', moved)).toEqual(signatures);
+    mkdirSync(workspace); // a new folder where the old one was: another worktree, not proven by these stamps
+    expect(await readStamps(cacheDir, 'k1', workspace)).toEqual(new Map());
+    expect(await readStamps(cacheDir, 'k2', moved)).toEqual(new Map());
   });
 });
