@@ -1,10 +1,10 @@
 // The contract lock: hashes of every input the verdict depends on, taken before anything runs.
-import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isLockFile } from '../contract/test-lock-schema.js';
 import { parseJsonBytes } from '../util/json-file.js';
 import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
+import { sha256 } from '../util/sha256.js';
 
 export type LockedRole = 'task' | 'task-canonical' | 'test' | 'import' | 'variables' | 'spec' | 'test-lock';
 
@@ -13,11 +13,6 @@ export interface LockedFile {
   path: string;
   sha256: string;
   role: LockedRole;
-}
-
-/** sha256 hex of bytes. */
-export function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** JSON with object keys sorted at every level: the same contract hashes the same however it is formatted. */

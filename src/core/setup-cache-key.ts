@@ -1,7 +1,8 @@
 // The setup cache's key: what setup.command's output depends on (key files, the command, the platform).
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { readNoFollow, sha256 } from '../util/tree-manifest.js';
+import { sha256 } from '../util/sha256.js';
+import { readNoFollow } from '../util/tree-manifest.js';
 
 export interface SetupCacheSpec {
   command: string;

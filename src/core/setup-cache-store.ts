@@ -4,7 +4,8 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, syml
 import path from 'node:path';
 import { processAliveSince } from '../process/proc-stat.js';
 import { mapLimit } from '../util/map-limit.js';
-import { readNoFollow, sha256, statSignature, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
+import { sha256 } from '../util/sha256.js';
+import { readNoFollow, statSignature, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
 
 export interface CacheManifest {

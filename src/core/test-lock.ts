@@ -7,7 +7,8 @@ import { lockPathFor, TEST_LOCK_VERSION, TestLockSchema, type LockedStep, type T
 import { ValidationError } from '../errors.js';
 import { readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { canonicalJson, sha256 } from './contract-lock.js';
+import { sha256 } from '../util/sha256.js';
+import { canonicalJson } from './contract-lock.js';
 import type { ResolvedTask } from './resolve-task.js';
 
 export interface LockFinding {

@@ -1,11 +1,11 @@
 // A manifest of a file tree (every entry's type, mode, size, sha256, symlink target), read without ever
 // following a symlink, and the check of a tree on disk against one: what the setup cache trusts.
-import { createHash } from 'node:crypto';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { mapLimit } from './map-limit.js';
+import { sha256 } from './sha256.js';
 
 export interface ManifestEntry {
   /** Relative to the tree's root (the worktree), with `/` separators. */
@@ -28,11 +28,6 @@ export async function readNoFollow(file: string): Promise<Buffer> {
   } finally {
     await handle.close();
   }
-}
-
-/** sha256 of `data`, hex. */
-export function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** Called with each file's bytes as they are hashed (the setup cache copies them from this one read). */
@@ -86,6 +81,7 @@ export async function walkTree(root: string, paths: readonly string[], options: 
   return { ok: true, entries };
 }
 
+// By hand, not fast-glob: its stats are not BigInt, and a stat signature needs ctime in nanoseconds.
 async function walkEntry(root: string, rel: string, entries: ManifestEntry[], signatures: Map<string, string>): Promise<string | null> {
   const abs = path.join(root, rel);
   const stat = await lstat(abs, { bigint: true });

@@ -2,7 +2,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, lockContract, sha256, statContract, touchedBetween, verifyContract } from '../../src/core/contract-lock.js';
+import { canonicalJson, lockContract, statContract, touchedBetween, verifyContract } from '../../src/core/contract-lock.js';
+import { sha256 } from '../../src/util/sha256.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const TASK = '{ "id": "t", "b": [2, {"y": 1, "x": null}], "a": "é" }';

@@ -19,7 +19,8 @@ import { computeCacheKey } from '../../src/core/setup-cache-key.js';
 import { readCacheManifest, readStamps, restoreCacheEntry, saveCacheEntry, writeStamps } from '../../src/core/setup-cache-store.js';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
-import { compareTree, sha256, walkTree } from '../../src/util/tree-manifest.js';
+import { sha256 } from '../../src/util/sha256.js';
+import { compareTree, walkTree } from '../../src/util/tree-manifest.js';
 import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
