@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../agents/registry.js';
+import { agentNotFoundFix } from '../agents/not-found-fix.js';
 import { BWRAP } from '../agents/sandbox.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
@@ -174,7 +175,7 @@ async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv):
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
     throw new PreflightError(
       'AGENT_NOT_FOUND',
-      `agent executable "${command}" not found (agent.type ${config.agent.type}); install it or set agent.command`,
+      `agent executable "${command}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(command)}`,
     );
   }
 }

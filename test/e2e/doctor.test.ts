@@ -113,6 +113,11 @@ describe('elenchos doctor', () => {
     expect(out.stdout).toMatch(
       /^✗ agent +agent executable "no-such-claude" not found \(agent\.type claude\); fix: install it or set agent\.command/m,
     );
+    // A shell line in agent.command (an executable, unlike app.command): the fix says how to split it.
+    const shellLine = makeProject({ config: { agent: { type: 'command', command: 'sh agent/fix.sh --fast' } } });
+    expect(doctor(shellLine, ['--no-app']).stdout).toMatch(
+      /^✗ agent +agent executable "sh agent\/fix\.sh --fast" not found \(agent\.type command\); fix: agent\.command is one executable and its arguments go in agent\.args: set "command": "sh", "args": \["agent\/fix\.sh", "--fast"\]/m,
+    );
     // Basic auth from the environment is a login too (CI), without asking kane-cli.
     const withKeys = doctor(loggedOut, ['--no-app', '--json'], { LT_USERNAME: 'u', LT_ACCESS_KEY: 'k' });
     expect(check(withKeys.stdout, 'kane login')).toEqual([

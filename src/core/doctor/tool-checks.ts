@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { agentNotFoundFix } from '../../agents/not-found-fix.js';
 import { agentAdapter } from '../../agents/registry.js';
 import type { Config } from '../../config/config-schema.js';
 import type { VerifierType } from '../../contract/task-schema.js';
@@ -143,7 +144,7 @@ export async function checkAgent(config: Config, root: string, env: NodeJS.Proce
   return fail(
     'agent',
     `agent executable "${command}" not found (agent.type ${config.agent.type})`,
-    'install it or set agent.command (only `elenchos run` needs an agent; `verify` does not)',
+    `${agentNotFoundFix(command)} (only \`elenchos run\` needs an agent; \`verify\` does not)`,
   );
 }
 
