@@ -32,6 +32,8 @@ export default defineConfig({
       'test/unit/playwright-error-facts.test.ts',
       'test/unit/playwright-test-outcome.test.ts',
       'test/unit/redact-details.test.ts',
+      'test/unit/redact-full-disk.test.ts',
+      'test/unit/redact-long-line.test.ts',
       'test/unit/snapshot-diff.test.ts',
       'test/adapters/command-verifier.test.ts',
       'test/adapters/kane-credits.test.ts',
