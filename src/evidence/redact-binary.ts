@@ -53,7 +53,9 @@ export async function maskBinaryFile(file: string, out: string, values: RegExp |
     writer.end();
     await finished(writer);
   } catch (error) {
+    // Closed before this call returns, so that a failed call leaves no file open either.
     writer.destroy();
+    await finished(writer).catch(() => undefined);
     throw error;
   }
   return count;

@@ -1,6 +1,6 @@
 // Keeps secrets out of evidence: configured values and well-known token formats become [REDACTED].
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -48,11 +48,11 @@ export class Redactor {
   private readonly hold: number;
 
   constructor(options: RedactorOptions = {}) {
-    const forms = secretForms(options.values ?? []);
+    const forms = secretForms(options.values);
     this.textValues = valuesPattern(forms);
     // Files are scanned as latin1, one char per byte, so bytes outside a match are written back
     // untouched even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
-    const byteForms = forms.map((v) => Buffer.from(v, 'utf8').toString('latin1'));
+    const byteForms = forms.map((v) => Buffer.from(v).toString('latin1'));
     this.byteValues = valuesPattern(byteForms);
     this.hold = Math.max(HOLD, ...byteForms.map((v) => v.length));
   }
@@ -81,7 +81,7 @@ export class Redactor {
         throw error;
       });
       if (replacements === 0) {
-        await rm(tmp, { force: true });
+        await unlink(tmp);
         return { changed: false, replacements: 0, binary: true };
       }
       await chmod(tmp, (await stat(file)).mode & 0o7777);
@@ -112,18 +112,20 @@ export class Redactor {
           pending = pending.slice(cut);
         }
       }
-      if (pending !== '') await emit(pending, false);
+      await emit(pending, false);
       out.end();
       await finished(out);
       if (scanner.count === 0) {
-        await rm(tmp, { force: true });
+        await unlink(tmp);
         return { changed: false, replacements: 0 };
       }
       await chmod(tmp, (await stat(file)).mode & 0o7777);
       await rename(tmp, file);
       return { changed: true, replacements: scanner.count };
     } catch (error) {
+      // Closed before this call returns, so that a failed call leaves no file open either.
       out.destroy();
+      await finished(out).catch(() => undefined);
       await rm(tmp, { force: true });
       throw error;
     }
@@ -145,7 +147,7 @@ export class Redactor {
 
 // The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded; and each line
 // of a multi-line value on its own, because files are scanned line by line.
-function secretForms(values: readonly string[]): string[] {
+function secretForms(values: readonly string[] | undefined): string[] {
   const forms = new Set<string>();
   const add = (v: string) => {
     if (v.trim().length < MIN_SECRET_LENGTH) return;
@@ -154,10 +156,11 @@ function secretForms(values: readonly string[]): string[] {
     forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
     forms.add(encodeURIComponent(v));
   };
-  for (const value of values) {
+  values?.forEach((value) => {
     add(value);
-    if (value.includes('\n')) for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
-  }
+    // A one-line value is its only line, already added.
+    for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
+  });
   return [...forms];
 }
 
@@ -176,10 +179,11 @@ async function looksBinary(file: string): Promise<boolean> {
 export async function listFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
   const visit = async (current: string) => {
-    const entries = await readdir(current, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
+    const entries = new Map((await readdir(current, { withFileTypes: true })).map((e) => [e.name, e]));
+    // Names in JavaScript's order (UTF-16 code units), whatever order the file system lists them in.
+    for (const name of [...entries.keys()].sort()) {
+      const entry = entries.get(name)!;
+      const full = path.join(current, name);
       if (entry.isDirectory()) await visit(full);
       else if (entry.isFile()) files.push(full);
     }
