@@ -69,14 +69,14 @@ describe.skipIf(!canMount)('a disk that fills while a file is redacted (a real t
   ])(
     '%s: full in the middle of the copy, the call rejects, the file is kept whole, and reading stops',
     async (_kind, name, make) => {
-      // 8 MB with room for 1 MB more: the copy fails after about 1 MB of it.
-      const content = make(8 * MB);
-      const { error, read, after, left } = await redactOnFullDisk(name, content, pages(1 * MB));
+      // 4 MB with room for 512 KB more: the copy fails after about 512 KB of it.
+      const content = make(4 * MB);
+      const { error, read, after, left } = await redactOnFullDisk(name, content, pages(512 * KB));
       expect(error).toMatchObject({ code: 'ENOSPC' });
       expect(after.equals(content)).toBe(true);
       expect(left).toEqual([name]);
-      // It stops reading once a write failed, rather than reading (and scanning) the other 7 MB for nothing.
-      expect(read).toBeLessThan(4 * MB);
+      // It stops reading once a write failed, rather than reading (and scanning) the other 3.5 MB for nothing.
+      expect(read).toBeLessThan(2 * MB);
     },
     120_000,
   );
