@@ -1,6 +1,7 @@
 // Redaction inside binary files: every secret's bytes overwritten in place by as many `*` bytes.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { TOKEN_RULES } from './redact-rules.js';
 
 /** The byte that replaces each byte of a secret in a binary file. */
@@ -34,13 +35,11 @@ export async function maskBinaryFile(file: string, out: string, values: RegExp |
     return result;
   };
   // A write that fails (the temporary file cannot be created, a full disk) must reject this call, not
-  // surface as an unhandled 'error' event, nor leave it waiting for a 'drain' that never comes.
-  let failure: Error | null = null;
-  writer.on('error', (error) => {
-    failure ??= error;
-  });
+  // surface as an unhandled 'error' event, nor leave it waiting for a 'drain' that never comes: the stream
+  // keeps its error (writer.errored), the next write stops on it, and finished() rejects with it.
+  writer.on('error', () => {});
   const write = async (text: string) => {
-    if (failure) throw failure;
+    if (writer.errored) throw writer.errored;
     if (!writer.write(text)) await once(writer, 'drain');
   };
   try {
@@ -51,13 +50,12 @@ export async function maskBinaryFile(file: string, out: string, values: RegExp |
       carry = text.slice(Math.max(0, text.length - CARRY));
     }
     await write(mask(carry));
-    if (!writer.destroyed) {
-      writer.end();
-      await once(writer, 'close');
-    }
-    if (failure) throw failure;
+    writer.end();
+    await finished(writer);
   } catch (error) {
+    // Closed before this call returns, so that a failed call leaves no file open either.
     writer.destroy();
+    await finished(writer).catch(() => undefined);
     throw error;
   }
   return count;

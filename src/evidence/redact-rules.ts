@@ -67,6 +67,35 @@ export class LineRedactor {
     return text;
   }
 
+  /**
+   * Where a line too long to hold whole may be cut without splitting a secret: `hold` characters before its
+   * end (they may be the start of a secret that ends in text not read yet), moved back to the start of any
+   * secret, token or key marker found across that point, until none is. Scanned apart, the two pieces hide
+   * all the whole line would; at most a token starting right at the cut is found that the whole line would
+   * not have (a `\b` at the cut), which hides more, never less.
+   */
+  cutPoint(text: string, hold: number): number {
+    // A key block's own markers are enough: a cut between them leaves the first piece in the block and the
+    // second one ending it, as lines of a block do.
+    const patterns = [PEM_BEGIN, PEM_END, ...(this.values ? [this.values] : []), ...TOKEN_RULES.map((r) => r.pattern)];
+    // A global copy of each pattern, so the shared patterns' lastIndex neither matters nor changes.
+    const spans = patterns.flatMap((p) =>
+      [...text.matchAll(new RegExp(p, 'g'))].map((m): [number, number] => [m.index, m.index + m[0].length]),
+    );
+    let cut = Math.max(0, text.length - hold);
+    let moved = true;
+    while (moved) {
+      moved = false;
+      for (const [start, end] of spans) {
+        if (start < cut && end > cut) {
+          cut = start;
+          moved = true;
+        }
+      }
+    }
+    return cut;
+  }
+
   private replace(text: string, pattern: RegExp, replacement: string): string {
     pattern.lastIndex = 0;
     if (!pattern.test(text)) return text;

@@ -1,9 +1,10 @@
 // Keeps secrets out of evidence: configured values and well-known token formats become [REDACTED].
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { maskBinaryFile } from './redact-binary.js';
 import { LineRedactor, valuesPattern } from './redact-rules.js';
 
@@ -11,8 +12,10 @@ export { REDACTED } from './redact-rules.js';
 
 /** Shorter values would redact ordinary words and numbers all over the evidence. */
 export const MIN_SECRET_LENGTH = 4;
-/** A line longer than this is cut at a separator, so one huge line cannot exhaust memory. */
+/** A line longer than this is cut (see LineRedactor.cutPoint), so one huge line cannot exhaust memory. */
 const MAX_LINE = 1024 * 1024;
+/** What a cut keeps back at least: the start of a secret or token that may end in the next read. */
+const HOLD = 64 * 1024;
 const SNIFF_BYTES = 8000;
 /** Files we or the verifier write as text, whatever bytes they start with. */
 const TEXT_NAME = /\.(log|ndjson|jsonl|json|txt|md|patch|diff|xml|html|csv)$/i;
@@ -41,13 +44,17 @@ export interface RedactTreeResult {
 export class Redactor {
   private readonly textValues: RegExp | null;
   private readonly byteValues: RegExp | null;
+  /** Characters a cut keeps back: HOLD, or the longest secret when one is longer. */
+  private readonly hold: number;
 
   constructor(options: RedactorOptions = {}) {
-    const forms = secretForms(options.values ?? []);
+    const forms = secretForms(options.values);
     this.textValues = valuesPattern(forms);
     // Files are scanned as latin1, one char per byte, so bytes outside a match are written back
     // untouched even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
-    this.byteValues = valuesPattern(forms.map((v) => Buffer.from(v, 'utf8').toString('latin1')));
+    const byteForms = forms.map((v) => Buffer.from(v).toString('latin1'));
+    this.byteValues = valuesPattern(byteForms);
+    this.hold = Math.max(HOLD, ...byteForms.map((v) => v.length));
   }
 
   /** Returns `text` with every secret replaced. */
@@ -74,7 +81,7 @@ export class Redactor {
         throw error;
       });
       if (replacements === 0) {
-        await rm(tmp, { force: true });
+        await unlink(tmp);
         return { changed: false, replacements: 0, binary: true };
       }
       await chmod(tmp, (await stat(file)).mode & 0o7777);
@@ -83,15 +90,13 @@ export class Redactor {
     }
     const scanner = new LineRedactor(this.byteValues);
     const out = createWriteStream(tmp, { encoding: 'latin1' });
-    let failure: Error | null = null;
-    // A full disk must reject this call, not surface as an unhandled 'error' event between two writes.
-    out.on('error', (error) => {
-      failure ??= error;
-    });
+    // A failed write (a full disk) must reject this call, not surface as an unhandled 'error' event: the
+    // stream keeps its error (out.errored), the next line stops on it, and finished() rejects with it.
+    out.on('error', () => {});
     try {
       let pending = '';
       const emit = async (line: string, newline: boolean) => {
-        if (failure) throw failure;
+        if (out.errored) throw out.errored;
         const kept = scanner.line(line);
         if (kept === null) return;
         if (!out.write(newline ? `${kept}\n` : kept)) await once(out, 'drain');
@@ -102,26 +107,25 @@ export class Redactor {
         pending = lines.pop() as string;
         for (const line of lines) await emit(line, true);
         if (pending.length > MAX_LINE) {
-          const cut = lastSeparator(pending);
+          const cut = scanner.cutPoint(pending, this.hold);
           await emit(pending.slice(0, cut), false);
           pending = pending.slice(cut);
         }
       }
-      if (pending !== '') await emit(pending, false);
-      if (!out.destroyed) {
-        out.end();
-        await once(out, 'close');
-      }
-      if (failure) throw failure;
+      await emit(pending, false);
+      out.end();
+      await finished(out);
       if (scanner.count === 0) {
-        await rm(tmp, { force: true });
+        await unlink(tmp);
         return { changed: false, replacements: 0 };
       }
       await chmod(tmp, (await stat(file)).mode & 0o7777);
       await rename(tmp, file);
       return { changed: true, replacements: scanner.count };
     } catch (error) {
+      // Closed before this call returns, so that a failed call leaves no file open either.
       out.destroy();
+      await finished(out).catch(() => undefined);
       await rm(tmp, { force: true });
       throw error;
     }
@@ -143,7 +147,7 @@ export class Redactor {
 
 // The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded; and each line
 // of a multi-line value on its own, because files are scanned line by line.
-function secretForms(values: readonly string[]): string[] {
+function secretForms(values: readonly string[] | undefined): string[] {
   const forms = new Set<string>();
   const add = (v: string) => {
     if (v.trim().length < MIN_SECRET_LENGTH) return;
@@ -152,19 +156,12 @@ function secretForms(values: readonly string[]): string[] {
     forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
     forms.add(encodeURIComponent(v));
   };
-  for (const value of values) {
+  values?.forEach((value) => {
     add(value);
-    if (value.includes('\n')) for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
-  }
+    // A one-line value is its only line, already added.
+    for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
+  });
   return [...forms];
-}
-
-// Cut a too-long line after a character no token contains, so a secret is never split in two.
-function lastSeparator(text: string): number {
-  for (let i = text.length - 1; i > text.length - 64 * 1024 && i > 0; i--) {
-    if (/[\s",;]/.test(text[i] as string)) return i + 1;
-  }
-  return text.length;
 }
 
 async function looksBinary(file: string): Promise<boolean> {
@@ -182,10 +179,11 @@ async function looksBinary(file: string): Promise<boolean> {
 export async function listFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
   const visit = async (current: string) => {
-    const entries = await readdir(current, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
+    const entries = new Map((await readdir(current, { withFileTypes: true })).map((e) => [e.name, e]));
+    // Names in JavaScript's order (UTF-16 code units), whatever order the file system lists them in.
+    for (const name of [...entries.keys()].sort()) {
+      const entry = entries.get(name)!;
+      const full = path.join(current, name);
       if (entry.isDirectory()) await visit(full);
       else if (entry.isFile()) files.push(full);
     }

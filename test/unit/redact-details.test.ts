@@ -188,9 +188,11 @@ describe('files', () => {
     });
   });
 
-  it('maskBinaryFile fails on a file it cannot read', async () => {
+  it('maskBinaryFile fails on a file it cannot read, and leaves no file open', async () => {
     const dir = tempDir();
+    const before = openFds();
     await expect(maskBinaryFile(path.join(dir, 'missing.bin'), path.join(dir, 'out.bin'), null)).rejects.toThrow(/ENOENT/);
+    expect(openFds()).toBe(before);
   });
 
   it('leaves no file open, whether it rewrote the file or not', async () => {
