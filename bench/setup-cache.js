@@ -16,7 +16,7 @@
 //           worktree of the pool keeps node_modules; only files whose stat signature changed are re-read)
 // Each verify also reports the CPU it took (its own and its children's), less noisy than wall time on a
 // shared machine. Goals: warm >= 5x faster than naive; a miss no slower than today.
-// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [--deps=small,webapp]
+// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [--deps=small,webapp] [--warm-only]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
@@ -29,6 +29,8 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const depsFlag = process.argv.find((arg) => arg.startsWith('--deps='));
 const stepMs = Number(positional[0] ?? 200);
 const rounds = Number(positional[1] ?? 1);
+// --warm-only: the goal's comparison alone (naive vs warm), without the miss arms and the setup phase.
+const warmOnly = process.argv.includes('--warm-only');
 const sets = (depsFlag ? depsFlag.slice('--deps='.length) : 'small,webapp').split(',');
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
@@ -188,6 +190,7 @@ async function benchSet(set, deps) {
       // Side by side, alternating, so a noisy neighbour slows both alike.
       naiveTimes.push(verify(naive));
       warm.push(verify(cached));
+      if (warmOnly) continue;
       // The agent's change adds a dependency: every key misses on the new lockfile.
       addDependency(cached);
       addDependency(naive);
@@ -198,6 +201,23 @@ async function benchSet(set, deps) {
       naiveOne.push(verify(naive, ['tasks/t2.json']));
       missOne.push(verify(cached, ['tasks/t2.json']));
       for (const root of [cached, naive]) gitSync(root, 'reset', '-q', '--hard', 'HEAD~1');
+    }
+    const pick = (runs, i) => median(runs.map((r) => r[i]));
+    const header = (files) =>
+      `[${set}] verify of 8 tasks, --workers 4, setup \`npm ci --offline\` (${deps.length} direct deps: ${deps.join(', ')}; ${installed} in the lockfile${files}), verifier ${stepMs} ms/step; median of ${rounds}`;
+    const goalLines = () => {
+      const [n, w, nc, wc] = [pick(naiveTimes, 0), pick(warm, 0), pick(naiveTimes, 1), pick(warm, 1)];
+      console.log(`naive (fresh worktree + npm ci per task)   ${ms(n)}  ${cpu(nc)}`);
+      console.log(
+        `setup cache warm                           ${ms(w)}  ${cpu(wc)}   speed-up ${ratio(n, w)} (cpu ${ratio(nc, wc)}) (goal >= 5x)`,
+      );
+    };
+    if (warmOnly) {
+      console.log('');
+      console.log(header(''));
+      goalLines();
+      console.log(`load average: ${load()}`);
+      return;
     }
     // The setup phase alone, in-process, side by side on one worktree.
     const tree = path.join(base, 'tree');
@@ -223,17 +243,11 @@ async function benchSet(set, deps) {
         1,
     );
     const [ci, re, ke] = [npmCi, restore, kept].map(median);
-    const pick = (runs, i) => median(runs.map((r) => r[i]));
-    const [w, n, ma, na, mo, no] = [warm, naiveTimes, missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 0));
-    const [wc, nc, mac, nac, moc, noc] = [warm, naiveTimes, missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 1));
+    const [ma, na, mo, no] = [missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 0));
+    const [mac, nac, moc, noc] = [missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 1));
     console.log('');
-    console.log(
-      `[${set}] verify of 8 tasks, --workers 4, setup \`npm ci --offline\` (${deps.length} direct deps: ${deps.join(', ')}; ${installed} in the lockfile, ${files} files installed), verifier ${stepMs} ms/step; median of ${rounds}`,
-    );
-    console.log(`naive (fresh worktree + npm ci per task)   ${ms(n)}  ${cpu(nc)}`);
-    console.log(
-      `setup cache warm                           ${ms(w)}  ${cpu(wc)}   speed-up ${ratio(n, w)} (cpu ${ratio(nc, wc)}) (goal >= 5x)`,
-    );
+    console.log(header(`, ${files} files installed`));
+    goalLines();
     console.log(`after adding a dependency: naive           ${ms(na)}  ${cpu(nac)}`);
     console.log(
       `after adding a dependency: cache (misses)  ${ms(ma)}  ${cpu(mac)}   cost ${ratio(ma, na)} of naive (cpu ${ratio(mac, nac)}) (goal <= 1x)`,
