@@ -58,10 +58,10 @@ const HISTORY = ['ORIG_HEAD', 'COMMIT_EDITMSG', 'FETCH_HEAD', 'logs'];
  * new ctime that no unprivileged process can forge. Never throws for a dirty or tampered worktree:
  * `{ ok: false, reason }` says why it cannot be reused.
  *
- * One `git status` against the trusted index says what the last use left. When HEAD is still `base`
- * and no tracked file differs (a `verify` task's usual leftovers: the verifier's output, the app's
- * logs), the checkout has nothing to do and is skipped, and what status listed is removed here rather
- * than by a `git clean` walking the tree again. Either way the same proof closes it: a second status
+ * When HEAD is still `base`, one `git status` against the trusted index says what the last use left:
+ * what it lists untracked or ignored is removed here rather than by a `git clean` walking the tree
+ * again, and the checkout runs only when a tracked file differs (a `verify` task changes none). When
+ * HEAD moved, checkout and clean as always. Either way the same proof closes it: a second status
  * listing nothing outside `keep`, and HEAD naming `base`.
  */
 export async function resetWorktree(root: string, dir: string, base: string, options: ResetOptions): Promise<ResetResult> {
@@ -75,12 +75,17 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     await utimes(path.join(admin, 'index'), options.trustedIndex.mtimeS, options.trustedIndex.mtimeS);
     for (const name of HISTORY) await rm(path.join(admin, name), { recursive: true, force: true });
     const kept = options.keep.map(trimSlashes);
-    const found = await statusEntries(dir);
-    const tracked = found.some((entry) => !entry.startsWith('?? ') && !entry.startsWith('!! '));
-    const extra = found.map((entry) => trimSlashes(entry.slice(3))).filter((p) => !isUnderPrefix(p, kept));
+    // HEAD elsewhere (a new base, an agent's commit): the checkout walks the tree anyway, status first would not help.
+    const found = (await detachedHead(admin)) === base ? await statusEntries(dir) : null;
+    const untracked = (entry: string) => entry.startsWith('?? ') || entry.startsWith('!! ');
+    const tracked = found?.some((entry) => !untracked(entry)) ?? true;
+    const extra = (found ?? [])
+      .filter(untracked)
+      .map((entry) => trimSlashes(entry.slice(3)))
+      .filter((p) => !isUnderPrefix(p, kept));
     // A listed folder holding a kept path (`build/` around `build/cache`) is git clean's to thin out.
     const aroundKept = extra.some((p) => kept.some((k) => k.startsWith(`${p}/`)));
-    if (tracked || aroundKept || (await detachedHead(admin)) !== base) {
+    if (found === null || aroundKept) {
       await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
       const excludes = options.keep.flatMap((p) => ['-e', `/${trimSlashes(p)}`]);
       await gitBytes([...PINNED, 'clean', '-ffdxq', ...excludes], { cwd: dir });
@@ -88,6 +93,7 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
       // Each one as git named it (a whole untracked or ignored folder, a nested repository): never
       // followed through a symlink, since git lists a symlink as itself and never descends into one.
       for (const p of extra) await rm(path.join(dir, p), { recursive: true, force: true });
+      if (tracked) await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
     }
     if (tracked || extra.length > 0) {
       const left = (await statusEntries(dir)).map((entry) => entry.slice(3)).filter((p) => !isUnderPrefix(trimSlashes(p), kept));
