@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// #13: `elenchos verify` of 8 tasks, --workers 4, on a small web app whose setup is a real `npm ci`
-// (5 direct packages, ~50 installed, from the npm cache already on this machine: --offline, no network).
+// #13: `elenchos verify` of 8 tasks, --workers 4, on a small web app whose setup is a real `npm ci` from
+// the npm cache already on this machine (--offline, no network), for each dependency set asked for:
+//   small:   5 direct packages (commander, zod, fast-glob, execa, tar), 49 installed, ~1,700 files
+//   webapp:  what a small web app declares (express; vite, vitest, typescript, eslint for its build and
+//            tests), ~200 installed, ~2,600 files, ~80 MB: "a lockfile with hundreds of packages"
+// Both lockfiles are cut from this project's own package-lock.json (the packages reachable from the chosen
+// direct dependencies, as npm resolved them), so every tarball is in the local npm cache.
 //   warm:   setup.cache entry present and the worktree pool warm (each task takes a warm worktree whose
 //           kept node_modules is checked against the entry, or restores it, instead of running npm ci)
 //   naive:  no setup.cache and --fresh (a fresh worktree + npm ci per task, as before #13)
@@ -9,20 +14,27 @@
 //   one-task miss: a single verify whose key misses (npm ci + save) vs the same without the cache
 //   setup phase alone, one worktree: npm ci vs a restore (copy + check) vs kept paths checked (a warm
 //           worktree of the pool keeps node_modules; only files whose stat signature changed are re-read)
-// Goals: warm >= 5x faster than naive; a miss no slower than today.
-// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1]
+// Each verify also reports the CPU it took (its own and its children's), less noisy than wall time on a
+// shared machine. Goals: warm >= 5x faster than naive; a miss no slower than today.
+// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [--deps=small,webapp] [--warm-only]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitSync, makeRepo, median, timeOnce } from './lib.js';
 import { beginCachedSetup } from '../dist/core/setup-cache.js';
 
-const stepMs = Number(process.argv[2] ?? 200);
-const rounds = Number(process.argv[3] ?? 1);
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const depsFlag = process.argv.find((arg) => arg.startsWith('--deps='));
+const stepMs = Number(positional[0] ?? 200);
+const rounds = Number(positional[1] ?? 1);
+// --warm-only: the goal's comparison alone (naive vs warm), without the miss arms and the setup phase.
+const warmOnly = process.argv.includes('--warm-only');
+const sets = (depsFlag ? depsFlag.slice('--deps='.length) : 'small,webapp').split(',');
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
+const projectLock = JSON.parse(readFileSync(fileURLToPath(new URL('../package-lock.json', import.meta.url)), 'utf8'));
 // The machine's npm cache (HOME is a temp dir for the fake Kane): packages come from here, never the network.
 const npmCache = process.env.npm_config_cache ?? path.join(homedir(), '.npm');
 const npmEnv = {
@@ -32,8 +44,12 @@ const npmEnv = {
   npm_config_audit: 'false',
   npm_config_fund: 'false',
 };
-const deps = { commander: '14.0.3', zod: '4.6.7', 'fast-glob': '3.3.3', execa: '9.6.0', tar: '7.5.23' };
-const added = { 'simple-git': '4.0.2' };
+const DEPENDENCY_SETS = {
+  small: ['commander', 'zod', 'fast-glob', 'execa', 'tar'],
+  webapp: ['express', 'vite', 'vitest', 'typescript', 'eslint'],
+};
+const added = ['simple-git'];
+for (const set of sets) if (!DEPENDENCY_SETS[set]) throw new Error(`--deps: unknown set ${set} (small, webapp)`);
 
 const server = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
 const configFor = (cache) =>
@@ -47,118 +63,206 @@ const configFor = (cache) =>
     verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass', FAKE_KANE_STEP_DELAY_MS: String(stepMs) } },
   });
 
-/** package.json + package-lock.json for `dependencies`, resolved from the local npm cache only. */
-function lockfileFor(dependencies) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-lock-'));
-  try {
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }));
-    execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts'], { cwd: dir, env: npmEnv, stdio: 'pipe' });
-    return {
-      'package.json': readFileSync(path.join(dir, 'package.json'), 'utf8'),
-      'package-lock.json': readFileSync(path.join(dir, 'package-lock.json'), 'utf8'),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+/**
+ * package.json + package-lock.json for the direct dependencies `names`: the part of this project's
+ * lockfile they reach (node's lookup from each package's folder upwards, optional and peer dependencies
+ * included), at the versions npm resolved for this project. npm ci --offline then needs only tarballs
+ * this machine's cache holds, not registry metadata.
+ */
+function lockfileFor(names) {
+  const packages = projectLock.packages;
+  const resolve = (from, name) => {
+    for (let at = from; ;) {
+      const candidate = `${at ? `${at}/` : ''}node_modules/${name}`;
+      if (packages[candidate]) return candidate;
+      if (!at) return null;
+      const up = at.lastIndexOf('/node_modules/');
+      at = up < 0 ? '' : at.slice(0, up);
+    }
+  };
+  const reached = new Set();
+  const queue = names.map((name) => resolve('', name));
+  while (queue.length > 0) {
+    const at = queue.pop();
+    if (!at || reached.has(at)) continue;
+    reached.add(at);
+    const entry = packages[at];
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }))
+      queue.push(resolve(at, name));
   }
-}
-
-const extra = { ...lockfileFor(deps), '.gitignore': 'node_modules\n', 'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n' };
-for (let i = 1; i <= 8; i++) {
-  extra[`tasks/t${i}.json`] = JSON.stringify({
-    id: `t${i}`,
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  });
-}
-// Two checkouts of one history: the same commits, one configured with the cache, one without.
-const { base, root: cached, cleanup } = makeRepo(100, 'elenchos-bench-setup-cache-', { ...extra, 'elenchos.config.json': configFor(true) });
-const naive = path.join(base, 'naive');
-gitSync(base, 'clone', '-q', cached, naive);
-writeFileSync(path.join(naive, 'elenchos.config.json'), configFor(false));
-gitSync(naive, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qam', 'no setup cache');
-const home = path.join(base, 'home');
-mkdirSync(home);
-
-function verify(root, tasks = []) {
-  const start = process.hrtime.bigint();
-  const fresh = root === naive ? ['--fresh'] : []; // the naive way: no pool either
-  const result = spawnSync(process.execPath, [bin, 'verify', '--workers', '4', ...fresh, ...tasks, '--json'], {
-    cwd: root,
-    env: { ...npmEnv, HOME: home },
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`verify failed (${result.status}): ${result.stderr}${result.stdout.slice(-1500)}`);
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-function addDependency(root) {
-  for (const [name, content] of Object.entries(lockfileFor({ ...deps, ...added }))) writeFileSync(path.join(root, name), content);
-  gitSync(root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qam', 'add simple-git');
+  const dependencies = Object.fromEntries(names.map((name) => [name, packages[`node_modules/${name}`].version]));
+  const lock = {
+    name: 'bench-app',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: 'bench-app', version: '1.0.0', dependencies } },
+  };
+  for (const at of [...reached].sort()) {
+    // All are the app's own dependencies here: no dev/peer flags carried over from this project's lockfile.
+    const entry = { ...packages[at] };
+    for (const flag of ['dev', 'devOptional', 'peer']) delete entry[flag];
+    lock.packages[at] = entry;
+  }
+  return {
+    'package.json': `${JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
+    'package-lock.json': `${JSON.stringify(lock, null, 2)}\n`,
+  };
 }
 
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 const ms = (x) => `${x.toFixed(0).padStart(6)} ms`;
-try {
-  const warm = [];
-  const naiveTimes = [];
-  const missAll = [];
-  const naiveAfter = [];
-  const missOne = [];
-  const naiveOne = [];
-  for (let round = 0; round < rounds; round++) {
-    rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
-    verify(cached); // fills the cache and the pool (not measured)
-    // Side by side, alternating, so a noisy neighbour slows both alike.
-    naiveTimes.push(verify(naive));
-    warm.push(verify(cached));
-    // The agent's change adds a dependency: every key misses on the new lockfile.
-    addDependency(cached);
-    addDependency(naive);
-    naiveAfter.push(verify(naive));
-    missAll.push(verify(cached));
-    // One task whose key misses: npm ci + save, against npm ci alone.
-    rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
-    naiveOne.push(verify(naive, ['tasks/t2.json']));
-    missOne.push(verify(cached, ['tasks/t2.json']));
-    for (const root of [cached, naive]) gitSync(root, 'reset', '-q', '--hard', 'HEAD~1');
+const cpu = (x) => `cpu ${(x / 1000).toFixed(1).padStart(5)} s`;
+/** CPU time of the children this process has reaped (a verify and everything it waited for), in ms. */
+function childrenCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime, in clock ticks of 10 ms
+}
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+console.log(`load average at start: ${load()}`);
+for (const set of sets) await benchSet(set, DEPENDENCY_SETS[set]);
+console.log(`load average at end: ${load()}`);
+
+async function benchSet(set, deps) {
+  const extra = {
+    ...lockfileFor(deps),
+    '.gitignore': 'node_modules\n',
+    'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
+  };
+  const installed = Object.keys(JSON.parse(extra['package-lock.json']).packages).length - 1;
+  for (let i = 1; i <= 8; i++) {
+    extra[`tasks/t${i}.json`] = JSON.stringify({
+      id: `t${i}`,
+      title: 't',
+      description: 'd',
+      acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
+      verification: { testFile: 'tests/t_test.md' },
+    });
   }
-  // The setup phase alone, in-process, side by side on one worktree.
-  const tree = path.join(base, 'tree');
-  gitSync(cached, 'worktree', 'add', '-q', '--detach', tree, 'HEAD');
-  const spec = { command: 'npm ci --offline --no-audit --no-fund', key: ['package-lock.json'], paths: ['node_modules'] };
-  const cacheDir = path.join(base, 'solo-cache');
-  const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 60_000 });
-  const first = await lookup();
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' });
-  if (first.kind === 'run') await first.save?.();
-  const npmCi = [];
-  const restore = [];
-  const kept = [];
-  for (let round = 0; round < 3; round++) {
-    rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
-    npmCi.push(await timeOnce(() => execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' })));
-    rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
-    restore.push(await timeOnce(async () => expectHit(await lookup(), 'restored')));
-    kept.push(await timeOnce(async () => expectHit(await lookup(), 'kept')));
+  // Two checkouts of one history: the same commits, one configured with the cache, one without.
+  const {
+    base,
+    root: cached,
+    cleanup,
+  } = makeRepo(100, 'elenchos-bench-setup-cache-', { ...extra, 'elenchos.config.json': configFor(true) });
+  const naive = path.join(base, 'naive');
+  gitSync(base, 'clone', '-q', cached, naive);
+  writeFileSync(path.join(naive, 'elenchos.config.json'), configFor(false));
+  gitSync(naive, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qam', 'no setup cache');
+  const home = path.join(base, 'home');
+  mkdirSync(home);
+
+  /** One verify: [wall ms, CPU ms of it and its children]. */
+  function verify(root, tasks = []) {
+    const start = process.hrtime.bigint();
+    const cpuBefore = childrenCpuMs();
+    const fresh = root === naive ? ['--fresh'] : []; // the naive way: no pool either
+    const result = spawnSync(process.execPath, [bin, 'verify', '--workers', '4', ...fresh, ...tasks, '--json'], {
+      cwd: root,
+      env: { ...npmEnv, HOME: home },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.status !== 0) throw new Error(`verify failed (${result.status}): ${result.stderr}${result.stdout.slice(-1500)}`);
+    return [Number(process.hrtime.bigint() - start) / 1e6, childrenCpuMs() - cpuBefore];
   }
-  const [ci, re, ke] = [npmCi, restore, kept].map(median);
-  const [w, n, ma, na, mo, no] = [warm, naiveTimes, missAll, naiveAfter, missOne, naiveOne].map(median);
-  console.log(
-    `verify of 8 tasks, --workers 4, setup \`npm ci --offline\` (${Object.keys(deps).length} direct deps), verifier ${stepMs} ms/step; median of ${rounds}`,
-  );
-  console.log(`naive (fresh worktree + npm ci per task)   ${ms(n)}`);
-  console.log(`setup cache warm                           ${ms(w)}   speed-up ${ratio(n, w)} (goal >= 5x)`);
-  console.log(`after adding a dependency: naive           ${ms(na)}`);
-  console.log(`after adding a dependency: cache (misses)  ${ms(ma)}   cost ${ratio(ma, na)} of naive (goal <= 1x)`);
-  console.log(`one task, naive                            ${ms(no)}`);
-  console.log(`one task, cache miss (npm ci + save)       ${ms(mo)}   cost ${ratio(mo, no)} of naive`);
-  console.log(`setup phase, one worktree: npm ci              ${ms(ci)}`);
-  console.log(`setup phase, one worktree: cache restore       ${ms(re)}   ${ratio(ci, re)} faster`);
-  console.log(`setup phase, one worktree: kept paths checked  ${ms(ke)}   ${ratio(ci, ke)} faster (median of 3)`);
-} finally {
-  cleanup();
+
+  function addDependency(root) {
+    for (const [name, content] of Object.entries(lockfileFor([...deps, ...added]))) writeFileSync(path.join(root, name), content);
+    gitSync(root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qam', `add ${added.join(', ')}`);
+  }
+
+  try {
+    const warm = [];
+    const naiveTimes = [];
+    const missAll = [];
+    const naiveAfter = [];
+    const missOne = [];
+    const naiveOne = [];
+    for (let round = 0; round < rounds; round++) {
+      rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
+      verify(cached); // fills the cache and the pool (not measured)
+      // Side by side, alternating, so a noisy neighbour slows both alike.
+      naiveTimes.push(verify(naive));
+      warm.push(verify(cached));
+      if (warmOnly) continue;
+      // The agent's change adds a dependency: every key misses on the new lockfile.
+      addDependency(cached);
+      addDependency(naive);
+      naiveAfter.push(verify(naive));
+      missAll.push(verify(cached));
+      // One task whose key misses: npm ci + save, against npm ci alone.
+      rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
+      naiveOne.push(verify(naive, ['tasks/t2.json']));
+      missOne.push(verify(cached, ['tasks/t2.json']));
+      for (const root of [cached, naive]) gitSync(root, 'reset', '-q', '--hard', 'HEAD~1');
+    }
+    const pick = (runs, i) => median(runs.map((r) => r[i]));
+    const header = (files) =>
+      `[${set}] verify of 8 tasks, --workers 4, setup \`npm ci --offline\` (${deps.length} direct deps: ${deps.join(', ')}; ${installed} in the lockfile${files}), verifier ${stepMs} ms/step; median of ${rounds}`;
+    const goalLines = () => {
+      const [n, w, nc, wc] = [pick(naiveTimes, 0), pick(warm, 0), pick(naiveTimes, 1), pick(warm, 1)];
+      console.log(`naive (fresh worktree + npm ci per task)   ${ms(n)}  ${cpu(nc)}`);
+      console.log(
+        `setup cache warm                           ${ms(w)}  ${cpu(wc)}   speed-up ${ratio(n, w)} (cpu ${ratio(nc, wc)}) (goal >= 5x)`,
+      );
+    };
+    if (warmOnly) {
+      console.log('');
+      console.log(header(''));
+      goalLines();
+      console.log(`load average: ${load()}`);
+      return;
+    }
+    // The setup phase alone, in-process, side by side on one worktree.
+    const tree = path.join(base, 'tree');
+    gitSync(cached, 'worktree', 'add', '-q', '--detach', tree, 'HEAD');
+    const spec = { command: 'npm ci --offline --no-audit --no-fund', key: ['package-lock.json'], paths: ['node_modules'] };
+    const cacheDir = path.join(base, 'solo-cache');
+    const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 60_000 });
+    const first = await lookup();
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' });
+    if (first.kind === 'run') await first.save?.();
+    const npmCi = [];
+    const restore = [];
+    const kept = [];
+    for (let round = 0; round < 3; round++) {
+      rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
+      npmCi.push(await timeOnce(() => execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' })));
+      rmSync(path.join(tree, 'node_modules'), { recursive: true, force: true });
+      restore.push(await timeOnce(async () => expectHit(await lookup(), 'restored')));
+      kept.push(await timeOnce(async () => expectHit(await lookup(), 'kept')));
+    }
+    const files = Number(
+      execFileSync('find', [path.join(tree, 'node_modules'), '-type', 'f'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length -
+        1,
+    );
+    const [ci, re, ke] = [npmCi, restore, kept].map(median);
+    const [ma, na, mo, no] = [missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 0));
+    const [mac, nac, moc, noc] = [missAll, naiveAfter, missOne, naiveOne].map((runs) => pick(runs, 1));
+    console.log('');
+    console.log(header(`, ${files} files installed`));
+    goalLines();
+    console.log(`after adding a dependency: naive           ${ms(na)}  ${cpu(nac)}`);
+    console.log(
+      `after adding a dependency: cache (misses)  ${ms(ma)}  ${cpu(mac)}   cost ${ratio(ma, na)} of naive (cpu ${ratio(mac, nac)}) (goal <= 1x)`,
+    );
+    console.log(`one task, naive                            ${ms(no)}  ${cpu(noc)}`);
+    console.log(
+      `one task, cache miss (npm ci + save)       ${ms(mo)}  ${cpu(moc)}   cost ${ratio(mo, no)} of naive (cpu ${ratio(moc, noc)})`,
+    );
+    console.log(`setup phase, one worktree: npm ci              ${ms(ci)}`);
+    console.log(`setup phase, one worktree: cache restore       ${ms(re)}   ${ratio(ci, re)} faster`);
+    console.log(`setup phase, one worktree: kept paths checked  ${ms(ke)}   ${ratio(ci, ke)} faster (median of 3)`);
+    console.log(`load average: ${load()}`);
+  } finally {
+    cleanup();
+  }
 }
 
 function expectHit(cached, what) {

@@ -140,10 +140,18 @@ async function verifierVersion(ctx: RunContext): Promise<string | null> {
   return version ?? null;
 }
 
-async function gitVersion(cwd: string): Promise<string> {
-  try {
-    return (await git(['--version'], { cwd })).trim().replace(/^git version /, '');
-  } catch {
-    return 'unknown';
+// The git on PATH answers the same for every task of one `verify`: asked once per PATH.
+const gitVersions = new Map<string, Promise<string>>();
+
+function gitVersion(cwd: string): Promise<string> {
+  const key = process.env.PATH ?? '';
+  let version = gitVersions.get(key);
+  if (!version) {
+    version = git(['--version'], { cwd }).then(
+      (out) => out.trim().replace(/^git version /, ''),
+      () => 'unknown',
+    );
+    gitVersions.set(key, version);
   }
+  return version;
 }

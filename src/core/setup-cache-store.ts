@@ -1,6 +1,6 @@
 // One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { processAliveSince } from '../process/proc-stat.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -192,9 +192,21 @@ export async function writeStamps(
   key: string,
   workspace: string,
   signatures: ReadonlyMap<string, string>,
+  /** The stamps read before the check: when nothing changed, the file is only touched (its age orders eviction). */
+  previous?: ReadonlyMap<string, string>,
 ): Promise<void> {
   const identity = await worktreeIdentity(workspace);
   const file = stampFile(cacheDir, key, identity);
+  if (previous && sameSignatures(previous, signatures)) {
+    const now = new Date();
+    if (
+      await utimes(file, now, now).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+  }
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, JSON.stringify({ identity, signatures: Object.fromEntries(signatures) }));
   const names = await readdir(path.dirname(file));
@@ -204,6 +216,12 @@ export async function writeStamps(
   );
   aged.sort((a, b) => b.at - a.at);
   for (const { name } of aged.slice(STAMPS_KEPT)) await rm(path.join(path.dirname(file), name), { force: true });
+}
+
+function sameSignatures(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [file, signature] of b) if (a.get(file) !== signature) return false;
+  return true;
 }
 
 /** The signatures last recorded for `workspace` under `key` (empty when none). */

@@ -175,7 +175,7 @@ export async function verifyCachedPaths(
   const trusted = await readStamps(cacheDir, key, workspace);
   const difference = await compareTree(workspace, paths, read.manifest.entries, { trusted, signatures });
   if (difference) return { ok: false, reason: difference };
-  await writeStamps(cacheDir, key, workspace, signatures);
+  await writeStamps(cacheDir, key, workspace, signatures, trusted);
   return { ok: true };
 }
 

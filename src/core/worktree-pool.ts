@@ -2,10 +2,10 @@
 // a verify task starts from a reset of what changed instead of a checkout of the whole repository.
 // An idle worktree lives in a numbered slot; taking one moves it to the run's own workspace path
 // (so everything else, gc included, sees an ordinary run worktree) and releasing moves it back.
-import { access, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { poolDir } from '../evidence/layout.js';
-import { resetWorktree, readWorktreeIndex } from '../git/worktree-reset.js';
+import { resetWorktree, readWorktreeIndex, type TrustedIndex } from '../git/worktree-reset.js';
 import { addWorktree, moveWorktree, removeWorktree } from '../git/worktree.js';
 import { findEscapedProcesses } from '../process/escaped-processes.js';
 import { tryExclusiveLock } from '../process/exclusive-lock.js';
@@ -26,7 +26,7 @@ export interface TakenWorktree {
   /** Idle worktrees thrown away on the way, and why. */
   discarded: { slot: string; reason: string }[];
   /** The index as it was right after the checkout or the reset: what the next reset trusts. */
-  index: Buffer;
+  index: TrustedIndex;
 }
 
 /** Puts a clean worktree of `base` at `target`: a warm one from the pool when one can be proven clean, else a fresh one. */
@@ -55,7 +55,7 @@ export interface ReturnWorktreeOptions {
   /** The run's worktree, its processes already stopped. */
   dir: string;
   /** From `takeWorktree`: the index the next reset may trust. */
-  index: Buffer;
+  index: TrustedIndex;
   /** worktreePool.size: most idle worktrees kept. */
   size: number;
 }
@@ -85,7 +85,9 @@ async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled:
     if (!lock) continue;
     try {
       if (await exists(slot)) continue;
-      await writeFile(`${slot}.index`, index);
+      // The file keeps the index's mtime too (see TrustedIndex): the claim reads both back.
+      await writeFile(`${slot}.index`, index.bytes);
+      await utimes(`${slot}.index`, index.mtimeS, index.mtimeS);
       await moveWorktree(root, dir, slot);
       return { pooled: slot, reason: null };
     } catch (error) {
@@ -120,7 +122,7 @@ export async function trimPool(root: string, keep: number, dryRun = false): Prom
   return removed;
 }
 
-type Claim = { state: 'busy' } | { state: 'discarded'; reason: string } | { state: 'claimed'; index: Buffer };
+type Claim = { state: 'busy' } | { state: 'discarded'; reason: string } | { state: 'claimed'; index: TrustedIndex };
 
 /** Under the slot's lock: moves its worktree to `target` with the index trusted for it, or throws it away. */
 async function claimSlot(root: string, slot: string, target: string): Promise<Claim> {
@@ -128,7 +130,7 @@ async function claimSlot(root: string, slot: string, target: string): Promise<Cl
   if (!lock) return { state: 'busy' };
   try {
     if (!(await exists(slot))) return { state: 'busy' };
-    const index = await readFile(`${slot}.index`).catch(() => null);
+    const index = await readTrusted(`${slot}.index`);
     await rm(`${slot}.index`, { force: true });
     const inside = findEscapedProcesses({ directories: [slot] });
     const reason =
@@ -138,7 +140,7 @@ async function claimSlot(root: string, slot: string, target: string): Promise<Cl
         () => null,
         (error: Error) => `it could not be moved: ${error.message.split('\n')[0]}`,
       );
-      if (moved === null) return { state: 'claimed', index: index as Buffer };
+      if (moved === null) return { state: 'claimed', index: index as TrustedIndex };
       await removeWorktree(root, slot);
       return { state: 'discarded', reason: moved };
     }
@@ -146,6 +148,15 @@ async function claimSlot(root: string, slot: string, target: string): Promise<Cl
     return { state: 'discarded', reason };
   } finally {
     await lock.release();
+  }
+}
+
+async function readTrusted(file: string): Promise<TrustedIndex | null> {
+  try {
+    const { mtimeMs } = await stat(file);
+    return { bytes: await readFile(file), mtimeS: Math.floor(mtimeMs / 1000) };
+  } catch {
+    return null;
   }
 }
 

@@ -23,9 +23,15 @@ async function commonDir(cwd: string): Promise<string> {
 export async function worktreeIntegrity(workspace: string, root: string, baseline: ReadonlySet<string> = new Set()): Promise<string[]> {
   const problems: string[] = [];
   try {
-    const top = await realpath((await git(['rev-parse', '--show-toplevel'], { cwd: workspace })).trim());
+    // Both answers from one git start: they print one per line, in the order asked.
+    const [asked, repository] = await Promise.all([
+      git(['rev-parse', '--show-toplevel', '--git-common-dir'], { cwd: workspace }),
+      commonDir(root),
+    ]);
+    const [topLine = '', commonLine = ''] = asked.split('\n');
+    const top = await realpath(topLine);
     if (top !== (await realpath(workspace))) problems.push(`the worktree's top level is now ${top}`);
-    const [mine, repository] = await Promise.all([commonDir(workspace), commonDir(root)]);
+    const mine = await realpath(path.resolve(workspace, commonLine));
     if (mine !== repository) problems.push(`the worktree now points at another repository (${mine})`);
   } catch (error) {
     return [`git no longer recognises the worktree (${error instanceof Error ? error.message : String(error)})`];

@@ -1,16 +1,28 @@
 // Bringing a used worktree back to a commit, provably as clean as `git worktree add` would make it.
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
 
-export type ResetResult = { ok: true; index: Buffer } | { ok: false; reason: string };
+/**
+ * An index as git left it, with the index file's own mtime: git counts an entry whose file is as new as
+ * the index (same second) as "racily clean" and compares its content. Written back with a new mtime,
+ * the same bytes would vouch for a file rewritten within that second (its old mtime put back, its size
+ * kept): so the time goes back with the bytes.
+ */
+export interface TrustedIndex {
+  bytes: Buffer;
+  /** The index file's mtime in whole seconds (rounded down: never later than git saw it). */
+  mtimeS: number;
+}
+
+export type ResetResult = { ok: true; index: TrustedIndex } | { ok: false; reason: string };
 
 export interface ResetOptions {
   /** Repository-relative paths kept across uses (setup.cache paths); everything else untracked or ignored goes. */
   keep: readonly string[];
   /** The index this worktree had when it was last proven clean (ours, never the agent's copy). */
-  trustedIndex: Buffer;
+  trustedIndex: TrustedIndex;
 }
 
 // Settings an agent could have planted to make git trust stale stat data or skip a walk: pinned for our own
@@ -45,6 +57,12 @@ const HISTORY = ['ORIG_HEAD', 'COMMIT_EDITMSG', 'FETCH_HEAD', 'logs'];
  * was last clean) makes git restat, not rehash, what did not change; a file rewritten since has a
  * new ctime that no unprivileged process can forge. Never throws for a dirty or tampered worktree:
  * `{ ok: false, reason }` says why it cannot be reused.
+ *
+ * When HEAD is still `base`, one `git status` against the trusted index says what the last use left:
+ * what it lists untracked or ignored is removed here rather than by a `git clean` walking the tree
+ * again, and the checkout runs only when a tracked file differs (a `verify` task changes none). When
+ * HEAD moved, checkout and clean as always. Either way the same proof closes it: a second status
+ * listing nothing outside `keep`, and HEAD naming `base`.
  */
 export async function resetWorktree(root: string, dir: string, base: string, options: ResetOptions): Promise<ResetResult> {
   try {
@@ -53,26 +71,73 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     const foreign = (await readdir(admin)).filter((name) => !ADMIN_FILES.has(name));
     if (foreign.length > 0) return { ok: false, reason: `unexpected git state in its admin folder: ${foreign.sort().join(', ')}` };
     // The agent's index and reflog are not evidence of anything: ours goes back, its history goes.
-    await writeFile(path.join(admin, 'index'), options.trustedIndex);
+    await writeFile(path.join(admin, 'index'), options.trustedIndex.bytes);
+    await utimes(path.join(admin, 'index'), options.trustedIndex.mtimeS, options.trustedIndex.mtimeS);
     for (const name of HISTORY) await rm(path.join(admin, name), { recursive: true, force: true });
-    await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
-    const excludes = options.keep.flatMap((p) => ['-e', `/${trimSlashes(p)}`]);
-    await gitBytes([...PINNED, 'clean', '-ffdxq', ...excludes], { cwd: dir });
-    const left = await leftovers(dir, options.keep);
-    if (left.length > 0) return { ok: false, reason: `not clean after the reset: ${left.slice(0, 5).join(', ')}` };
-    const head = (await git(['rev-parse', 'HEAD'], { cwd: dir })).trim();
-    if (head !== base) return { ok: false, reason: `HEAD is ${head.slice(0, 12)} after the reset, not ${base.slice(0, 12)}` };
-    return { ok: true, index: await readFile(path.join(admin, 'index')) };
+    const kept = options.keep.map(trimSlashes);
+    // HEAD elsewhere (a new base, an agent's commit): the checkout walks the tree anyway, status first would not help.
+    const found = (await detachedHead(admin)) === base ? await statusEntries(dir) : null;
+    const untracked = (entry: string) => entry.startsWith('?? ') || entry.startsWith('!! ');
+    const tracked = found?.some((entry) => !untracked(entry)) ?? true;
+    const extra = (found ?? [])
+      .filter(untracked)
+      .map((entry) => trimSlashes(entry.slice(3)))
+      .filter((p) => !isUnderPrefix(p, kept));
+    // A listed folder holding a kept path (`build/` around `build/cache`) is git clean's to thin out.
+    const aroundKept = extra.some((p) => kept.some((k) => k.startsWith(`${p}/`)));
+    if (found === null || aroundKept) {
+      await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+      const excludes = options.keep.flatMap((p) => ['-e', `/${trimSlashes(p)}`]);
+      await gitBytes([...PINNED, 'clean', '-ffdxq', ...excludes], { cwd: dir });
+    } else {
+      // Each one as git named it (a whole untracked or ignored folder, a nested repository): never
+      // followed through a symlink, since git lists a symlink as itself and never descends into one.
+      for (const p of extra) await rm(path.join(dir, p), { recursive: true, force: true });
+      if (tracked) await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+    }
+    if (tracked || extra.length > 0) {
+      const left = (await statusEntries(dir)).map((entry) => entry.slice(3)).filter((p) => !isUnderPrefix(trimSlashes(p), kept));
+      if (left.length > 0) return { ok: false, reason: `not clean after the reset: ${left.slice(0, 5).join(', ')}` };
+    }
+    const head = await detachedHead(admin);
+    if (head !== base)
+      return { ok: false, reason: `HEAD is ${head.slice(0, 12) || 'not a commit'} after the reset, not ${base.slice(0, 12)}` };
+    return { ok: true, index: await readIndex(admin) };
   } catch (error) {
     return { ok: false, reason: `the reset failed: ${(error as Error).message.split('\n')[0]}` };
   }
 }
 
+/** The commit a detached HEAD names (`git checkout --detach` writes it alone on the line), else ''. */
+async function detachedHead(admin: string): Promise<string> {
+  const text = await readFile(path.join(admin, 'HEAD'), 'utf8').catch(() => '');
+  return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(text) ? text.trim() : '';
+}
+
 /** The index of the worktree at `dir` as it is now: trusted only right after `git worktree add` or a reset. */
-export async function readWorktreeIndex(root: string, dir: string): Promise<Buffer> {
+export async function readWorktreeIndex(root: string, dir: string): Promise<TrustedIndex> {
   const admin = await adminDir(root, dir);
   if (typeof admin !== 'string') throw new Error(admin.reason);
-  return readFile(path.join(admin, 'index'));
+  return readIndex(admin);
+}
+
+async function readIndex(admin: string): Promise<TrustedIndex> {
+  const file = path.join(admin, 'index');
+  const before = await stat(file);
+  const bytes = await readFile(file);
+  return { bytes, mtimeS: Math.floor(before.mtimeMs / 1000) };
+}
+
+// The main checkout's common git folder does not move while this process runs: asked once per root.
+const commonDirs = new Map<string, Promise<string>>();
+function commonDir(root: string): Promise<string> {
+  let found = commonDirs.get(root);
+  if (!found) {
+    found = git(['rev-parse', '--git-common-dir'], { cwd: root }).then((out) => path.resolve(root, out.trim()));
+    found.catch(() => commonDirs.delete(root));
+    commonDirs.set(root, found);
+  }
+  return found;
 }
 
 /** The admin folder `dir/.git` names, if and only if it is one of `root`'s and names `dir` back. */
@@ -81,23 +146,19 @@ async function adminDir(root: string, dir: string): Promise<string | { ok: false
   const match = dotGit?.match(/^gitdir: (.+)\n?$/);
   if (!match) return { ok: false, reason: 'its .git is not a worktree link' };
   const admin = match[1]!;
-  const common = path.resolve(root, (await git(['rev-parse', '--git-common-dir'], { cwd: root })).trim());
+  const common = await commonDir(root);
   if (path.dirname(admin) !== path.join(common, 'worktrees')) return { ok: false, reason: `its .git points elsewhere (${admin})` };
   const back = (await readFile(path.join(admin, 'gitdir'), 'utf8').catch(() => '')).trim();
   if (back !== path.join(dir, '.git')) return { ok: false, reason: 'git does not know it at this place' };
   return admin;
 }
 
-/** Every path `git status` still reports (untracked, ignored or changed) that is not under a kept path. */
-async function leftovers(dir: string, keep: readonly string[]): Promise<string[]> {
+/** What `git status` reports (changed, untracked, ignored), each as `XY path`. */
+async function statusEntries(dir: string): Promise<string[]> {
   const out = await gitBytes([...PINNED, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames'], {
     cwd: dir,
   });
-  const kept = keep.map(trimSlashes);
-  return splitNul(out)
-    .filter(Boolean)
-    .map((entry) => entry.slice(3))
-    .filter((p) => !isUnderPrefix(trimSlashes(p), kept));
+  return splitNul(out).filter(Boolean);
 }
 
 function trimSlashes(p: string): string {

@@ -1,9 +1,10 @@
 // How kane-cli is started and stopped: argv, variables, environment, stdin, credentials, group kill.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kaneAdapter } from '../../src/verifiers/kane/adapter.js';
-import { kaneVersion } from '../../src/verifiers/kane/kane-version.js';
+import { kaneVersion, sameKaneVersion } from '../../src/verifiers/kane/kane-version.js';
+import { tempDir } from '../helpers/temp.js';
 import { FAKE_BIN, kaneFixture, simpleTest } from './kane-harness.js';
 
 /** True while `pid` runs. A zombie is dead: killed children are reparented to PID 1, which may reap late. */
@@ -112,5 +113,20 @@ describe('kane adapter process handling', () => {
   it('kaneVersion() asks kane-cli --version', async () => {
     expect(await kaneVersion(path.join(FAKE_BIN, 'kane-cli'), { env: { PATH: process.env.PATH } })).toBe('0.8.17-beta.1');
     expect(await kaneVersion('kane-cli-that-does-not-exist', { env: {} })).toBeNull();
+  });
+
+  it('sameKaneVersion() starts kane-cli once per executable file, and again once that file changed', async () => {
+    const dir = tempDir('elenchos-kane-version-');
+    const calls = path.join(dir, 'calls');
+    const script = (version: string) => `#!/bin/sh\necho x >> ${calls}\necho "kane-cli ${version}"\n`;
+    const bin = path.join(dir, 'kane-cli');
+    writeFileSync(bin, script('1.2.3'), { mode: 0o755 });
+    const ask = () => sameKaneVersion(bin, { cwd: dir, env: { PATH: process.env.PATH } });
+    expect(await ask()).toBe('1.2.3');
+    expect(await ask()).toBe('1.2.3');
+    expect(readFileSync(calls, 'utf8')).toBe('x\n');
+    writeFileSync(bin, script('1.2.40'), { mode: 0o755 }); // another size: another file
+    expect(await ask()).toBe('1.2.40');
+    expect(readFileSync(calls, 'utf8')).toBe('x\nx\n');
   });
 });

@@ -9,8 +9,7 @@ export const kaneAdapter: VerifierAdapter = {
   type: 'kane',
   defaultCommand: () => ({ command: 'kane-cli', args: [] }),
   // Running Kane loads the process layer (execa); `check`, which only reads the test, does not.
-  version: async ({ command, cwd, env }) =>
-    (await import('./kane-version.js')).kaneVersion(command ?? 'kane-cli', { cwd, env: { PATH: env.PATH, HOME: env.HOME } }),
+  version: async ({ command, cwd, env }) => (await import('./kane-version.js')).sameKaneVersion(command ?? 'kane-cli', { cwd, env }),
   checkTestFileName: (relative) =>
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
   readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
