@@ -132,7 +132,7 @@ try {
   const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 60_000 });
   const first = await lookup();
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' });
-  if (first.kind === 'run') await first.save?.();
+  if (first.kind === 'run') await (await first.save?.())?.done;
   const npmCi = [];
   const restore = [];
   const kept = [];
