@@ -10,7 +10,8 @@
 //   setup phase alone, one worktree: npm ci vs a restore (copy + check) vs kept paths checked (a warm
 //           worktree of the pool keeps node_modules; only files whose stat signature changed are re-read)
 // Goals: warm >= 5x faster than naive; a miss no slower than today.
-// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1]
+// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [miss]
+//   miss: only the one-task miss against naive, `rounds` times interleaved (the miss's copy runs in the background)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { beginCachedSetup } from '../dist/core/setup-cache.js';
 
 const stepMs = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 1);
+const missOnly = process.argv[4] === 'miss';
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
 // The machine's npm cache (HOME is a temp dir for the fake Kane): packages come from here, never the network.
@@ -101,6 +103,28 @@ function addDependency(root) {
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 const ms = (x) => `${x.toFixed(0).padStart(6)} ms`;
 try {
+  if (missOnly) {
+    verify(cached); // fills the pool (not measured)
+    const [naiveOne, missOne] = [[], []];
+    for (let round = 0; round < rounds; round++) {
+      rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
+      // Alternating which arm goes first, so a neighbour's burst does not always land on the same one.
+      const pair = [() => naiveOne.push(verify(naive, ['tasks/t2.json'])), () => missOne.push(verify(cached, ['tasks/t2.json']))];
+      for (const arm of round % 2 ? pair.reverse() : pair) arm();
+    }
+    const [no, mo] = [naiveOne, missOne].map(median);
+    console.log(`one task, verifier ${stepMs} ms/step; median of ${rounds} interleaved pairs`);
+    console.log(`one task, naive                            ${ms(no)}   [${naiveOne.map((x) => x.toFixed(0)).join(' ')}]`);
+    console.log(
+      `one task, cache miss (npm ci + save)       ${ms(mo)}   cost ${ratio(mo, no)} of naive [${missOne.map((x) => x.toFixed(0)).join(' ')}]`,
+    );
+    console.log(`per-pair ratios: ${missOne.map((m, i) => (m / naiveOne[i]).toFixed(2)).join(' ')}`);
+  } else await allArms();
+} finally {
+  cleanup();
+}
+
+async function allArms() {
   const warm = [];
   const naiveTimes = [];
   const missAll = [];
@@ -157,8 +181,6 @@ try {
   console.log(`setup phase, one worktree: npm ci              ${ms(ci)}`);
   console.log(`setup phase, one worktree: cache restore       ${ms(re)}   ${ratio(ci, re)} faster`);
   console.log(`setup phase, one worktree: kept paths checked  ${ms(ke)}   ${ratio(ci, ke)} faster (median of 3)`);
-} finally {
-  cleanup();
 }
 
 function expectHit(cached, what) {
