@@ -247,12 +247,17 @@ function currentUmask(): number {
 }
 
 // What a killed save or discard left: a stage whose process is gone, a discarded entry not yet deleted.
-async function pruneLeftovers(cacheDir: string): Promise<void> {
+export async function pruneLeftovers(cacheDir: string): Promise<void> {
   for (const name of await readdir(cacheDir).catch(() => [] as string[])) {
     const saving = /^\.saving-(\d+)-/.exec(name);
     if ((saving && !processAliveSince(Number(saving[1]), null)) || name.startsWith('.discarded-'))
       await rm(path.join(cacheDir, name), { recursive: true, force: true });
   }
+}
+
+/** Records that the entry for `key` was just used (gc keeps recently used entries); never fails a run. */
+export async function markUsed(cacheDir: string, key: string): Promise<void> {
+  await writeFile(path.join(entryDir(cacheDir, key), 'last-used'), new Date().toISOString()).catch(() => undefined);
 }
 
 /** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */

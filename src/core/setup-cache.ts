@@ -10,6 +10,7 @@ import { compareTree } from '../util/tree-manifest.js';
 import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
 import {
   discardCacheEntry,
+  markUsed,
   readCacheManifest,
   readStamps,
   removePaths,
@@ -106,11 +107,13 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   await mkdir(cacheDir, { recursive: true });
   if (await anyExists(workspace, spec.paths)) {
     const kept = await verifyCachedPaths(cacheDir, workspace, key, spec.paths);
-    if (kept.ok)
+    if (kept.ok) {
+      await markUsed(cacheDir, key);
       return {
         kind: 'hit',
         report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings },
       };
+    }
     // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
     // from its entry is worth a warning: something changed it after it was proven equal.
     if (!kept.noEntry) warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
@@ -169,6 +172,7 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
         }).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
         if (!saved.ok) return notSaved(saved.reason);
         await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures).catch(() => undefined);
+        await markUsed(cacheDir, key);
         return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
       };
       const done = copy()
@@ -209,6 +213,7 @@ async function tryRestore(
   const restored = await restoreCacheEntry(cacheDir, read.manifest, workspace);
   if (restored.ok) {
     await writeStamps(cacheDir, key, workspace, restored.signatures);
+    await markUsed(cacheDir, key);
     return `restored ${restored.files} files (${restored.bytes} bytes)`;
   }
   warnings.push(`cache entry ${short(key)} discarded: ${restored.reason}`);

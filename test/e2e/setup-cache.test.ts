@@ -1,6 +1,6 @@
 // `setup.cache` end to end: real runs and `verify --workers 2` with a setup that counts itself,
 // an agent that poisons its node_modules, and an agent that adds a dependency.
-import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -158,5 +158,29 @@ describe('setup.cache', () => {
     expect(first.stdout).toMatch(/setup cache not saved: the copy was not done 2000 ms after the run ended/);
     expect(readdirSync(path.join(p.root, '.elenchos/cache'))).toEqual([]); // no entry, no stage, no lock
     expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: not saved: the copy was not done/);
+  });
+
+  it('gc keeps the current key, removes an old entry of another lockfile, and gc --cache removes every idle one', () => {
+    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+    const cache = path.join(p.root, '.elenchos/cache');
+    const keys = () => readdirSync(cache).filter((name) => /^[0-9a-f]{64}$/.test(name));
+    const [first] = keys();
+    // Another lockfile, verified once, then not used for a month.
+    writeFileSync(path.join(p.root, 'package-lock.json'), '{"x":"2.0.0"}\n');
+    gitSync(p.root, 'commit', '-qam', 'x 2');
+    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+    const second = keys().find((key) => key !== first) ?? '';
+    gitSync(p.root, 'revert', '--no-edit', 'HEAD');
+    const month = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    for (const key of keys()) utimesSync(path.join(cache, key, 'last-used'), month, month);
+    const gc = runCli(['gc', '--json'], p.root, p.env);
+    expect(gc.code, gc.stderr).toBe(0);
+    // The first lockfile is HEAD's again: its entry is current, kept however old.
+    expect(JSON.parse(gc.stdout).trimmedCache).toEqual([{ key: second, bytes: expect.any(Number), reason: 'not used for 14 days' }]);
+    expect(keys()).toEqual([first]);
+    const all = runCli(['gc', '--cache'], p.root, p.env);
+    expect(all.stdout).toMatch(new RegExp(`removed setup cache entry ${(first ?? '').slice(0, 12)} \\(\\d+ bytes\\): gc --cache`));
+    expect(readdirSync(cache)).toEqual([]);
   });
 });
