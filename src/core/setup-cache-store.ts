@@ -246,12 +246,12 @@ function currentUmask(): number {
   return process.umask();
 }
 
-// What a killed save or discard left: a stage whose process is gone, a discarded entry not yet deleted.
+// What a killed save or discard left: a stage or a discarded tree whose process is gone (a live
+// process is still deleting its own).
 export async function pruneLeftovers(cacheDir: string): Promise<void> {
   for (const name of await readdir(cacheDir).catch(() => [] as string[])) {
-    const saving = /^\.saving-(\d+)-/.exec(name);
-    if ((saving && !processAliveSince(Number(saving[1]), null)) || name.startsWith('.discarded-'))
-      await rm(path.join(cacheDir, name), { recursive: true, force: true });
+    const owner = /^\.(?:saving|discarded-kept|discarded-[0-9a-f]{64})-(\d+)-/.exec(name);
+    if (owner && !processAliveSince(Number(owner[1]), null)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
   }
 }
 
@@ -268,6 +268,23 @@ export async function discardCacheEntry(cacheDir: string, key: string): Promise<
     () => false,
   );
   await rm(moved ? aside : entryDir(cacheDir, key), { recursive: true, force: true });
+}
+
+/**
+ * Moves `paths` out of `workspace` into the cache folder (`.discarded-…`, one rename each) and
+ * deletes them there in the background; on another file system (a rename cannot cross) it deletes
+ * them in place. Whatever a killed process left there is removed by the next save or `gc`.
+ */
+export async function setAside(cacheDir: string, workspace: string, paths: readonly string[]): Promise<void> {
+  for (const rel of paths) {
+    const aside = path.join(cacheDir, `.discarded-kept-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const moved = await rename(path.join(workspace, rel), aside).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+    );
+    if (moved) void rm(aside, { recursive: true, force: true }).catch(() => undefined);
+    else await rm(path.join(workspace, rel), { recursive: true, force: true });
+  }
 }
 
 /** Removes `paths` from `workspace` (a symlink itself, never what it points to). */

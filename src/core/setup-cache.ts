@@ -15,6 +15,7 @@ import {
   readStamps,
   removePaths,
   restoreCacheEntry,
+  setAside,
   saveFromSnapshot,
   snapshotForSave,
   writeStamps,
@@ -117,7 +118,8 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
     // from its entry is worth a warning: something changed it after it was proven equal.
     if (!kept.noEntry) warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
-    await removePaths(workspace, spec.paths);
+    // Moved out of the worktree at once and deleted while setup runs: a miss should not wait for it.
+    await setAside(cacheDir, workspace, spec.paths);
   }
   const deadline = Date.now() + options.waitMs;
   let lock: ExclusiveLock | null = null;

@@ -125,62 +125,74 @@ describe('setup.cache', () => {
     expect(logs.sort()).toEqual(['hit', 'miss']);
   });
 
-  it('an agent that poisons node_modules before the copy reads it (mtime put back): nothing is saved, the next run sets up afresh', () => {
-    const pause = tempDir('elenchos-pause-');
-    // Held at the copy's start (after the snapshot) until the agent has done its edit and lets it go.
-    const p = project(
-      `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ` +
-        `touch -r node_modules/x/index.js $OUT/stamp; echo 'module.exports = "poisoned";' > node_modules/x/index.js; ` +
-        `touch -r $OUT/stamp node_modules/x/index.js; touch ${pause}/cache-copy.go`,
-    );
-    const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
-    const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
-    expect(first.code, first.stderr + first.stdout).toBe(0);
-    expect(first.stdout).toMatch(
-      /setup +warning: setup cache not saved: node_modules\/x\/index\.js changed after setup, before it was copied/,
-    );
-    expect(readdirSync(path.join(p.root, '.elenchos/cache')).filter((name) => /^[0-9a-f]{64}$/.test(name))).toEqual([]);
-    const second = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
-    expect(second.code, second.stderr + second.stdout).toBe(0);
-    expect(p.setups()).toBe(2);
-    expect(second.stdout).toMatch(/setup cache miss: saved 1 files/);
-    const seen = readdirSync(p.outside).filter((name) => name.startsWith('seen-'));
-    for (const name of seen)
-      expect(readFileSync(path.join(p.outside, name), 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
-  });
+  it(
+    'an agent that poisons node_modules before the copy reads it (mtime put back): nothing is saved, the next run sets up afresh',
+    { timeout: 300_000 },
+    () => {
+      const pause = tempDir('elenchos-pause-');
+      // Held at the copy's start (after the snapshot) until the agent has done its edit and lets it go.
+      const p = project(
+        `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ` +
+          `touch -r node_modules/x/index.js $OUT/stamp; echo 'module.exports = "poisoned";' > node_modules/x/index.js; ` +
+          `touch -r $OUT/stamp node_modules/x/index.js; touch ${pause}/cache-copy.go`,
+      );
+      const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
+      const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(first.stdout).toMatch(
+        /setup +warning: setup cache not saved: node_modules\/x\/index\.js changed after setup, before it was copied/,
+      );
+      expect(readdirSync(path.join(p.root, '.elenchos/cache')).filter((name) => /^[0-9a-f]{64}$/.test(name))).toEqual([]);
+      const second = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+      expect(second.code, second.stderr + second.stdout).toBe(0);
+      expect(p.setups()).toBe(2);
+      expect(second.stdout).toMatch(/setup cache miss: saved 1 files/);
+      const seen = readdirSync(p.outside).filter((name) => name.startsWith('seen-'));
+      for (const name of seen)
+        expect(readFileSync(path.join(p.outside, name), 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
+    },
+  );
 
-  it("a copy still held when the run ends is abandoned within the wait, the run's verdict untouched, the key free", () => {
-    const pause = tempDir('elenchos-pause-'); // never let go
-    const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
-    const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
-    const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
-    expect(first.code, first.stderr + first.stdout).toBe(0);
-    expect(first.stdout).toMatch(/setup cache not saved: the copy was not done 2000 ms after the run ended/);
-    expect(readdirSync(path.join(p.root, '.elenchos/cache'))).toEqual([]); // no entry, no stage, no lock
-    expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: not saved: the copy was not done/);
-  });
+  it(
+    "a copy still held when the run ends is abandoned within the wait, the run's verdict untouched, the key free",
+    { timeout: 300_000 },
+    () => {
+      const pause = tempDir('elenchos-pause-'); // never let go
+      const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
+      const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
+      const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(first.stdout).toMatch(/setup cache not saved: the copy was not done 2000 ms after the run ended/);
+      expect(readdirSync(path.join(p.root, '.elenchos/cache'))).toEqual([]); // no entry, no stage, no lock
+      expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: not saved: the copy was not done/);
+    },
+  );
 
-  it('gc keeps the current key, removes an old entry of another lockfile, and gc --cache removes every idle one', () => {
-    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
-    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
-    const cache = path.join(p.root, '.elenchos/cache');
-    const keys = () => readdirSync(cache).filter((name) => /^[0-9a-f]{64}$/.test(name));
-    const [first] = keys();
-    // Another lockfile, verified once, then not used for a month.
-    writeFileSync(path.join(p.root, 'package-lock.json'), '{"x":"2.0.0"}\n');
-    gitSync(p.root, 'commit', '-qam', 'x 2');
-    expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
-    const second = keys().find((key) => key !== first) ?? '';
-    gitSync(p.root, 'revert', '--no-edit', 'HEAD');
-    const month = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
-    for (const key of keys()) utimesSync(path.join(cache, key, 'last-used'), month, month);
-    const gc = runCli(['gc', '--json'], p.root, p.env);
-    expect(gc.code, gc.stderr).toBe(0);
-    // The first lockfile is HEAD's again: its entry is current, kept however old.
-    expect(JSON.parse(gc.stdout).trimmedCache).toEqual([{ key: second, bytes: expect.any(Number), reason: 'not used for 14 days' }]);
-    expect(keys()).toEqual([first]);
-    const all = runCli(['gc', '--cache'], p.root, p.env);
-    expect(all.stdout).toMatch(new RegExp(`removed setup cache entry ${(first ?? '').slice(0, 12)} \\(\\d+ bytes\\): gc --cache`));
-    expect(readdirSync(cache)).toEqual([]);
-  });
+  it(
+    'gc keeps the current key, removes an old entry of another lockfile, and gc --cache removes every idle one',
+    { timeout: 300_000 },
+    () => {
+      const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+      expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+      const cache = path.join(p.root, '.elenchos/cache');
+      const keys = () => readdirSync(cache).filter((name) => /^[0-9a-f]{64}$/.test(name));
+      const [first] = keys();
+      // Another lockfile, verified once, then not used for a month.
+      writeFileSync(path.join(p.root, 'package-lock.json'), '{"x":"2.0.0"}\n');
+      gitSync(p.root, 'commit', '-qam', 'x 2');
+      expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+      const second = keys().find((key) => key !== first) ?? '';
+      gitSync(p.root, 'revert', '--no-edit', 'HEAD');
+      const month = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+      for (const key of keys()) utimesSync(path.join(cache, key, 'last-used'), month, month);
+      const gc = runCli(['gc', '--json'], p.root, p.env);
+      expect(gc.code, gc.stderr).toBe(0);
+      // The first lockfile is HEAD's again: its entry is current, kept however old.
+      expect(JSON.parse(gc.stdout).trimmedCache).toEqual([{ key: second, bytes: expect.any(Number), reason: 'not used for 14 days' }]);
+      expect(keys()).toEqual([first]);
+      const all = runCli(['gc', '--cache'], p.root, p.env);
+      expect(all.stdout).toMatch(new RegExp(`removed setup cache entry ${(first ?? '').slice(0, 12)} \\(\\d+ bytes\\): gc --cache`));
+      expect(readdirSync(cache)).toEqual([]);
+    },
+  );
 });

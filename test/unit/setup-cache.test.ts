@@ -152,10 +152,12 @@ describe('save and restore', () => {
     const repo = installedRepo();
     const cacheDir = path.join(tempDir(), 'cache');
     const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
-    for (const name of [`.saving-${dead}-abc`, `.saving-${process.pid}-live`, '.discarded-k-1-2'])
+    const key = 'a'.repeat(64);
+    const live = [`.saving-${process.pid}-live`, `.discarded-kept-${process.pid}-live`, `.discarded-${key}-${process.pid}-1`];
+    for (const name of [`.saving-${dead}-abc`, `.discarded-${key}-${dead}-2`, `.discarded-kept-${dead}-x`, ...live])
       mkdirSync(path.join(cacheDir, name, 'files'), { recursive: true });
     await saveCacheEntry(cacheDir, 'k3', repo, ['node_modules']);
-    expect(readdirSync(cacheDir).sort()).toEqual([`.saving-${process.pid}-live`, 'k3']);
+    expect(readdirSync(cacheDir).sort()).toEqual([...live, 'k3'].sort());
   });
 
   it('refuses a manifest rewritten whole (digest recomputed) that would write outside the cache paths', async () => {
