@@ -16,7 +16,8 @@
 //           worktree of the pool keeps node_modules; only files whose stat signature changed are re-read)
 // Each verify also reports the CPU it took (its own and its children's), less noisy than wall time on a
 // shared machine. Goals: warm >= 5x faster than naive; a miss no slower than today.
-// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [--deps=small,webapp] [--warm-only]
+// Usage: npm run build && node bench/setup-cache.js [verifierStepMs=200] [rounds=1] [--deps=small,webapp] [--warm-only | --miss-only]
+//   --miss-only: only the one-task miss against naive, `rounds` times interleaved (the miss's copy runs in the background)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
@@ -31,6 +32,7 @@ const stepMs = Number(positional[0] ?? 200);
 const rounds = Number(positional[1] ?? 1);
 // --warm-only: the goal's comparison alone (naive vs warm), without the miss arms and the setup phase.
 const warmOnly = process.argv.includes('--warm-only');
+const missOnly = process.argv.includes('--miss-only');
 const sets = (depsFlag ? depsFlag.slice('--deps='.length) : 'small,webapp').split(',');
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
@@ -178,6 +180,29 @@ async function benchSet(set, deps) {
   }
 
   try {
+    if (missOnly) {
+      verify(cached); // fills the pool (not measured)
+      const [naiveOne, missOne] = [[], []];
+      for (let round = 0; round < rounds; round++) {
+        rmSync(path.join(cached, '.elenchos/cache'), { recursive: true, force: true });
+        // Alternating which arm goes first, so a neighbour's burst does not always land on the same one.
+        const pair = [() => naiveOne.push(verify(naive, ['tasks/t2.json'])), () => missOne.push(verify(cached, ['tasks/t2.json']))];
+        for (const arm of round % 2 ? pair.reverse() : pair) arm();
+      }
+      const [no, mo] = [naiveOne, missOne].map((runs) => median(runs.map((r) => r[0])));
+      const [noc, moc] = [naiveOne, missOne].map((runs) => median(runs.map((r) => r[1])));
+      console.log('');
+      console.log(`[${set}] one task, verifier ${stepMs} ms/step; median of ${rounds} interleaved pairs`);
+      console.log(
+        `one task, naive                            ${ms(no)}  ${cpu(noc)}   [${naiveOne.map((r) => r[0].toFixed(0)).join(' ')}]`,
+      );
+      console.log(
+        `one task, cache miss (npm ci + save)       ${ms(mo)}  ${cpu(moc)}   cost ${ratio(mo, no)} of naive (cpu ${ratio(moc, noc)}) [${missOne.map((r) => r[0].toFixed(0)).join(' ')}]`,
+      );
+      console.log(`per-pair ratios: ${missOne.map((m, i) => (m[0] / naiveOne[i][0]).toFixed(2)).join(' ')}`);
+      console.log(`load average: ${load()}`);
+      return;
+    }
     const warm = [];
     const naiveTimes = [];
     const missAll = [];
@@ -227,7 +252,7 @@ async function benchSet(set, deps) {
     const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 60_000 });
     const first = await lookup();
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, env: npmEnv, stdio: 'pipe' });
-    if (first.kind === 'run') await first.save?.();
+    if (first.kind === 'run') await (await first.save?.())?.done;
     const npmCi = [];
     const restore = [];
     const kept = [];

@@ -7,14 +7,15 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
   program
     .command('gc')
     .description(
-      'stop what killed runs left running, seal them ABANDONED, remove worktrees no live run owns and trim the warm worktree pool (evidence is never deleted)',
+      'stop what killed runs left running, seal them ABANDONED, remove worktrees no live run owns, trim the warm worktree pool and the setup cache (evidence is never deleted)',
     )
     .option('--dry-run', 'only say what would be done')
     .option('--pool', 'also remove every idle warm worktree (by default only those beyond worktreePool.size)')
+    .option('--cache', 'also remove every idle setup cache entry (by default only old ones, and the least used beyond setupCache.maxBytes)')
     .option('--json', 'print the result as JSON')
-    .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean }) => {
+    .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean; cache?: boolean }) => {
       const { collectGarbage } = await import('../core/gc.js');
-      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool });
+      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool, cache: options.cache });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
         const verb = options.dryRun ? 'would mark' : 'marked';
@@ -24,9 +25,21 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
         for (const dir of result.removedWorktrees) writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
         for (const dir of result.trimmedPool)
           writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} idle warm worktree ${dir}`);
+        for (const entry of result.trimmedCache)
+          writeHuman(
+            io.stdout,
+            `${options.dryRun ? 'would remove' : 'removed'} setup cache entry ${entry.key.slice(0, 12)} (${entry.bytes} bytes): ${entry.reason}`,
+          );
         for (const id of result.running) writeHuman(io.stdout, `left ${id} alone: still running`);
         for (const id of result.foreign) writeHuman(io.stdout, `left ${id} alone: running on another host`);
-        if (result.abandoned.length + result.stopped.length + result.removedWorktrees.length + result.trimmedPool.length === 0)
+        if (
+          result.abandoned.length +
+            result.stopped.length +
+            result.removedWorktrees.length +
+            result.trimmedPool.length +
+            result.trimmedCache.length ===
+          0
+        )
           writeHuman(io.stdout, 'nothing to clean');
       }
       setExit(ExitCode.VERIFIED);

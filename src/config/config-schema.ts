@@ -123,6 +123,22 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('A bounded pool of detached worktrees under .elenchos/ (see docs/performance.md).'),
+  setupCache: z
+    .strictObject({
+      maxAgeDays: z
+        .number()
+        .min(0)
+        .default(14)
+        .describe('`elenchos gc` removes setup cache entries unused this long, except the current key.'),
+      maxBytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(5 * 1024 ** 3)
+        .describe('`elenchos gc` then removes the least recently used entries while .elenchos/cache is larger, except the current key.'),
+    })
+    .prefault({})
+    .describe('Limits `elenchos gc` keeps the setup cache (.elenchos/cache) within (see docs/performance.md).'),
   redact: z.array(z.string().min(1)).default([]).describe('Names of environment variables whose values never reach evidence.'),
   budget: z
     .strictObject({

@@ -6,7 +6,7 @@ import { addWorktree, removeWorktree } from '../git/worktree.js';
 import { freePort } from '../process/free-port.js';
 import type { AppStart } from './app.js';
 import type { RunContext } from './run-context.js';
-import { runSetup } from './setup.js';
+import { finishWithinMs, runSetup, type BackgroundSave } from './setup.js';
 
 /** Starts the configured app in `cwd` on `port`, logging under `dir`; the attempt owns how (env, URL). */
 export type AppLauncher = (cwd: string, dir: string, port: number) => Promise<AppStart>;
@@ -63,9 +63,10 @@ async function probeBase(ctx: RunContext, dir: string, launch: AppLauncher): Pro
   const tree = path.join(workspacesDir(ctx.root), `${ctx.runId}-base`);
   const say = (message: string) => ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'app', message });
   say(`trying the app on the unchanged base commit ${ctx.base.slice(0, 12)} (a fresh worktree)`);
+  let save: BackgroundSave | null = null;
   try {
     await addWorktree(ctx.root, tree, ctx.base);
-    const setupProblem = await runSetup(ctx, probeDir, tree);
+    const setupProblem = await runSetup(ctx, probeDir, tree, (pending) => (save = pending));
     if (setupProblem) return { ok: false, message: `setup failed on the base: ${setupProblem}`, logTail: '' };
     const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
     const start = await launch(tree, probeDir, port);
@@ -77,6 +78,8 @@ async function probeBase(ctx: RunContext, dir: string, launch: AppLauncher): Pro
     say(`the app does not come up on the base commit either: ${start.message}`);
     return { ok: false, message: start.message, logTail: 'logTail' in start ? start.logTail : '' };
   } finally {
+    const pending = save as BackgroundSave | null;
+    if (pending) await pending.finish(finishWithinMs(pending), ctx.signal);
     await removeWorktree(ctx.root, tree);
   }
 }

@@ -2,7 +2,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { workspacesDir } from '../evidence/layout.js';
+import { setupCacheDir, workspacesDir } from '../evidence/layout.js';
 import { loadConfig } from '../config/load-config.js';
 import { collectSecretValues } from '../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../evidence/run-record.js';
@@ -13,6 +13,7 @@ import { git, repoRootOrCwd } from '../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../process/escaped-processes.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
+import { trimSetupCache, type TrimmedEntry } from './setup-cache-gc.js';
 import { trimPool } from './worktree-pool.js';
 
 export interface GcResult {
@@ -28,6 +29,8 @@ export interface GcResult {
   foreign: string[];
   /** Idle warm worktrees removed: beyond worktreePool.size, or all of them with `pool`. */
   trimmedPool: string[];
+  /** Setup cache entries removed: old or over setupCache.maxBytes (never the current key), or every idle one with `cache`. */
+  trimmedCache: TrimmedEntry[];
 }
 
 /** Stops dead runs' processes, seals them ABANDONED, removes orphaned worktrees and prunes git's list; `dryRun` only reports. */
@@ -36,9 +39,18 @@ export async function collectGarbage(options: {
   env: NodeJS.ProcessEnv;
   dryRun?: boolean;
   pool?: boolean;
+  cache?: boolean;
 }): Promise<GcResult> {
   const root = await repoRootOrCwd(options.cwd);
-  const result: GcResult = { abandoned: [], stopped: [], removedWorktrees: [], running: [], foreign: [], trimmedPool: [] };
+  const result: GcResult = {
+    abandoned: [],
+    stopped: [],
+    removedWorktrees: [],
+    running: [],
+    foreign: [],
+    trimmedPool: [],
+    trimmedCache: [],
+  };
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -85,21 +97,19 @@ export async function collectGarbage(options: {
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
   }
-  result.trimmedPool = await trimPool(root, options.pool ? 0 : await poolSize(root, options.env), options.dryRun);
+  const config = await loadConfig({ root, env: options.env }).then(
+    (loaded) => loaded.config,
+    () => null, // an unreadable config still lets gc clean; the defaults apply
+  );
+  const poolSize = config ? (config.worktreePool.enabled ? config.worktreePool.size : 0) : 4;
+  result.trimmedPool = await trimPool(root, options.pool ? 0 : poolSize, options.dryRun);
+  result.trimmedCache = await trimSetupCache({ root, cacheDir: setupCacheDir(root), config, all: options.cache, dryRun: options.dryRun });
   if (!options.dryRun) {
     // Registered worktrees whose folder is gone (deleted by hand) are forgotten too.
     const registered = await listWorktrees(root);
     if (registered.some((w) => w.path.startsWith(dir))) await git(['worktree', 'prune'], { cwd: root });
   }
   return result;
-}
-
-/** How many idle warm worktrees the configuration allows (none when the pool is off; the default when the config cannot be read). */
-async function poolSize(root: string, env: NodeJS.ProcessEnv): Promise<number> {
-  return loadConfig({ root, env }).then(
-    ({ config }) => (config.worktreePool.enabled ? config.worktreePool.size : 0),
-    () => 4,
-  );
 }
 
 /** Seals a dead run as ERROR ABANDONED, saying how far it got. */

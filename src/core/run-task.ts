@@ -21,7 +21,7 @@ import { preflight } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
-import { runSetup } from './setup.js';
+import { finishWithinMs, runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
@@ -176,7 +176,10 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
-    const setupProblem = await runSetup(ctx, firstDir);
+    // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
+    const setupProblem = await runSetup(ctx, firstDir, workspace, (save) => {
+      teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
+    });
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {

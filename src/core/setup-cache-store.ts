@@ -1,11 +1,13 @@
 // One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdir, mkdtemp, open, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { processAliveSince } from '../process/proc-stat.js';
 import { mapLimit } from '../util/map-limit.js';
 import { sha256 } from '../util/sha256.js';
-import { readNoFollow, statSignature, walkTree, type ManifestEntry } from '../util/tree-manifest.js';
+import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
 
 export interface CacheManifest {
@@ -62,35 +64,118 @@ function insidePaths(entry: ManifestEntry, paths: readonly string[]): boolean {
 }
 
 /**
- * Copies `paths` from `workspace` into a new entry for `key`, hashing each file from the same read
- * that copies it, and publishes it by one rename once complete. Refuses trees with a symlink leaving
- * the worktree. Stored files are read-only, so a stray write through a symlink fails loudly.
+ * What a setup produced, recorded before anything else runs in the worktree: the tree's structure,
+ * modes and symlink targets, and each file's stat signature (inode, size, mode, ctime, mtime). No
+ * file is read. Files are copied later (saveFromSnapshot), each proven unchanged since by its signature.
  */
-export async function saveCacheEntry(
+export interface SaveSnapshot {
+  paths: string[];
+  /** Files without size or hash: those come from the copy. */
+  entries: ManifestEntry[];
+  signatures: Map<string, string>;
+  /** The worktree folder's identity, for its stamps (it may have moved by the time the copy ends). */
+  identity: string;
+}
+
+export type SnapshotResult = { ok: true; snapshot: SaveSnapshot } | { ok: false; reason: string };
+
+// How long the file system clock may take to pass the setup's last write (one tick: ms; 1 s on coarse file systems).
+const CLOCK_WAIT_MS = 3000;
+
+/**
+ * Records `paths` of `workspace` as setup left them (see SaveSnapshot). Returns only once the file
+ * system's clock has moved past every file's ctime, so any later change to a file (by an agent, an
+ * app, anyone) gives it a ctime, hence a signature, it did not have here: no process can set a ctime.
+ */
+export async function snapshotForSave(workspace: string, paths: readonly string[]): Promise<SnapshotResult> {
+  const signatures = new Map<string, string>();
+  const scanned = await scanTree(workspace, paths, signatures);
+  if (!scanned.ok) return scanned;
+  // On the worktree's own file system (its parent folder): another one could have a coarser clock.
+  if (!(await clockPassed(path.dirname(workspace), scanned.maxCtimeNs)))
+    return { ok: false, reason: `the file system clock did not move past the setup's last write within ${CLOCK_WAIT_MS} ms` };
+  return { ok: true, snapshot: { paths: [...paths], entries: scanned.entries, signatures, identity: await worktreeIdentity(workspace) } };
+}
+
+// Writes a marker until its ctime is later than `ctimeNs` (at most one clock tick; racy git's problem).
+async function clockPassed(dir: string, ctimeNs: bigint): Promise<boolean> {
+  const marker = path.join(dir, `.elenchos-clock-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const handle = await open(marker, 'wx');
+  try {
+    const deadline = Date.now() + CLOCK_WAIT_MS;
+    for (;;) {
+      await handle.write('.');
+      if ((await handle.stat({ bigint: true })).ctimeNs > ctimeNs) return true;
+      if (Date.now() > deadline) return false;
+      await sleep(1);
+    }
+  } finally {
+    await handle.close();
+    await rm(marker, { force: true });
+  }
+}
+
+export interface SaveOptions {
+  /** Stops the copy: nothing is published. */
+  signal?: AbortSignal;
+  /** Test seam: runs between reading a file and checking its signature (a write racing the copy). */
+  afterRead?: (rel: string) => Promise<void>;
+  /** Files copied at once (a background copy takes few, to leave the machine to the agent). */
+  concurrency?: number;
+}
+
+/**
+ * Copies what `snapshot` recorded into a new entry for `key`, hashing each file from the read that
+ * copies it, and publishes it by one rename once complete, only if every file read still had the
+ * signature it had in the snapshot (so its bytes are the setup's). Directories, modes and symlinks
+ * come from the snapshot itself, so what was added, removed, relinked or chmod-ed since is ignored or
+ * refused, never saved. Stored files are read-only, so a stray write through a symlink fails loudly.
+ */
+export async function saveFromSnapshot(
   cacheDir: string,
   key: string,
   workspace: string,
-  paths: readonly string[],
-  signatures?: Map<string, string>,
+  snapshot: SaveSnapshot,
+  options: SaveOptions = {},
 ): Promise<StoreResult> {
   await mkdir(cacheDir, { recursive: true });
   await pruneLeftovers(cacheDir);
   const stage = await mkdtemp(path.join(cacheDir, `.saving-${process.pid}-`));
   try {
+    const entries = snapshot.entries.map((entry) => ({ ...entry }));
+    for (const top of snapshot.paths) await mkdir(path.dirname(path.join(stage, 'files', top)), { recursive: true });
+    // Pre-order: a folder comes before what is in it.
+    for (const entry of entries) if (entry.type === 'dir') await mkdir(path.join(stage, 'files', entry.path));
     let bytes = 0;
-    const walked = await walkTree(workspace, paths, {
-      signatures,
-      onFile: async (entry, data) => {
-        const target = path.join(stage, 'files', entry.path);
-        await mkdir(path.dirname(target), { recursive: true });
-        await writeFile(target, data, { flag: 'wx', mode: entry.mode & 0o555 });
-        bytes += data.length;
+    let changed: string | null = null;
+    await mapLimit(
+      entries.filter((entry) => entry.type === 'file'),
+      options.concurrency ?? 16,
+      async (entry) => {
+        if (changed || options.signal?.aborted) return;
+        const afterRead = options.afterRead;
+        const read = await readWithSignature(path.join(workspace, entry.path), afterRead && (() => afterRead(entry.path))).catch(
+          (error: unknown) => ({ error }),
+        );
+        if ('error' in read) {
+          changed ??= `${entry.path} could not be read after setup (${(read.error as NodeJS.ErrnoException).code ?? String(read.error)})`;
+          return;
+        }
+        if (read.signature !== snapshot.signatures.get(entry.path)) {
+          changed ??= `${entry.path} changed after setup, before it was copied`;
+          return;
+        }
+        entry.size = read.data.length;
+        entry.sha256 = sha256(read.data);
+        await writeFile(path.join(stage, 'files', entry.path), read.data, { flag: 'wx', mode: entry.mode & 0o555 });
+        bytes += read.data.length;
       },
-    });
-    if (!walked.ok) return { ok: false, reason: walked.reason };
-    const body = { version: 1 as const, key, platform: platformTag(), paths: [...paths], entries: walked.entries };
+    );
+    if (changed) return { ok: false, reason: changed };
+    if (options.signal?.aborted) return { ok: false, reason: String(options.signal.reason ?? 'abandoned') };
+    const body = { version: 1 as const, key, platform: platformTag(), paths: [...snapshot.paths], entries };
     await writeFile(path.join(stage, 'manifest.json'), JSON.stringify({ ...body, digest: digestOf(body) }));
-    const files = walked.entries.filter((entry) => entry.type === 'file').length;
+    const files = entries.filter((entry) => entry.type === 'file').length;
     try {
       await rename(stage, entryDir(cacheDir, key));
     } catch (error) {
@@ -101,6 +186,20 @@ export async function saveCacheEntry(
   } finally {
     await rm(stage, { recursive: true, force: true });
   }
+}
+
+/** Snapshot and copy in one go (nothing runs in `workspace` meanwhile); fills `signatures` for stamps. */
+export async function saveCacheEntry(
+  cacheDir: string,
+  key: string,
+  workspace: string,
+  paths: readonly string[],
+  signatures?: Map<string, string>,
+): Promise<StoreResult> {
+  const snap = await snapshotForSave(workspace, paths);
+  if (!snap.ok) return snap;
+  for (const [rel, signature] of snap.snapshot.signatures) signatures?.set(rel, signature);
+  return saveFromSnapshot(cacheDir, key, workspace, snap.snapshot);
 }
 
 /**
@@ -147,13 +246,18 @@ function currentUmask(): number {
   return process.umask();
 }
 
-// What a killed save or discard left: a stage whose process is gone, a discarded entry not yet deleted.
-async function pruneLeftovers(cacheDir: string): Promise<void> {
+// What a killed save or discard left: a stage or a discarded tree whose process is gone (a live
+// process is still deleting its own).
+export async function pruneLeftovers(cacheDir: string): Promise<void> {
   for (const name of await readdir(cacheDir).catch(() => [] as string[])) {
-    const saving = /^\.saving-(\d+)-/.exec(name);
-    if ((saving && !processAliveSince(Number(saving[1]), null)) || name.startsWith('.discarded-'))
-      await rm(path.join(cacheDir, name), { recursive: true, force: true });
+    const owner = /^\.(?:saving|discarded-kept|discarded-[0-9a-f]{64})-(\d+)-/.exec(name);
+    if (owner && !processAliveSince(Number(owner[1]), null)) await rm(path.join(cacheDir, name), { recursive: true, force: true });
   }
+}
+
+/** Records that the entry for `key` was just used (gc keeps recently used entries); never fails a run. */
+export async function markUsed(cacheDir: string, key: string): Promise<void> {
+  await writeFile(path.join(entryDir(cacheDir, key), 'last-used'), new Date().toISOString()).catch(() => undefined);
 }
 
 /** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */
@@ -164,6 +268,23 @@ export async function discardCacheEntry(cacheDir: string, key: string): Promise<
     () => false,
   );
   await rm(moved ? aside : entryDir(cacheDir, key), { recursive: true, force: true });
+}
+
+/**
+ * Moves `paths` out of `workspace` into the cache folder (`.discarded-…`, one rename each) and
+ * deletes them there in the background; on another file system (a rename cannot cross) it deletes
+ * them in place. Whatever a killed process left there is removed by the next save or `gc`.
+ */
+export async function setAside(cacheDir: string, workspace: string, paths: readonly string[]): Promise<void> {
+  for (const rel of paths) {
+    const aside = path.join(cacheDir, `.discarded-kept-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const moved = await rename(path.join(workspace, rel), aside).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+    );
+    if (moved) void rm(aside, { recursive: true, force: true }).catch(() => undefined);
+    else await rm(path.join(workspace, rel), { recursive: true, force: true });
+  }
 }
 
 /** Removes `paths` from `workspace` (a symlink itself, never what it points to). */
@@ -190,12 +311,12 @@ const stampFile = (cacheDir: string, key: string, identity: string) =>
 export async function writeStamps(
   cacheDir: string,
   key: string,
-  workspace: string,
+  workspace: string | { identity: string },
   signatures: ReadonlyMap<string, string>,
   /** The stamps read before the check: when nothing changed, the file is only touched (its age orders eviction). */
   previous?: ReadonlyMap<string, string>,
 ): Promise<void> {
-  const identity = await worktreeIdentity(workspace);
+  const identity = typeof workspace === 'string' ? await worktreeIdentity(workspace) : workspace.identity;
   const file = stampFile(cacheDir, key, identity);
   if (previous && sameSignatures(previous, signatures)) {
     const now = new Date();

@@ -10,11 +10,14 @@ import { compareTree } from '../util/tree-manifest.js';
 import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
 import {
   discardCacheEntry,
+  markUsed,
   readCacheManifest,
   readStamps,
   removePaths,
   restoreCacheEntry,
-  saveCacheEntry,
+  setAside,
+  saveFromSnapshot,
+  snapshotForSave,
   writeStamps,
 } from './setup-cache-store.js';
 
@@ -32,8 +35,12 @@ export type CachedSetup =
   | {
       kind: 'run';
       report: SetupCacheReport;
-      /** After setup.command succeeded (and before anything else ran in the worktree): save its output. */
-      save: (() => Promise<SetupCacheReport>) | null;
+      /**
+       * After setup.command succeeded, before anything else runs in the worktree: records what it
+       * produced and copies it in the background. From then on the save owns the key's lock.
+       */
+      save: (() => Promise<PendingSave>) | null;
+      /** Releases the key's lock, unless a save took it over. */
       release: () => Promise<void>;
     };
 
@@ -44,7 +51,28 @@ export interface CachedSetupOptions {
   signal: AbortSignal;
   /** How long to wait for another run doing the same key's setup before doing it too. */
   waitMs: number;
+  /** Test seam: awaited after the snapshot, before the background copy reads any file. */
+  beforeCopy?: (signal: AbortSignal) => Promise<void>;
+  /** Test seam for saveFromSnapshot (a write racing the copy of one file). */
+  afterRead?: (rel: string) => Promise<void>;
 }
+
+/**
+ * A save going on while the agent (or the app, or the verifier) works: the copy of what setup left,
+ * published only if every file copied still had its pre-agent signature. It owns the key's lock until
+ * it is published or abandoned, so runs waiting for the key restore it as soon as it is there.
+ */
+export interface PendingSave {
+  /** What the snapshot found (the copy goes on), or why nothing will be saved. */
+  report: SetupCacheReport;
+  /** Settles (never rejects) once the entry is published or the save abandoned; the lock is released by then. */
+  done: Promise<SetupCacheReport>;
+  /** Stops the copy (nothing is published) and waits for it to settle. */
+  abandon: (reason: string) => Promise<SetupCacheReport>;
+}
+
+/** Files the background copy reads and writes at once: enough to keep a disk busy, few enough to leave the CPU to the agent. */
+const BACKGROUND_COPIES = 4;
 
 const POLL_MS = 100;
 const short = (key: string) => key.slice(0, 12);
@@ -80,15 +108,18 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   await mkdir(cacheDir, { recursive: true });
   if (await anyExists(workspace, spec.paths)) {
     const kept = await verifyCachedPaths(cacheDir, workspace, key, spec.paths);
-    if (kept.ok)
+    if (kept.ok) {
+      await markUsed(cacheDir, key);
       return {
         kind: 'hit',
         report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings },
       };
+    }
     // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
     // from its entry is worth a warning: something changed it after it was proven equal.
     if (!kept.noEntry) warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
-    await removePaths(workspace, spec.paths);
+    // Moved out of the worktree at once and deleted while setup runs: a miss should not wait for it.
+    await setAside(cacheDir, workspace, spec.paths);
   }
   const deadline = Date.now() + options.waitMs;
   let lock: ExclusiveLock | null = null;
@@ -109,21 +140,58 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   const status = warnings.length > 0 ? 'rejected' : 'miss';
   const report: SetupCacheReport = { status, key, message: `no entry for key ${short(key)}: running \`${spec.command}\``, warnings };
   const held = lock;
+  let handedOver = false;
   return {
     kind: 'run',
     report,
     save: async () => {
-      const signatures = new Map<string, string>();
-      // A save that fails (permissions, a full disk) costs the next run a setup, never this run.
-      const saved = await saveCacheEntry(cacheDir, key, workspace, spec.paths, signatures).catch((error: unknown) => ({
+      handedOver = true;
+      const notSaved = (reason: string): SetupCacheReport => ({
+        ...report,
+        message: `not saved: ${reason}`,
+        warnings: [...warnings, `setup cache not saved: ${reason}`],
+      });
+      // Before the agent starts: structure and stat signatures only, no file read (the cheap part).
+      const snap = await snapshotForSave(workspace, spec.paths).catch((error: unknown) => ({
         ok: false as const,
         reason: describeError(error),
       }));
-      if (saved.ok) await writeStamps(cacheDir, key, workspace, signatures);
-      if (saved.ok) return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
-      return { ...report, message: `not saved: ${saved.reason}`, warnings: [...warnings, `setup cache not saved: ${saved.reason}`] };
+      if (!snap.ok) {
+        await held?.release();
+        const final = notSaved(snap.reason);
+        return { report: final, done: Promise.resolve(final), abandon: async () => final };
+      }
+      const { snapshot } = snap;
+      const files = snapshot.entries.filter((entry) => entry.type === 'file').length;
+      const controller = new AbortController();
+      const copy = async (): Promise<SetupCacheReport> => {
+        await options.beforeCopy?.(controller.signal);
+        // A save that fails (permissions, a full disk, a file changed) costs the next run a setup, never this run.
+        const saved = await saveFromSnapshot(cacheDir, key, workspace, snapshot, {
+          signal: controller.signal,
+          afterRead: options.afterRead,
+          concurrency: BACKGROUND_COPIES,
+        }).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
+        if (!saved.ok) return notSaved(saved.reason);
+        await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures).catch(() => undefined);
+        await markUsed(cacheDir, key);
+        return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
+      };
+      const done = copy()
+        .catch((error: unknown) => notSaved(describeError(error)))
+        .finally(() => held?.release());
+      return {
+        report: { ...report, message: `copying ${files} files under key ${short(key)} while the run goes on` },
+        done,
+        abandon: async (reason: string) => {
+          controller.abort(reason);
+          return done;
+        },
+      };
     },
-    release: async () => held?.release(),
+    release: async () => {
+      if (!handedOver) await held?.release();
+    },
   };
 }
 
@@ -147,6 +215,7 @@ async function tryRestore(
   const restored = await restoreCacheEntry(cacheDir, read.manifest, workspace);
   if (restored.ok) {
     await writeStamps(cacheDir, key, workspace, restored.signatures);
+    await markUsed(cacheDir, key);
     return `restored ${restored.files} files (${restored.bytes} bytes)`;
   }
   warnings.push(`cache entry ${short(key)} discarded: ${restored.reason}`);

@@ -8,6 +8,7 @@ import { InterruptedError, describeError } from '../errors.js';
 import { runProcess } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import type { RunContext } from './run-context.js';
+import { pauseForTest } from './test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
 import { setupCacheDir } from '../evidence/layout.js';
 
@@ -31,8 +32,19 @@ export interface PrepareWorktreeOptions {
   onCache?: (report: SetupCacheReport) => void;
 }
 
+/** The setup cache's copy of a miss, going on while the run works (see PendingSave). */
+export interface BackgroundSave {
+  /**
+   * Waits for the copy at most `waitMs` (at once when `signal` was aborted), then abandons it:
+   * nothing unproven is ever published. Its outcome goes to setup.log and `onCache`.
+   */
+  finish(waitMs: number, signal?: AbortSignal): Promise<SetupCacheReport>;
+  /** How long setup.command took: a copy is not worth waiting for longer than the setup it saves. */
+  setupMs: number;
+}
+
 export type PrepareOutcome =
-  | { ok: true; cache?: SetupCacheReport }
+  | { ok: true; cache?: SetupCacheReport; save?: BackgroundSave }
   | { ok: false; step: 'copy'; file: string; message: string }
   | { ok: false; step: 'command'; message: string; timedOut: boolean; logTail: string; cache?: SetupCacheReport };
 
@@ -63,6 +75,7 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
           signal: options.signal,
           // Another run doing this key's setup finishes (or times out) within the setup timeout.
           waitMs: (setup.timeoutSeconds + 10) * 1000,
+          beforeCopy: (signal) => pauseForTest('cache-copy', options.env, signal),
         })
       : null;
   try {
@@ -71,14 +84,36 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
       options.onCache?.(cached.report);
     }
     if (cached?.kind === 'hit') return { ok: true, cache: cached.report };
+    const started = Date.now();
     const outcome = await runCommand(options, setup.command);
+    const setupMs = Date.now() - started;
     if (!outcome.ok || !cached?.save) return { ...outcome, ...(cached ? { cache: cached.report } : {}) };
-    // Saved now, before the caller hands the worktree to an agent: nothing but setup.command made it.
-    const saved = await cached.save();
-    const fresh = { ...saved, warnings: saved.warnings.slice(cached.report.warnings.length) };
-    await logCache(options.logFile, fresh);
-    options.onCache?.(fresh);
-    return { ok: true, cache: saved };
+    // Recorded now, before the caller hands the worktree to an agent; copied while the run goes on.
+    const pending = await cached.save();
+    const only = (report: SetupCacheReport) => ({ ...report, warnings: report.warnings.slice(cached.report.warnings.length) });
+    await logCache(options.logFile, only(pending.report));
+    options.onCache?.(only(pending.report));
+    const logged = pending.done.then(async (final) => {
+      if (final === pending.report) return final; // refused at the snapshot: already said
+      await logCache(options.logFile, only(final)).catch(() => undefined);
+      options.onCache?.(only(final));
+      return final;
+    });
+    const finish = async (waitMs: number, signal?: AbortSignal) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        if (signal?.aborted || Number.isFinite(waitMs)) timer = setTimeout(resolve, signal?.aborted ? 0 : waitMs, 'late');
+        signal?.addEventListener('abort', () => resolve('late'), { once: true });
+      });
+      const first = await Promise.race([logged, late]);
+      clearTimeout(timer);
+      if (first === 'late')
+        await pending.abandon(
+          signal?.aborted ? 'the run was interrupted before the copy ended' : `the copy was not done ${waitMs} ms after the run ended`,
+        );
+      return logged;
+    };
+    return { ok: true, cache: pending.report, save: { finish, setupMs } };
   } finally {
     if (cached?.kind === 'run') await cached.release();
   }
@@ -110,8 +145,16 @@ async function logCache(logFile: string, report: SetupCacheReport): Promise<void
   await appendFile(logFile, lines.map((line) => `[elenchos] ${line}\n`).join(''));
 }
 
-/** The run's setup in `workspace` (default: the run's worktree); returns a problem or null. */
-export async function runSetup(ctx: RunContext, dir: string, workspace: string = ctx.workspace): Promise<string | null> {
+/**
+ * The run's setup in `workspace` (default: the run's worktree); returns a problem or null. A cache
+ * miss's copy goes on in the background: `onSave` gets it, and must finish it before the worktree goes.
+ */
+export async function runSetup(
+  ctx: RunContext,
+  dir: string,
+  workspace: string = ctx.workspace,
+  onSave?: (save: BackgroundSave) => void,
+): Promise<string | null> {
   const { command, cache } = ctx.config.setup;
   const say = (message: string) => ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message });
   if (command) say(cache ? `setup cache: looking up ${cache.paths.join(', ')}` : `running \`${command}\``);
@@ -130,5 +173,15 @@ export async function runSetup(ctx: RunContext, dir: string, workspace: string =
       say(`setup cache ${report.status}: ${report.message}`);
     },
   });
-  return outcome.ok ? null : outcome.message;
+  if (!outcome.ok) return outcome.message;
+  if (outcome.save) {
+    if (onSave) onSave(outcome.save);
+    else await outcome.save.finish(Number.POSITIVE_INFINITY, ctx.signal); // nothing else runs here meanwhile
+  }
+  return null;
+}
+
+/** How long a run's end waits for a setup-cache copy still going: what the setup took, at least 2 s. */
+export function finishWithinMs(save: BackgroundSave): number {
+  return Math.max(2000, save.setupMs);
 }

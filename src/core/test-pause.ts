@@ -5,22 +5,22 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The points a test can pause at, in the order a run reaches them. */
-export const PAUSE_POINTS = ['setup', 'app', 'teardown', 'sealing'] as const;
+export const PAUSE_POINTS = ['setup', 'cache-copy', 'app', 'teardown', 'sealing'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /**
  * When `ELENCHOS_TEST_PAUSE_AT` names `point`, writes `<ELENCHOS_TEST_PAUSE_DIR>/<point>.reached`
  * (holding our pid) and waits, polling, until `<point>.go` appears; signals are still handled meanwhile.
- * Without the variable it returns at once.
+ * Without the variable it returns at once; an aborted `signal` ends the wait too.
  */
-export async function pauseForTest(point: PausePoint, env: NodeJS.ProcessEnv): Promise<void> {
+export async function pauseForTest(point: PausePoint, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
   const wanted = env.ELENCHOS_TEST_PAUSE_AT;
   const dir = env.ELENCHOS_TEST_PAUSE_DIR;
   if (!wanted || !dir || !wanted.split(',').includes(point)) return;
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, `${point}.reached`), `${process.pid}\n`);
   const go = path.join(dir, `${point}.go`);
-  for (;;) {
+  while (!signal?.aborted) {
     if (
       await access(go).then(
         () => true,

@@ -69,6 +69,7 @@ export async function gitBytes(args: readonly string[], options: GitOptions): Pr
     env: gitEnv(options.env),
     extendEnv: false,
     encoding: 'buffer',
+    stripFinalNewline: false, // bytes as git wrote them (a blob's last newline is part of it)
     maxBuffer: 512 * 1024 * 1024,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     reject: false,

@@ -1,8 +1,7 @@
 // A manifest of a file tree (every entry's type, mode, size, sha256, symlink target), read without ever
 // following a symlink, and the check of a tree on disk against one: what the setup cache trusts.
 import { lstat, open } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
-import { constants, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { constants, lstatSync, readdirSync, readlinkSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { mapLimit } from './map-limit.js';
 import { sha256 } from './sha256.js';
@@ -49,21 +48,36 @@ export function statSignature(stat: BigIntStats): string {
   return `${stat.ino}:${stat.size}:${stat.mode}:${stat.ctimeNs}:${stat.mtimeNs}`;
 }
 
+/** What scanTree found: every entry (files without size or hash yet) and the newest file ctime seen. */
+export type ScanResult = { ok: true; entries: ManifestEntry[]; maxCtimeNs: bigint } | { ok: false; reason: string };
+
 /**
- * Lists `paths` (relative to `root`) and everything under them, hashing every file. A top-level path
- * that is a symlink, a symlink whose target is absolute or leaves `root`, or a special file makes the
- * tree unfit to save: reusing it elsewhere would reach outside the worktree. Missing paths list nothing.
+ * Lists `paths` (relative to `root`) and everything under them without reading any file: types,
+ * modes, symlink targets, and each file's stat signature (into `signatures`). A top-level path that
+ * is a symlink, a symlink whose target is absolute or leaves `root`, or a special file makes the tree
+ * unfit to save: reusing it elsewhere would reach outside the worktree. Missing paths list nothing.
  */
-export async function walkTree(root: string, paths: readonly string[], options: WalkOptions = {}): Promise<WalkResult> {
+export async function scanTree(root: string, paths: readonly string[], signatures: Map<string, string>): Promise<ScanResult> {
   const entries: ManifestEntry[] = [];
-  const signatures = options.signatures ?? new Map<string, string>();
+  const clock = { maxCtimeNs: 0n };
   for (const top of paths) {
     const stat = await lstat(path.join(root, top)).catch(() => null);
     if (!stat) continue;
     if (stat.isSymbolicLink()) return { ok: false, reason: `${top} is a symlink (never followed, never saved)` };
-    const problem = walkEntry(root, top, entries, signatures);
+    const problem = walkEntry(root, top, entries, signatures, clock);
     if (problem) return { ok: false, reason: problem };
   }
+  return { ok: true, entries, maxCtimeNs: clock.maxCtimeNs };
+}
+
+/**
+ * Lists `paths` like scanTree, then hashes every file (reading it, unless `known` vouches for it).
+ */
+export async function walkTree(root: string, paths: readonly string[], options: WalkOptions = {}): Promise<WalkResult> {
+  const signatures = options.signatures ?? new Map<string, string>();
+  const scanned = await scanTree(root, paths, signatures);
+  if (!scanned.ok) return scanned;
+  const { entries } = scanned;
   // Structure first, then the files a few at a time: node_modules is thousands of small files.
   const files = entries.filter((entry) => entry.type === 'file');
   await mapLimit(files, 16, async (entry) => {
@@ -81,11 +95,33 @@ export async function walkTree(root: string, paths: readonly string[], options: 
   return { ok: true, entries };
 }
 
+/**
+ * Reads a file (never through a symlink at its name) and then the stat signature of the very inode
+ * read (fstat of the same descriptor): equal to a signature taken earlier, it proves the bytes read
+ * are the file's content at that earlier time. `beforeStat` is a test seam (a write racing the read).
+ */
+export async function readWithSignature(file: string, beforeStat?: () => Promise<void>): Promise<{ data: Buffer; signature: string }> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const data = await handle.readFile();
+    await beforeStat?.();
+    return { data, signature: statSignature(await handle.stat({ bigint: true })) };
+  } finally {
+    await handle.close();
+  }
+}
+
 // By hand, not fast-glob: its stats are not BigInt, and a stat signature needs ctime in nanoseconds.
 // Synchronous on purpose: a node_modules is thousands of entries, and each awaited lstat costs a
 // promise and a thread-pool round trip; the sync calls walk it in a third of the CPU (the contents
 // are still read a few at a time, above). It holds this thread for tens of milliseconds at most.
-function walkEntry(root: string, rel: string, entries: ManifestEntry[], signatures: Map<string, string>): string | null {
+function walkEntry(
+  root: string,
+  rel: string,
+  entries: ManifestEntry[],
+  signatures: Map<string, string>,
+  clock: { maxCtimeNs: bigint },
+): string | null {
   const abs = path.join(root, rel);
   const stat = lstatSync(abs, { bigint: true });
   const mode = Number(stat.mode & 0o777n);
@@ -100,13 +136,14 @@ function walkEntry(root: string, rel: string, entries: ManifestEntry[], signatur
   if (stat.isFile()) {
     entries.push({ path: rel, type: 'file', mode });
     signatures.set(rel, statSignature(stat));
+    if (stat.ctimeNs > clock.maxCtimeNs) clock.maxCtimeNs = stat.ctimeNs;
     return null;
   }
   if (!stat.isDirectory()) return `${rel} is neither a file, a directory nor a symlink`;
   entries.push({ path: rel, type: 'dir', mode });
   const names = readdirSync(abs).sort();
   for (const name of names) {
-    const problem = walkEntry(root, `${rel}/${name}`, entries, signatures);
+    const problem = walkEntry(root, `${rel}/${name}`, entries, signatures, clock);
     if (problem) return problem;
   }
   return null;

@@ -1,6 +1,6 @@
 // `setup.cache` end to end: real runs and `verify --workers 2` with a setup that counts itself,
 // an agent that poisons its node_modules, and an agent that adds a dependency.
-import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -19,6 +19,8 @@ fs.appendFileSync(process.argv[2], 'setup\\n');
 fs.mkdirSync('node_modules/x', { recursive: true });
 fs.writeFileSync('node_modules/x/index.js', 'module.exports = ' + JSON.stringify(fs.readFileSync('package-lock.json', 'utf8')) + ';\\n');
 `;
+// In the agent's worktree (.elenchos/workspaces/<run>): waits until an entry is published (at most 20 s).
+const AFTER_PUBLISH = 'for i in $(seq 400); do ls ../../cache/*/manifest.json >/dev/null 2>&1 && break; sleep 0.05; done;';
 const GOOD_PAGE = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';
 
 /** A project whose setup is cached on package-lock.json; `agentScript` is the agent (sh -c, in the worktree). */
@@ -44,8 +46,10 @@ const setupLogs = (root: string) =>
 
 describe('setup.cache', () => {
   it('misses once, then restores a pristine node_modules although the first agent poisoned its copy', () => {
+    // The agent poisons its copy once the entry is published (the copy runs while the agent works):
+    // the entry is what setup left, not what the agent made of it.
     const p = project(
-      `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); echo 'module.exports = "poisoned";' > node_modules/x/index.js`,
+      `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ${AFTER_PUBLISH} echo 'module.exports = "poisoned";' > node_modules/x/index.js`,
     );
     const first = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(first.code, first.stderr + first.stdout).toBe(0);
@@ -120,4 +124,75 @@ describe('setup.cache', () => {
     const logs = setupLogs(p.root).map((log) => /setup cache (\w+)/.exec(log)?.[1]);
     expect(logs.sort()).toEqual(['hit', 'miss']);
   });
+
+  it(
+    'an agent that poisons node_modules before the copy reads it (mtime put back): nothing is saved, the next run sets up afresh',
+    { timeout: 300_000 },
+    () => {
+      const pause = tempDir('elenchos-pause-');
+      // Held at the copy's start (after the snapshot) until the agent has done its edit and lets it go.
+      const p = project(
+        `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ` +
+          `touch -r node_modules/x/index.js $OUT/stamp; echo 'module.exports = "poisoned";' > node_modules/x/index.js; ` +
+          `touch -r $OUT/stamp node_modules/x/index.js; touch ${pause}/cache-copy.go`,
+      );
+      const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
+      const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(first.stdout).toMatch(
+        /setup +warning: setup cache not saved: node_modules\/x\/index\.js changed after setup, before it was copied/,
+      );
+      expect(readdirSync(path.join(p.root, '.elenchos/cache')).filter((name) => /^[0-9a-f]{64}$/.test(name))).toEqual([]);
+      const second = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+      expect(second.code, second.stderr + second.stdout).toBe(0);
+      expect(p.setups()).toBe(2);
+      expect(second.stdout).toMatch(/setup cache miss: saved 1 files/);
+      const seen = readdirSync(p.outside).filter((name) => name.startsWith('seen-'));
+      for (const name of seen)
+        expect(readFileSync(path.join(p.outside, name), 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
+    },
+  );
+
+  it(
+    "a copy still held when the run ends is abandoned within the wait, the run's verdict untouched, the key free",
+    { timeout: 300_000 },
+    () => {
+      const pause = tempDir('elenchos-pause-'); // never let go
+      const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
+      const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
+      const first = runCli(['run', 'tasks/add-task.json'], p.root, env);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(first.stdout).toMatch(/setup cache not saved: the copy was not done 2000 ms after the run ended/);
+      expect(readdirSync(path.join(p.root, '.elenchos/cache'))).toEqual([]); // no entry, no stage, no lock
+      expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: not saved: the copy was not done/);
+    },
+  );
+
+  it(
+    'gc keeps the current key, removes an old entry of another lockfile, and gc --cache removes every idle one',
+    { timeout: 300_000 },
+    () => {
+      const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+      expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+      const cache = path.join(p.root, '.elenchos/cache');
+      const keys = () => readdirSync(cache).filter((name) => /^[0-9a-f]{64}$/.test(name));
+      const [first] = keys();
+      // Another lockfile, verified once, then not used for a month.
+      writeFileSync(path.join(p.root, 'package-lock.json'), '{"x":"2.0.0"}\n');
+      gitSync(p.root, 'commit', '-qam', 'x 2');
+      expect(runCli(['verify', 'tasks/add-task.json'], p.root, p.env).code).toBe(0);
+      const second = keys().find((key) => key !== first) ?? '';
+      gitSync(p.root, 'revert', '--no-edit', 'HEAD');
+      const month = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+      for (const key of keys()) utimesSync(path.join(cache, key, 'last-used'), month, month);
+      const gc = runCli(['gc', '--json'], p.root, p.env);
+      expect(gc.code, gc.stderr).toBe(0);
+      // The first lockfile is HEAD's again: its entry is current, kept however old.
+      expect(JSON.parse(gc.stdout).trimmedCache).toEqual([{ key: second, bytes: expect.any(Number), reason: 'not used for 14 days' }]);
+      expect(keys()).toEqual([first]);
+      const all = runCli(['gc', '--cache'], p.root, p.env);
+      expect(all.stdout).toMatch(new RegExp(`removed setup cache entry ${(first ?? '').slice(0, 12)} \\(\\d+ bytes\\): gc --cache`));
+      expect(readdirSync(cache)).toEqual([]);
+    },
+  );
 });

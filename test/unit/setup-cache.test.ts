@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   readdirSync,
@@ -16,11 +17,18 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeCacheKey } from '../../src/core/setup-cache-key.js';
-import { readCacheManifest, readStamps, restoreCacheEntry, saveCacheEntry, writeStamps } from '../../src/core/setup-cache-store.js';
+import {
+  readCacheManifest,
+  readStamps,
+  restoreCacheEntry,
+  saveCacheEntry,
+  snapshotForSave,
+  writeStamps,
+} from '../../src/core/setup-cache-store.js';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
-import { compareTree, walkTree } from '../../src/util/tree-manifest.js';
+import { compareTree, statSignature, walkTree } from '../../src/util/tree-manifest.js';
 import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
@@ -45,7 +53,7 @@ async function cachedSetup(cacheDir: string, workspace: string, install: () => v
   if (cached.kind === 'hit') return cached.report;
   try {
     install();
-    return cached.save ? await cached.save() : cached.report;
+    return cached.save ? await (await cached.save()).done : cached.report;
   } finally {
     await cached.release();
   }
@@ -144,10 +152,12 @@ describe('save and restore', () => {
     const repo = installedRepo();
     const cacheDir = path.join(tempDir(), 'cache');
     const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
-    for (const name of [`.saving-${dead}-abc`, `.saving-${process.pid}-live`, '.discarded-k-1-2'])
+    const key = 'a'.repeat(64);
+    const live = [`.saving-${process.pid}-live`, `.discarded-kept-${process.pid}-live`, `.discarded-${key}-${process.pid}-1`];
+    for (const name of [`.saving-${dead}-abc`, `.discarded-${key}-${dead}-2`, `.discarded-kept-${dead}-x`, ...live])
       mkdirSync(path.join(cacheDir, name, 'files'), { recursive: true });
     await saveCacheEntry(cacheDir, 'k3', repo, ['node_modules']);
-    expect(readdirSync(cacheDir).sort()).toEqual([`.saving-${process.pid}-live`, 'k3']);
+    expect(readdirSync(cacheDir).sort()).toEqual([...live, 'k3'].sort());
   });
 
   it('refuses a manifest rewritten whole (digest recomputed) that would write outside the cache paths', async () => {
@@ -381,5 +391,229 @@ describe('stamps of a kept cache path', () => {
     mkdirSync(workspace); // a new folder where the old one was: another worktree, not proven by these stamps
     expect(await readStamps(cacheDir, 'k1', workspace)).toEqual(new Map());
     expect(await readStamps(cacheDir, 'k2', moved)).toEqual(new Map());
+  });
+});
+
+// The save of a miss is copied while the agent works (#13): what setup left is recorded before the
+// agent starts (structure, modes, link targets, stat signatures) and each file is copied only if it
+// still has its recorded signature. Every attack below must end with no entry or the pre-agent tree.
+describe('the background save of a miss, against an agent working meanwhile', () => {
+  const PRISTINE = 'module.exports = 1;\n';
+  const EDITED = 'module.exports = 2;\n'; // same size: only the ctime can tell
+
+  /**
+   * One miss: `install` is setup.command; `agent` runs after the snapshot (the agent has started) and
+   * before the copy reads a file; `racing(rel)` runs between reading a file and checking its signature.
+   */
+  async function missWhileAgentWorks(
+    cacheDir: string,
+    workspace: string,
+    hooks: { agent?: () => void; racing?: (rel: string) => void; setup?: () => void } = {},
+  ) {
+    const cached = await beginCachedSetup({
+      cacheDir,
+      workspace,
+      spec,
+      signal: controller.signal,
+      waitMs: 30_000,
+      beforeCopy: async () => hooks.agent?.(),
+      afterRead: async (rel) => hooks.racing?.(rel),
+    });
+    if (cached.kind !== 'run' || !cached.save) throw new Error(`expected a miss: ${JSON.stringify(cached.report)}`);
+    (hooks.setup ?? install(workspace))();
+    const pending = await cached.save();
+    await cached.release(); // what prepareWorktree does at once: the save owns the lock now
+    return pending.done;
+  }
+
+  /** What a later worktree restores from the entry (null: no entry published). */
+  async function restoredTree(cacheDir: string): Promise<Record<string, string> | null> {
+    const two = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    const cached = await begin(cacheDir, two, 1000);
+    if (cached.kind !== 'hit') return null;
+    const read = await walkTree(two, ['node_modules']);
+    if (!read.ok) throw new Error(read.reason);
+    return Object.fromEntries(
+      read.entries.map((entry) => [
+        entry.path,
+        entry.type === 'file'
+          ? `${entry.mode.toString(8)} ${readFileSync(path.join(two, entry.path), 'utf8')}`
+          : `${entry.type} ${entry.mode.toString(8)} ${entry.target ?? ''}`,
+      ]),
+    );
+  }
+
+  const PRE_AGENT = {
+    node_modules: 'dir 755 ',
+    'node_modules/x': 'dir 755 ',
+    'node_modules/x/index.js': `644 ${PRISTINE}`,
+    'node_modules/x/package.json': '644 {"name":"x"}\n',
+  };
+  const fresh = () => ({
+    cacheDir: path.join(tempDir(), 'cache'),
+    one: tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' }),
+  });
+  const file = (repo: string) => path.join(repo, 'node_modules/x/index.js');
+
+  it('publishes the pre-agent tree when the agent changes nothing (the baseline of the attacks)', async () => {
+    const { cacheDir, one } = fresh();
+    expect(await missWhileAgentWorks(cacheDir, one)).toMatchObject({ status: 'miss', message: expect.stringMatching(/^saved 2 files/) });
+    expect(await restoredTree(cacheDir)).toEqual(PRE_AGENT);
+  });
+
+  it('an edit before the copy, same size, mtime put back: nothing published', async () => {
+    const { cacheDir, one } = fresh();
+    const report = await missWhileAgentWorks(cacheDir, one, {
+      agent: () => {
+        const before = statSync(file(one));
+        writeFileSync(file(one), EDITED);
+        utimesSync(file(one), before.atime, before.mtime);
+      },
+    });
+    expect(report.message).toMatch(/^not saved: node_modules\/x\/index\.js changed after setup, before it was copied/);
+    expect(report.warnings).toEqual([expect.stringContaining('setup cache not saved')]);
+    expect(await restoredTree(cacheDir)).toBeNull();
+    expect(readdirSync(cacheDir).filter((name) => !name.endsWith('.lock'))).toEqual([]); // no stage left either
+  });
+
+  it('an edit after the copy: the entry is the pre-agent tree, and the edited kept copy is not trusted', async () => {
+    const { cacheDir, one } = fresh();
+    expect((await missWhileAgentWorks(cacheDir, one)).message).toMatch(/^saved/);
+    const before = statSync(file(one));
+    writeFileSync(file(one), EDITED);
+    utimesSync(file(one), before.atime, before.mtime);
+    expect(await restoredTree(cacheDir)).toEqual(PRE_AGENT);
+    const key = await computeCacheKey(one, spec);
+    if (!key.ok) throw new Error(key.reason);
+    // The stamps written on publish are the pre-agent signatures: the edited file is re-read and refused.
+    expect(await verifyCachedPaths(cacheDir, one, key.key, spec.paths)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/content differs/),
+    });
+  });
+
+  it('a write racing the copy of a file (between its read and its check): nothing published', async () => {
+    const { cacheDir, one } = fresh();
+    const report = await missWhileAgentWorks(cacheDir, one, {
+      racing: (rel) => {
+        if (rel === 'node_modules/x/index.js') writeFileSync(file(one), EDITED);
+      },
+    });
+    expect(report.message).toMatch(/^not saved: node_modules\/x\/index\.js changed after setup/);
+    expect(await restoredTree(cacheDir)).toBeNull();
+  });
+
+  it('an edit to one file while another is copied: no entry, or one equal to the pre-agent tree', async () => {
+    const { cacheDir, one } = fresh();
+    await missWhileAgentWorks(cacheDir, one, {
+      racing: (rel) => {
+        if (rel === 'node_modules/x/package.json') writeFileSync(file(one), EDITED);
+      },
+    });
+    const restored = await restoredTree(cacheDir);
+    if (restored !== null) expect(restored).toEqual(PRE_AGENT);
+  });
+
+  it('a file replaced by a symlink to the same content, or by a new file with the same bytes and mtime: nothing published', async () => {
+    for (const replace of [
+      (one: string) => {
+        writeFileSync(path.join(one, 'same.js'), PRISTINE);
+        rmSync(file(one));
+        symlinkSync('../../same.js', file(one));
+      },
+      (one: string) => {
+        const before = statSync(file(one));
+        writeFileSync(path.join(one, 'node_modules/x/new.js'), PRISTINE);
+        utimesSync(path.join(one, 'node_modules/x/new.js'), before.atime, before.mtime);
+        renameSync(path.join(one, 'node_modules/x/new.js'), file(one));
+      },
+    ]) {
+      const { cacheDir, one } = fresh();
+      const report = await missWhileAgentWorks(cacheDir, one, { agent: () => replace(one) });
+      expect(report.message).toMatch(/^not saved: node_modules\/x\/index\.js (could not be read|changed) after setup/);
+      expect(await restoredTree(cacheDir)).toBeNull();
+    }
+  });
+
+  it('a file deleted or chmod-ed before its copy: nothing published', async () => {
+    for (const attack of [(one: string) => rmSync(file(one)), (one: string) => chmodSync(file(one), 0o755)]) {
+      const { cacheDir, one } = fresh();
+      const report = await missWhileAgentWorks(cacheDir, one, { agent: () => attack(one) });
+      expect(report.message).toMatch(/^not saved: node_modules\/x\/index\.js/);
+      expect(await restoredTree(cacheDir)).toBeNull();
+    }
+  });
+
+  it('a file or folder added, a folder chmod-ed, a symlink planted: the entry is the pre-agent tree all the same', async () => {
+    const { cacheDir, one } = fresh();
+    const report = await missWhileAgentWorks(cacheDir, one, {
+      agent: () => {
+        writeFiles(one, { 'node_modules/evil.js': 'steal()\n', 'node_modules/y/index.js': 'steal()\n' });
+        symlinkSync('../../../.ssh', path.join(one, 'node_modules/x/ssh'));
+        chmodSync(path.join(one, 'node_modules/x'), 0o777);
+      },
+    });
+    expect(report.message).toMatch(/^saved 2 files/);
+    expect(await restoredTree(cacheDir)).toEqual(PRE_AGENT);
+  });
+
+  it("a symlink retargeted before the copy keeps setup's target in the entry", async () => {
+    const { cacheDir, one } = fresh();
+    const report = await missWhileAgentWorks(cacheDir, one, {
+      setup: () => {
+        install(one)();
+        mkdirSync(path.join(one, 'node_modules/.bin'));
+        symlinkSync('../x/index.js', path.join(one, 'node_modules/.bin/x'));
+      },
+      agent: () => {
+        rmSync(path.join(one, 'node_modules/.bin/x'));
+        symlinkSync('../../evil.js', path.join(one, 'node_modules/.bin/x'));
+      },
+    });
+    expect(report.message).toMatch(/^saved/);
+    expect((await restoredTree(cacheDir))?.['node_modules/.bin/x']).toBe('symlink 0 ../x/index.js');
+  });
+
+  it('an abandoned copy publishes nothing and frees the key; until then, waiters for the key wait instead of running setup', async () => {
+    const { cacheDir, one } = fresh();
+    let letGo = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const cached = await beginCachedSetup({
+      cacheDir,
+      workspace: one,
+      spec,
+      signal: controller.signal,
+      waitMs: 30_000,
+      beforeCopy: () => gate,
+    });
+    if (cached.kind !== 'run' || !cached.save) throw new Error('expected a miss');
+    install(one)();
+    const pending = await cached.save();
+    await cached.release();
+    // The copy is held at its start: the key's lock is still the save's, so a waiter neither runs setup nor gets a hit yet.
+    const two = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
+    let settled = false;
+    const waiter = begin(cacheDir, two).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 600)); // several of the waiter's polls
+    expect(settled).toBe(false);
+    const abandoned = pending.abandon('the run ended');
+    letGo();
+    expect((await abandoned).message).toBe('not saved: the run ended');
+    expect(await pending.done).toBe(await abandoned);
+    // Freed: the waiter takes the key itself (a miss), and no entry was published.
+    expect(await waiter).toMatchObject({ kind: 'run', report: { status: 'miss' } });
+    expect((await readCacheManifest(cacheDir, ((await computeCacheKey(one, spec)) as { key: string }).key)).ok).toBe(false);
+  });
+
+  it('the snapshot returns only once the file system clock has passed every recorded ctime', async () => {
+    const { one } = fresh();
+    install(one)();
+    const snap = await snapshotForSave(one, ['node_modules']);
+    if (!snap.ok) throw new Error(snap.reason);
+    // The fastest possible agent: a same-size write with the mtime put back, right after the snapshot.
+    const before = statSync(file(one));
+    writeFileSync(file(one), EDITED);
+    utimesSync(file(one), before.atime, before.mtime);
+    expect(statSignature(lstatSync(file(one), { bigint: true }))).not.toBe(snap.snapshot.signatures.get('node_modules/x/index.js'));
   });
 });
