@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
-import { withInterrupts } from './interrupts.js';
 
 export interface DoctorCommandOptions {
   config?: string;
@@ -22,6 +21,7 @@ export function registerDoctor(program: Command, io: CliIO, setExit: (code: numb
     .action(async (options: DoctorCommandOptions) => {
       const { runDoctor } = await import('../core/doctor/doctor.js');
       const { renderDoctor } = await import('../reporters/doctor-report.js');
+      const { withInterrupts } = await import('./interrupts.js');
       const report = await withInterrupts(io, (signal) =>
         runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal }),
       );

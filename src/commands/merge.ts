@@ -12,7 +12,7 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
     .option('--junit <file>', 'write the merged JUnit XML')
     .action(async (files: string[], options: { json?: boolean; junit?: string }) => {
       const { mergeShards } = await import('../core/merge.js');
-      const { printSummary, writeReportFile } = await import('./verify-all.js');
+      const { printSummary, writeReportFile } = await import('./verify-summary.js');
       const { renderJunit } = await import('../reporters/junit.js');
       const merged = await mergeShards(files, io.cwd);
       if (options.json)

@@ -1,16 +1,15 @@
 // The action of `elenchos verify` without --verifier-only: run every task, then report.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { InputError } from '../errors.js';
 import path from 'node:path';
-import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
+import { writeLine, type CliIO } from '../cli-io.js';
 import type { RunReporter } from '../core/events.js';
-import { verifyAll, type VerifiedTask } from '../core/verify-all.js';
+import { verifyAll } from '../core/verify-all.js';
 import { parseShard } from '../core/select-tasks.js';
 import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
 import { renderJunit } from '../reporters/junit.js';
 import { terminalReporter } from '../reporters/terminal.js';
 import { withInterrupts } from './interrupts.js';
 import type { VerifyCommandOptions } from './verify-options.js';
+import { printSummary, writeReportFile } from './verify-summary.js';
 
 /** Runs the tasks and writes the terminal summary, JSON, JUnit and GitHub outputs; returns the exit code. */
 export async function verifyAllCommand(tasks: string[], options: VerifyCommandOptions, io: CliIO): Promise<number> {
@@ -67,41 +66,6 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
     if (io.env.GITHUB_STEP_SUMMARY) await writeJobSummary(io.env.GITHUB_STEP_SUMMARY, result.tasks);
   }
   return result.exitCode;
-}
-
-/** Writes a report file, creating its folder; a path that cannot be written is the user's to fix (exit 3). */
-export async function writeReportFile(file: string, text: string): Promise<void> {
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, text);
-  } catch (error) {
-    throw new InputError(
-      `--junit ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose a writable path`,
-      { cause: error },
-    );
-  }
-}
-
-/** The closing table: one line per task with its verdict and criteria, under the command's own title. */
-export function printSummary(io: CliIO, tasks: readonly VerifiedTask[], options: { title: string; shard: string | null }): void {
-  const { title, shard } = options;
-  writeHuman(io.stdout, `${title}: ${tasks.length} task(s)${shard ? ` (shard ${shard})` : ''}`);
-  for (const t of tasks) {
-    if (!t.record) {
-      const [first, ...details] = (t.refused ?? '').split('\n');
-      writeHuman(io.stdout, `  REFUSED   ${t.file}: ${first}`);
-      // The details name what to fix (which criterion, which step, which commit): show them, within reason.
-      for (const line of details.slice(0, 10)) writeHuman(io.stdout, `            ${line}`);
-      if (details.length > 10) writeHuman(io.stdout, `            … and ${details.length - 10} more (--json has them all)`);
-      continue;
-    }
-    const state = `${t.record.state}${t.record.reason ? ` ${t.record.reason}` : ''}`;
-    const criteria = t.criteria.map((c) => `${c.id} ${c.status}`).join(', ');
-    writeHuman(io.stdout, `  ${state.padEnd(28)} ${t.record.task.id.padEnd(20)} ${criteria}  (run ${t.record.runId})`);
-    for (const reason of t.needsHuman?.reasons ?? []) writeHuman(io.stdout, `            NEEDS_HUMAN: ${reason}`);
-  }
-  const verified = tasks.filter((t) => t.record?.state === 'VERIFIED').length;
-  writeHuman(io.stdout, `${verified}/${tasks.length} VERIFIED`);
 }
 
 /** A stream that prefixes every line written to `target`. */

@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { RunRecordSchema } from '../evidence/run-record.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-all.js';
+import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 
 /** Reads each shard's `{ "runs": [...] }` and returns every task once, in file order, with the overall exit code. */
 export async function mergeShards(files: readonly string[], cwd: string): Promise<{ tasks: VerifiedTask[]; exitCode: number }> {

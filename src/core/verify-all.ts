@@ -1,16 +1,17 @@
 // `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
-import { DiskFullError, ElenchosError, ExitCode, InputError, describeError } from '../errors.js';
+import { DiskFullError, ElenchosError, InputError, describeError } from '../errors.js';
 import { attemptDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
-import { needsHumanIn, type NeedsHuman } from './needs-human.js';
-import { criteriaWithEvidence, type ReportedCriterion } from './attempt-criteria.js';
+import { needsHumanIn } from './needs-human.js';
+import { criteriaWithEvidence } from './attempt-criteria.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
+import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 
 export interface VerifyAllOptions {
@@ -28,21 +29,6 @@ export interface VerifyAllOptions {
   signal: AbortSignal;
   /** A reporter for each task's run (prefixed when tasks run in parallel). */
   reporterFor: (taskFile: string) => RunReporter;
-}
-
-export interface VerifiedTask {
-  file: string;
-  record: RunRecordDraft | null;
-  runDir: string | null;
-  /** Why the task could not be verified at all (bad contract, missing executable): exit 3. */
-  refused: string | null;
-  /**
-   * The last attempt's criteria with descriptions and notes, for JUnit and summaries; with the time its
-   * tests took and their failures when the verifier measured them (absent in merged shard outputs).
-   */
-  criteria: ReportedCriterion[];
-  /** Why the task waits for a person (tampering caught, or too many failed agent runs), else null. */
-  needsHuman?: NeedsHuman | null;
 }
 
 export interface VerifyAllResult {
@@ -129,25 +115,4 @@ async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<Ver
   const read = await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).catch(() => null);
   const detail = read?.value as Parameters<typeof criteriaWithEvidence>[0] | null;
   return detail?.criteria ? criteriaWithEvidence(detail) : summarizedCriteria(record);
-}
-
-/** The last attempt's criteria as its run record summarizes them (all `merge` has of a shard's run). */
-export function summarizedCriteria(record: Pick<RunRecordDraft, 'attempts'>): VerifiedTask['criteria'] {
-  return (record.attempts.at(-1)?.criteria ?? []).map((c) => ({
-    id: c.id,
-    description: c.description ?? '',
-    status: c.status,
-    note: c.note ?? null,
-    durationMs: c.durationMs ?? null,
-    failures: c.failures ?? [],
-  }));
-}
-
-/** 130 interrupted; 3 if any task was refused; 2 if any ERROR; 1 if any FAILED; else 0. */
-export function overallExit(tasks: readonly VerifiedTask[], aborted: boolean): number {
-  if (aborted || tasks.some((t) => t.record?.reason === 'INTERRUPTED')) return ExitCode.INTERRUPTED;
-  if (tasks.some((t) => t.refused !== null)) return ExitCode.INPUT;
-  if (tasks.some((t) => t.record?.state === 'ERROR')) return ExitCode.ERROR;
-  if (tasks.some((t) => t.record?.state === 'FAILED')) return ExitCode.FAILED;
-  return ExitCode.VERIFIED;
 }

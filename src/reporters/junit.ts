@@ -1,6 +1,6 @@
 // JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
 import path from 'node:path';
-import type { VerifiedTask } from '../core/verify-all.js';
+import type { VerifiedTask } from '../core/verify-summary.js';
 import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 /** Escapes text for XML attributes and content. */

@@ -1,0 +1,93 @@
+// The commands that only read (or only print) load none of the heavy packages a run needs: execa,
+// simple-git and wait-on (axios, joi, rxjs) cost more CPU and memory to load than such a command itself
+// (docs/performance.md). Each command runs as a user runs it, with a preload that records every module
+// loaded; `verify` in the same project is the control that proves the record sees those packages.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
+import { tempDir } from '../helpers/temp.js';
+
+const PRELOAD = path.join(FIXTURES, 'module-trace/preload.mjs');
+const DEPENDENCIES = Object.keys(
+  (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { dependencies: object })
+    .dependencies,
+);
+
+/** The packages (by name, nested ones included) among the modules one CLI call loaded, and its exit code. */
+function tracedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv, traceDir: string): { code: number | null; packages: Set<string> } {
+  const trace = path.join(traceDir, `${args.join('_').replace(/[^\w.-]/g, '-')}.txt`);
+  writeFileSync(trace, '');
+  const result = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env, ELENCHOS_TEST_MODULE_TRACE: trace },
+    timeout: 120_000,
+  });
+  const packages = new Set<string>();
+  for (const line of readFileSync(trace, 'utf8').split('\n'))
+    for (const match of line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)) packages.add(match[1]!);
+  return { code: result.status, packages };
+}
+
+let project: ReturnType<typeof makeProject>;
+let traceDir: string;
+let shard: string;
+let verified: { code: number | null; packages: Set<string> };
+
+beforeAll(() => {
+  project = makeProject();
+  traceDir = tempDir('elenchos-trace-');
+  // A real stored run (for show, runs, report) and a real shard output (for merge); traced as the control.
+  shard = path.join(traceDir, 'shard.json');
+  const out = spawnSync(process.execPath, [BIN, 'verify', '--json'], {
+    cwd: project.root,
+    encoding: 'utf8',
+    env: { ...process.env, ...project.env },
+    timeout: 120_000,
+  });
+  expect(out.status, out.stderr).toBe(1); // HEAD lacks the feature: FAILED, and stored
+  writeFileSync(shard, out.stdout);
+  verified = tracedRun(['verify', 'tasks/add-task.json'], project.root, project.env, traceDir);
+}, 300_000);
+
+afterAll(() => {
+  expect(processesInside(project.root), 'processes left').toEqual([]);
+});
+
+describe('light commands load only what they use', () => {
+  it('the trace sees the heavy packages where they are used (verify with an app)', () => {
+    expect(verified.code).toBe(1);
+    for (const name of ['execa', 'simple-git', 'wait-on', 'axios', 'rxjs', 'zod', 'commander']) expect(verified.packages).toContain(name);
+  });
+
+  // Of the design's runtime packages, each command may load only these (their own dependencies aside).
+  // {shard} and {dir} are filled in once the project exists.
+  const cases: { args: string[]; code: number; may: string[] }[] = [
+    { args: ['--version'], code: 0, may: ['commander'] },
+    { args: ['--help'], code: 0, may: ['commander'] },
+    { args: ['verify', '--help'], code: 0, may: ['commander'] },
+    { args: ['runs'], code: 0, may: ['commander', 'zod'] },
+    { args: ['show'], code: 0, may: ['commander', 'zod'] },
+    { args: ['show', '--json'], code: 0, may: ['commander', 'zod'] },
+    { args: ['report', 'latest', '--out', '{dir}/report.html'], code: 0, may: ['commander', 'zod'] },
+    { args: ['evidence', 'verify'], code: 0, may: ['commander', 'zod'] },
+    { args: ['merge', '{shard}'], code: 1, may: ['commander', 'zod'] },
+    { args: ['merge', '{shard}', '--junit', '{dir}/merged.xml'], code: 1, may: ['commander', 'zod'] },
+    { args: ['check'], code: 0, may: ['commander', 'zod', 'fast-glob'] },
+  ];
+  for (const { args, code, may } of cases) {
+    it(`${args.join(' ')} loads ${may.join(', ')} and no other dependency`, () => {
+      const filled = args.map((arg) => arg.replace('{shard}', shard).replace('{dir}', traceDir));
+      const run = tracedRun(filled, project.root, project.env, traceDir);
+      expect(run.code).toBe(code);
+      expect(run.packages).toContain('commander'); // the trace worked for this call too
+      const extra = DEPENDENCIES.filter((name) => run.packages.has(name) && !may.includes(name));
+      expect(extra, `loaded by elenchos ${args.join(' ')}`).toEqual([]);
+      for (const heavy of ['axios', 'joi', 'rxjs']) expect(run.packages.has(heavy), heavy).toBe(false);
+    });
+  }
+});
