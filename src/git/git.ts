@@ -1,6 +1,5 @@
 // The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
 // (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
-import { execFile } from 'node:child_process';
 import { ElenchosError } from '../errors.js';
 
 export class GitError extends ElenchosError {
@@ -97,16 +96,13 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   return (await stat(options.file)).size;
 }
 
-/** The repository's top level containing `cwd`, or null outside a repository (or without git). */
-export function findRepoRoot(cwd: string): Promise<string | null> {
-  // Node's execFile, not simple-git or execa: `show`, `runs`, `report` and `check` ask git only this, and
-  // loading either package costs more CPU than the rest of such a command (docs/performance.md).
-  return new Promise((resolve) => {
-    execFile('git', ['rev-parse', '--show-toplevel'], { cwd, env: gitEnv(undefined), encoding: 'utf8' }, (error, stdout) => {
-      const top = stdout.replace(/\n$/, '');
-      resolve(error || top === '' ? null : top);
-    });
-  });
+/** The repository's top level containing `cwd`, or null outside a repository. */
+export async function findRepoRoot(cwd: string): Promise<string | null> {
+  try {
+    return (await git(['rev-parse', '--show-toplevel'], { cwd })).trim();
+  } catch {
+    return null;
+  }
 }
 
 /** The repository's top level containing `cwd`, or `cwd` itself outside a repository (where `check` and

@@ -1,6 +1,6 @@
-// The commands that only read (or only print) load none of the heavy packages a run needs: execa,
-// simple-git and wait-on (axios, joi, rxjs) cost more CPU and memory to load than such a command itself
-// (docs/performance.md). Each command runs as a user runs it, with a preload that records every module
+// The commands that only read (or only print) load none of the heavy packages a run needs: execa and
+// wait-on (axios, joi, rxjs) cost more CPU and memory to load than such a command itself
+// (docs/performance.md); those that find the repository ask git through simple-git, the one way to git. Each command runs as a user runs it, with a preload that records every module
 // loaded; `verify` in the same project is the control that proves the record sees those packages.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,14 +70,14 @@ describe('light commands load only what they use', () => {
     { args: ['--version'], code: 0, may: ['commander'] },
     { args: ['--help'], code: 0, may: ['commander'] },
     { args: ['verify', '--help'], code: 0, may: ['commander'] },
-    { args: ['runs'], code: 0, may: ['commander', 'zod'] },
-    { args: ['show'], code: 0, may: ['commander', 'zod'] },
-    { args: ['show', '--json'], code: 0, may: ['commander', 'zod'] },
-    { args: ['report', 'latest', '--out', '{dir}/report.html'], code: 0, may: ['commander', 'zod'] },
-    { args: ['evidence', 'verify'], code: 0, may: ['commander', 'zod'] },
+    { args: ['runs'], code: 0, may: ['commander', 'zod', 'simple-git'] },
+    { args: ['show'], code: 0, may: ['commander', 'zod', 'simple-git'] },
+    { args: ['show', '--json'], code: 0, may: ['commander', 'zod', 'simple-git'] },
+    { args: ['report', 'latest', '--out', '{dir}/report.html'], code: 0, may: ['commander', 'zod', 'simple-git'] },
+    { args: ['evidence', 'verify'], code: 0, may: ['commander', 'zod', 'simple-git'] },
     { args: ['merge', '{shard}'], code: 1, may: ['commander', 'zod'] },
     { args: ['merge', '{shard}', '--junit', '{dir}/merged.xml'], code: 1, may: ['commander', 'zod'] },
-    { args: ['check'], code: 0, may: ['commander', 'zod', 'fast-glob'] },
+    { args: ['check'], code: 0, may: ['commander', 'zod', 'fast-glob', 'simple-git'] },
   ];
   for (const { args, code, may } of cases) {
     it(`${args.join(' ')} loads ${may.join(', ')} and no other dependency`, () => {
