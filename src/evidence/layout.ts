@@ -115,3 +115,8 @@ export async function createAttemptDirs(dir: string, n: number): Promise<Attempt
   await mkdir(paths.workspaceDir, { recursive: true });
   return paths;
 }
+
+/** `<root>/.elenchos/cache/<name>`: what Elenchos may recompute at any time (deleting it is always safe). */
+export function cacheDir(root: string, name: string): string {
+  return path.join(elenchosDir(root), 'cache', name);
+}
