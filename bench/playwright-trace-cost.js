@@ -6,7 +6,8 @@
 // (`retain-on-failure`, its policy before #14): the price of tracing everything, measured beside it.
 // Usage: npm run build && node bench/playwright-trace-cost.js [rounds=5] [tests=24]
 // ELENCHOS_BASE_BIN=<another build's bin/elenchos.js> adds an arm verifying with that build (before/after
-// side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm.
+// side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm; BENCH_BARE_DIRECT=1 adds a bare arm
+// started as `node_modules/.bin/playwright test` (as Elenchos starts it), without npx's own Node process.
 // Each arm is timed by the wall clock and by the CPU of its whole process tree (user + system of every
 // process it waited for, read from this process's cutime/cstime in /proc/self/stat: what `/usr/bin/time`
 // counts). Like for like: both arms run one worker (the user's config says so; Elenchos always does), the
@@ -159,6 +160,8 @@ const arms = {
   bare,
   verify: () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']),
 };
+if (process.env.BENCH_BARE_DIRECT === '1')
+  arms.bareDirect = () => run('playwright test', path.join(root, 'node_modules/.bin/playwright'), ['test', '--reporter=line']);
 if (process.env.BENCH_TRACE_ALL !== '0')
   arms.traceAll = () =>
     run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']);

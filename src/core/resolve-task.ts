@@ -21,7 +21,7 @@ export interface ResolvedTask extends LoadedTask {
 /**
  * Loads `file` and resolves its test file and criteria map against `root`; throws InputError on any
  * problem. `env` is what a verifier that lists its tests by running (Playwright) builds its child's from;
- * `keepListing`: that listing may be kept under `.elenchos/cache/` (commands that write there anyway).
+ * `keepListing`: that listing may be kept under `.elenchos/listings/` (commands that write there anyway).
  */
 export async function resolveTask(
   file: string,

@@ -116,7 +116,11 @@ export async function createAttemptDirs(dir: string, n: number): Promise<Attempt
   return paths;
 }
 
-/** `<root>/.elenchos/cache/<name>`: what Elenchos may recompute at any time (deleting it is always safe). */
-export function cacheDir(root: string, name: string): string {
-  return path.join(elenchosDir(root), 'cache', name);
+/**
+ * `<root>/.elenchos/listings/<verifier>`: test listings kept for later processes (the Playwright
+ * verifier's); recomputed whenever missing, so deleting them is always safe. Apart from `cache/`, whose
+ * every folder is a setup cache entry.
+ */
+export function listingsDir(root: string, verifier: string): string {
+  return path.join(elenchosDir(root), 'listings', verifier);
 }

@@ -107,7 +107,7 @@ export interface ReadStepsOptions {
   /** The environment a child's is built from. */
   baseEnv: NodeJS.ProcessEnv;
   /**
-   * May the listing be kept under `.elenchos/cache/` for later processes? Only commands that write into
+   * May the listing be kept under `.elenchos/listings/` for later processes? Only commands that write into
    * `.elenchos/` anyway (`run`, `verify`) say yes: `check` reads kept listings but leaves the checkout as it was.
    */
   keep?: boolean;

@@ -1,4 +1,4 @@
-// A listing kept under .elenchos/cache/playwright-list/ spares a repeated verify the listing process,
+// A listing kept under .elenchos/listings/playwright/ spares a repeated verify the listing process,
 // and must never let changed spec content go unseen: every attack below edits what the listing depends
 // on between two listings, and a counting wrapper around the real Playwright shows when it was asked.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ const starts = () =>
         .filter((l) => l.includes('--list')).length
     : 0;
 const kept = () => {
-  const dir = path.join(root, '.elenchos/cache/playwright-list');
+  const dir = path.join(root, '.elenchos/listings/playwright');
   return existsSync(dir) ? readdirSync(dir).map((name) => path.join(dir, name)) : [];
 };
 const options = (extra: Partial<ReadStepsOptions> = {}): ReadStepsOptions => ({

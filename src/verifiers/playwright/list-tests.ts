@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DeclaredStep } from '../../contract/criteria-map.js';
 import { InputError } from '../../errors.js';
-import { cacheDir } from '../../evidence/layout.js';
+import { listingsDir } from '../../evidence/layout.js';
 import type { ReadStepsOptions } from '../types.js';
 import { runProcess } from '../../process/spawn.js';
 import { lastLines } from '../../util/text.js';
@@ -45,7 +45,7 @@ export async function listSpecTests(testFile: string, options: ReadStepsOptions)
 const KEPT_FORMAT = 'elenchos-playwright-list 1';
 
 /**
- * A listing kept under `.elenchos/cache/playwright-list/`, keyed by everything that decides it: the
+ * A listing kept under `.elenchos/listings/playwright/`, keyed by everything that decides it: the
  * spec and every file it imports, the project's playwright.config and its imports (all by content),
  * the Playwright runner and packages (path, size and mtime of every file), the command and the child's
  * whole environment. A later `verify` of an unchanged spec starts no listing process; any edit to one
@@ -65,7 +65,7 @@ async function listKept(testFile: string, options: ReadStepsOptions, key: string
   for (const input of await playwrightLockedInputs(options.root, label)) {
     hash.update(`\0${input}\0`).update(await readFile(path.join(options.root, input)).catch(() => Buffer.from('\0missing')));
   }
-  const file = path.join(cacheDir(options.root, 'playwright-list'), `${hash.digest('hex')}.json`);
+  const file = path.join(listingsDir(options.root, 'playwright'), `${hash.digest('hex')}.json`);
   rememberKeptListing(label, file);
   const kept = await readFile(file, 'utf8').then(parseSteps, () => null);
   if (kept) return kept;
