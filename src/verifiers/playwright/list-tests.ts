@@ -1,7 +1,7 @@
 // Asks Playwright which tests a spec declares (`playwright test --list --reporter=json`): the
 // authoritative mapping, exactly as the run will see it (describe tags, computed titles, annotations).
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DeclaredStep } from '../../contract/criteria-map.js';
@@ -99,19 +99,41 @@ function parseSteps(text: string): DeclaredStep[] | null {
   }
 }
 
+/**
+ * The folder the listing's generated config is written to: the same for every listing of this spec,
+ * as the config's content is. Playwright's transform cache keys a file by its path and content, so a
+ * config at a new path is compiled again, and loading its compiler (Babel) for that one file was about
+ * a quarter of a listing's CPU; the spec and the project's config, at their own paths, are cached
+ * already. Under the temp dir, in a folder only we may write (anything else: null, a fresh folder).
+ */
+async function sharedConfigDir(key: string): Promise<string | null> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  const base = path.join(tmpdir(), `elenchos-pw-list-${uid}`);
+  await mkdir(base, { mode: 0o700 }).catch(() => undefined);
+  const owned = await lstat(base).catch(() => null);
+  if (!owned?.isDirectory() || owned.uid !== uid || (owned.mode & 0o022) !== 0) return null;
+  const dir = path.join(base, createHash('sha256').update(key).digest('hex').slice(0, 32));
+  return mkdir(dir, { recursive: true, mode: 0o700 }).then(
+    () => dir,
+    () => null,
+  );
+}
+
 async function listUncached(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
   const label = path.relative(options.root, testFile) || testFile;
   const dir = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-list-'));
+  const userConfig = userConfigPath(options.root);
   try {
     const files = await writePlaywrightConfig({
       testFile,
-      evidenceDir: dir,
+      evidenceDir: (await sharedConfigDir(`${testFile}\0${userConfig ?? ''}`)) ?? dir,
       baseURL: 'http://127.0.0.1/',
       browserPath: undefined,
       extraArgs: [],
       retries: 0,
       trace: 'retain-on-failure',
-      userConfig: userConfigPath(options.root),
+      userConfig,
     });
     const { command, args } = playwrightCommand(options.root, options.command);
     const output = path.join(dir, 'list.json');
