@@ -6,9 +6,14 @@
 // (`retain-on-failure`, its policy before #14): the price of tracing everything, measured beside it.
 // Usage: npm run build && node bench/playwright-trace-cost.js [rounds=5] [tests=24]
 // ELENCHOS_BASE_BIN=<another build's bin/elenchos.js> adds an arm verifying with that build (before/after
-// side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm.
+// side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm; BENCH_BARE_DIRECT=1 adds a bare arm
+// started as `node_modules/.bin/playwright test` (as Elenchos starts it), without npx's own Node process.
+// Each arm is timed by the wall clock and by the CPU of its whole process tree (user + system of every
+// process it waited for, read from this process's cutime/cstime in /proc/self/stat: what `/usr/bin/time`
+// counts). Like for like: both arms run one worker (the user's config says so; Elenchos always does), the
+// same Chromium with the same launch switches, headless, and neither records a trace of a passing test.
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, median } from './lib.js';
@@ -84,11 +89,24 @@ function spec(n) {
   return `import { expect, test } from '@playwright/test';\n\n${tests.join('\n\n')}\n`;
 }
 
-// The user's own config for the bare run: their app started by webServer, the same browser.
+// Elenchos's own Chromium switches (src/verifiers/playwright/generate-config.ts), so both arms launch the same browser.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+// The user's own config for the bare run: their app started by webServer, the same browser, one worker
+// (what Elenchos runs; Playwright's default is half the cores, which is 1 only on a two-core machine).
 const USER_CONFIG = `export default {
   testDir: 'tests',
+  workers: 1,
   webServer: { command: 'node app/server.js --port ${port}', url: 'http://127.0.0.1:${port}/', reuseExistingServer: false },
-  use: { baseURL: 'http://127.0.0.1:${port}/', launchOptions: { executablePath: ${JSON.stringify(browser)}, args: ['--no-sandbox'] } },
+  use: { baseURL: 'http://127.0.0.1:${port}/', launchOptions: { executablePath: ${JSON.stringify(browser)}, args: ${JSON.stringify(CHROMIUM_ARGS)} } },
 };
 `;
 
@@ -119,7 +137,15 @@ const { root, cleanup } = makeRepo(0, 'elenchos-bench-pw-', {
 symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
 
 const env = { ...process.env, FORCE_COLOR: '0' };
+// CPU seconds (user + system) of every child this process and its descendants waited for, so far.
+// Linux's USER_HZ is 100 on every architecture Node supports (the kernel scales the stat fields to it).
+const childCpu = () => {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime (fields 16 and 17 of stat)
+};
 const run = (label, command, args) => {
+  const cpu = childCpu();
   const start = process.hrtime.bigint();
   const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -127,13 +153,15 @@ const run = (label, command, args) => {
     // Thrown, not process.exit: the finally below removes the repository.
     throw new Error(`${label} exited ${result.status}:\n${(result.stdout + result.stderr).slice(-3000)}`);
   }
-  return ms;
+  return { ms, cpu: childCpu() - cpu };
 };
 const bare = () => run('npx playwright test', 'npx', ['--no', 'playwright', 'test', '--reporter=line']);
 const arms = {
   bare,
   verify: () => run('elenchos verify', process.execPath, [bin, 'verify', 'tasks/todo.json']),
 };
+if (process.env.BENCH_BARE_DIRECT === '1')
+  arms.bareDirect = () => run('playwright test', path.join(root, 'node_modules/.bin/playwright'), ['test', '--reporter=line']);
 if (process.env.BENCH_TRACE_ALL !== '0')
   arms.traceAll = () =>
     run('elenchos verify (trace every test)', process.execPath, [bin, 'verify', '--config', 'elenchos.trace-all.json', 'tasks/todo.json']);
@@ -144,25 +172,47 @@ const names = Object.keys(arms);
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 try {
+  console.log(
+    `bare: npx --no playwright test --reporter=line, the user's config: workers 1, retries 0, trace off, screenshot off, app by webServer`,
+  );
+  console.log(
+    `verify: elenchos verify, its generated config: workers 1, retries 1, trace on-first-retry, screenshot only-on-failure, reporters list + json + progress, app by app.command, plus its listing (playwright test --list)`,
+  );
+  console.log(
+    `both: ${count} tests, headless Chromium ${browser} with the same switches; load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
   // One unmeasured round of each warms the disk cache and Playwright's TypeScript transform cache.
   for (const name of names) arms[name]();
   const times = Object.fromEntries(names.map((name) => [name, []]));
+  const cpus = Object.fromEntries(names.map((name) => [name, []]));
   for (let i = 0; i < rounds; i++) {
     const order = names.map((_, k) => names[(k + i) % names.length]);
-    for (const name of order) times[name].push(arms[name]());
-    console.log(`round ${i + 1}: ${names.map((name) => `${name} ${seconds(times[name].at(-1))}`).join(', ')}`);
+    for (const name of order) {
+      const { ms, cpu } = arms[name]();
+      times[name].push(ms);
+      cpus[name].push(cpu);
+    }
+    console.log(
+      `round ${i + 1}: ${names.map((name) => `${name} ${seconds(times[name].at(-1))} (cpu ${cpus[name].at(-1).toFixed(2)} s)`).join(', ')}`,
+    );
   }
   const m = Object.fromEntries(names.map((name) => [name, median(times[name])]));
-  console.log(`${count} tests, ${rounds} interleaved rounds, medians: ${names.map((name) => `${name} ${seconds(m[name])}`).join(', ')}`);
-  console.log(`ratio verify / bare: ${(m.verify / m.bare).toFixed(3)} (target ≤ 1.10)`);
-  const spread = (name) => `${seconds(Math.min(...times[name]))}–${seconds(Math.max(...times[name]))}`;
-  console.log(`spread (min–max): ${names.map((name) => `${name} ${spread(name)}`).join(', ')}`);
-  const pairwise = (name) => times[name].map((t, i) => (t / times.bare[i]).toFixed(2)).join(' ');
-  console.log(`verify / bare, round by round: ${pairwise('verify')}`);
-  if (m.traceAll) console.log(`ratio verify tracing every test / bare: ${(m.traceAll / m.bare).toFixed(3)}`);
-  if (m.verifyBase) {
-    console.log(`ratio base build's verify / bare: ${(m.verifyBase / m.bare).toFixed(3)} (round by round: ${pairwise('verifyBase')})`);
+  const c = Object.fromEntries(names.map((name) => [name, median(cpus[name])]));
+  console.log(
+    `${count} tests, ${rounds} interleaved rounds, medians: ${names.map((name) => `${name} ${seconds(m[name])} (cpu ${c[name].toFixed(2)} s)`).join(', ')}`,
+  );
+  const pairwise = (series, name) => series[name].map((t, i) => t / series.bare[i]);
+  const show = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+  for (const name of names.filter((n) => n !== 'bare')) {
+    const wall = pairwise(times, name);
+    const cpu = pairwise(cpus, name);
+    console.log(
+      `${name} / bare: wall ${(m[name] / m.bare).toFixed(3)} (pairs ${show(wall)}, median ${median(wall).toFixed(3)}), cpu ${(c[name] / c.bare).toFixed(3)} (pairs ${show(cpu)}, median ${median(cpu).toFixed(3)})${name === 'verify' ? ' (target ≤ 1.10)' : ''}`,
+    );
   }
+  const spread = (name) => `${seconds(Math.min(...times[name]))}–${seconds(Math.max(...times[name]))}`;
+  console.log(`wall spread (min–max): ${names.map((name) => `${name} ${spread(name)}`).join(', ')}`);
+  console.log(`load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 } finally {
   rmSync(path.join(root, 'node_modules'), { force: true });
   cleanup();

@@ -59,7 +59,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const config = loaded.config;
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
-  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
+  // run and verify write into .elenchos/ anyway: the Playwright listing is kept there for the next one.
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env, { keepListing: true });
   if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
   if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
     throw new PreflightError(

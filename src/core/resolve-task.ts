@@ -20,9 +20,16 @@ export interface ResolvedTask extends LoadedTask {
 
 /**
  * Loads `file` and resolves its test file and criteria map against `root`; throws InputError on any
- * problem. `env` is what a verifier that lists its tests by running (Playwright) builds its child's from.
+ * problem. `env` is what a verifier that lists its tests by running (Playwright) builds its child's from;
+ * `keepListing`: that listing may be kept under `.elenchos/listings/` (commands that write there anyway).
  */
-export async function resolveTask(file: string, root: string, config: Config, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedTask> {
+export async function resolveTask(
+  file: string,
+  root: string,
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+  { keepListing = false }: { keepListing?: boolean } = {},
+): Promise<ResolvedTask> {
   const loaded = await loadTask(file, { root });
   const { task, label } = loaded;
   const verifierType = task.verification.verifier ?? config.verifier.type ?? inferVerifier(task.verification.testFile);
@@ -34,7 +41,7 @@ export async function resolveTask(file: string, root: string, config: Config, en
   const testFilePath = await resolveRepoFile(testFileLabel, { root, label: key });
   // The config's command only when the task did not pick another verifier type (as verifierInvocation).
   const command = verifierType === config.verifier.type ? config.verifier.command : undefined;
-  const steps = await verifier.readSteps(testFilePath, { root, command, env: config.verifier.env, baseEnv: env });
+  const steps = await verifier.readSteps(testFilePath, { root, command, env: config.verifier.env, baseEnv: env, keep: keepListing });
   const map = mapCriteria(task.acceptanceCriteria, steps);
   return { ...loaded, verifierType, verifier, testFileLabel, testFilePath: path.resolve(testFilePath), map };
 }

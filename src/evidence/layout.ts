@@ -115,3 +115,12 @@ export async function createAttemptDirs(dir: string, n: number): Promise<Attempt
   await mkdir(paths.workspaceDir, { recursive: true });
   return paths;
 }
+
+/**
+ * `<root>/.elenchos/listings/<verifier>`: test listings kept for later processes (the Playwright
+ * verifier's); recomputed whenever missing, so deleting them is always safe. Apart from `cache/`, whose
+ * every folder is a setup cache entry.
+ */
+export function listingsDir(root: string, verifier: string): string {
+  return path.join(elenchosDir(root), 'listings', verifier);
+}

@@ -106,6 +106,11 @@ export interface ReadStepsOptions {
   env: Record<string, string>;
   /** The environment a child's is built from. */
   baseEnv: NodeJS.ProcessEnv;
+  /**
+   * May the listing be kept under `.elenchos/listings/` for later processes? Only commands that write into
+   * `.elenchos/` anyway (`run`, `verify`) say yes: `check` reads kept listings but leaves the checkout as it was.
+   */
+  keep?: boolean;
 }
 
 export interface VerifierAdapter {

@@ -1,22 +1,25 @@
 // Asks Playwright which tests a spec declares (`playwright test --list --reporter=json`): the
 // authoritative mapping, exactly as the run will see it (describe tags, computed titles, annotations).
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DeclaredStep } from '../../contract/criteria-map.js';
 import { InputError } from '../../errors.js';
+import { listingsDir } from '../../evidence/layout.js';
 import type { ReadStepsOptions } from '../types.js';
 import { runProcess } from '../../process/spawn.js';
 import { lastLines } from '../../util/text.js';
 import { declaredSteps } from './declared-tests.js';
+import { listingsInMemory, rememberKeptListing } from './kept-listings.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
 import { playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
+import { playwrightLockedInputs } from './spec-imports.js';
+import { playwrightToolchain } from './toolchain.js';
 
 const LIST_TIMEOUT_MS = 60_000;
-// One listing per (spec content, root, command) per process: `check` of many tasks sharing a spec lists it once.
-const cache = new Map<string, Promise<DeclaredStep[]>>();
+const cache = listingsInMemory;
 
 /** The tests of `testFile` as Playwright lists them; throws InputError (file, reason, fix) when it cannot. */
 export async function listSpecTests(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
@@ -30,7 +33,7 @@ export async function listSpecTests(testFile: string, options: ReadStepsOptions)
     .digest('hex');
   let listing = cache.get(key);
   if (!listing) {
-    listing = listUncached(testFile, options);
+    listing = listKept(testFile, options, key);
     cache.set(key, listing);
     // A failure is not cached: the user fixes the spec and asks again in the same process (the MCP server).
     listing.catch(() => cache.delete(key));
@@ -38,19 +41,99 @@ export async function listSpecTests(testFile: string, options: ReadStepsOptions)
   return listing;
 }
 
+// What a kept listing was made by, besides the inputs hashed: bump it when the listing's config or its reading changes.
+const KEPT_FORMAT = 'elenchos-playwright-list 1';
+
+/**
+ * A listing kept under `.elenchos/listings/playwright/`, keyed by everything that decides it: the
+ * spec and every file it imports, the project's playwright.config and its imports (all by content),
+ * the Playwright runner and packages (path, size and mtime of every file), the command and the child's
+ * whole environment. A later `verify` of an unchanged spec starts no listing process; any edit to one
+ * of those files is a new key, so it is listed again. What the key cannot see (a spec that reads a file
+ * with `fs` to build a title or tag) the run still sees: its report is matched against the listing, a
+ * disagreement is INCONCLUSIVE, and the run drops the kept listing (`forgetKeptListing` in kept-listings.ts).
+ */
+async function listKept(testFile: string, options: ReadStepsOptions, key: string): Promise<DeclaredStep[]> {
+  const label = path.relative(options.root, testFile).split(path.sep).join('/');
+  // A spec outside the checkout has no .elenchos/ of its own to keep a listing in.
+  if (label.startsWith('../') || path.isAbsolute(label)) return listUncached(testFile, options);
+  const hash = createHash('sha256').update(`${KEPT_FORMAT}\0${key}\0`);
+  const env = playwrightEnv(options.baseEnv, options.env, {});
+  hash.update(JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  for (const line of await playwrightToolchain({ cwd: options.root, testFileLabel: label, command: options.command, env: options.baseEnv }))
+    hash.update(`\0${line}`);
+  for (const input of await playwrightLockedInputs(options.root, label)) {
+    hash.update(`\0${input}\0`).update(await readFile(path.join(options.root, input)).catch(() => Buffer.from('\0missing')));
+  }
+  const file = path.join(listingsDir(options.root, 'playwright'), `${hash.digest('hex')}.json`);
+  rememberKeptListing(label, file);
+  const kept = await readFile(file, 'utf8').then(parseSteps, () => null);
+  if (kept) return kept;
+  const steps = await listUncached(testFile, options);
+  if (options.keep) {
+    // Best effort: a read-only checkout still lists, it only lists again next time.
+    const temp = `${file}.${process.pid}.tmp`;
+    await mkdir(path.dirname(file), { recursive: true })
+      .then(() => writeFile(temp, JSON.stringify(steps)))
+      .then(() => rename(temp, file))
+      .catch(() => rm(temp, { force: true }));
+  }
+  return steps;
+}
+
+function parseSteps(text: string): DeclaredStep[] | null {
+  try {
+    const steps: unknown = JSON.parse(text);
+    const ok =
+      Array.isArray(steps) &&
+      steps.every(
+        (s: { index?: unknown; heading?: unknown; verifies?: unknown }) =>
+          typeof s?.index === 'number' &&
+          typeof s?.heading === 'string' &&
+          Array.isArray(s?.verifies) &&
+          s.verifies.every((v: unknown) => typeof v === 'string'),
+      );
+    return ok ? (steps as DeclaredStep[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The folder the listing's generated config is written to: the same for every listing of this spec,
+ * as the config's content is. Playwright's transform cache keys a file by its path and content, so a
+ * config at a new path is compiled again, and loading its compiler (Babel) for that one file was about
+ * a quarter of a listing's CPU; the spec and the project's config, at their own paths, are cached
+ * already. Under the temp dir, in a folder only we may write (anything else: null, a fresh folder).
+ */
+async function sharedConfigDir(key: string): Promise<string | null> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  const base = path.join(tmpdir(), `elenchos-pw-list-${uid}`);
+  await mkdir(base, { mode: 0o700 }).catch(() => undefined);
+  const owned = await lstat(base).catch(() => null);
+  if (!owned?.isDirectory() || owned.uid !== uid || (owned.mode & 0o022) !== 0) return null;
+  const dir = path.join(base, createHash('sha256').update(key).digest('hex').slice(0, 32));
+  return mkdir(dir, { recursive: true, mode: 0o700 }).then(
+    () => dir,
+    () => null,
+  );
+}
+
 async function listUncached(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
   const label = path.relative(options.root, testFile) || testFile;
   const dir = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-list-'));
+  const userConfig = userConfigPath(options.root);
   try {
     const files = await writePlaywrightConfig({
       testFile,
-      evidenceDir: dir,
+      evidenceDir: (await sharedConfigDir(`${testFile}\0${userConfig ?? ''}`)) ?? dir,
       baseURL: 'http://127.0.0.1/',
       browserPath: undefined,
       extraArgs: [],
       retries: 0,
       trace: 'retain-on-failure',
-      userConfig: userConfigPath(options.root),
+      userConfig,
     });
     const { command, args } = playwrightCommand(options.root, options.command);
     const output = path.join(dir, 'list.json');

@@ -15,7 +15,10 @@ import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+import { forgetKeptListing } from './kept-listings.js';
 import { readLastUrls } from './trace-url.js';
+
+const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
 export const DEFAULT_RETRIES = 1;
@@ -97,6 +100,8 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
       timeoutMs: ctx.timeoutMs,
     },
   });
+  // The report disagrees with the listing: whatever made it stale, the next verify lists again.
+  if (classified.findings.some((f) => MAPPING_DISAGREEMENTS.has(f.reasonCode ?? ''))) await forgetKeptListing(ctx.testFileLabel);
   return {
     status: classified.status,
     summary: classified.summary,
