@@ -45,3 +45,18 @@ export async function timeOnce(fn) {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** `count` one-criterion contracts `tasks/t<i>.json`, each verified by step 1 of `tests/t_test.md`. */
+export function oneStepTasks(count) {
+  const files = { 'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n' };
+  for (let i = 1; i <= count; i++) {
+    files[`tasks/t${i}.json`] = JSON.stringify({
+      id: `t${i}`,
+      title: 't',
+      description: 'd',
+      acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
+      verification: { testFile: 'tests/t_test.md' },
+    });
+  }
+  return files;
+}

@@ -17,6 +17,8 @@ import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRepo, median } from './lib.js';
+// Elenchos's own Chromium switches, so both arms launch the same browser.
+import { CHROMIUM_ARGS } from '../dist/verifiers/playwright/generate-config.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const count = Number(process.argv[3] ?? 24);
@@ -89,17 +91,6 @@ function spec(n) {
   return `import { expect, test } from '@playwright/test';\n\n${tests.join('\n\n')}\n`;
 }
 
-// Elenchos's own Chromium switches (src/verifiers/playwright/generate-config.ts), so both arms launch the same browser.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 // The user's own config for the bare run: their app started by webServer, the same browser, one worker
 // (what Elenchos runs; Playwright's default is half the cores, which is 1 only on a two-core machine).
 const USER_CONFIG = `export default {

@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gitSync, makeRepo, median, timeOnce } from './lib.js';
+import { gitSync, makeRepo, median, oneStepTasks, timeOnce } from './lib.js';
 import { beginCachedSetup } from '../dist/core/setup-cache.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
@@ -134,18 +134,9 @@ async function benchSet(set, deps) {
   const extra = {
     ...lockfileFor(deps),
     '.gitignore': 'node_modules\n',
-    'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
+    ...oneStepTasks(8),
   };
   const installed = Object.keys(JSON.parse(extra['package-lock.json']).packages).length - 1;
-  for (let i = 1; i <= 8; i++) {
-    extra[`tasks/t${i}.json`] = JSON.stringify({
-      id: `t${i}`,
-      title: 't',
-      description: 'd',
-      acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-      verification: { testFile: 'tests/t_test.md' },
-    });
-  }
   // Two checkouts of one history: the same commits, one configured with the cache, one without.
   const {
     base,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeRepo } from './lib.js';
+import { makeRepo, oneStepTasks } from './lib.js';
 
 const delay = Number(process.argv[2] ?? 3000);
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
@@ -18,17 +18,8 @@ const extra = {
     app: { command: `node -e "${server}" {port}` },
     verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass', FAKE_KANE_STEP_DELAY_MS: String(delay) } },
   }),
-  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
+  ...oneStepTasks(8),
 };
-for (let i = 1; i <= 8; i++) {
-  extra[`tasks/t${i}.json`] = JSON.stringify({
-    id: `t${i}`,
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  });
-}
 const { root, cleanup } = makeRepo(100, 'elenchos-bench-verify-', extra);
 const home = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-home-'));
 try {
