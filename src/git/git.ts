@@ -20,10 +20,32 @@ export interface GitOptions {
 const DROPPED =
   /^(git_(dir|work_tree|index_file|object_directory|alternate_object_directories|common_dir|namespace|editor|pager|sequence_editor|ssh|ssh_command|askpass|proxy_command|external_diff|exec_path|template_dir)|editor|visual|pager|ssh_askpass)$/i;
 
+/**
+ * Settings every git call of ours runs with, whatever the repository's config says. The agent runs as the
+ * user and can write `.git/config` (shared by every worktree) and `.git/hooks/`: without these, git would
+ * run its `core.fsmonitor` command during our `git status`/`ls-files`/`diff` (code of the agent, started
+ * by us after its processes were swept), its `post-checkout` hook on our `git worktree add`, or answer
+ * from an untracked cache or stat data it was told to trust. Filters (`filter.<x>.clean`) cannot be
+ * switched off by name: a change to the config or attributes is caught by `src/git/git-state.ts` instead.
+ */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.untrackedCache=false',
+  'core.ignoreStat=false',
+  'core.trustctime=true',
+  'core.checkStat=default',
+];
+
+/** The same settings as `-c` arguments, for the calls that go through execa. */
+export const SAFE_GIT_ARGS: readonly string[] = SAFE_GIT_CONFIG.flatMap((setting) => ['-c', setting]);
+
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
+// Replace objects (`refs/replace/`, `git replace`) would make HEAD's tree read differently from what its
+// commit names: our calls see the objects as they are.
 function gitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
   const kept = Object.entries(env ?? process.env).filter(([key]) => !DROPPED.test(key));
-  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1' };
 }
 
 function gitFailure(args: readonly string[], cwd: string, stderr: string, error: unknown): GitError {
@@ -41,9 +63,11 @@ export async function git(args: readonly string[], options: GitOptions): Promise
     const client = simpleGit({
       baseDir: options.cwd,
       trimmed: false,
+      config: [...SAFE_GIT_CONFIG],
       // simple-git guards against untrusted callers; this environment is the user's own (less DROPPED).
       allowEnvironment: Object.keys(env).filter((key) => /^git_/i.test(key)),
-      unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true },
+      // The two hook settings are ours, pinned to "none": simple-git refuses any value of them unless allowed.
+      unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true, allowUnsafeFsMonitor: true, allowUnsafeHooksPath: true },
       input: options.input === undefined ? undefined : () => options.input,
       // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails.
       errors: (error, result) => {
@@ -64,7 +88,7 @@ export async function git(args: readonly string[], options: GitOptions): Promise
 export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
   // simple-git hands every task's output to its parsers as UTF-8 text: the bytes come from execa.
   const { execa } = await import('execa');
-  const result = await execa('git', args, {
+  const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
     cwd: options.cwd,
     env: gitEnv(options.env),
     extendEnv: false,
@@ -83,7 +107,7 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   // simple-git keeps a task's whole output in memory: a patch streams to disk through execa instead.
   const { execa } = await import('execa');
   const { stat } = await import('node:fs/promises');
-  const result = await execa('git', args, {
+  const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
     cwd: options.cwd,
     env: gitEnv(options.env),
     extendEnv: false,
