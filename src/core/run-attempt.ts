@@ -7,7 +7,8 @@ import { judgeCriteria } from '../contract/criteria-map.js';
 import { describeError, InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
 import { watchWindow, type WindowWatch } from '../git/window-watch.js';
-import { worktreeIntegrity } from '../git/worktree-integrity.js';
+import { gitStateChanges } from '../git/git-state.js';
+import { hiddenEdits, worktreeIntegrity } from '../git/worktree-integrity.js';
 import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
@@ -90,6 +91,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
           `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`,
         );
       checkInterrupted();
+      // Before any other git call: git would obey what the agent planted in its config.
+      const settings = await gitSettingsChanged(ctx, 'the agent');
+      if (settings) return end('ERROR', 'UNSTABLE_WORKSPACE', settings);
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
       if (leftBehind.survivors.length > 0) {
         return end(
@@ -107,6 +111,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`);
     const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.before = before;
+    const forged = await indexHides(ctx, before);
+    if (forged) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${forged}`);
     if (input.kind === 'agent' && input.previousSnapshot && sameSnapshot(before, input.previousSnapshot)) {
       record.summary = 'the repair left the implementation unchanged';
       return end('FAILED', 'REPAIR_UNCHANGED', `attempt ${input.number} (a repair) changed nothing in the workspace`);
@@ -222,6 +228,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const leftovers = await sweepEscaped(ctx, input.number, 'verification');
     record.stoppedProcesses.push(...leftovers.stopped);
     checkInterrupted();
+    const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
+    if (settingsAfter) return end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
     const window = await watch.close();
     watch = null;
     record.window = window;
@@ -229,6 +237,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.after = after;
     const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
+    const forgedAfter = await indexHides(ctx, after);
+    if (forgedAfter) blindAfter.push(forgedAfter);
     if (blindAfter.length > 0)
       return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
     const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
@@ -315,4 +325,22 @@ async function checkContract(ctx: RunContext): Promise<string[]> {
   const swapped = toolchainChanges(ctx.toolchain, await verifierToolchain(ctx));
   if (swapped.length > 0) problems.push(`the verifier's toolchain in the worktree changed (${swapped.join(', ')})`);
   return problems;
+}
+
+/** Whether git's own settings moved since before the agent ran; they are put back either way. */
+async function gitSettingsChanged(ctx: RunContext, who: string): Promise<string | null> {
+  if (!ctx.gitState) return null;
+  const changed = await gitStateChanges(ctx.gitState, { restore: true });
+  if (changed.length === 0) return null;
+  const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
+  return `${who} changed git's own settings, which every check of the workspace relies on (put back as they were): ${shown}`;
+}
+
+/** Whether the worktree's index hides an edit from the snapshot (checked against the index from before the agent). */
+async function indexHides(ctx: RunContext, snapshot: WorkspaceSnapshot): Promise<string | null> {
+  if (!ctx.indexBefore) return null;
+  const hidden = await hiddenEdits(ctx.workspace, ctx.indexBefore, snapshot.changed, ctx.excluded);
+  if (hidden.length === 0) return null;
+  const shown = hidden.slice(0, 5).join(', ') + (hidden.length > 5 ? ` and ${hidden.length - 5} more` : '');
+  return `the index claims the committed content for file(s) that differ from it: ${shown}`;
 }

@@ -4,6 +4,8 @@ import type { WindowReport } from '../git/window-watch.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
 import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
+import type { GitState } from '../git/git-state.js';
+import type { TrustedIndex } from '../git/worktree-reset.js';
 import type { SweepResult } from '../verifiers/kane/sweep.js';
 import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from './contract-lock.js';
@@ -25,6 +27,10 @@ export interface RunContext {
   locked: LockedFile[];
   /** Files hidden from `git status` before the agent ran (a sparse checkout's own); only new ones count. */
   hiddenBaseline: Set<string>;
+  /** Git's own settings (common config, info/, hooks, replace refs, global config) before the agent ran. */
+  gitState?: GitState;
+  /** The worktree's index before the agent ran: what a rewritten index entry is checked against. */
+  indexBefore?: TrustedIndex;
   /** The verifier's toolchain fingerprint, taken after setup and before the agent. */
   toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */

@@ -7,6 +7,8 @@ import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../
 import { newRunId } from '../evidence/run-id.js';
 import { Redactor } from '../evidence/redact.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
+import { captureGitState } from '../git/git-state.js';
+import { readWorktreeIndex } from '../git/worktree-reset.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
@@ -185,6 +187,8 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     } else {
       ctx.toolchain = await verifierToolchain(ctx);
       ctx.hiddenBaseline = await hiddenFiles(workspace);
+      ctx.gitState = await captureGitState(workspace, options.env);
+      if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {

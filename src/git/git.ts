@@ -10,6 +10,8 @@ export interface GitOptions {
   cwd: string;
   input?: string;
   env?: NodeJS.ProcessEnv;
+  /** An index file of ours to read instead of the worktree's (`GIT_INDEX_FILE`, which the environment never sets). */
+  indexFile?: string;
   /** Called once git has been started (each try): work on this thread then overlaps git's. */
   onSpawn?: () => void;
 }
@@ -43,9 +45,10 @@ export const SAFE_GIT_ARGS: readonly string[] = SAFE_GIT_CONFIG.flatMap((setting
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 // Replace objects (`refs/replace/`, `git replace`) would make HEAD's tree read differently from what its
 // commit names: our calls see the objects as they are.
-function gitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
-  const kept = Object.entries(env ?? process.env).filter(([key]) => !DROPPED.test(key));
-  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1' };
+function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
+  const kept = Object.entries(options.env ?? process.env).filter(([key]) => !DROPPED.test(key));
+  const index = options.indexFile === undefined ? {} : { GIT_INDEX_FILE: options.indexFile };
+  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1', ...index };
 }
 
 function gitFailure(args: readonly string[], cwd: string, stderr: string, error: unknown): GitError {
@@ -59,7 +62,7 @@ export async function git(args: readonly string[], options: GitOptions): Promise
   const { simpleGit } = await import('simple-git');
   let stderr = '';
   try {
-    const env = gitEnv(options.env);
+    const env = gitEnv(options);
     const client = simpleGit({
       baseDir: options.cwd,
       trimmed: false,
@@ -90,7 +93,7 @@ export async function gitBytes(args: readonly string[], options: GitOptions): Pr
   const { execa } = await import('execa');
   const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
     cwd: options.cwd,
-    env: gitEnv(options.env),
+    env: gitEnv(options),
     extendEnv: false,
     encoding: 'buffer',
     stripFinalNewline: false, // bytes as git wrote them (a blob's last newline is part of it)
@@ -109,7 +112,7 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   const { stat } = await import('node:fs/promises');
   const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
     cwd: options.cwd,
-    env: gitEnv(options.env),
+    env: gitEnv(options),
     extendEnv: false,
     stdin: 'ignore',
     stdout: { file: options.file },

@@ -1,8 +1,12 @@
 // Can git still be trusted to report the worktree? An agent could hide files from `git status`
 // (skip-worktree, assume-unchanged) or repoint the worktree at another repository.
 import path from 'node:path';
-import { realpath } from 'node:fs/promises';
-import { git, splitNul } from './git.js';
+import { mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { git, gitBytes, splitNul } from './git.js';
+import { isUnderPrefix } from './path-prefix.js';
+import { ELENCHOS_DIR } from './status.js';
+import type { TrustedIndex } from './worktree-reset.js';
 
 /** Files whose index flags hide them from `git status` (`ls-files -v`: lowercase = assume-unchanged, S = skip-worktree). */
 export async function hiddenFiles(workspace: string): Promise<Set<string>> {
@@ -42,4 +46,33 @@ export async function worktreeIntegrity(workspace: string, root: string, baselin
     problems.push(`files hidden from git status (assume-unchanged / skip-worktree): ${shown}`);
   }
   return problems;
+}
+
+/**
+ * Tracked paths whose content differs from HEAD although `listed` (what `git status` said through the
+ * worktree's own index) does not name them. The index is the agent's file: an entry can claim HEAD's
+ * blob while carrying the stat data of an edited file (written by hand, or by a checkout through a
+ * smudge filter or a replace ref), and git then never reads the file. `trusted` is the index as it was
+ * before the agent's turn (its mtime put back too, so git's racy check still applies): a file rewritten
+ * since has a new ctime no process can forge, so git rehashes exactly what was touched.
+ */
+export async function hiddenEdits(
+  workspace: string,
+  trusted: TrustedIndex,
+  listed: readonly string[],
+  exclude: readonly string[] = [],
+): Promise<string[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'elenchos-index-'));
+  try {
+    const indexFile = path.join(dir, 'index');
+    await writeFile(indexFile, trusted.bytes);
+    await utimes(indexFile, trusted.mtimeS, trusted.mtimeS);
+    const args = ['diff', 'HEAD', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
+    const differ = splitNul(await gitBytes(args, { cwd: workspace, indexFile }));
+    const known = new Set(listed);
+    const prefixes = [ELENCHOS_DIR, ...exclude];
+    return differ.filter((p) => !known.has(p) && !isUnderPrefix(p, prefixes)).sort();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

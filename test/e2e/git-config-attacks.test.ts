@@ -1,0 +1,215 @@
+// Attacks through git itself: every check of ours asks git, and a command agent (same user, no sandbox)
+// can write what git obeys — the common .git/config, .git/info/, .git/hooks/, replace refs, the index.
+// Each agent below does NOT do the work (or hides it); each test fails if its defence is removed.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { allRuns } from '../helpers/live-cli.js';
+import { makeProject, processesInside } from '../helpers/project.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
+
+const GOOD = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+/** A project whose command agent is `script` (sh), run in the worktree; `dir` is a scratch folder outside the repository. */
+function attackProject(script: string, config: Record<string, unknown> = {}) {
+  const dir = tempDir('elenchos-git-attack-');
+  writeFileSync(path.join(dir, 'good.html'), GOOD);
+  const agent = path.join(dir, 'agent.sh');
+  // The prompt arrives on stdin: read it so the writer never meets a closed pipe.
+  writeFileSync(agent, `set -eu\ncat >/dev/null\nD=${JSON.stringify(dir)}\n${script}\n`);
+  const project = makeProject({
+    config: {
+      agent: { type: 'command', command: '/bin/sh', args: [agent], timeoutSeconds: 30 },
+      maxRepairAttempts: 0,
+      ...config,
+    },
+  });
+  roots.push(project.root);
+  return { project, dir };
+}
+
+function runs(root: string) {
+  return allRuns(root).sort((a, b) => a.record.startedAt.localeCompare(b.record.startedAt));
+}
+
+const gitConfig = (root: string, key: string) => {
+  try {
+    return gitSync(root, 'config', '--get', key).trim();
+  } catch {
+    return null;
+  }
+};
+
+describe('git settings the agent plants', () => {
+  it('core.fsmonitor: never run by our git calls after the agent, and put back in the common config', () => {
+    const { project, dir } = attackProject(`
+cat > "$D/fsmonitor.sh" <<EOF
+#!/bin/sh
+echo "ran in \\$PWD" >> "$D/fsmonitor-ran"
+exit 1
+EOF
+chmod +x "$D/fsmonitor.sh"
+git config core.fsmonitor "$D/fsmonitor.sh"
+`);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    // Without the pins, our own ls-files / diff ran the agent's command after its processes were swept.
+    expect(existsSync(path.join(dir, 'fsmonitor-ran')), 'the agent-planted fsmonitor ran').toBe(false);
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(only!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(only!.record.message).toContain('.git/config changed');
+    expect(gitConfig(project.root, 'core.fsmonitor')).toBeNull();
+  }, 120_000);
+
+  it('a post-checkout hook cannot plant the work in a later run: that run is not VERIFIED', () => {
+    // Run 1 installs a hook that writes the finished page into whatever worktree git checks out next.
+    const { project, dir } = attackProject(`
+hooks="$(git rev-parse --path-format=absolute --git-common-dir)/hooks"
+mkdir -p "$hooks"
+cat > "$hooks/post-checkout" <<EOF
+#!/bin/sh
+cp "$D/good.html" page.html
+echo ran >> "$D/hook-ran"
+EOF
+chmod +x "$hooks/post-checkout"
+`);
+    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(runs(project.root)[0]!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(runs(project.root)[0]!.record.message).toContain('.git/hooks/post-checkout added');
+    // Run 2: an agent that does nothing, in a fresh worktree (`git worktree add` checks out).
+    writeFileSync(path.join(dir, 'agent.sh'), 'cat >/dev/null\n');
+    // The tampering put the task on hold: the user reads the evidence and lets agents run it again.
+    expect(runCli(['ack', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    const second = runCli(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
+    expect(runs(project.root), second.stdout + second.stderr).toHaveLength(2);
+    expect(existsSync(path.join(dir, 'hook-ran')), 'the agent-planted hook ran').toBe(false);
+    expect(runs(project.root)[1]!.record.state, second.stdout).toBe('FAILED');
+    expect(existsSync(path.join(project.root, '.git/hooks/post-checkout'))).toBe(false);
+  }, 180_000);
+
+  it('a hook planted while git is told to ignore hooks still counts, and our own worktree add never runs it', () => {
+    // The pin alone: the hook exists before the run (the user's own, or an earlier agent's); the run's
+    // `git worktree add` must not run it, and a no-op agent must not be VERIFIED by it.
+    const { project, dir } = attackProject('true');
+    const hook = path.join(project.root, '.git/hooks/post-checkout');
+    writeFileSync(
+      hook,
+      `#!/bin/sh\ncp ${JSON.stringify(path.join(dir, 'good.html'))} page.html\necho ran >> ${JSON.stringify(path.join(dir, 'hook-ran'))}\n`,
+    );
+    chmodSync(hook, 0o755);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(existsSync(path.join(dir, 'hook-ran')), 'our git worktree add ran a hook').toBe(false);
+    expect(runs(project.root)[0]!.record.state, result.stdout).toBe('FAILED');
+  }, 120_000);
+
+  it('a smudge filter that puts the work in while git status reports nothing changed', () => {
+    const { project } = attackProject(`
+cp page.html "$D/orig.html"
+git config filter.hide.smudge "cat $D/good.html"
+git config filter.hide.clean "cat $D/orig.html"
+echo 'page.html filter=hide' >> "$(git rev-parse --git-common-dir)/info/attributes"
+rm page.html
+git checkout -- page.html
+test -z "$(git status --porcelain)"
+`);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    // On main: VERIFIED with nothing changed — the verifier saw a page no diff holds.
+    expect(only!.record.state, result.stdout).toBe('ERROR');
+    expect(only!.record.reason).toBe('UNSTABLE_WORKSPACE');
+    expect(only!.record.message).toContain('.git/config changed');
+    expect(only!.record.message).toContain('.git/info/attributes added');
+    expect(gitConfig(project.root, 'filter.hide.smudge')).toBeNull();
+    expect(existsSync(path.join(project.root, '.git/info/attributes'))).toBe(false);
+  }, 120_000);
+
+  it('a replace ref that makes the committed page read as the finished one, so the stored patch is empty', () => {
+    // The work is done, and HEAD's page.html is replaced by the finished page: `git diff` then shows no
+    // change, the stored patch is empty and `elenchos apply` would bring nothing of what was verified.
+    const { project } = attackProject(`
+cp "$D/good.html" page.html
+git replace "$(git rev-parse HEAD:page.html)" "$(git hash-object -w page.html)"
+test -z "$(git diff HEAD)"
+`);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    expect(only!.record.state, result.stdout).toBe('ERROR');
+    expect(only!.record.reason).toBe('UNSTABLE_WORKSPACE');
+    expect(only!.record.message).toMatch(/\.git\/refs\/replace\/[0-9a-f]{40} added/);
+    expect(gitSync(project.root, 'replace', '-l').trim()).toBe('');
+    // Our diff reads the objects as they are (GIT_NO_REPLACE_OBJECTS): the change is in the evidence.
+    expect(readFileSync(path.join(only!.dir, 'attempts/01/workspace/diff.patch'), 'utf8')).toContain(
+      '+<h1>Tasks</h1><form>New task</form>',
+    );
+  }, 120_000);
+
+  it('a file hidden from the evidence through .git/info/exclude', () => {
+    // The work is done, and one more served file is made "ignored": never compared, watched or stored.
+    const { project } = attackProject(`
+cp "$D/good.html" page.html
+echo 'alert(1)' > extra.js
+echo extra.js >> "$(git rev-parse --git-common-dir)/info/exclude"
+`);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    expect(only!.record.state, result.stdout).toBe('ERROR');
+    expect(only!.record.message).toContain('.git/info/exclude changed');
+    expect(readFileSync(path.join(project.root, '.git/info/exclude'), 'utf8')).not.toContain('extra.js');
+  }, 120_000);
+
+  it('assume-unchanged on an edited tracked file (regression: already caught by the index flag check)', () => {
+    const { project } = attackProject(`
+cp "$D/good.html" page.html
+git update-index --assume-unchanged page.html
+`);
+    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    expect(only!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(only!.record.message).toContain('files hidden from git status (assume-unchanged / skip-worktree): page.html');
+  }, 120_000);
+});
+
+describe('the index the agent leaves', () => {
+  it('a forged index entry (committed blob, stat data of the edited file) that hides an edit from git status', () => {
+    // No setting changes: the agent edits page.html, backdates its mtime (out of git's racy window),
+    // stages it, then writes HEAD's blob id back into the entry, keeping the new file's stat data.
+    const { project } = attackProject(`
+cp "$D/good.html" page.html
+touch -d '2001-01-01' page.html
+git add page.html
+node - <<'JS'
+const { execSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
+const { readFileSync, writeFileSync } = require('node:fs');
+const orig = execSync('git rev-parse HEAD:page.html').toString().trim();
+const file = execSync('git rev-parse --git-path index').toString().trim();
+const index = readFileSync(file);
+let at = 12;
+for (let i = 0; i < index.readUInt32BE(8); i++) {
+  const flags = index.readUInt16BE(at + 60);
+  const start = at + 62 + (flags & 0x4000 ? 2 : 0);
+  const name = index.subarray(start, start + (flags & 0xfff)).toString();
+  if (name === 'page.html') Buffer.from(orig, 'hex').copy(index, at + 40);
+  at += (start - at + (flags & 0xfff) + 8) & ~7;
+}
+createHash('sha1').update(index.subarray(0, index.length - 20)).digest().copy(index, index.length - 20);
+writeFileSync(file, index);
+JS
+grep -q 'Buy milk' page.html
+test -z "$(git status --porcelain)"
+`);
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const [only] = runs(project.root);
+    // On main: VERIFIED, "0 changed path(s)", an empty diff.patch — the verified page is nowhere in the evidence.
+    expect(only!.record.state, result.stdout).toBe('ERROR');
+    expect(only!.record.reason).toBe('UNSTABLE_WORKSPACE');
+    expect(only!.record.message).toContain('page.html');
+  }, 120_000);
+});
