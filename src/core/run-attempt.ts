@@ -14,6 +14,7 @@ import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
 import { appEnvironment } from './app-env.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
+import { dropTouchedSlots, markPool } from './pool-guard.js';
 import { sweepAfterPass } from './sweep-step.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
@@ -91,6 +92,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
           `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`,
         );
       checkInterrupted();
+      await guardPool(ctx, (message) => say('agent', message));
       // Before any other git call: git would obey what the agent planted in its config.
       const settings = await gitSettingsChanged(ctx, 'the agent');
       if (settings) return end('ERROR', 'UNSTABLE_WORKSPACE', settings);
@@ -228,6 +230,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const leftovers = await sweepEscaped(ctx, input.number, 'verification');
     record.stoppedProcesses.push(...leftovers.stopped);
     checkInterrupted();
+    await guardPool(ctx, (message) => say('stop', message));
     const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
     if (settingsAfter) return end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
     const window = await watch.close();
@@ -343,4 +346,12 @@ async function indexHides(ctx: RunContext, snapshot: WorkspaceSnapshot): Promise
   if (hidden.length === 0) return null;
   const shown = hidden.slice(0, 5).join(', ') + (hidden.length > 5 ? ` and ${hidden.length - 5} more` : '');
   return `the index claims the committed content for file(s) that differ from it: ${shown}`;
+}
+
+/** Drops every warm worktree whose trusted index changed while the agent or its app ran (see pool-guard.ts). */
+async function guardPool(ctx: RunContext, say: (message: string) => void): Promise<void> {
+  if (!ctx.poolMarks) return;
+  const dropped = await dropTouchedSlots(ctx.root, ctx.poolMarks);
+  ctx.poolMarks = await markPool(ctx.root);
+  if (dropped.length > 0) say(`warm worktree(s) ${dropped.join(', ')} changed while it ran: dropped, never reused`);
 }

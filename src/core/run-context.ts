@@ -6,6 +6,7 @@ import type { RunReason } from '../evidence/run-record.js';
 import type { Finding } from '../verifiers/types.js';
 import type { GitState } from '../git/git-state.js';
 import type { TrustedIndex } from '../git/worktree-reset.js';
+import type { PoolMarks } from './pool-guard.js';
 import type { SweepResult } from '../verifiers/kane/sweep.js';
 import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from './contract-lock.js';
@@ -31,6 +32,8 @@ export interface RunContext {
   gitState?: GitState;
   /** The worktree's index before the agent ran: what a rewritten index entry is checked against. */
   indexBefore?: TrustedIndex;
+  /** The pool's trusted indexes as they were before the agent (or its app) ran: one changed since is dropped. */
+  poolMarks?: PoolMarks;
   /** The verifier's toolchain fingerprint, taken after setup and before the agent. */
   toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */

@@ -30,6 +30,7 @@ import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
 import { verifierToolchain } from './toolchain.js';
 import { BudgetTracker } from './budget.js';
+import { markPool } from './pool-guard.js';
 import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from './worktree-pool.js';
 
 export interface RunTaskOptions {
@@ -189,6 +190,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
       ctx.hiddenBaseline = await hiddenFiles(workspace);
       ctx.gitState = await captureGitState(workspace, options.env);
       if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
+      ctx.poolMarks = await markPool(root);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {

@@ -9,6 +9,25 @@ import { allRuns } from '../helpers/live-cli.js';
 import { makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
+/** Rewrites page.html's index entry (file: $INDEX or the worktree's) to name HEAD's blob, keeping its stat data. */
+const FORGE_INDEX = `const { execSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
+const { readFileSync, writeFileSync } = require('node:fs');
+const orig = execSync('git rev-parse HEAD:page.html').toString().trim();
+const file = process.env.INDEX || execSync('git rev-parse --git-path index').toString().trim();
+const index = readFileSync(file);
+let at = 12;
+for (let i = 0; i < index.readUInt32BE(8); i++) {
+  const flags = index.readUInt16BE(at + 60);
+  const start = at + 62 + (flags & 0x4000 ? 2 : 0);
+  const name = index.subarray(start, start + (flags & 0xfff)).toString();
+  if (name === 'page.html') Buffer.from(orig, 'hex').copy(index, at + 40);
+  at += (start - at + (flags & 0xfff) + 8) & ~7;
+}
+createHash('sha1').update(index.subarray(0, index.length - 20)).digest().copy(index, index.length - 20);
+writeFileSync(file, index);
+`;
+
 const GOOD = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
 
 let roots: string[] = [];
@@ -21,6 +40,7 @@ afterEach(() => {
 function attackProject(script: string, config: Record<string, unknown> = {}) {
   const dir = tempDir('elenchos-git-attack-');
   writeFileSync(path.join(dir, 'good.html'), GOOD);
+  writeFileSync(path.join(dir, 'forge.js'), FORGE_INDEX);
   const agent = path.join(dir, 'agent.sh');
   // The prompt arrives on stdin: read it so the writer never meets a closed pipe.
   writeFileSync(agent, `set -eu\ncat >/dev/null\nD=${JSON.stringify(dir)}\n${script}\n`);
@@ -184,24 +204,7 @@ describe('the index the agent leaves', () => {
 cp "$D/good.html" page.html
 touch -d '2001-01-01' page.html
 git add page.html
-node - <<'JS'
-const { execSync } = require('node:child_process');
-const { createHash } = require('node:crypto');
-const { readFileSync, writeFileSync } = require('node:fs');
-const orig = execSync('git rev-parse HEAD:page.html').toString().trim();
-const file = execSync('git rev-parse --git-path index').toString().trim();
-const index = readFileSync(file);
-let at = 12;
-for (let i = 0; i < index.readUInt32BE(8); i++) {
-  const flags = index.readUInt16BE(at + 60);
-  const start = at + 62 + (flags & 0x4000 ? 2 : 0);
-  const name = index.subarray(start, start + (flags & 0xfff)).toString();
-  if (name === 'page.html') Buffer.from(orig, 'hex').copy(index, at + 40);
-  at += (start - at + (flags & 0xfff) + 8) & ~7;
-}
-createHash('sha1').update(index.subarray(0, index.length - 20)).digest().copy(index, index.length - 20);
-writeFileSync(file, index);
-JS
+node "$D/forge.js"
 grep -q 'Buy milk' page.html
 test -z "$(git status --porcelain)"
 `);
@@ -212,4 +215,35 @@ test -z "$(git status --porcelain)"
     expect(only!.record.reason).toBe('UNSTABLE_WORKSPACE');
     expect(only!.record.message).toContain('page.html');
   }, 120_000);
+});
+
+describe('an idle warm worktree', () => {
+  it('an agent that plants the work in an idle pool slot and forges its trusted index does not make a later run VERIFIED', () => {
+    const { project, dir } = attackProject('cat >/dev/null');
+    const noop = readFileSync(path.join(dir, 'agent.sh'), 'utf8');
+    // Run 1 does nothing and leaves its worktree idle in .elenchos/pool/0.
+    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(existsSync(path.join(project.root, '.elenchos/pool/0.index'))).toBe(true);
+    // Run 2 (--fresh: its own worktree) reaches the idle slot: the finished page, and the slot's trusted
+    // index rewritten so that the page's entry names the committed blob with the new file's stat data.
+    writeFileSync(
+      path.join(dir, 'agent.sh'),
+      `${noop}
+slot="$(git rev-parse --path-format=absolute --show-toplevel)/../../pool/0"
+cd "$slot"
+cp "$D/good.html" page.html
+touch -d '2001-01-01' page.html
+export GIT_INDEX_FILE="$slot.index"
+git add page.html
+INDEX="$slot.index" node "$D/forge.js"
+`,
+    );
+    runCli(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
+    // Run 3: an agent that does nothing, in the warm worktree.
+    writeFileSync(path.join(dir, 'agent.sh'), noop);
+    const third = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const last = runs(project.root).at(-1)!;
+    expect(runs(project.root)).toHaveLength(3);
+    expect(last.record.state, third.stdout).toBe('FAILED');
+  }, 240_000);
 });
