@@ -107,10 +107,17 @@ export async function gitStateChanges(before: GitState, options: { restore?: boo
   }
   changes.sort((a, b) => a.file.localeCompare(b.file));
   if (options.restore) await restore(changes);
-  return changes.map(({ file, was, is }) => {
-    const verb = was.kind === 'absent' ? 'added' : is.kind === 'absent' ? 'removed' : 'changed';
-    return `${shown(before, file)} ${verb}`;
+  // A folder that came or went is named through what is in it, when it holds anything.
+  const named = changes.filter(({ file, was, is }) => {
+    if (was.kind !== 'dir' && is.kind !== 'dir') return true;
+    return !changes.some((other) => other.file.startsWith(`${file}${path.sep}`));
   });
+  return named
+    .map(({ file, was, is }) => {
+      const verb = was.kind === 'absent' ? 'added' : is.kind === 'absent' ? 'removed' : 'changed';
+      return `${shown(before, file)} ${verb}`;
+    })
+    .sort();
 }
 
 // New paths go deepest first (a file before its folder); old ones come back shallowest first.
