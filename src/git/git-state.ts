@@ -24,9 +24,20 @@ export interface GitState {
   commonDir: string;
 }
 
-// Under the common git folder. `packed-refs` is left out: an ordinary commit can repack refs. Replace
-// refs packed there are read by none of our calls (`GIT_NO_REPLACE_OBJECTS`, src/git/git.ts).
-const COMMON = ['config', 'config.worktree', 'info', 'hooks', 'refs/replace', 'objects/info/alternates', 'shallow', 'commondir'];
+// Under the common git folder. Of `packed-refs` (an ordinary commit can repack refs) only the replace
+// refs count (`git replace` then `git pack-refs --all`): a virtual entry, compared but never written back.
+const PACKED_REPLACE = 'packed-refs#replace';
+const COMMON = [
+  'config',
+  'config.worktree',
+  'info',
+  'hooks',
+  'refs/replace',
+  PACKED_REPLACE,
+  'objects/info/alternates',
+  'shallow',
+  'commondir',
+];
 // Under the worktree's admin folder (`.git/worktrees/<name>/`): its own config and sparse-checkout list.
 const ADMIN = ['config.worktree', 'info'];
 const MAX_FILE = 4 * 1024 * 1024; // a hook or a config larger than this is hashed, not kept
@@ -45,6 +56,11 @@ async function stateRoots(workspace: string, env: NodeJS.ProcessEnv): Promise<{ 
 }
 
 async function readEntry(file: string): Promise<Entry> {
+  if (file.endsWith(PACKED_REPLACE)) {
+    const text = await readFile(file.slice(0, -'#replace'.length), 'utf8').catch(() => '');
+    const lines = text.split('\n').filter((line) => / refs\/replace\//.test(line));
+    return lines.length === 0 ? { kind: 'absent' } : { kind: 'file', bytes: Buffer.from(lines.join('\n')), mode: -1 };
+  }
   let stats;
   try {
     stats = await lstat(file);
@@ -106,7 +122,9 @@ export async function gitStateChanges(before: GitState, options: { restore?: boo
     if (!sameEntry(was, is)) changes.push({ file, was, is });
   }
   changes.sort((a, b) => a.file.localeCompare(b.file));
-  if (options.restore) await restore(changes);
+  // Only what was kept whole goes back: a hashed (large) file or the packed replace refs are named, never rewritten.
+  const whole = (entry: Entry) => entry.kind !== 'file' || entry.mode >= 0;
+  if (options.restore) await restore(changes.filter(({ was, is }) => whole(was) && whole(is)));
   // A folder that came or went is named through what is in it, when it holds anything.
   const named = changes.filter(({ file, was, is }) => {
     if (was.kind !== 'dir' && is.kind !== 'dir') return true;

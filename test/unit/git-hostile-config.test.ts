@@ -119,3 +119,15 @@ describe('hiddenEdits', () => {
     expect(await hiddenEdits(worktree, trusted, nowListed)).toEqual(['a.txt']);
   });
 });
+
+describe('replace refs packed away', () => {
+  it('a replace ref moved into packed-refs is still named', async () => {
+    const { root } = hostileRepo();
+    const before = await captureGitState(root, { HOME: tempDir('elenchos-home-') });
+    const blob = gitSync(root, 'rev-parse', 'HEAD:a.txt').trim();
+    gitSync(root, 'replace', blob, gitSync(root, 'hash-object', '-w', '--stdin').trim());
+    gitSync(root, 'pack-refs', '--all');
+    expect(existsSync(path.join(root, '.git/refs/replace', blob))).toBe(false);
+    expect(await gitStateChanges(before)).toContain('.git/packed-refs#replace added');
+  });
+});
