@@ -2,7 +2,7 @@
 // (skip-worktree, assume-unchanged) or repoint the worktree at another repository.
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
-import { git, splitNul } from './git.js';
+import { commonGitDir, git, splitNul } from './git.js';
 
 /** Files whose index flags hide them from `git status` (`ls-files -v`: lowercase = assume-unchanged, S = skip-worktree). */
 export async function hiddenFiles(workspace: string): Promise<Set<string>> {
@@ -12,8 +12,7 @@ export async function hiddenFiles(workspace: string): Promise<Set<string>> {
 
 /** The repository's shared .git directory as seen from `cwd` (also right for linked worktrees and submodules). */
 async function commonDir(cwd: string): Promise<string> {
-  const dir = (await git(['rev-parse', '--git-common-dir'], { cwd })).trim();
-  return realpath(path.resolve(cwd, dir));
+  return realpath(await commonGitDir(cwd));
 }
 
 /**
