@@ -7,7 +7,7 @@
 // tasks of main-process and children's CPU.
 // Usage: npm run build && node bench/warm-task-phases.js [--deps=webapp] [tasks=4]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,7 @@
 // Bringing a used worktree back to a commit, provably as clean as `git worktree add` would make it.
 import { readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { commonGitDir, git, gitBytes, splitNul } from './git.js';
+import { commonGitDir, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
 
 /**
