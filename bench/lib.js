@@ -1,8 +1,9 @@
 // Setup helpers shared by the benches (never measured themselves).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@b' };
 
@@ -59,4 +60,58 @@ export function oneStepTasks(count) {
     });
   }
   return files;
+}
+
+/** The setup benches' dependency sets (see bench/setup-cache.js). */
+export const DEPENDENCY_SETS = {
+  small: ['commander', 'zod', 'fast-glob', 'execa', 'tar'],
+  webapp: ['express', 'vite', 'vitest', 'typescript', 'eslint'],
+};
+const projectLock = JSON.parse(readFileSync(fileURLToPath(new URL('../package-lock.json', import.meta.url)), 'utf8'));
+
+/**
+ * package.json + package-lock.json for the direct dependencies `names`: the part of this project's
+ * lockfile they reach (node's lookup from each package's folder upwards, optional and peer dependencies
+ * included), at the versions npm resolved for this project. npm ci --offline then needs only tarballs
+ * this machine's cache holds, not registry metadata.
+ */
+export function lockfileFor(names) {
+  const packages = projectLock.packages;
+  const resolve = (from, name) => {
+    for (let at = from; ;) {
+      const candidate = `${at ? `${at}/` : ''}node_modules/${name}`;
+      if (packages[candidate]) return candidate;
+      if (!at) return null;
+      const up = at.lastIndexOf('/node_modules/');
+      at = up < 0 ? '' : at.slice(0, up);
+    }
+  };
+  const reached = new Set();
+  const queue = names.map((name) => resolve('', name));
+  while (queue.length > 0) {
+    const at = queue.pop();
+    if (!at || reached.has(at)) continue;
+    reached.add(at);
+    const entry = packages[at];
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }))
+      queue.push(resolve(at, name));
+  }
+  const dependencies = Object.fromEntries(names.map((name) => [name, packages[`node_modules/${name}`].version]));
+  const lock = {
+    name: 'bench-app',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: 'bench-app', version: '1.0.0', dependencies } },
+  };
+  for (const at of [...reached].sort()) {
+    // All are the app's own dependencies here: no dev/peer flags carried over from this project's lockfile.
+    const entry = { ...packages[at] };
+    for (const flag of ['dev', 'devOptional', 'peer']) delete entry[flag];
+    lock.packages[at] = entry;
+  }
+  return {
+    'package.json': `${JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
+    'package-lock.json': `${JSON.stringify(lock, null, 2)}\n`,
+  };
 }

@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gitSync, makeRepo, median, oneStepTasks, timeOnce } from './lib.js';
+import { DEPENDENCY_SETS, gitSync, lockfileFor, makeRepo, median, oneStepTasks, timeOnce } from './lib.js';
 import { beginCachedSetup } from '../dist/core/setup-cache.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
@@ -34,9 +34,9 @@ const rounds = Number(positional[1] ?? 1);
 const warmOnly = process.argv.includes('--warm-only');
 const missOnly = process.argv.includes('--miss-only');
 const sets = (depsFlag ? depsFlag.slice('--deps='.length) : 'small,webapp').split(',');
-const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
+// ELENCHOS_BIN: another build's bin/elenchos.js (a clone of main, built) for a before/after run side by side.
+const bin = process.env.ELENCHOS_BIN ?? fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
-const projectLock = JSON.parse(readFileSync(fileURLToPath(new URL('../package-lock.json', import.meta.url)), 'utf8'));
 // The machine's npm cache (HOME is a temp dir for the fake Kane): packages come from here, never the network.
 const npmCache = process.env.npm_config_cache ?? path.join(homedir(), '.npm');
 const npmEnv = {
@@ -45,10 +45,6 @@ const npmEnv = {
   npm_config_offline: 'true',
   npm_config_audit: 'false',
   npm_config_fund: 'false',
-};
-const DEPENDENCY_SETS = {
-  small: ['commander', 'zod', 'fast-glob', 'execa', 'tar'],
-  webapp: ['express', 'vite', 'vitest', 'typescript', 'eslint'],
 };
 const added = ['simple-git'];
 for (const set of sets) if (!DEPENDENCY_SETS[set]) throw new Error(`--deps: unknown set ${set} (small, webapp)`);
@@ -64,53 +60,6 @@ const configFor = (cache) =>
     },
     verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass', FAKE_KANE_STEP_DELAY_MS: String(stepMs) } },
   });
-
-/**
- * package.json + package-lock.json for the direct dependencies `names`: the part of this project's
- * lockfile they reach (node's lookup from each package's folder upwards, optional and peer dependencies
- * included), at the versions npm resolved for this project. npm ci --offline then needs only tarballs
- * this machine's cache holds, not registry metadata.
- */
-function lockfileFor(names) {
-  const packages = projectLock.packages;
-  const resolve = (from, name) => {
-    for (let at = from; ;) {
-      const candidate = `${at ? `${at}/` : ''}node_modules/${name}`;
-      if (packages[candidate]) return candidate;
-      if (!at) return null;
-      const up = at.lastIndexOf('/node_modules/');
-      at = up < 0 ? '' : at.slice(0, up);
-    }
-  };
-  const reached = new Set();
-  const queue = names.map((name) => resolve('', name));
-  while (queue.length > 0) {
-    const at = queue.pop();
-    if (!at || reached.has(at)) continue;
-    reached.add(at);
-    const entry = packages[at];
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }))
-      queue.push(resolve(at, name));
-  }
-  const dependencies = Object.fromEntries(names.map((name) => [name, packages[`node_modules/${name}`].version]));
-  const lock = {
-    name: 'bench-app',
-    version: '1.0.0',
-    lockfileVersion: 3,
-    requires: true,
-    packages: { '': { name: 'bench-app', version: '1.0.0', dependencies } },
-  };
-  for (const at of [...reached].sort()) {
-    // All are the app's own dependencies here: no dev/peer flags carried over from this project's lockfile.
-    const entry = { ...packages[at] };
-    for (const flag of ['dev', 'devOptional', 'peer']) delete entry[flag];
-    lock.packages[at] = entry;
-  }
-  return {
-    'package.json': `${JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
-    'package-lock.json': `${JSON.stringify(lock, null, 2)}\n`,
-  };
-}
 
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 const ms = (x) => `${x.toFixed(0).padStart(6)} ms`;

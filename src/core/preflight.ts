@@ -31,6 +31,22 @@ export interface PreflightOptions {
   requireClean?: boolean;
   /** `--lock-base <ref>`: a test lock changed since this commit without its contract is refused. */
   lockBase?: string;
+  /** The repository's top level, when the caller already asked git for it (`verify` of many tasks). */
+  repoRoot?: string;
+  /** The checkout's HEAD and uncommitted paths as the caller read them once for all its tasks (`verify`). */
+  checkout?: CheckoutState;
+}
+
+/** `repoRoot`'s HEAD (null: no commit) and dirty paths, read once; a failed read is asked again per task. */
+export interface CheckoutState {
+  head: Promise<string | null>;
+  dirty: Promise<string[] | null>;
+}
+
+/** Starts reading the checkout's HEAD and status, for every task of one `verify` to share. */
+export function readCheckoutState(root: string): CheckoutState {
+  const state = { head: headCommit(root).catch(() => null), dirty: dirtyPaths(root).catch(() => null) };
+  return state;
 }
 
 export interface Preflight {
@@ -45,14 +61,14 @@ export interface Preflight {
 
 /** Checks repository, tree, inputs and executables; throws PreflightError/InputError before anything runs. */
 export async function preflight(options: PreflightOptions): Promise<Preflight> {
-  const root = await findRepoRoot(options.cwd);
+  const root = options.repoRoot ?? (await findRepoRoot(options.cwd));
   if (root === null) {
     throw new PreflightError(
       'NOT_A_REPOSITORY',
       `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
     );
   }
-  const head = await headCommit(root).catch(() => null);
+  const head = (await options.checkout?.head) ?? (await headCommit(root).catch(() => null));
   if (head === null)
     throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
@@ -78,7 +94,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     );
   }
   checkMapping(resolved);
-  const dirty = await dirtyPaths(root);
+  const dirty = (await options.checkout?.dirty) ?? (await dirtyPaths(root));
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
     const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';

@@ -19,7 +19,7 @@ import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
 import { finishRun, startRunRecord, updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
 import { exitCodeFor } from './outcome.js';
-import { preflight } from './preflight.js';
+import { preflight, type CheckoutState } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
@@ -50,6 +50,10 @@ export interface RunTaskOptions {
   cleanChecked?: boolean;
   /** `--lock-base <ref>`: refuse a test lock changed since then without its contract. */
   lockBase?: string;
+  /** The repository's top level containing `cwd`, when the caller already found it (not asked again per task). */
+  repoRoot?: string;
+  /** `verify`: the checkout's HEAD and status, read once for every task (all verify the same commit). */
+  checkout?: CheckoutState;
 }
 
 export interface RunTaskResult {

@@ -31,14 +31,39 @@ function digestOf(manifest: Omit<CacheManifest, 'digest'>): string {
   return sha256(JSON.stringify([manifest.version, manifest.key, manifest.platform, manifest.paths, manifest.entries]));
 }
 
+// Manifests already checked by this process, by file and the stat signature (inode, size, mode, ctime,
+// mtime) of the file they were read from: a warm verify checks the same entry for every task, and
+// parsing it, its digest and its paths cost more than the kept tree's own lstat walk. Any rewrite of
+// the file, even with its size and mtime put back, or a file renamed over it, gives it another
+// signature (no process can set a ctime), so it is read and checked again. Callers never modify one.
+const checkedManifests = new Map<string, { signature: string; manifest: CacheManifest }>();
+
 /** The manifest of the entry for `key`: missing, unreadable, edited, or for another key are all "not ok". */
 export async function readCacheManifest(cacheDir: string, key: string): Promise<ManifestRead> {
+  const file = path.join(entryDir(cacheDir, key), 'manifest.json');
   let text: string;
+  let signature: string;
   try {
-    text = await readFile(path.join(entryDir(cacheDir, key), 'manifest.json'), 'utf8');
+    // One descriptor for the signature and the bytes: the signature is that of the very file read.
+    const handle = await open(file, 'r');
+    try {
+      signature = statSignature(await handle.stat({ bigint: true }));
+      const checked = checkedManifests.get(file);
+      if (checked?.signature === signature && checked.manifest.key === key) return { ok: true, manifest: checked.manifest };
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch {
     return { ok: false, exists: false, reason: 'no entry' };
   }
+  const read = parseManifest(text, key);
+  if (read.ok) checkedManifests.set(file, { signature, manifest: read.manifest });
+  else checkedManifests.delete(file);
+  return read;
+}
+
+function parseManifest(text: string, key: string): ManifestRead {
   try {
     const manifest = JSON.parse(text) as CacheManifest;
     const { digest, ...rest } = manifest;

@@ -3,12 +3,13 @@ import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { DiskFullError, ElenchosError, InputError, describeError } from '../errors.js';
 import { attemptDir } from '../evidence/layout.js';
-import { repoRootOrCwd } from '../git/git.js';
+import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
 import type { RunRecordDraft } from './run-record-writer.js';
 import { needsHumanIn } from './needs-human.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
+import { readCheckoutState, type CheckoutState } from './preflight.js';
 import { runTask } from './run-task.js';
 import { selectTasks, type Shard } from './select-tasks.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
@@ -39,7 +40,8 @@ export interface VerifyAllResult {
 
 /** Verifies each selected task in its own worktree with `workers` at a time; exit 0 only if every one is VERIFIED. */
 export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllResult> {
-  const root = await repoRootOrCwd(options.cwd);
+  const repoRoot = await findRepoRoot(options.cwd);
+  const root = repoRoot ?? options.cwd;
   if (options.inPlace && options.workers > 1)
     throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
   const { config } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
@@ -62,12 +64,14 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   if (files.length === 0 && !options.shard) {
     throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
   }
+  // Read once, not per task: every task verifies the same commit, and a big checkout's status is costly.
+  const checkout = repoRoot ? readCheckoutState(repoRoot) : undefined;
   const results: VerifiedTask[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
     while (next < files.length && !options.signal.aborted) {
       const i = next++;
-      results[i] = await verifyOne(files[i]!, root, options);
+      results[i] = await verifyOne(files[i]!, root, options, { repoRoot: repoRoot ?? undefined, checkout });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.workers, files.length)) }, worker));
@@ -77,7 +81,12 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   return { root, tasks, exitCode: overallExit(tasks, options.signal.aborted) };
 }
 
-async function verifyOne(file: string, root: string, options: VerifyAllOptions): Promise<VerifiedTask> {
+async function verifyOne(
+  file: string,
+  root: string,
+  options: VerifyAllOptions,
+  shared: { repoRoot?: string; checkout?: CheckoutState },
+): Promise<VerifiedTask> {
   const shown = path.relative(root, file) || file;
   try {
     const result = await runTask({
@@ -92,6 +101,7 @@ async function verifyOne(file: string, root: string, options: VerifyAllOptions):
       inPlace: options.inPlace,
       cleanChecked: options.inPlace,
       lockBase: options.lockBase,
+      ...shared,
     });
     return {
       file: shown,

@@ -1,5 +1,6 @@
 // The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
 // (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
+import path from 'node:path';
 import { ElenchosError } from '../errors.js';
 
 export class GitError extends ElenchosError {
@@ -121,6 +122,21 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   });
   if (result.failed) throw gitFailure(args, options.cwd, String(result.stderr ?? ''), result);
   return (await stat(options.file)).size;
+}
+
+// The main checkout's common git folder does not move while this process runs: asked once per root
+// (the pool's reset, the worktree integrity check and info/exclude all need it, for every task).
+const commonDirs = new Map<string, Promise<string>>();
+
+/** `root`'s common git folder (`--git-common-dir`, absolute), asked of git once per process. */
+export function commonGitDir(root: string): Promise<string> {
+  let found = commonDirs.get(root);
+  if (!found) {
+    found = git(['rev-parse', '--git-common-dir'], { cwd: root }).then((out) => path.resolve(root, out.trim()));
+    found.catch(() => commonDirs.delete(root));
+    commonDirs.set(root, found);
+  }
+  return found;
 }
 
 /** The repository's top level containing `cwd`, or null outside a repository. */

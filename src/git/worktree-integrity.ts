@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { git, gitBytes, splitNul } from './git.js';
+import { commonGitDir, git, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
 import type { TrustedIndex } from './worktree-reset.js';
@@ -16,8 +16,7 @@ export async function hiddenFiles(workspace: string): Promise<Set<string>> {
 
 /** The repository's shared .git directory as seen from `cwd` (also right for linked worktrees and submodules). */
 async function commonDir(cwd: string): Promise<string> {
-  const dir = (await git(['rev-parse', '--git-common-dir'], { cwd })).trim();
-  return realpath(path.resolve(cwd, dir));
+  return realpath(await commonGitDir(cwd));
 }
 
 /**

@@ -1,7 +1,7 @@
 // Bringing a used worktree back to a commit, provably as clean as `git worktree add` would make it.
 import { readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { git, gitBytes, splitNul } from './git.js';
+import { commonGitDir, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
 
 /**
@@ -128,25 +128,13 @@ async function readIndex(admin: string): Promise<TrustedIndex> {
   return { bytes, mtimeS: Math.floor(before.mtimeMs / 1000) };
 }
 
-// The main checkout's common git folder does not move while this process runs: asked once per root.
-const commonDirs = new Map<string, Promise<string>>();
-function commonDir(root: string): Promise<string> {
-  let found = commonDirs.get(root);
-  if (!found) {
-    found = git(['rev-parse', '--git-common-dir'], { cwd: root }).then((out) => path.resolve(root, out.trim()));
-    found.catch(() => commonDirs.delete(root));
-    commonDirs.set(root, found);
-  }
-  return found;
-}
-
 /** The admin folder `dir/.git` names, if and only if it is one of `root`'s and names `dir` back. */
 async function adminDir(root: string, dir: string): Promise<string | { ok: false; reason: string }> {
   const dotGit = await readFile(path.join(dir, '.git'), 'utf8').catch(() => null);
   const match = dotGit?.match(/^gitdir: (.+)\n?$/);
   if (!match) return { ok: false, reason: 'its .git is not a worktree link' };
   const admin = match[1]!;
-  const common = await commonDir(root);
+  const common = await commonGitDir(root);
   if (path.dirname(admin) !== path.join(common, 'worktrees')) return { ok: false, reason: `its .git points elsewhere (${admin})` };
   const back = (await readFile(path.join(admin, 'gitdir'), 'utf8').catch(() => '')).trim();
   if (back !== path.join(dir, '.git')) return { ok: false, reason: 'git does not know it at this place' };

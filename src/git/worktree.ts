@@ -1,7 +1,7 @@
 // Detached worktrees: where an agent works without touching the main checkout.
 import { appendFile, chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { git, gitBytes, splitNul } from './git.js';
+import { commonGitDir, git, gitBytes, splitNul } from './git.js';
 
 /** Creates a detached worktree of `ref` at `dir` (parents created), leaving every branch alone; `onSpawn`
  * runs once git is busy checking the files out. */
@@ -116,9 +116,9 @@ export async function listWorktrees(root: string): Promise<WorktreeInfo[]> {
 
 /** Adds `pattern` to the repository's `info/exclude` unless a line already says it; returns whether it wrote. */
 export async function ensureExcluded(root: string, pattern = '.elenchos/'): Promise<boolean> {
-  // --git-path resolves to the common dir, so this also works from inside a linked worktree.
-  const relative = (await git(['rev-parse', '--git-path', 'info/exclude'], { cwd: root })).trim();
-  const file = path.resolve(root, relative);
+  // info/ lives in the common dir (what `git rev-parse --git-path info/exclude` says), so this also
+  // works from inside a linked worktree; the common dir is asked once per process.
+  const file = path.join(await commonGitDir(root), 'info', 'exclude');
   const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return '';
     throw error;

@@ -5,6 +5,7 @@ import path from 'node:path';
 
 /** The environment variable every child we start carries; its value names the run, the attempt and the role. */
 export const PROCESS_TAG_ENV = 'ELENCHOS_PROCESS_TAG';
+const TAG_PREFIX = `${PROCESS_TAG_ENV}=`;
 
 export interface EscapedProcess {
   pid: number;
@@ -43,8 +44,12 @@ export function findEscapedProcesses(options: FindEscapedOptions): EscapedProces
   const found: EscapedProcess[] = [];
   for (const pid of listPids()) {
     if (spare.has(pid)) continue;
-    const state = readState(pid);
+    const fields = statFields(pid);
+    const state = fields?.[0] ?? null;
     if (state === null || state === 'Z' || state === 'X') continue;
+    // A kernel thread (about half the pids of a small machine) runs no user code, has no environment
+    // and no files of its own: nothing to look at. Only the kernel sets this flag; no process can.
+    if (isKernelThread(fields)) continue;
     const why: string[] = [];
     if ((tags.size > 0 || prefixes.length > 0) && carriesTag(pid, tags, prefixes)) why.push('marker');
     if (dirs.length > 0) why.push(...holdsDirectory(pid, dirs));
@@ -120,6 +125,13 @@ function statFields(pid: number): string[] | null {
   }
 }
 
+// PF_KTHREAD in the flags field of /proc/<pid>/stat (field 9, the 7th after the command name).
+const PF_KTHREAD = 0x00200000;
+function isKernelThread(fields: string[] | null): boolean {
+  const flags = Number(fields?.[6]);
+  return Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0;
+}
+
 function readState(pid: number): string | null {
   return statFields(pid)?.[0] ?? null;
 }
@@ -131,9 +143,11 @@ function isAlive(pid: number): boolean {
 
 function carriesTag(pid: number, tags: Set<string>, prefixes: readonly string[]): boolean {
   try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1')
-      .split('\0')
-      .some((entry) => tags.has(entry) || prefixes.some((p) => entry.startsWith(p)));
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    // Every tag and prefix starts with `ELENCHOS_PROCESS_TAG=`: most processes do not hold it at all,
+    // and are let go without splitting their whole environment into entries.
+    if (!environ.includes(TAG_PREFIX)) return false;
+    return environ.split('\0').some((entry) => tags.has(entry) || prefixes.some((p) => entry.startsWith(p)));
   } catch {
     return false; // gone, or not ours to read
   }

@@ -64,7 +64,7 @@ export async function scanTree(root: string, paths: readonly string[], signature
     const stat = await lstat(path.join(root, top)).catch(() => null);
     if (!stat) continue;
     if (stat.isSymbolicLink()) return { ok: false, reason: `${top} is a symlink (never followed, never saved)` };
-    const problem = walkEntry(root, top, entries, signatures, clock);
+    const problem = walkEntry(path.join(root, top), top, entries, signatures, clock);
     if (problem) return { ok: false, reason: problem };
   }
   return { ok: true, entries, maxCtimeNs: clock.maxCtimeNs };
@@ -78,15 +78,19 @@ export async function walkTree(root: string, paths: readonly string[], options: 
   const scanned = await scanTree(root, paths, signatures);
   if (!scanned.ok) return scanned;
   const { entries } = scanned;
-  // Structure first, then the files a few at a time: node_modules is thousands of small files.
-  const files = entries.filter((entry) => entry.type === 'file');
-  await mapLimit(files, 16, async (entry) => {
+  // Structure first, then the files a few at a time: node_modules is thousands of small files. Those
+  // `known` vouches for are settled here, without a promise each (a kept tree: all of them).
+  const files: ManifestEntry[] = [];
+  for (const entry of entries) {
+    if (entry.type !== 'file') continue;
     const known = options.known?.(entry, signatures.get(entry.path) ?? '');
-    if (known) {
+    if (!known) files.push(entry);
+    else {
       entry.size = known.size;
       entry.sha256 = known.sha256;
-      return;
     }
+  }
+  await mapLimit(files, 16, async (entry) => {
     const data = await readNoFollow(path.join(root, entry.path));
     entry.size = data.length;
     entry.sha256 = sha256(data);
@@ -116,13 +120,12 @@ export async function readWithSignature(file: string, beforeStat?: () => Promise
 // promise and a thread-pool round trip; the sync calls walk it in a third of the CPU (the contents
 // are still read a few at a time, above). It holds this thread for tens of milliseconds at most.
 function walkEntry(
-  root: string,
+  abs: string,
   rel: string,
   entries: ManifestEntry[],
   signatures: Map<string, string>,
   clock: { maxCtimeNs: bigint },
 ): string | null {
-  const abs = path.join(root, rel);
   const stat = lstatSync(abs, { bigint: true });
   const mode = Number(stat.mode & 0o777n);
   if (stat.isSymbolicLink()) {
@@ -143,7 +146,8 @@ function walkEntry(
   entries.push({ path: rel, type: 'dir', mode });
   const names = readdirSync(abs).sort();
   for (const name of names) {
-    const problem = walkEntry(root, `${rel}/${name}`, entries, signatures, clock);
+    // A name from readdir holds no '/' and is never '.' or '..': joined as is, no path.join to normalise.
+    const problem = walkEntry(`${abs}/${name}`, `${rel}/${name}`, entries, signatures, clock);
     if (problem) return problem;
   }
   return null;

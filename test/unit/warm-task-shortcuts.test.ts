@@ -1,0 +1,159 @@
+// The shortcuts a warm `verify` task takes (#13, docs/performance.md "What a warm task is made of"),
+// each attacked the way an agent would try to get a tampered tree or a hidden process past it.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readCacheManifest, saveCacheEntry } from '../../src/core/setup-cache-store.js';
+import { verifyCachedPaths } from '../../src/core/setup-cache.js';
+import { commonGitDir } from '../../src/git/git.js';
+import { ensureExcluded } from '../../src/git/worktree.js';
+import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
+import { sha256 } from '../../src/util/sha256.js';
+import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.pid && child.exitCode === null) child.kill('SIGKILL');
+});
+
+const key = 'c'.repeat(64);
+
+async function savedEntry() {
+  const workspace = tempDir('elenchos-kept-');
+  writeFiles(workspace, { 'node_modules/x/index.js': 'module.exports = 1;\n', 'node_modules/x/package.json': '{"name":"x"}\n' });
+  const cacheDir = tempDir('elenchos-cache-');
+  expect((await saveCacheEntry(cacheDir, key, workspace, ['node_modules'])).ok).toBe(true);
+  return { workspace, cacheDir, manifest: path.join(cacheDir, key, 'manifest.json') };
+}
+
+/** Waits until the file system clock has moved past `file`'s ctime (a rewrite then gets a new one). */
+async function clockPast(file: string, dir: string): Promise<void> {
+  const before = statSync(file, { bigint: true }).ctimeNs;
+  for (let i = 0; ; i++) {
+    const probe = path.join(dir, `.clock-${i}`);
+    writeFileSync(probe, '');
+    if (statSync(probe, { bigint: true }).ctimeNs > before) return;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** Puts `file`'s mtime back to the nanosecond (`touch -d @s.ns`: a Date or a float would round it). */
+function putMtimeBack(file: string, mtimeNs: bigint): void {
+  const seconds = mtimeNs / 1_000_000_000n;
+  const fraction = String(mtimeNs % 1_000_000_000n).padStart(9, '0');
+  execFileSync('touch', ['-m', '-d', `@${seconds}.${fraction}`, file]);
+}
+
+describe('a manifest already checked in this process', () => {
+  it('is read again when rewritten with its size and mtime put back (ctime), so an edit is still refused', async () => {
+    const { cacheDir, manifest } = await savedEntry();
+    expect((await readCacheManifest(cacheDir, key)).ok).toBe(true); // now remembered
+    const before = statSync(manifest, { bigint: true });
+    const text = readFileSync(manifest, 'utf8');
+    // Same length, one hash changed: an entry that would vouch for another file's bytes.
+    const sha = /"sha256":"([0-9a-f]{64})"/.exec(text)![1]!;
+    const forged = text.replace(sha, sha256('something else'));
+    expect(forged.length).toBe(text.length);
+    await clockPast(manifest, cacheDir);
+    writeFileSync(manifest, forged);
+    putMtimeBack(manifest, before.mtimeNs);
+    const after = statSync(manifest, { bigint: true });
+    expect([after.size, after.mtimeNs, after.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
+    expect(after.ctimeNs).not.toBe(before.ctimeNs);
+    const read = await readCacheManifest(cacheDir, key);
+    expect(read).toMatchObject({ ok: false, reason: 'the manifest was edited or is not for this key' });
+    // And the kept tree is no longer proven by it.
+    expect(read.ok).toBe(false);
+  });
+
+  it('is read again when another file is renamed over it, and never serves a manifest of another key', async () => {
+    const { cacheDir, manifest } = await savedEntry();
+    expect((await readCacheManifest(cacheDir, key)).ok).toBe(true);
+    const copy = `${manifest}.copy`;
+    writeFileSync(copy, readFileSync(manifest, 'utf8').replace('"version":1', '"version":2'));
+    renameSync(copy, manifest);
+    expect((await readCacheManifest(cacheDir, key)).ok).toBe(false);
+    expect((await readCacheManifest(cacheDir, 'd'.repeat(64))).ok).toBe(false);
+  });
+
+  it('still lets the kept check find a file changed after the manifest was remembered', async () => {
+    const { workspace, cacheDir } = await savedEntry();
+    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'])).toEqual({ ok: true });
+    const file = path.join(workspace, 'node_modules/x/index.js');
+    const before = statSync(file, { bigint: true });
+    await clockPast(file, workspace);
+    writeFileSync(file, 'module.exports = 2;\n'); // same size
+    putMtimeBack(file, before.mtimeNs);
+    expect(statSync(file, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
+    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'])).toMatchObject({
+      ok: false,
+      reason: 'node_modules/x/index.js: content differs',
+    });
+  });
+});
+
+describe('the /proc scans skip kernel threads', () => {
+  it('still find a user process named like a kernel thread, by its cwd and by its tag', async () => {
+    const worktree = tempDir('elenchos-worktree-');
+    const ready = path.join(worktree, 'ready');
+    const tag = `run-${process.pid}/1/app`;
+    // exec -a gives it the name a kernel worker shows in ps: the skip must not go by name.
+    const child = spawn(
+      'bash',
+      ['-c', `exec -a '[kworker/0:1-events]' node -e "require('fs').writeFileSync('${ready}', ''); setInterval(() => {}, 1000)"`],
+      { cwd: worktree, env: { ...process.env, [PROCESS_TAG_ENV]: tag }, detached: true, stdio: 'ignore' },
+    );
+    started.push(child);
+    while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+    const found = findEscapedProcesses({ directories: [worktree] }).find((p) => p.pid === child.pid);
+    expect(found?.found).toContain('cwd');
+    expect(found?.command).toContain('kworker');
+    const byTag = findEscapedProcesses({ tags: [tag] }).find((p) => p.pid === child.pid);
+    expect(byTag?.found).toEqual(['marker']);
+    const swept = await killEscapedProcesses({ tags: [tag], directories: [worktree] });
+    expect(swept.killed.map((p) => p.pid)).toContain(child.pid);
+    expect(swept.survivors).toEqual([]);
+  });
+
+  it('find a tag that is not the first variable of a long environment', async () => {
+    const worktree = tempDir('elenchos-worktree-');
+    const ready = path.join(worktree, 'ready');
+    const tag = `run-${process.pid}/2/agent`;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (let i = 0; i < 200; i++) env[`FILLER_${i}`] = 'x'.repeat(100);
+    env[PROCESS_TAG_ENV] = tag;
+    const child = spawn(process.execPath, ['-e', `require('fs').writeFileSync('${ready}', ''); setInterval(() => {}, 1000)`], {
+      cwd: tempDir('elenchos-outside-'),
+      env,
+      detached: true,
+      stdio: 'ignore',
+    });
+    started.push(child);
+    while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(findEscapedProcesses({ tags: [tag] }).map((p) => p.pid)).toContain(child.pid);
+    expect(findEscapedProcesses({ tagPrefixes: [`run-${process.pid}/2/`] }).map((p) => p.pid)).toContain(child.pid);
+    // A variable whose value merely contains the tag is not the tag.
+    expect(findEscapedProcesses({ tags: [`${tag}-not`] }).map((p) => p.pid)).not.toContain(child.pid);
+  });
+});
+
+describe('the common git folder, asked once per process', () => {
+  it('is where git keeps info/exclude, from the main checkout and from a linked worktree', async () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    const common = await commonGitDir(repo);
+    expect(common).toBe(path.join(repo, '.git'));
+    expect(await ensureExcluded(repo)).toBe(true);
+    expect(readFileSync(path.join(repo, '.git/info/exclude'), 'utf8')).toContain('.elenchos/\n');
+    expect(await ensureExcluded(repo)).toBe(false);
+    const linked = path.join(tempDir('elenchos-linked-'), 'wt');
+    execFileSync('git', ['worktree', 'add', '-q', '--detach', linked], { cwd: repo });
+    expect(await commonGitDir(linked)).toBe(path.join(repo, '.git'));
+    expect(await ensureExcluded(linked, 'extra/')).toBe(true);
+    const gitSays = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], {
+      cwd: linked,
+      encoding: 'utf8',
+    });
+    expect(readFileSync(gitSays.trim(), 'utf8')).toContain('extra/\n');
+  });
+});
