@@ -53,7 +53,7 @@ function lockAndCommit(root: string): void {
 
 const edit = (root: string, file: string, from: string, to: string) => readFileSync(path.join(root, file), 'utf8').replace(from, to);
 
-describe('elenchos lock (Playwright spec, real git history)', { timeout: 180_000 }, () => {
+describe('elenchos lock (Playwright spec, real git history)', { timeout: 300_000 }, () => {
   // Generous: each test starts Playwright (through the CLI) up to four times, and loaded CI cores are slow.
   // Most tests start from the same locked and committed repository; `lock` lists the spec with a
   // Playwright start of its own, so the repository is built once and each test gets a copy (git
