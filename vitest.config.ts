@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -7,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end tests spawn real git, apps and fake tools; two cores cannot take more.
     maxWorkers: 2,
+    // Longest file first (test/durations.json when vitest has no results cache, as in CI), so the two
+    // workers end together instead of one running a slow browser file alone at the end.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -31,19 +31,22 @@ beforeAll(() => {
   copyFixtureSpecs(project);
 });
 
+type Listed = { heading: string; verifies: string[] };
+
 /**
- * What Playwright itself lists for a spec, read independently of Elenchos's parser: title path (the
- * describe blocks and the title, ` › `) and the criterion-looking tags and `verifies` annotations.
+ * What Playwright itself lists, read independently of Elenchos's parser, per spec file (by its name
+ * under tests/): title path (the describe blocks and the title, ` › `) and the criterion-looking tags
+ * and `verifies` annotations. One `playwright test --list` over `dir` answers for every spec in it
+ * (its report is already per file), where one listing per spec cost a Playwright start each.
  */
-function playwrightList(spec: string): { heading: string; verifies: string[] }[] {
-  const dir = tempDir('elenchos-pw-raw-');
-  writeFileSync(path.join(dir, 'pw.config.mjs'), `export default { testDir: ${JSON.stringify(path.join(project, 'tests'))} };\n`);
-  const out = execFileSync(PLAYWRIGHT, ['test', '--config', path.join(dir, 'pw.config.mjs'), '--list', '--reporter=json', spec], {
-    cwd: project,
+function playwrightListAll(dir: string): Map<string, Listed[]> {
+  const configDir = tempDir('elenchos-pw-raw-');
+  writeFileSync(path.join(configDir, 'pw.config.mjs'), `export default { testDir: ${JSON.stringify(path.join(dir, 'tests'))} };\n`);
+  const out = execFileSync(PLAYWRIGHT, ['test', '--config', path.join(configDir, 'pw.config.mjs'), '--list', '--reporter=json'], {
+    cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, FORCE_COLOR: '0' },
   });
-  const tests: { heading: string; verifies: string[]; line: number; column: number }[] = [];
   type Suite = {
     title: string;
     specs?: {
@@ -55,19 +58,35 @@ function playwrightList(spec: string): { heading: string; verifies: string[] }[]
     }[];
     suites?: Suite[];
   };
-  const walk = (suite: Suite, titles: string[]) => {
-    for (const s of suite.specs ?? []) {
-      for (const t of s.tests) {
-        const ids = [...s.tags, ...t.annotations.filter((a) => a.type === 'verifies').map((a) => a.description ?? '')].filter((x) =>
-          /^AC-\d+$/.test(x),
-        );
-        tests.push({ heading: [...titles, s.title].join(' › '), verifies: [...new Set(ids)], line: s.line, column: s.column });
+  const byFile = new Map<string, Listed[]>();
+  for (const file of (JSON.parse(out) as { suites: Suite[] }).suites) {
+    const tests: (Listed & { line: number; column: number })[] = [];
+    const walk = (suite: Suite, titles: string[]) => {
+      for (const s of suite.specs ?? []) {
+        for (const t of s.tests) {
+          const ids = [...s.tags, ...t.annotations.filter((a) => a.type === 'verifies').map((a) => a.description ?? '')].filter((x) =>
+            /^AC-\d+$/.test(x),
+          );
+          tests.push({ heading: [...titles, s.title].join(' › '), verifies: [...new Set(ids)], line: s.line, column: s.column });
+        }
       }
-    }
-    for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
-  };
-  for (const file of (JSON.parse(out) as { suites: Suite[] }).suites) walk(file, []);
-  return tests.sort((a, b) => a.line - b.line || a.column - b.column).map(({ heading, verifies }) => ({ heading, verifies }));
+      for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
+    };
+    walk(file, []);
+    const listed = tests.sort((a, b) => a.line - b.line || a.column - b.column).map(({ heading, verifies }) => ({ heading, verifies }));
+    byFile.set(file.title, listed);
+  }
+  return byFile;
+}
+
+let listedByPlaywright: Map<string, Listed[]> | undefined;
+
+/** Playwright's own listing of one fixture spec: all of them listed once, on first use (before any test adds a spec). */
+function playwrightList(spec: string): Listed[] {
+  listedByPlaywright ??= playwrightListAll(project);
+  const listed = listedByPlaywright.get(spec);
+  if (!listed) throw new Error(`playwright did not list ${spec} (it listed ${[...listedByPlaywright.keys()].join(', ')})`);
+  return listed;
 }
 
 describe('the Playwright mapping', { timeout: 120_000 }, () => {

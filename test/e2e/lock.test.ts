@@ -1,12 +1,12 @@
 // The test-weakening lock on real git histories: each weakening commit is caught, naming the criterion
 // and the commit; an honest contract change and an explicit, reviewed `lock --update` are not.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeProject, onlyRun } from '../helpers/project.js';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
-import { gitSync, kaneTest, taskJson, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, kaneTest, taskJson, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const SPEC = `import { test, expect } from '@playwright/test';
 
@@ -53,7 +53,22 @@ function lockAndCommit(root: string): void {
 
 const edit = (root: string, file: string, from: string, to: string) => readFileSync(path.join(root, file), 'utf8').replace(from, to);
 
-describe('elenchos lock (Playwright spec, real git history)', () => {
+describe('elenchos lock (Playwright spec, real git history)', { timeout: 300_000 }, () => {
+  // Generous: each test starts Playwright (through the CLI) up to four times, and loaded CI cores are slow.
+  // Most tests start from the same locked and committed repository; `lock` lists the spec with a
+  // Playwright start of its own, so the repository is built once and each test gets a copy (git
+  // history, lock file and node_modules link included). The first test still builds and locks its own.
+  let locked: string;
+  beforeAll(() => {
+    locked = playwrightRepo();
+    lockAndCommit(locked);
+  }, 120_000);
+  const lockedPlaywrightRepo = () => {
+    const root = tempDir('elenchos-repo-');
+    cpSync(locked, root, { recursive: true, verbatimSymlinks: true });
+    return root;
+  };
+
   it('is quiet on an unchanged test, and `lock` again leaves the file alone', () => {
     const root = playwrightRepo();
     lockAndCommit(root);
@@ -89,8 +104,7 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
     ['renames a test', "test('lists the task'", "test('lists tasks'", /AC-002: "lists the task" was renamed to "lists tasks"/],
     ['deletes the test', SPEC.slice(SPEC.indexOf("test('lists the task'")), '', /AC-002: lost its verifying step "lists the task"/],
   ])('fails check and verify, naming the criterion and the commit, when an agent commit %s', (_what, from, to, message) => {
-    const root = playwrightRepo();
-    lockAndCommit(root);
+    const root = lockedPlaywrightRepo();
     const sha = commit(root, 'agent: make it pass', { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', from, to) });
     const check = runCli(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
@@ -103,8 +117,7 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
   });
 
   it('accepts an honest contract change: the reworded criterion is not held to the old steps', () => {
-    const root = playwrightRepo();
-    lockAndCommit(root);
+    const root = lockedPlaywrightRepo();
     commit(root, 'AC-002 now lists tasks by title', {
       'tasks/add-task.json': edit(root, 'tasks/add-task.json', 'criterion 2', 'the list shows the task by its title'),
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test('lists the task by title'"),
@@ -115,8 +128,7 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
   });
 
   it('refuses to rewrite a differing lock without --update, and --update says what it accepts', () => {
-    const root = playwrightRepo();
-    lockAndCommit(root);
+    const root = lockedPlaywrightRepo();
     writeFiles(root, {
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
     });
@@ -133,8 +145,7 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
   });
 
   it('with --lock-base, refuses a lock changed without its contract, and accepts one changed with it', () => {
-    const root = playwrightRepo();
-    lockAndCommit(root);
+    const root = lockedPlaywrightRepo();
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     writeFiles(root, {
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", ''),
@@ -148,8 +159,7 @@ describe('elenchos lock (Playwright spec, real git history)', () => {
       `tasks/add-task.lock.json: changed in commit ${sha} "agent: update the lock too" without a change of tasks/add-task.json`,
     );
 
-    const honest = playwrightRepo();
-    lockAndCommit(honest);
+    const honest = lockedPlaywrightRepo();
     const honestBase = gitSync(honest, 'rev-parse', 'HEAD').trim();
     writeFiles(honest, { 'tasks/add-task.json': edit(honest, 'tasks/add-task.json', 'criterion 2', 'the list shows one task') });
     expect(runCli(['lock', '--update', 'tasks/add-task.json'], honest).code).toBe(0);
