@@ -104,9 +104,14 @@ describe.runIf(hasChromium)('Playwright transform cache', { timeout: 240_000 }, 
     // A temp dir of the test's own: the default cache (under it) is where the agent writes, and nothing
     // of another test's (or person's) cache is touched.
     const tmp = tempDir('elenchos-tmp-');
-    const env = { ...process.env, TMPDIR: tmp };
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
     delete env.PWTEST_CACHE_DIR;
-    const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], { cwd: root, env, encoding: 'utf8', timeout: 220_000 });
+    const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      timeout: 220_000,
+    });
     const output = result.stdout + result.stderr;
     const [run] = readdirSync(path.join(root, '.elenchos/runs'));
     const dir = path.join(root, '.elenchos/runs', run!);
@@ -119,5 +124,7 @@ describe.runIf(hasChromium)('Playwright transform cache', { timeout: 240_000 }, 
     expect(Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]))).toEqual({ 'AC-001': 'PASS', 'AC-002': 'FAIL' });
     expect(attempt.findings[0]).toMatchObject({ reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })" });
     expect(result.status).not.toBe(0);
+    // Elenchos's own cache folders are gone with it.
+    expect(readdirSync(tmp).filter((name) => name.startsWith('elenchos-pw-'))).toEqual([]);
   });
 });

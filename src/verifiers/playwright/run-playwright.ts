@@ -17,6 +17,7 @@ import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readLastUrls } from './trace-url.js';
+import { leaseTransformCache } from './transform-cache.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
@@ -65,9 +66,11 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
   // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
   const argv = [...args, 'test', '--config', files.config, ...ctx.args, ...iterateArgs(ctx.iterate)];
+  // Compiled only into a cache no agent could have written (transform-cache.ts), never the shared default.
+  const cache = await leaseTransformCache();
   const result = await runProcess(command, argv, {
     cwd: ctx.cwd,
-    env: buildEnv(ctx),
+    env: buildEnv(ctx, cache.cache),
     // A person stepping through in the Inspector takes as long as they take; Ctrl-C still stops it.
     timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
@@ -76,6 +79,7 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
   });
   const leftoverBrowsers = await killMarkedProcesses(marker);
+  await cache.release();
   const configNotes = await readNotes(files.notes);
   for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
   const report = await readJsonReport(files.report);
@@ -199,17 +203,26 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
   return { command: 'npx', args: ['--no', 'playwright'] };
 }
 
-/** The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours off. */
+/**
+ * The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours
+ * off. `PWTEST_CACHE_DIR` (Playwright's transform cache) is never taken from `env`: without a private
+ * one of `extra`, Playwright would read compiled specs from a folder anyone of this user can write.
+ */
 export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
   const inherited: NodeJS.ProcessEnv = {};
   for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
+  const own = Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'PWTEST_CACHE_DIR'));
   // Plain messages in the report and logs; classification reads them.
-  return { ...inherited, ...env, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+  return { ...inherited, ...own, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
 }
 
-function buildEnv(ctx: VerifyContext): NodeJS.ProcessEnv {
+function buildEnv(ctx: VerifyContext, cacheDir: string): NodeJS.ProcessEnv {
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
-  return playwrightEnv(ctx.baseEnv, ctx.env, { ELENCHOS_BASE_URL: ctx.url, ELENCHOS_VARIABLES: JSON.stringify(variables) });
+  return playwrightEnv(ctx.baseEnv, ctx.env, {
+    ELENCHOS_BASE_URL: ctx.url,
+    ELENCHOS_VARIABLES: JSON.stringify(variables),
+    PWTEST_CACHE_DIR: cacheDir,
+  });
 }
 
 function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {
