@@ -33,18 +33,28 @@ afterEach(() => {
 });
 
 describe.runIf(hasChromium)('a tsconfig that remaps @playwright/test', { timeout: 240_000 }, () => {
-  const cases: [string, string, Record<string, string>][] = [
-    ['a new tsconfig.json in the worktree', 'tsconfig.json', {}],
-    ['the project tsconfig.json, edited', 'tsconfig.json', { 'tsconfig.json': '{ "compilerOptions": { "strict": true } }\n' }],
-    ['a jsconfig.json in the spec folder', 'tests/jsconfig.json', {}],
+  // Inside the repository the tsconfig nearest to the spec is locked: a new or edited one is a contract
+  // change. Outside it (above the worktree), only the pinned --tsconfig keeps Playwright from using it.
+  const cases: [string, string, Record<string, string>, string][] = [
+    ['a new tsconfig.json in the worktree', 'tsconfig.json', {}, 'CONTRACT_CHANGED'],
+    [
+      'the project tsconfig.json, edited',
+      'tsconfig.json',
+      { 'tsconfig.json': '{ "compilerOptions": { "strict": true } }\n' },
+      'CONTRACT_CHANGED',
+    ],
+    ['a jsconfig.json nearer the spec', 'tests/jsconfig.json', { 'tsconfig.json': '{}\n' }, 'CONTRACT_CHANGED'],
+    ['a tsconfig.json above the worktree, outside the repository', '../tsconfig.json', {}, 'FAIL'],
   ];
-  it.each(cases)('%s never passes the missing button', (_name, where, files) => {
-    const root = attackProject(remapping(where, _name), files);
+  it.each(cases)('%s never passes the missing button', (name, where, files, expected) => {
+    const root = attackProject(remapping(where, name), files);
     roots.push(root);
     const run = runAttack(root);
     expect(run.output).toContain('remapped @playwright/test');
     expect(run.record.state, run.output).not.toBe('VERIFIED');
     expect(run.criteria['AC-002'] ?? 'none', run.output).not.toBe('PASS');
     expect(run.code).not.toBe(0);
+    if (expected === 'FAIL') expect(run.criteria['AC-002'], run.output).toBe('FAIL');
+    else expect(run.output).toContain(expected);
   });
 });

@@ -44,7 +44,7 @@ export function attackProject(agentSource: string, files: Record<string, string>
   const config = {
     agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30 },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
-    verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=5000'] },
+    verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
     maxRepairAttempts: 0,
     maxVerifierRetries: 0,
   };

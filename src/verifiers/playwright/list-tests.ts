@@ -13,7 +13,7 @@ import { declaredSteps } from './declared-tests.js';
 import { listingsInMemory, rememberKeptListing } from './kept-listings.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
-import { playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
+import { pinnedTsconfig, playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { playwrightToolchain } from './toolchain.js';
 import { leaseTransformCache } from './transform-cache.js';
@@ -110,9 +110,10 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
   const lease = await leaseTransformCache();
   const output = path.join(lease.root, `list-${process.pid}-${randomUUID()}.json`);
   try {
+    const configDir = await listConfigDir(lease.root, `${testFile}\0${userConfig ?? ''}`);
     const files = await writePlaywrightConfig({
       testFile,
-      evidenceDir: await listConfigDir(lease.root, `${testFile}\0${userConfig ?? ''}`),
+      evidenceDir: configDir,
       baseURL: 'http://127.0.0.1/',
       browserPath: undefined,
       extraArgs: [],
@@ -121,7 +122,9 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
       userConfig,
     });
     const { command, args } = playwrightCommand(options.root, options.command);
-    const result = await runProcess(command, [...args, 'test', '--config', files.config, '--list', '--reporter=json'], {
+    const tsconfig = await pinnedTsconfig(options.root, label, configDir);
+    const argv = [...args, 'test', '--config', files.config, '--tsconfig', tsconfig, '--list', '--reporter=json'];
+    const result = await runProcess(command, argv, {
       cwd: options.root,
       // The JSON goes to a file, so a spec that prints while loading cannot corrupt it.
       env: playwrightEnv(options.baseEnv, options.env, { PLAYWRIGHT_JSON_OUTPUT_FILE: output, PWTEST_CACHE_DIR: lease.cache }),

@@ -1,7 +1,7 @@
 // Runs `playwright test` for one spec against the running app, and classifies what it reports.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
@@ -18,6 +18,7 @@ import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readLastUrls } from './trace-url.js';
 import { leaseTransformCache } from './transform-cache.js';
+import { nearestTsconfig } from './spec-imports.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
@@ -65,7 +66,8 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   });
   const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
   // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
-  const argv = [...args, 'test', '--config', files.config, ...ctx.args, ...iterateArgs(ctx.iterate)];
+  const tsconfig = await pinnedTsconfig(ctx.cwd, ctx.testFileLabel, ctx.evidenceDir);
+  const argv = [...args, 'test', '--config', files.config, '--tsconfig', tsconfig, ...ctx.args, ...iterateArgs(ctx.iterate)];
   // Compiled only into a cache no agent could have written (transform-cache.ts), never the shared default.
   const cache = await leaseTransformCache();
   const result = await runProcess(command, argv, {
@@ -132,6 +134,20 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
       })),
     },
   };
+}
+
+/**
+ * The one tsconfig Playwright may use for every file it compiles (`--tsconfig`): the repository's nearest
+ * to the spec (locked with the contract), else an empty one written into `dir`. Without it Playwright
+ * looks for a tsconfig.json beside each file it loads, up to the filesystem root, and a `paths` entry in
+ * any of them (one an agent added, or one above the worktree) can point '@playwright/test' at a fake.
+ */
+export async function pinnedTsconfig(cwd: string, testFileLabel: string, dir: string): Promise<string> {
+  const nearest = await nearestTsconfig(cwd, testFileLabel);
+  if (nearest) return path.join(cwd, nearest);
+  const empty = path.join(dir, 'tsconfig.elenchos.json');
+  await writeFile(empty, '{}\n');
+  return empty;
 }
 
 /** The retries the run will use: the last `--retries` in `verifier.args`, else DEFAULT_RETRIES. */
