@@ -1,7 +1,7 @@
 // Runs `playwright test` for one spec against the running app, and classifies what it reports.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
@@ -64,6 +64,9 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     headed: ctx.iterate?.headed || ctx.iterate?.debug,
     userConfig: userConfigPath(ctx.cwd),
   });
+  // What is read back after the run must be what this run's Playwright wrote: anything already there (an
+  // agent can find the run's folder under .elenchos/runs/ and plant a passing report) goes first.
+  await Promise.all([files.report, files.notes].map((file) => rm(file, { force: true })));
   const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
   // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
   const tsconfig = await pinnedTsconfig(ctx.cwd, ctx.testFileLabel, ctx.evidenceDir);
