@@ -118,12 +118,14 @@ describe.runIf(hasChromium)('Playwright transform cache', { timeout: 240_000 }, 
     const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
     // The agent did plant its code where Playwright's default cache is.
     expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8')).toContain(`poisoned ${tmp}`);
-    expect(record.state, output).toBe('FAILED');
-    expect(record.attempts[0].status).toBe('FAIL');
+    expect(record.state, output).not.toBe('VERIFIED');
     const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
-    // AC-002 is the missing button (AC-001's test may time out under load: then it is unjudged, never PASS by fraud).
-    expect(Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]))['AC-002']).toBe('FAIL');
-    expect(attempt.findings[0]).toMatchObject({ reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })" });
+    const ac2 = Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]))['AC-002'];
+    // AC-002 is the missing button: FAIL naming it. On a machine so loaded that the browser's own setup
+    // times out, it is unjudged (verifier trouble) — never the planted PASS.
+    expect(['FAIL', 'UNVERIFIED'], output).toContain(ac2);
+    if (ac2 === 'FAIL')
+      expect(attempt.findings[0]).toMatchObject({ reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })" });
     expect(result.status).not.toBe(0);
     // Elenchos's own cache folders are gone with it.
     expect(readdirSync(tmp).filter((name) => name.startsWith('elenchos-pw-'))).toEqual([]);

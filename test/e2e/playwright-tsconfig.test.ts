@@ -54,7 +54,9 @@ describe.runIf(hasChromium)('a tsconfig that remaps @playwright/test', { timeout
     expect(run.record.state, run.output).not.toBe('VERIFIED');
     expect(run.criteria['AC-002'] ?? 'none', run.output).not.toBe('PASS');
     expect(run.code).not.toBe(0);
-    if (expected === 'FAIL') expect(run.criteria['AC-002'], run.output).toBe('FAIL');
+    // FAIL of the missing button; on a machine so loaded that the browser's own setup times out, AC-002 is
+    // unjudged (verifier trouble) — still never the shim's PASS.
+    if (expected === 'FAIL') expect(['FAIL', 'UNVERIFIED'], run.output).toContain(run.criteria['AC-002']);
     else expect(run.output).toContain(expected);
   });
 });
