@@ -1,21 +1,22 @@
 // Cheap fingerprints of executables and package folders (stat only), to notice a swapped toolchain.
+// A stamp is the inode, size, and mtime and ctime in ns: a user can put an mtime back (utimes) and keep a
+// size, but cannot set a ctime, and a file replaced by a rename has another inode.
 import { createHash } from 'node:crypto';
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
-/** `realpath size mtime` of one file, or "missing". */
+/** `realpath size mtime ctime inode` of one file, or "missing". */
 export async function fileStamp(file: string): Promise<string> {
   try {
     const real = await realpath(file);
-    const info = await stat(real);
-    return `${real} ${info.size} ${info.mtimeMs}`;
+    return `${real} ${stampOf(await stat(real, { bigint: true }))}`;
   } catch {
     return `${file} missing`;
   }
 }
 
-/** A hash over `relative-path size mtime` of every file below `dir` (symlinks by target). Synchronous on
+/** A hash over `relative-path size mtime ctime inode` of every file below `dir` (symlinks by target). Synchronous on
  * purpose: a package folder holds hundreds of files, and one awaited stat after another cost up to 0.7 s
  * of wall clock per call on a loaded machine (a run stamps the toolchain twice); this takes milliseconds. */
 export async function treeStamp(dir: string): Promise<string> {
@@ -35,9 +36,12 @@ export async function treeStamp(dir: string): Promise<string> {
 function fileStampSync(file: string): string {
   try {
     const real = realpathSync.native(file);
-    const info = statSync(real);
-    return `${real} ${info.size} ${info.mtimeMs}`;
+    return `${real} ${stampOf(statSync(real, { bigint: true }))}`;
   } catch {
     return `${file} missing`;
   }
+}
+
+function stampOf(info: BigIntStats): string {
+  return `${info.size} ${info.mtimeNs} ${info.ctimeNs} ${info.ino}`;
 }

@@ -1,8 +1,7 @@
 // Asks Playwright which tests a spec declares (`playwright test --list --reporter=json`): the
 // authoritative mapping, exactly as the run will see it (describe tags, computed titles, annotations).
-import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DeclaredStep } from '../../contract/criteria-map.js';
 import { InputError } from '../../errors.js';
@@ -14,9 +13,10 @@ import { declaredSteps } from './declared-tests.js';
 import { listingsInMemory, rememberKeptListing } from './kept-listings.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
-import { playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
+import { pinnedTsconfig, playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { playwrightToolchain } from './toolchain.js';
+import { leaseTransformCache } from './transform-cache.js';
 
 const LIST_TIMEOUT_MS = 60_000;
 const cache = listingsInMemory;
@@ -99,35 +99,21 @@ function parseSteps(text: string): DeclaredStep[] | null {
   }
 }
 
-/**
- * The folder the listing's generated config is written to: the same for every listing of this spec,
- * as the config's content is. Playwright's transform cache keys a file by its path and content, so a
- * config at a new path is compiled again, and loading its compiler (Babel) for that one file was about
- * a quarter of a listing's CPU; the spec and the project's config, at their own paths, are cached
- * already. Under the temp dir, in a folder only we may write (anything else: null, a fresh folder).
- */
-async function sharedConfigDir(key: string): Promise<string | null> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return null;
-  const base = path.join(tmpdir(), `elenchos-pw-list-${uid}`);
-  await mkdir(base, { mode: 0o700 }).catch(() => undefined);
-  const owned = await lstat(base).catch(() => null);
-  if (!owned?.isDirectory() || owned.uid !== uid || (owned.mode & 0o022) !== 0) return null;
-  const dir = path.join(base, createHash('sha256').update(key).digest('hex').slice(0, 32));
-  return mkdir(dir, { recursive: true, mode: 0o700 }).then(
-    () => dir,
-    () => null,
-  );
-}
-
 async function listUncached(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]> {
   const label = path.relative(options.root, testFile) || testFile;
-  const dir = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-list-'));
   const userConfig = userConfigPath(options.root);
+  // Playwright compiles the spec and configs only into a cache no agent could have written
+  // (transform-cache.ts). The listing's config is written into the same private folder, at a path that
+  // is the same for every listing of this spec while the folder is reused: Playwright's cache keys a
+  // file by its path and content, so a config at a new path is compiled again, and loading Babel for it
+  // was about a quarter of a listing's CPU.
+  const lease = await leaseTransformCache();
+  const output = path.join(lease.root, `list-${process.pid}-${randomUUID()}.json`);
   try {
+    const configDir = await listConfigDir(lease.root, `${testFile}\0${userConfig ?? ''}`);
     const files = await writePlaywrightConfig({
       testFile,
-      evidenceDir: (await sharedConfigDir(`${testFile}\0${userConfig ?? ''}`)) ?? dir,
+      evidenceDir: configDir,
       baseURL: 'http://127.0.0.1/',
       browserPath: undefined,
       extraArgs: [],
@@ -136,11 +122,12 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
       userConfig,
     });
     const { command, args } = playwrightCommand(options.root, options.command);
-    const output = path.join(dir, 'list.json');
-    const result = await runProcess(command, [...args, 'test', '--config', files.config, '--list', '--reporter=json'], {
+    const tsconfig = await pinnedTsconfig(options.root, label, configDir);
+    const argv = [...args, 'test', '--config', files.config, '--tsconfig', tsconfig, '--list', '--reporter=json'];
+    const result = await runProcess(command, argv, {
       cwd: options.root,
       // The JSON goes to a file, so a spec that prints while loading cannot corrupt it.
-      env: playwrightEnv(options.baseEnv, options.env, { PLAYWRIGHT_JSON_OUTPUT_FILE: output }),
+      env: playwrightEnv(options.baseEnv, options.env, { PLAYWRIGHT_JSON_OUTPUT_FILE: output, PWTEST_CACHE_DIR: lease.cache }),
       timeoutMs: LIST_TIMEOUT_MS,
     });
     const fix = 'install @playwright/test in the project (npm i -D @playwright/test) or set verifier.command';
@@ -162,6 +149,14 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
     }
     return declaredSteps(report.report.tests);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(output, { force: true });
+    await lease.release();
   }
+}
+
+/** The listing config's folder inside the private `root`: one per spec and project config. */
+async function listConfigDir(root: string, key: string): Promise<string> {
+  const dir = path.join(root, 'list', createHash('sha256').update(key).digest('hex').slice(0, 32));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }

@@ -1,7 +1,7 @@
 // Runs `playwright test` for one spec against the running app, and classifies what it reports.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
@@ -17,6 +17,8 @@ import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readLastUrls } from './trace-url.js';
+import { leaseTransformCache } from './transform-cache.js';
+import { nearestTsconfig } from './spec-imports.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
@@ -62,12 +64,18 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     headed: ctx.iterate?.headed || ctx.iterate?.debug,
     userConfig: userConfigPath(ctx.cwd),
   });
+  // What is read back after the run must be what this run's Playwright wrote: anything already there (an
+  // agent can find the run's folder under .elenchos/runs/ and plant a passing report) goes first.
+  await Promise.all([files.report, files.notes].map((file) => rm(file, { force: true })));
   const { command, args } = playwrightCommand(ctx.cwd, ctx.command);
   // Extra args go last, so `verifier.args: ["--retries=0"]` overrides the generated config.
-  const argv = [...args, 'test', '--config', files.config, ...ctx.args, ...iterateArgs(ctx.iterate)];
+  const tsconfig = await pinnedTsconfig(ctx.cwd, ctx.testFileLabel, ctx.evidenceDir);
+  const argv = [...args, 'test', '--config', files.config, '--tsconfig', tsconfig, ...ctx.args, ...iterateArgs(ctx.iterate)];
+  // Compiled only into a cache no agent could have written (transform-cache.ts), never the shared default.
+  const cache = await leaseTransformCache();
   const result = await runProcess(command, argv, {
     cwd: ctx.cwd,
-    env: buildEnv(ctx),
+    env: buildEnv(ctx, cache.cache),
     // A person stepping through in the Inspector takes as long as they take; Ctrl-C still stops it.
     timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
@@ -76,6 +84,7 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
   });
   const leftoverBrowsers = await killMarkedProcesses(marker);
+  await cache.release();
   const configNotes = await readNotes(files.notes);
   for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
   const report = await readJsonReport(files.report);
@@ -128,6 +137,20 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
       })),
     },
   };
+}
+
+/**
+ * The one tsconfig Playwright may use for every file it compiles (`--tsconfig`): the repository's nearest
+ * to the spec (locked with the contract), else an empty one written into `dir`. Without it Playwright
+ * looks for a tsconfig.json beside each file it loads, up to the filesystem root, and a `paths` entry in
+ * any of them (one an agent added, or one above the worktree) can point '@playwright/test' at a fake.
+ */
+export async function pinnedTsconfig(cwd: string, testFileLabel: string, dir: string): Promise<string> {
+  const nearest = await nearestTsconfig(cwd, testFileLabel);
+  if (nearest) return path.join(cwd, nearest);
+  const empty = path.join(dir, 'tsconfig.elenchos.json');
+  await writeFile(empty, '{}\n');
+  return empty;
 }
 
 /** The retries the run will use: the last `--retries` in `verifier.args`, else DEFAULT_RETRIES. */
@@ -199,17 +222,26 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
   return { command: 'npx', args: ['--no', 'playwright'] };
 }
 
-/** The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours off. */
+/**
+ * The child's environment: the inherited few from `baseEnv`, the verifier's `env`, then `extra`, colours
+ * off. `PWTEST_CACHE_DIR` (Playwright's transform cache) is never taken from `env`: without a private
+ * one of `extra`, Playwright would read compiled specs from a folder anyone of this user can write.
+ */
 export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
   const inherited: NodeJS.ProcessEnv = {};
   for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
+  const own = Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'PWTEST_CACHE_DIR'));
   // Plain messages in the report and logs; classification reads them.
-  return { ...inherited, ...env, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+  return { ...inherited, ...own, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
 }
 
-function buildEnv(ctx: VerifyContext): NodeJS.ProcessEnv {
+function buildEnv(ctx: VerifyContext, cacheDir: string): NodeJS.ProcessEnv {
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
-  return playwrightEnv(ctx.baseEnv, ctx.env, { ELENCHOS_BASE_URL: ctx.url, ELENCHOS_VARIABLES: JSON.stringify(variables) });
+  return playwrightEnv(ctx.baseEnv, ctx.env, {
+    ELENCHOS_BASE_URL: ctx.url,
+    ELENCHOS_VARIABLES: JSON.stringify(variables),
+    PWTEST_CACHE_DIR: cacheDir,
+  });
 }
 
 function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {

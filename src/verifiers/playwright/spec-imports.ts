@@ -26,7 +26,70 @@ export async function playwrightLockedInputs(root: string, testFileLabel: string
   const found = new Set(await follow(testFileLabel));
   const config = findUserConfig(root);
   if (config) for (const file of [config, ...(await follow(config))]) if (file !== testFileLabel) found.add(file);
+  for (const file of await tsconfigChain(root, testFileLabel)) found.add(file);
   return [...found].sort();
+}
+
+const TSCONFIG_NAMES = ['tsconfig.json', 'jsconfig.json'];
+
+/**
+ * Repo-relative path of the tsconfig.json (or jsconfig.json) nearest to the spec, from its folder up to
+ * `root`, the one Playwright would use for it; null when there is none in the repository. Its
+ * `compilerOptions.paths` decide what a bare import such as '@playwright/test' loads, so the run passes
+ * it as Playwright's `--tsconfig` (the one tsconfig for every file it compiles, never one from outside
+ * the repository or from another folder) and it is locked with the contract.
+ */
+export async function nearestTsconfig(root: string, testFileLabel: string): Promise<string | null> {
+  if (testFileLabel.startsWith('../') || path.isAbsolute(testFileLabel)) return null;
+  for (let dir = path.posix.dirname(testFileLabel); ; dir = path.posix.dirname(dir)) {
+    for (const name of TSCONFIG_NAMES) {
+      const candidate = dir === '.' ? name : `${dir}/${name}`;
+      if (await isFile(path.join(root, candidate))) return candidate;
+    }
+    if (dir === '.' || dir === '/' || dir === '') return null;
+  }
+}
+
+/** The nearest tsconfig and the files it `extends` by a relative path, transitively, inside `root`. */
+async function tsconfigChain(root: string, testFileLabel: string): Promise<string[]> {
+  const nearest = await nearestTsconfig(root, testFileLabel);
+  if (!nearest) return [];
+  const extended = await followFiles(root, nearest, async (text, current) =>
+    Promise.all(
+      extendsOf(text)
+        .filter((target) => target.startsWith('./') || target.startsWith('../'))
+        .map(async (target) => {
+          const joined = path.posix.normalize(path.posix.join(path.posix.dirname(current), target));
+          if (joined.startsWith('../')) return null;
+          for (const candidate of [joined, `${joined}.json`]) if (await isFile(path.join(root, candidate))) return candidate;
+          return null;
+        }),
+    ),
+  );
+  return [nearest, ...extended];
+}
+
+/** The `extends` of a tsconfig (a string or an array of them), comments allowed as TypeScript allows them. */
+export function extendsOf(text: string): string[] {
+  const code = blankComments(text);
+  const match = /"extends"\s*:\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\])/.exec(code);
+  if (!match) return [];
+  const values: string[] = [];
+  for (let i = 0; i < match[1]!.length; i++) {
+    const literal = readStringLiteral(match[1]!, i);
+    if (literal) {
+      values.push(literal.value);
+      i = literal.end - 1;
+    }
+  }
+  return values;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }
 
 /** Relative module specifiers (`./x`, `../y`) in a source file, comments ignored. */
