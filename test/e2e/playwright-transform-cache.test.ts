@@ -1,30 +1,14 @@
 // An agent that does not do the work but poisons Playwright's TypeScript transform cache: Playwright keys a
 // compiled spec by its content and absolute path, both of which the agent knows (its worktree, the locked
 // spec), and by default caches under the shared temp dir. The verifier must never run code it did not compile.
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { attackProject, runAttack } from '../helpers/playwright-attack.js';
 import { processesInside } from '../helpers/project.js';
-import { tempDir, tempRepo } from '../helpers/temp.js';
-import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
+import { tempDir } from '../helpers/temp.js';
 
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
-
-const SPEC = `import { expect, test } from '@playwright/test';
-
-test('lists the tasks @AC-001', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.getByRole('listitem')).toHaveText(['Buy milk']);
-});
-
-test('clears the list @AC-002', async ({ page }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Clear' }).click();
-  await expect(page.getByRole('listitem')).toHaveCount(0);
-});
-`;
 
 // The agent: adds no Clear button. It writes, where Playwright looks for the compiled spec of its worktree,
 // code that declares the same two tests and passes both without opening a page. It computes the key as
@@ -58,21 +42,6 @@ for (const file of new Set([spec, fs.realpathSync(spec)])) {
 }
 `;
 
-const task = `${JSON.stringify(
-  {
-    id: 'clear-list',
-    title: 'Clear the list',
-    description: 'A Clear button empties the task list.',
-    acceptanceCriteria: [
-      { id: 'AC-001', description: 'the list shows the tasks' },
-      { id: 'AC-002', description: 'Clear empties the list' },
-    ],
-    verification: { testFile: 'tests/clear-list.spec.ts' },
-  },
-  null,
-  2,
-)}\n`;
-
 let roots: string[] = [];
 afterEach(() => {
   for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
@@ -81,52 +50,24 @@ afterEach(() => {
 
 describe.runIf(hasChromium)('Playwright transform cache', { timeout: 240_000 }, () => {
   it('a compiled spec an agent planted in the transform cache is never run: the missing button is a FAIL', () => {
-    const agentDir = tempDir('elenchos-agent-');
-    const agent = path.join(agentDir, 'poison.cjs');
-    writeFileSync(agent, POISONING_AGENT);
-    const config = {
-      agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30 },
-      app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
-      verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
-      maxRepairAttempts: 0,
-      maxVerifierRetries: 0,
-    };
-    const root = tempRepo({
-      '.gitignore': 'node_modules\n',
-      'app.js': readFileSync(path.join(REPO_ROOT, 'test/fixtures/apps/tiny-app.js'), 'utf8'),
-      'page.html': '<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n',
-      'tasks/clear-list.json': task,
-      'tests/clear-list.spec.ts': SPEC,
-      'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
-    });
-    symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+    const root = attackProject(POISONING_AGENT);
     roots.push(root);
     // A temp dir of the test's own: the default cache (under it) is where the agent writes, and nothing
     // of another test's (or person's) cache is touched.
     const tmp = tempDir('elenchos-tmp-');
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
     delete env.PWTEST_CACHE_DIR;
-    const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      timeout: 220_000,
-    });
-    const output = result.stdout + result.stderr;
-    const [run] = readdirSync(path.join(root, '.elenchos/runs'));
-    const dir = path.join(root, '.elenchos/runs', run!);
-    const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    const { code, output, dir, record, attempt } = runAttack(root, env);
     // The agent did plant its code where Playwright's default cache is.
     expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8')).toContain(`poisoned ${tmp}`);
     expect(record.state, output).not.toBe('VERIFIED');
-    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
     const ac2 = Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]))['AC-002'];
     // AC-002 is the missing button: FAIL naming it. On a machine so loaded that the browser's own setup
     // times out, it is unjudged (verifier trouble) — never the planted PASS.
     expect(['FAIL', 'UNVERIFIED'], output).toContain(ac2);
     if (ac2 === 'FAIL')
       expect(attempt.findings[0]).toMatchObject({ reasonCode: 'locator_timeout', locator: "getByRole('button', { name: 'Clear' })" });
-    expect(result.status).not.toBe(0);
+    expect(code).not.toBe(0);
     // Elenchos's own cache folders are gone with it.
     expect(readdirSync(tmp).filter((name) => name.startsWith('elenchos-pw-'))).toEqual([]);
   });
