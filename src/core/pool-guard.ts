@@ -4,7 +4,10 @@
 // slot clean, and a later run whose agent does nothing VERIFIED. No timestamp on disk can tell such an
 // index from ours (the agent can touch any file after it), so the marks are taken in memory: an index
 // that changed or appeared while the agent (or its app) ran is deleted, and a slot without its index
-// is thrown away, never reused. A run returning a slot at the same moment only costs a checkout.
+// is thrown away, never reused. The pool's own writes in this process (another task of the same
+// `verify --workers N` returning its worktree) are recorded as they are made and are not a change; a
+// separate Elenchos process returning a slot at the same moment only costs a checkout.
+import type { Stats } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { poolDir } from '../evidence/layout.js';
@@ -13,14 +16,31 @@ import { tryExclusiveLock } from '../process/exclusive-lock.js';
 /** `<n>.index` path → what identifies that file version (inode, change time, size). */
 export type PoolMarks = Map<string, string>;
 
+/** Trusted index files this process wrote itself, with the mark each had right after the write. */
+const ownWrites: PoolMarks = new Map();
+
+function markFrom(found: Stats): string {
+  return `${found.ino}:${found.ctimeMs}:${found.size}`;
+}
+
+async function markOf(file: string): Promise<string | null> {
+  const found = await stat(file).catch(() => null);
+  return found ? markFrom(found) : null;
+}
+
+/** Records a trusted index the pool itself has just written (`written`: its stat, read through the writing handle). */
+export function recordOwnIndex(file: string, written: Stats): void {
+  ownWrites.set(file, markFrom(written));
+}
+
 /** Marks every trusted index of the pool as it is now. */
 export async function markPool(root: string): Promise<PoolMarks> {
   const dir = poolDir(root);
   const marks: PoolMarks = new Map();
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names.filter((n) => /^\d+\.index$/.test(n))) {
-    const found = await stat(path.join(dir, name)).catch(() => null);
-    if (found) marks.set(path.join(dir, name), `${found.ino}:${found.ctimeMs}:${found.size}`);
+    const mark = await markOf(path.join(dir, name));
+    if (mark) marks.set(path.join(dir, name), mark);
   }
   return marks;
 }
@@ -29,7 +49,7 @@ export async function markPool(root: string): Promise<PoolMarks> {
 export async function dropTouchedSlots(root: string, before: PoolMarks): Promise<string[]> {
   const dropped: string[] = [];
   for (const [file, mark] of await markPool(root)) {
-    if (before.get(file) === mark) continue;
+    if (before.get(file) === mark || ownWrites.get(file) === mark) continue;
     const slot = file.slice(0, -'.index'.length);
     // Under the slot's lock: a run claiming it right now has read the index already (a race we lose).
     const lock = await tryExclusiveLock(`${slot}.lock`);

@@ -2,11 +2,12 @@
 // a verify task starts from a reset of what changed instead of a checkout of the whole repository.
 // An idle worktree lives in a numbered slot; taking one moves it to the run's own workspace path
 // (so everything else, gc included, sees an ordinary run worktree) and releasing moves it back.
-import { access, mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { poolDir } from '../evidence/layout.js';
 import { resetWorktree, readWorktreeIndex, type TrustedIndex } from '../git/worktree-reset.js';
 import { addWorktree, moveWorktree, removeWorktree } from '../git/worktree.js';
+import { recordOwnIndex } from './pool-guard.js';
 import { findEscapedProcesses } from '../process/escaped-processes.js';
 import { tryExclusiveLock } from '../process/exclusive-lock.js';
 
@@ -85,9 +86,7 @@ async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled:
     if (!lock) continue;
     try {
       if (await exists(slot)) continue;
-      // The file keeps the index's mtime too (see TrustedIndex): the claim reads both back.
-      await writeFile(`${slot}.index`, index.bytes);
-      await utimes(`${slot}.index`, index.mtimeS, index.mtimeS);
+      await writeTrustedIndex(`${slot}.index`, index);
       await moveWorktree(root, dir, slot);
       return { pooled: slot, reason: null };
     } catch (error) {
@@ -120,6 +119,19 @@ export async function trimPool(root: string, keep: number, dryRun = false): Prom
     }
   }
   return removed;
+}
+
+/** Writes a slot's trusted index with the index's mtime too (see TrustedIndex: the claim reads both back), marked as the pool's own. */
+async function writeTrustedIndex(file: string, index: TrustedIndex): Promise<void> {
+  const handle = await open(file, 'w', 0o600);
+  try {
+    await handle.writeFile(index.bytes);
+    await handle.utimes(index.mtimeS, index.mtimeS);
+    // Marked through the same open file: what is recorded is this write, not whatever is at the path by then.
+    recordOwnIndex(file, await handle.stat());
+  } finally {
+    await handle.close();
+  }
 }
 
 type Claim = { state: 'busy' } | { state: 'discarded'; reason: string } | { state: 'claimed'; index: TrustedIndex };

@@ -17,6 +17,7 @@ import {
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dropTouchedSlots, markPool } from '../../src/core/pool-guard.js';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/worktree-pool.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -383,12 +384,38 @@ describe('worktree pool: a worktree that cannot be proven clean is discarded', (
     expect(next.taken.discarded[0]!.reason).toMatch(/process \d+ is inside it/);
   });
 
-  it('a slot without its trusted index (the agent cannot reach it, but it may be lost) is not reused', async () => {
+  it('a slot without its trusted index (lost, or deleted by the pool guard) is not reused', async () => {
     const { root, base } = repo();
     await use(root, base, () => undefined);
     rmSync(path.join(root, '.elenchos', 'pool', '0.index'));
     const next = await nextRun(root, base);
     expect(next.taken.discarded[0]!.reason).toMatch(/no trusted index/);
     expect(leakedWorktrees(root).length).toBe(1); // only the one just taken
+  });
+});
+
+describe("the pool guard and the pool's own writes", () => {
+  it('a slot another task of this process returned while one ran is not taken for tampering (verify --workers N)', async () => {
+    const { root, base } = repo();
+    await use(root, base, () => undefined);
+    // Task A marks the pool, then task B (same process) takes slot 0 and returns it: a new index file.
+    const marks = await markPool(root);
+    await use(root, base, () => undefined);
+    expect(existsSync(path.join(root, '.elenchos', 'pool', '0.index'))).toBe(true);
+    expect(await dropTouchedSlots(root, marks)).toEqual([]);
+    expect((await nextRun(root, base)).taken.reusedFrom).not.toBeNull();
+  });
+
+  it('an index rewritten after the pool wrote it is still dropped, even with its bytes and mtime put back', async () => {
+    const { root, base } = repo();
+    const marks = await markPool(root);
+    await use(root, base, () => undefined);
+    const file = path.join(root, '.elenchos', 'pool', '0.index');
+    const { mtime } = statSync(file);
+    writeFileSync(file, readFileSync(file));
+    utimesSync(file, mtime, mtime);
+    expect(await dropTouchedSlots(root, marks)).toEqual([path.join('.elenchos', 'pool', '0')]);
+    expect(existsSync(file)).toBe(false);
+    expect((await nextRun(root, base)).taken.reusedFrom).toBeNull();
   });
 });
