@@ -184,9 +184,15 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
     // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
-    const setupProblem = await runSetup(ctx, firstDir, workspace, (save) => {
-      teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
-    });
+    const setupProblem = await runSetup(
+      ctx,
+      firstDir,
+      workspace,
+      (save) => {
+        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
+      },
+      inPlace ? undefined : pre.head,
+    );
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {
@@ -195,6 +201,8 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
       ctx.gitState = await captureGitState(workspace, options.env);
       if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
       ctx.poolMarks = await markPool(root);
+      ctx.hiddenBaselineFresh = true;
+      await pauseForTest('baseline', options.env);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {
