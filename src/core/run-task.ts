@@ -8,7 +8,7 @@ import { newRunId } from '../evidence/run-id.js';
 import { Redactor } from '../evidence/redact.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { captureGitState } from '../git/git-state.js';
-import { readWorktreeIndex } from '../git/worktree-reset.js';
+import { readWorktreeIndex, worktreeGitDirs } from '../git/worktree-reset.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
@@ -198,7 +198,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     } else {
       ctx.toolchain = await verifierToolchain(ctx);
       ctx.hiddenBaseline = await hiddenFiles(workspace);
-      ctx.gitState = await captureGitState(workspace, options.env);
+      ctx.gitState = await captureGitState(workspace, options.env, inPlace ? undefined : await worktreeGitDirs(root, workspace));
       if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
       ctx.poolMarks = await markPool(root);
       ctx.hiddenBaselineFresh = true;

@@ -8,6 +8,8 @@ import { readCacheManifest, saveCacheEntry } from '../../src/core/setup-cache-st
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
 import { commonGitDir } from '../../src/git/git.js';
 import { trackedInCommit, trackedUnder } from '../../src/git/tracked-paths.js';
+import { captureGitState } from '../../src/git/git-state.js';
+import { worktreeGitDirs } from '../../src/git/worktree-reset.js';
 import { ensureExcluded } from '../../src/git/worktree.js';
 import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
 import { sha256 } from '../../src/util/sha256.js';
@@ -191,5 +193,24 @@ describe("the setup cache's tracked-path check, read from the commit once per pr
     const head = gitSync(repo, 'rev-parse', 'HEAD').trim();
     for (const paths of [['vendor'], ['node_modules'], ['vendor/deep', 'vendorx'], ['vendor*']])
       expect(await trackedInCommit(repo, head, paths)).toEqual(await trackedUnder(repo, paths));
+  });
+});
+
+describe("a task's git folders, read from the worktree's link instead of asked of git", () => {
+  it("are git's own answer for a worktree of ours, and nothing for a link that does not point back", async () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    const linked = path.join(tempDir('elenchos-linked-'), 'wt');
+    gitSync(repo, 'worktree', 'add', '-q', '--detach', linked);
+    const [common, own] = gitSync(linked, 'rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir').trim().split('\n');
+    expect(await worktreeGitDirs(repo, linked)).toEqual({ commonDir: common, gitDir: own });
+    // A worktree whose .git an agent repointed at another repository's admin folder proves nothing: git is asked.
+    const other = tempRepo({ 'b.txt': 'b\n' });
+    const elsewhere = path.join(tempDir('elenchos-linked-'), 'wt');
+    gitSync(other, 'worktree', 'add', '-q', '--detach', elsewhere);
+    writeFileSync(path.join(linked, '.git'), readFileSync(path.join(elsewhere, '.git')));
+    expect(await worktreeGitDirs(repo, linked)).toBeUndefined();
+    // So the settings read are the ones git would obey there (the other repository's config).
+    const state = await captureGitState(linked, { HOME: tempDir('elenchos-home-') }, await worktreeGitDirs(repo, linked));
+    expect(state.commonDir).toBe(path.join(other, '.git'));
   });
 });
