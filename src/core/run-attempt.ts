@@ -109,11 +109,16 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const tampered = await checkContract(ctx);
     if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`);
 
-    const blind = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
+    // A verify's first attempt comes straight after the baselines were read (setup is over, no app or
+    // verifier has started): only where the worktree points is asked here. The hidden files and the
+    // index are compared with those baselines after the verifier, which finds anything hidden or forged
+    // since, this moment included (test/e2e/warm-verify-shortcuts.test.ts).
+    const fresh = input.kind === 'verify' && input.number === 1 && ctx.hiddenBaselineFresh === true;
+    const blind = await worktreeIntegrity(ctx.workspace, ctx.root, fresh ? 'fresh' : ctx.hiddenBaseline);
     if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`);
     const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
     record.snapshots.before = before;
-    const forged = await indexHides(ctx, before);
+    const forged = fresh ? null : await indexHides(ctx, before);
     if (forged) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${forged}`);
     if (input.kind === 'agent' && input.previousSnapshot && sameSnapshot(before, input.previousSnapshot)) {
       record.summary = 'the repair left the implementation unchanged';

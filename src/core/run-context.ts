@@ -28,6 +28,8 @@ export interface RunContext {
   locked: LockedFile[];
   /** Files hidden from `git status` before the agent ran (a sparse checkout's own); only new ones count. */
   hiddenBaseline: Set<string>;
+  /** The hidden files and the index (indexBefore) were read after setup, right before the first attempt, nothing started since. */
+  hiddenBaselineFresh?: boolean;
   /** Git's own settings (common config, info/, hooks, replace refs, global config) before the agent ran. */
   gitState?: GitState;
   /** The worktree's index before the agent ran: what a rewritten index entry is checked against. */

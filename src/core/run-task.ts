@@ -8,7 +8,7 @@ import { newRunId } from '../evidence/run-id.js';
 import { Redactor } from '../evidence/redact.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
 import { captureGitState } from '../git/git-state.js';
-import { readWorktreeIndex } from '../git/worktree-reset.js';
+import { readWorktreeIndex, worktreeGitDirs } from '../git/worktree-reset.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
@@ -184,17 +184,25 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
     // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
-    const setupProblem = await runSetup(ctx, firstDir, workspace, (save) => {
-      teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
-    });
+    const setupProblem = await runSetup(
+      ctx,
+      firstDir,
+      workspace,
+      (save) => {
+        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
+      },
+      inPlace ? undefined : pre.head,
+    );
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {
       ctx.toolchain = await verifierToolchain(ctx);
       ctx.hiddenBaseline = await hiddenFiles(workspace);
-      ctx.gitState = await captureGitState(workspace, options.env);
+      ctx.gitState = await captureGitState(workspace, options.env, inPlace ? undefined : await worktreeGitDirs(root, workspace));
       if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
       ctx.poolMarks = await markPool(root);
+      ctx.hiddenBaselineFresh = true;
+      await pauseForTest('baseline', options.env);
       terminal = await attemptLoop(ctx, attempts, draft);
     }
   } catch (error) {

@@ -4,7 +4,7 @@ import { lstat, mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { InterruptedError, describeError } from '../errors.js';
-import { trackedUnder } from '../git/tracked-paths.js';
+import { trackedInCommit, trackedUnder } from '../git/tracked-paths.js';
 import { tryExclusiveLock, type ExclusiveLock } from '../process/exclusive-lock.js';
 import { compareTree } from '../util/tree-manifest.js';
 import { computeCacheKey, type SetupCacheSpec } from './setup-cache-key.js';
@@ -51,6 +51,8 @@ export interface CachedSetupOptions {
   signal: AbortSignal;
   /** How long to wait for another run doing the same key's setup before doing it too. */
   waitMs: number;
+  /** The commit `workspace` was just checked out or reset to, its index untouched since: tracked paths are read from it. */
+  commit?: string;
   /** Test seam: awaited after the snapshot, before the background copy reads any file. */
   beforeCopy?: (signal: AbortSignal) => Promise<void>;
   /** Test seam for saveFromSnapshot (a write racing the copy of one file). */
@@ -97,7 +99,7 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   if (unsafe) return off(`setup cache off: ${unsafe} cannot be a cache path (.git, .elenchos, or inside another cache path)`);
   const linked = await symlinkedParent(workspace, spec.paths);
   if (linked) return off(`setup cache off: ${linked} is a symlink (a cache path under it would be read and written elsewhere)`);
-  const tracked = await trackedUnder(workspace, spec.paths);
+  const tracked = options.commit ? await trackedInCommit(workspace, options.commit, spec.paths) : await trackedUnder(workspace, spec.paths);
   if (tracked.length > 0) return off(`setup cache off: ${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`);
   const computed = await computeCacheKey(workspace, spec);
   if (!computed.ok) {

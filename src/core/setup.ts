@@ -28,6 +28,8 @@ export interface PrepareWorktreeOptions {
    * run in yet (fresh, or reset by the pool): what its setup saves is what every later run restores.
    */
   cacheDir?: string;
+  /** The commit `workspace` was just checked out or reset to (its index untouched): the cache reads tracked paths from it. */
+  commit?: string;
   /** Told once the cache decided (hit, or setup.command about to run), and again after a save. */
   onCache?: (report: SetupCacheReport) => void;
 }
@@ -75,6 +77,7 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
           signal: options.signal,
           // Another run doing this key's setup finishes (or times out) within the setup timeout.
           waitMs: (setup.timeoutSeconds + 10) * 1000,
+          ...(options.commit ? { commit: options.commit } : {}),
           beforeCopy: (signal) => pauseForTest('cache-copy', options.env, signal),
         })
       : null;
@@ -154,6 +157,8 @@ export async function runSetup(
   dir: string,
   workspace: string = ctx.workspace,
   onSave?: (save: BackgroundSave) => void,
+  /** The commit `workspace` was just checked out or reset to (see PrepareWorktreeOptions.commit). */
+  commit?: string,
 ): Promise<string | null> {
   const { command, cache } = ctx.config.setup;
   const say = (message: string) => ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'setup', message });
@@ -167,7 +172,7 @@ export async function runSetup(
     logFile: path.join(dir, 'setup.log'),
     onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
     // Never in the checkout itself (verify --in-place): the cache would replace the user's node_modules.
-    ...(workspace === ctx.root ? {} : { cacheDir: setupCacheDir(ctx.root) }),
+    ...(workspace === ctx.root ? {} : { cacheDir: setupCacheDir(ctx.root), ...(commit ? { commit } : {}) }),
     onCache: (report) => {
       for (const warning of report.warnings) say(`warning: ${warning}`);
       say(`setup cache ${report.status}: ${report.message}`);

@@ -5,7 +5,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The points a test can pause at, in the order a run reaches them. */
-export const PAUSE_POINTS = ['setup', 'cache-copy', 'app', 'teardown', 'sealing'] as const;
+export const PAUSE_POINTS = ['setup', 'cache-copy', 'baseline', 'app', 'teardown', 'sealing'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /**

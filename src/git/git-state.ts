@@ -43,9 +43,13 @@ const ADMIN = ['config.worktree', 'info'];
 const MAX_FILE = 4 * 1024 * 1024; // a hook or a config larger than this is hashed, not kept
 
 /** The git folders of `workspace` (common and, for a linked worktree, its admin folder) and the user's global config. */
-async function stateRoots(workspace: string, env: NodeJS.ProcessEnv): Promise<{ roots: string[]; commonDir: string }> {
-  const out = await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir'], { cwd: workspace });
-  const [common = '', own = ''] = out.split('\n').map((line) => line.trim());
+async function stateRoots(
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  known?: { commonDir: string; gitDir: string },
+): Promise<{ roots: string[]; commonDir: string }> {
+  const out = known ? null : await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir'], { cwd: workspace });
+  const [common = '', own = ''] = out ? out.split('\n').map((line) => line.trim()) : [known!.commonDir, known!.gitDir];
   const roots = COMMON.map((p) => path.join(common, p));
   if (path.resolve(own) !== path.resolve(common)) roots.push(...ADMIN.map((p) => path.join(own, p)));
   const home = env.HOME ?? os.homedir();
@@ -88,8 +92,13 @@ async function walk(root: string, into: Map<string, Entry>): Promise<void> {
 }
 
 /** Reads git's settings for `workspace` as they are now (before the agent's turn). */
-export async function captureGitState(workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<GitState> {
-  const { roots, commonDir } = await stateRoots(workspace, env);
+export async function captureGitState(
+  workspace: string,
+  env: NodeJS.ProcessEnv = process.env,
+  /** The worktree's git folders when the caller has proven them already (worktreeGitDirs): git is not asked. */
+  known?: { commonDir: string; gitDir: string },
+): Promise<GitState> {
+  const { roots, commonDir } = await stateRoots(workspace, env, known);
   const entries = new Map<string, Entry>();
   for (const root of roots) await walk(root, entries);
   return { entries, roots, commonDir };

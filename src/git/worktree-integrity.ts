@@ -21,9 +21,15 @@ async function commonDir(cwd: string): Promise<string> {
 
 /**
  * Ways the worktree at `workspace` no longer reports honestly to git; empty when it does. Files
- * hidden from the start (a sparse checkout) are in `baseline` and do not count.
+ * hidden from the start (a sparse checkout) are in `baseline` and do not count. `baseline: 'fresh'`:
+ * the caller listed the hidden files as its baseline just before, with nothing of anyone's run
+ * between (a verify's first attempt): there is nothing new to find, and `ls-files -v` is not asked again.
  */
-export async function worktreeIntegrity(workspace: string, root: string, baseline: ReadonlySet<string> = new Set()): Promise<string[]> {
+export async function worktreeIntegrity(
+  workspace: string,
+  root: string,
+  baseline: ReadonlySet<string> | 'fresh' = new Set(),
+): Promise<string[]> {
   const problems: string[] = [];
   try {
     // Both answers from one git start: they print one per line, in the order asked.
@@ -39,6 +45,7 @@ export async function worktreeIntegrity(workspace: string, root: string, baselin
   } catch (error) {
     return [`git no longer recognises the worktree (${error instanceof Error ? error.message : String(error)})`];
   }
+  if (baseline === 'fresh') return problems;
   const hidden = [...(await hiddenFiles(workspace))].filter((file) => !baseline.has(file));
   if (hidden.length > 0) {
     const shown = hidden.slice(0, 5).join(', ') + (hidden.length > 5 ? ` and ${hidden.length - 5} more` : '');

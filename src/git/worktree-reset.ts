@@ -128,6 +128,18 @@ async function readIndex(admin: string): Promise<TrustedIndex> {
   return { bytes, mtimeS: Math.floor(before.mtimeMs / 1000) };
 }
 
+/**
+ * A worktree of `root`'s own (fresh or taken from the pool): its common git folder (asked once per
+ * process) and its admin folder, read from its `.git` link and proven to link back, as the take proves
+ * it; what `git rev-parse --git-common-dir --git-dir` would answer there, without a git start.
+ * Undefined when that proof fails.
+ */
+export async function worktreeGitDirs(root: string, dir: string): Promise<{ commonDir: string; gitDir: string } | undefined> {
+  const admin = await adminDir(root, dir).catch(() => null);
+  if (typeof admin !== 'string') return undefined; // not provable here (a path through a symlink): git is asked instead
+  return { commonDir: await commonGitDir(root), gitDir: admin };
+}
+
 /** The admin folder `dir/.git` names, if and only if it is one of `root`'s and names `dir` back. */
 async function adminDir(root: string, dir: string): Promise<string | { ok: false; reason: string }> {
   const dotGit = await readFile(path.join(dir, '.git'), 'utf8').catch(() => null);

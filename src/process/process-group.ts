@@ -29,10 +29,26 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 /** True while any process of the group is alive (zombies waiting for a reaper do not count). */
 export function groupAlive(pid: number): boolean {
   if (!signalGroup(pid, 0 as unknown as NodeJS.Signals)) return false;
+  // The leader itself, still running in its group, answers without listing every process (stopping a
+  // group polls this every 25 ms). Its pid cannot name another process meanwhile: the kernel never
+  // hands out a pid still in use as a process group's id, and kill(-pid, 0) just found that group.
+  if (liveMemberOf(pid, pid)) return true;
   // A member reparented to init stays a zombie until init reaps it, which some containers' init never
   // does promptly; kill(-pgid, 0) still finds it. On Linux, ask /proc whether a live member remains.
   const members = groupMembers(pid);
   return members === null || members.some((m) => m.state !== 'Z' && m.state !== 'X');
+}
+
+/** Whether process `pid` is alive (not a zombie) in process group `pgid`, as /proc says; false when it cannot tell. */
+function liveMemberOf(pid: number, pgid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X';
 }
 
 /** Processes of process group `pgid` with their state letter, or null where /proc cannot tell. */

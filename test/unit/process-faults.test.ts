@@ -7,7 +7,7 @@ import { liveRunProcesses, readChildLog, stopProcesses } from '../../src/core/ru
 import { NdjsonWriter } from '../../src/util/ndjson-writer.js';
 import { listProcStats, parseProcStat, processAliveSince, readProcStat, type ProcStat } from '../../src/process/proc-stat.js';
 import { isDiskFull, withRunScope } from '../../src/process/run-scope.js';
-import { groupMembers } from '../../src/process/process-group.js';
+import { groupAlive, groupMembers } from '../../src/process/process-group.js';
 import { runProcess, startProcess } from '../../src/process/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -151,5 +151,26 @@ describe('the processes a run recorded', () => {
   it('parses a command name holding spaces and parentheses', () => {
     const line = '42 (a b) c) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 777 1000 10';
     expect(parseProcStat(42, line)).toMatchObject({ state: 'S', ppid: 1, pgid: 42, startTime: '777' });
+  });
+});
+
+describe('groupAlive asks the leader first', () => {
+  it('is true while the leader runs, true while only a member outlives the leader, false once all are gone', async () => {
+    // The leader starts a member in its own group, prints the member's pid, then waits for a line on stdin.
+    const leader = spawn('/bin/sh', ['-c', 'sleep 300 & echo $!; read line'], { detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const memberPid = Number(await new Promise<string>((resolve) => leader.stdout!.once('data', (d) => resolve(String(d).trim()))));
+    try {
+      expect(groupAlive(leader.pid!)).toBe(true);
+      // The leader exits (and is reaped by us); the member still runs in its group: the scan must find it.
+      const exited = new Promise((resolve) => leader.once('exit', resolve));
+      leader.stdin!.end('go\n');
+      await exited;
+      expect(live(leader.pid!).map((m) => m.pid)).toEqual([memberPid]);
+      expect(groupAlive(leader.pid!)).toBe(true);
+    } finally {
+      process.kill(memberPid, 'SIGKILL');
+    }
+    for (let i = 0; i < 500 && groupAlive(leader.pid!); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(groupAlive(leader.pid!)).toBe(false);
   });
 });

@@ -5,12 +5,15 @@ import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCacheManifest, saveCacheEntry } from '../../src/core/setup-cache-store.js';
-import { verifyCachedPaths } from '../../src/core/setup-cache.js';
+import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
 import { commonGitDir } from '../../src/git/git.js';
+import { trackedInCommit, trackedUnder } from '../../src/git/tracked-paths.js';
+import { captureGitState } from '../../src/git/git-state.js';
+import { worktreeGitDirs } from '../../src/git/worktree-reset.js';
 import { ensureExcluded } from '../../src/git/worktree.js';
 import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
 import { sha256 } from '../../src/util/sha256.js';
-import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const started: ChildProcess[] = [];
 afterEach(() => {
@@ -155,5 +158,59 @@ describe('the common git folder, asked once per process', () => {
       encoding: 'utf8',
     });
     expect(readFileSync(gitSays.trim(), 'utf8')).toContain('extra/\n');
+  });
+});
+
+describe("the setup cache's tracked-path check, read from the commit once per process", () => {
+  const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
+  const lookup = (workspace: string, commit: string) =>
+    beginCachedSetup({ cacheDir: tempDir('elenchos-cache-'), workspace, spec, signal: new AbortController().signal, waitMs: 1000, commit });
+
+  it('still turns the cache off for a commit that tracks a file under a cache path, after a clean commit was asked', async () => {
+    const repo = tempRepo({ 'package-lock.json': '{}\n', '.gitignore': 'node_modules\n' });
+    const clean = gitSync(repo, 'rev-parse', 'HEAD').trim();
+    expect(await trackedInCommit(repo, clean, ['node_modules'])).toEqual([]);
+    // The agent's commit forces a file under node_modules into the history: the next task's base.
+    writeFiles(repo, { 'node_modules/x/index.js': 'module.exports = "planted";\n' });
+    gitSync(repo, 'add', '-f', 'node_modules/x/index.js');
+    gitSync(repo, 'commit', '-qm', 'track node_modules');
+    const planted = gitSync(repo, 'rev-parse', 'HEAD').trim();
+    const worktree = path.join(tempDir('elenchos-wt-'), 'wt');
+    gitSync(repo, 'worktree', 'add', '-q', '--detach', worktree, planted);
+    const off = await lookup(worktree, planted);
+    expect(off.kind).toBe('run');
+    expect(off.report).toMatchObject({ status: 'off' });
+    expect(off.report.warnings.join('\n')).toContain('node_modules/x/index.js is tracked by git');
+    // The committed file is never removed or replaced by a cached copy.
+    expect(readFileSync(path.join(worktree, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = "planted";\n');
+    // Asked of the commit, not of whatever stands at a path: the clean commit's answer is still its own.
+    expect(await trackedInCommit(worktree, clean, ['node_modules'])).toEqual([]);
+    expect(await trackedInCommit(worktree, planted, ['node_modules'])).toEqual(['node_modules/x/index.js']);
+  });
+
+  it('gives what `git ls-files --cached` gives in a worktree just checked out at the commit', async () => {
+    const repo = tempRepo({ 'vendor/a.js': 'a\n', 'vendor/deep/b.js': 'b\n', 'vendorx/c.js': 'c\n', 'node_modules.md': 'n\n' });
+    const head = gitSync(repo, 'rev-parse', 'HEAD').trim();
+    for (const paths of [['vendor'], ['node_modules'], ['vendor/deep', 'vendorx'], ['vendor*']])
+      expect(await trackedInCommit(repo, head, paths)).toEqual(await trackedUnder(repo, paths));
+  });
+});
+
+describe("a task's git folders, read from the worktree's link instead of asked of git", () => {
+  it("are git's own answer for a worktree of ours, and nothing for a link that does not point back", async () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    const linked = path.join(tempDir('elenchos-linked-'), 'wt');
+    gitSync(repo, 'worktree', 'add', '-q', '--detach', linked);
+    const [common, own] = gitSync(linked, 'rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir').trim().split('\n');
+    expect(await worktreeGitDirs(repo, linked)).toEqual({ commonDir: common, gitDir: own });
+    // A worktree whose .git an agent repointed at another repository's admin folder proves nothing: git is asked.
+    const other = tempRepo({ 'b.txt': 'b\n' });
+    const elsewhere = path.join(tempDir('elenchos-linked-'), 'wt');
+    gitSync(other, 'worktree', 'add', '-q', '--detach', elsewhere);
+    writeFileSync(path.join(linked, '.git'), readFileSync(path.join(elsewhere, '.git')));
+    expect(await worktreeGitDirs(repo, linked)).toBeUndefined();
+    // So the settings read are the ones git would obey there (the other repository's config).
+    const state = await captureGitState(linked, { HOME: tempDir('elenchos-home-') }, await worktreeGitDirs(repo, linked));
+    expect(state.commonDir).toBe(path.join(other, '.git'));
   });
 });
