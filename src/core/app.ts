@@ -2,7 +2,7 @@
 import { describeError } from '../errors.js';
 import { startProcess, type RunningProcess, type SpawnResult } from '../process/spawn.js';
 import { probeUrl } from '../process/url-probe.js';
-import { prepareReadiness, waitUntilReady } from '../process/wait-ready.js';
+import { waitUntilReady } from '../process/wait-ready.js';
 import { lastLines } from '../util/text.js';
 
 export interface StartAppOptions {
@@ -41,7 +41,6 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
       message: `${options.url} already answers (HTTP ${before.status}) before the app was started: something else is serving it; stop it or set app.port to 0`,
     };
   }
-  await prepareReadiness();
   const started = Date.now();
   const app = startProcess('/bin/sh', ['-c', options.command], {
     cwd: options.cwd,

@@ -12,7 +12,6 @@ import { readWorktreeIndex, worktreeGitDirs } from '../git/worktree-reset.js';
 import { hiddenFiles } from '../git/worktree-integrity.js';
 import { saveWorkspace } from '../git/workspace-archive.js';
 import type { WorkspaceSnapshot } from '../git/snapshot.js';
-import { preloadReadiness } from '../process/wait-ready.js';
 import { isDiskFull, recordChild, withRunScope } from '../process/run-scope.js';
 import { lockContract } from './contract-lock.js';
 import { decideNext } from './decide.js';
@@ -163,12 +162,8 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
         });
         await removeWorktree(root, workspace);
       });
-      // wait-on takes ~0.3 s of CPU to load, on this thread: let it compile while git works on the worktree.
-      const preload = config.app.command ? preloadReadiness : undefined;
       if (pool) {
-        const taking = takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
-        preload?.();
-        taken = await taking;
+        taken = await takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
         reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: describeTake(root, workspace, pre.head, taken) });
       } else {
         reporter.onEvent({
@@ -177,9 +172,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
           phase: 'worktree',
           message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
         });
-        await addWorktree(root, workspace, pre.head, { onSpawn: preload });
+        await addWorktree(root, workspace, pre.head);
       }
-    } else if (config.app.command) preloadReadiness();
+    }
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
