@@ -13,8 +13,6 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** An index file of ours to read instead of the worktree's (`GIT_INDEX_FILE`, which the environment never sets). */
   indexFile?: string;
-  /** Called once git has been started (each try): work on this thread then overlaps git's. */
-  onSpawn?: () => void;
 }
 
 // Variables that point git at another repository (GIT_DIR in a hook's environment) or make it run a
@@ -80,8 +78,6 @@ export async function git(args: readonly string[], options: GitOptions): Promise
         return error ?? new Error(`exit code ${result.exitCode}`);
       },
     });
-    const onSpawn = options.onSpawn;
-    if (onSpawn) client.outputHandler(() => onSpawn());
     return await client.env(env).raw([...args]);
   } catch (error) {
     throw gitFailure(args, options.cwd, stderr, error);

@@ -3,14 +3,11 @@ import { appendFile, chmod, mkdir, readFile, readdir, rm } from 'node:fs/promise
 import path from 'node:path';
 import { commonGitDir, git, gitBytes, splitNul } from './git.js';
 
-/** Creates a detached worktree of `ref` at `dir` (parents created), leaving every branch alone; `onSpawn`
- * runs once git is busy checking the files out. */
-export async function addWorktree(root: string, dir: string, ref = 'HEAD', options: { onSpawn?: () => void } = {}): Promise<void> {
+/** Creates a detached worktree of `ref` at `dir` (parents created), leaving every branch alone. */
+export async function addWorktree(root: string, dir: string, ref = 'HEAD'): Promise<void> {
   const target = path.resolve(root, dir);
   await mkdir(path.dirname(target), { recursive: true });
-  await serialized(root, () =>
-    retryBusy(() => git(['worktree', 'add', '--quiet', '--detach', target, ref], { cwd: root, onSpawn: options.onSpawn })),
-  );
+  await serialized(root, () => retryBusy(() => git(['worktree', 'add', '--quiet', '--detach', target, ref], { cwd: root })));
 }
 
 /** Removes the worktree at `dir`, even when dirty or half-gone; never throws when it is already gone. */

@@ -1,5 +1,6 @@
 // Readiness of the app under test: its port accepts and its URL answers an HTTP GET below 500. The
 // first seconds are plain GETs (url-probe.ts); a slower app is then waited for by wait-on.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { probeUrl } from './url-probe.js';
 
 /** wait-on offers no cancel: it polls in slices this long, so that a finished race stops it soon. */
@@ -46,7 +47,7 @@ export async function waitUntilReady(url: string, options: WaitReadyOptions): Pr
   while (!options.signal.aborted && Date.now() < plainUntil) {
     const probe = await probeUrl(url, Math.max(1, Math.min(1000, options.deadline - Date.now())));
     if (probe.answered && probe.status < 500) return true;
-    await delay(interval, options.signal);
+    await sleep(interval, undefined, { signal: options.signal }).catch(() => undefined); // an abort ends the loop
   }
   if (options.signal.aborted || Date.now() >= options.deadline) return false;
   // wait-on's load is our own start-up, not the app's: it does not count against the deadline.
@@ -78,18 +79,6 @@ export async function waitUntilReady(url: string, options: WaitReadyOptions): Pr
     }
   }
   return false;
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** `tcp:host:port` and `http-get://…` (wait-on's `http:` would send HEAD, which some dev servers refuse). */

@@ -19,16 +19,6 @@ describe('worktrees', () => {
     expect(gitSync(root, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
   });
 
-  it('calls onSpawn once, while git is still checking the files out (run-task loads wait-on then)', async () => {
-    const root = tempRepo({ 'a.txt': 'a\n' });
-    const dir = path.join(root, '.elenchos', 'w');
-    const seen: boolean[] = [];
-    let finished = false;
-    await addWorktree(root, dir, 'HEAD', { onSpawn: () => seen.push(finished) }).then(() => (finished = true));
-    expect(seen).toEqual([false]);
-    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('a\n');
-  });
-
   it('checks out the given ref', async () => {
     const root = tempRepo({ 'a.txt': 'one\n' });
     const first = gitSync(root, 'rev-parse', 'HEAD').trim();
