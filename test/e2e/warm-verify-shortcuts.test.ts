@@ -11,6 +11,20 @@ import { gitSync, tempDir } from '../helpers/temp.js';
 
 const PASSING_PAGE = '<h1>Tasks</h1>\n<form>New task</form>\n<ul><li>Buy milk</li></ul>\n';
 
+/** Starts `verify` held at the 'baseline' pause point; `resume` lets it go on. */
+async function verifyHeldAtBaseline(project: ReturnType<typeof makeProject>) {
+  const pause = tempDir('elenchos-pause-');
+  const cli = startCli(['verify', 'tasks/add-task.json', '--json'], project.root, {
+    ...project.env,
+    ELENCHOS_TEST_PAUSE_AT: 'baseline',
+    ELENCHOS_TEST_PAUSE_DIR: pause,
+  });
+  await waitForFile(path.join(pause, 'baseline.reached'));
+  const workspaces = path.join(project.root, '.elenchos/workspaces');
+  const [runId] = readdirSync(workspaces);
+  return { cli, workspace: path.join(workspaces, runId!), resume: () => release(pause, 'baseline') };
+}
+
 describe("a verify's first attempt does not list hidden files again", () => {
   it(
     'a file hidden (skip-worktree) and rewritten right after the baseline is still caught: UNSTABLE_WORKSPACE',
@@ -19,19 +33,10 @@ describe("a verify's first attempt does not list hidden files again", () => {
       // The committed page fails the test; something still running as the user hides page.html from
       // git and writes the passing page exactly between the hidden-files baseline and the first attempt.
       const project = makeProject();
-      const pause = tempDir('elenchos-pause-');
-      const cli = startCli(['verify', 'tasks/add-task.json', '--json'], project.root, {
-        ...project.env,
-        ELENCHOS_TEST_PAUSE_AT: 'baseline',
-        ELENCHOS_TEST_PAUSE_DIR: pause,
-      });
-      await waitForFile(path.join(pause, 'baseline.reached'));
-      const workspaces = path.join(project.root, '.elenchos/workspaces');
-      const [runId] = readdirSync(workspaces);
-      const workspace = path.join(workspaces, runId!);
+      const { cli, workspace, resume } = await verifyHeldAtBaseline(project);
       gitSync(workspace, 'update-index', '--skip-worktree', 'page.html');
       writeFileSync(path.join(workspace, 'page.html'), PASSING_PAGE);
-      release(pause, 'baseline');
+      resume();
       const code = await cli.exited;
       const { record } = onlyRun(project.root);
       expect(record, JSON.stringify(cli.output())).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
@@ -44,17 +49,9 @@ describe("a verify's first attempt does not list hidden files again", () => {
 
   it('the same hide with no rewrite is named by the check after the verifier', { timeout: 120_000 }, async () => {
     const project = makeProject();
-    const pause = tempDir('elenchos-pause-');
-    const cli = startCli(['verify', 'tasks/add-task.json', '--json'], project.root, {
-      ...project.env,
-      ELENCHOS_TEST_PAUSE_AT: 'baseline',
-      ELENCHOS_TEST_PAUSE_DIR: pause,
-    });
-    await waitForFile(path.join(pause, 'baseline.reached'));
-    const workspaces = path.join(project.root, '.elenchos/workspaces');
-    const [runId] = readdirSync(workspaces);
-    gitSync(path.join(workspaces, runId!), 'update-index', '--assume-unchanged', 'page.html');
-    release(pause, 'baseline');
+    const { cli, workspace, resume } = await verifyHeldAtBaseline(project);
+    gitSync(workspace, 'update-index', '--assume-unchanged', 'page.html');
+    resume();
     await cli.exited;
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
@@ -68,25 +65,16 @@ describe("a verify's first attempt does not compare the index with the one read 
     { timeout: 120_000 },
     async () => {
       const project = makeProject();
-      const pause = tempDir('elenchos-pause-');
       const scratch = tempDir('elenchos-forge-');
       writeFileSync(path.join(scratch, 'forge.js'), FORGE_INDEX);
-      const cli = startCli(['verify', 'tasks/add-task.json', '--json'], project.root, {
-        ...project.env,
-        ELENCHOS_TEST_PAUSE_AT: 'baseline',
-        ELENCHOS_TEST_PAUSE_DIR: pause,
-      });
-      await waitForFile(path.join(pause, 'baseline.reached'));
-      const workspaces = path.join(project.root, '.elenchos/workspaces');
-      const [runId] = readdirSync(workspaces);
-      const workspace = path.join(workspaces, runId!);
+      const { cli, workspace, resume } = await verifyHeldAtBaseline(project);
       // The passing page, out of git's racy window, staged, then HEAD's blob written back into its entry.
       writeFileSync(path.join(workspace, 'page.html'), PASSING_PAGE);
       execFileSync('touch', ['-d', '2001-01-01', 'page.html'], { cwd: workspace });
       gitSync(workspace, 'add', 'page.html');
       execFileSync(process.execPath, [path.join(scratch, 'forge.js')], { cwd: workspace });
       expect(gitSync(workspace, 'status', '--porcelain')).toBe('');
-      release(pause, 'baseline');
+      resume();
       await cli.exited;
       const { record } = onlyRun(project.root);
       expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
