@@ -18,6 +18,7 @@ import { dropTouchedSlots, markPool } from './pool-guard.js';
 import { sweepAfterPass } from './sweep-step.js';
 import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
+import type { StartedVerification } from '../verifiers/types.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
 import { buildPrompt, type RepairEvidence } from './prompt.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
@@ -137,6 +138,34 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
     const url = ctx.config.app.url.replaceAll('{port}', String(port));
     const appCommand = ctx.config.app.command;
+    const verifierDir = path.join(input.dir, 'verifier');
+    const verifyContext = () =>
+      buildVerifyContext({
+        config: ctx.config,
+        resolved: ctx.resolved,
+        cwd: ctx.workspace,
+        url,
+        baseEnv: ctx.env,
+        evidenceDir: verifierDir,
+        signal: ctx.signal,
+        onProgress: (progress) =>
+          ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, verifier: ctx.resolved.verifierType, progress }),
+      });
+    // A verifier that can be held back (Playwright) starts now, inside the watched window, and gets ready
+    // (its runner loads and compiles the spec) while the app starts; it looks only once the app is ready
+    // and the contract was checked again. The contract's stamps are taken before it reads anything.
+    let early: { verifier: StartedVerification; stamps: Map<string, string> } | null = null;
+    if (appCommand && ctx.resolved.verifier.start) {
+      const stamps = await statContract(ctx.locked, ctx.workspace);
+      await mkdir(verifierDir, { recursive: true });
+      const starting = ctx.resolved.verifier.start(verifyContext());
+      if (starting) {
+        const started = await starting;
+        early = { verifier: started, stamps };
+        teardowns.add('stop the verifier started ahead of the app', () => started.abandon());
+        say('verifier', `${ctx.resolved.verifierType} getting ready while the app starts`);
+      }
+    }
     if (appCommand) {
       const command = appCommand.replaceAll('{port}', String(port));
       const launch: AppLauncher = (cwd, dir, p) => {
@@ -168,6 +197,8 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
           ...('exitCode' in start ? { exitCode: start.exitCode, logTail } : {}),
         };
         ctx.reporter.onEvent({ type: 'app-failed', attempt: input.number, message: start.message, logTail });
+        // No verdict comes from this attempt: the waiting verifier goes before the base commit is tried.
+        await early?.verifier.abandon();
         const blame = await blameAppFailure(ctx, { dir: input.dir, launch, failure: start.message });
         checkInterrupted();
         if (blame.probe) record.app.baseProbe = blame.probe;
@@ -195,22 +226,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (tamperedBefore.length > 0)
       return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
-    const stampsBefore = await statContract(ctx.locked, ctx.workspace);
-    const verifierDir = path.join(input.dir, 'verifier');
-    await mkdir(verifierDir, { recursive: true });
-    const verification = await ctx.resolved.verifier.verify(
-      buildVerifyContext({
-        config: ctx.config,
-        resolved: ctx.resolved,
-        cwd: ctx.workspace,
-        url,
-        baseEnv: ctx.env,
-        evidenceDir: verifierDir,
-        signal: ctx.signal,
-        onProgress: (progress) =>
-          ctx.reporter.onEvent({ type: 'verifier', attempt: input.number, verifier: ctx.resolved.verifierType, progress }),
-      }),
-    );
+    const stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
+    if (!early) await mkdir(verifierDir, { recursive: true });
+    const verification = early ? await early.verifier.run() : await ctx.resolved.verifier.verify(verifyContext());
     record.verifier = {
       status: verification.status,
       summary: verification.summary,

@@ -34,6 +34,11 @@ export interface SpawnOptions {
   maxOutputBytes?: number;
   /** Do not kill the group when the leader exits (a server we stop ourselves). */
   keepGroupOnExit?: boolean;
+  /**
+   * Started now, let go later: stdin stays open until `release()` writes `go` on it (the child waits
+   * for that line itself), and `timeoutMs` and `durationMs` count from the release, not the start.
+   */
+  gated?: boolean;
 }
 
 export interface SpawnResult {
@@ -55,6 +60,8 @@ export interface RunningProcess {
   done: Promise<SpawnResult>;
   /** Stops the whole group (SIGTERM, then SIGKILL after the grace period). */
   stop(): Promise<void>;
+  /** A gated child (`gated`): writes `go` on its stdin and closes it, and starts the timeout. Once only. */
+  release(): void;
 }
 
 /** How long pipes held open by a process outside the group may delay the result after the leader exits. */
@@ -62,8 +69,9 @@ const PIPE_RELEASE_MS = 2000;
 
 /** Starts `command args` in a new process group and wires timeout, abort and logging. */
 export function startProcess(command: string, args: readonly string[], options: SpawnOptions): RunningProcess {
-  const started = Date.now();
+  let started = Date.now();
   const graceMs = options.graceMs ?? 3000;
+  const gated = options.gated === true;
   const files = openOutputFiles(options, currentRunScope());
   const child = execa(command, args, {
     cwd: options.cwd,
@@ -71,12 +79,13 @@ export function startProcess(command: string, args: readonly string[], options: 
     extendEnv: false,
     // A group of its own, so that everything the child starts can be killed with it (process-group.ts).
     detached: true,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    ...(gated ? { stdin: 'pipe' as const } : options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     stdout: ['pipe', ...files.stdout],
     stderr: ['pipe', ...files.stderr],
     buffer: false,
     reject: false,
-    timeout: options.timeoutMs,
+    // A gated child's timeout starts at its release (below): execa's would count the wait at the gate.
+    timeout: gated ? undefined : options.timeoutMs,
     cancelSignal: options.signal,
     forceKillAfterDelay: graceMs,
   });
@@ -88,6 +97,24 @@ export function startProcess(command: string, args: readonly string[], options: 
     // execa's kill() (timeout, abort) reaches the leader alone; a server or browser it started must go too.
     stopping ??= terminateGroup(pid, graceMs);
     return stopping;
+  };
+
+  // A child that exits before its release (or never reads) makes the write fail: nothing to report.
+  child.stdin?.on('error', () => undefined);
+  let released = false;
+  let gateTimedOut = false;
+  let gateTimer: NodeJS.Timeout | undefined;
+  const release = (): void => {
+    if (!gated || released) return;
+    released = true;
+    started = Date.now();
+    child.stdin?.end('go\n');
+    if (options.timeoutMs !== undefined) {
+      gateTimer = setTimeout(() => {
+        gateTimedOut = true;
+        void stop();
+      }, options.timeoutMs);
+    }
   };
 
   const keep = options.keepBytes ?? 64 * 1024;
@@ -111,13 +138,14 @@ export function startProcess(command: string, args: readonly string[], options: 
   const lines = [forwardLines(child.stdout, options.onStdoutLine), forwardLines(child.stderr, options.onStderrLine)];
 
   let sweep: Promise<void> = Promise.resolve();
-  let release: NodeJS.Timeout | undefined;
+  let pipesRelease: NodeJS.Timeout | undefined;
   child.once('exit', () => {
+    clearTimeout(gateTimer);
     // Anything the leader left behind in its group goes with it, unless we manage the group ourselves.
     if (!options.keepGroupOnExit) sweep = stop();
     // A process that left the group (setsid) may hold our pipes open: execa would wait for it forever.
     void sweep.then(() => {
-      release = setTimeout(() => {
+      pipesRelease = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
       }, PIPE_RELEASE_MS);
@@ -129,11 +157,11 @@ export function startProcess(command: string, args: readonly string[], options: 
     const result = await child;
     await Promise.all([...lines, files.close()]);
     await sweep;
-    clearTimeout(release);
+    clearTimeout(pipesRelease);
     return {
       exitCode: result.exitCode ?? null,
       signal: (result.signal as NodeJS.Signals | undefined) ?? null,
-      timedOut: result.timedOut,
+      timedOut: result.timedOut || gateTimedOut,
       aborted: result.isCanceled,
       outputCapped,
       spawnError: pid === undefined ? ((result.cause ?? result) as NodeJS.ErrnoException) : null,
@@ -142,7 +170,7 @@ export function startProcess(command: string, args: readonly string[], options: 
       durationMs: Date.now() - started,
     };
   })();
-  return { pid, done, stop };
+  return { pid, done, stop, release };
 }
 
 /** Runs a command to completion (see startProcess). */

@@ -143,4 +143,19 @@ export interface VerifierAdapter {
    */
   outputPaths(root: string, testFileLabel: string): Promise<string[]>;
   verify(context: VerifyContext): Promise<VerificationResult>;
+  /**
+   * Starts the verifier while the app starts, held back before it looks at anything the app serves
+   * (Playwright: the runner loads and compiles, then waits before the first test). Only inside the
+   * watched verifier window: whatever it reads early is read while every write to the worktree counts.
+   * Null when this context cannot be held back (then `verify` runs once the app is ready).
+   */
+  start?(context: VerifyContext): Promise<StartedVerification> | null;
+}
+
+/** A verifier started ahead of the app (`start`): let go once the app is ready, or stopped unheard. */
+export interface StartedVerification {
+  /** The app is ready: the verifier looks now. Resolves to what `verify` would have. */
+  run(): Promise<VerificationResult>;
+  /** Stops it and everything it started, without a verdict (no-op once `run` was called). */
+  abandon(): Promise<void>;
 }

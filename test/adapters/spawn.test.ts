@@ -2,6 +2,7 @@
 // on timeout and abort, the output cap, a start failure, and pipes held by an escaped process.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { groupMembers } from '../../src/process/process-group.js';
 import { runProcess, startProcess } from '../../src/process/spawn.js';
@@ -45,6 +46,42 @@ describe('startProcess / runProcess', () => {
     expect(result).toMatchObject({ timedOut: true, exitCode: null });
     expect(live(child.pid!)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a gated child waits for its release: `go` on stdin, and the timeout counts from the release', async () => {
+    // The child reports it is waiting, then reads stdin; it can end only once released. Its timeout
+    // (300 ms) would have expired long before the release if it counted from the start.
+    let waiting!: () => void;
+    const atGate = new Promise<void>((resolve) => (waiting = resolve));
+    const child = startProcess('sh', ['-c', 'echo waiting; read line; echo "got $line"; sleep 60'], {
+      cwd: tempDir(),
+      env,
+      timeoutMs: 300,
+      graceMs: 300,
+      gated: true,
+      onStdoutLine: (line) => line === 'waiting' && waiting(),
+    });
+    await atGate;
+    // Twice its timeout at the gate, and still there (what is tested is that a clock did *not* fire).
+    const atGateSince = Date.now();
+    await sleep(600);
+    expect(live(child.pid!).length).toBeGreaterThan(0);
+    child.release();
+    const result = await child.done;
+    expect(result.stdoutTail).toBe('waiting\ngot go\n');
+    expect(result.timedOut).toBe(true);
+    expect(result.durationMs).toBeLessThan(Date.now() - atGateSince);
+    expect(live(child.pid!)).toEqual([]);
+  });
+
+  it('a gated child that is stopped before its release is gone with its group, and never read `go`', async () => {
+    const child = startProcess('sh', ['-c', 'sleep 60 & read line; echo "got $line"'], { cwd: tempDir(), env, gated: true, graceMs: 300 });
+    await child.stop();
+    const result = await child.done;
+    expect(result.stdoutTail).toBe('');
+    expect(result.timedOut).toBe(false);
+    expect(live(child.pid!)).toEqual([]);
+    child.release(); // after the end: nothing to write to, nothing thrown
   });
 
   it('on abort, escalates to SIGKILL when the leader ignores SIGTERM', async () => {

@@ -3,7 +3,7 @@
 import type { VerifierAdapter } from '../types.js';
 import { playwrightVersion } from './playwright-version.js';
 import { playwrightToolchain } from './toolchain.js';
-import { runPlaywright } from './run-playwright.js';
+import { runPlaywright, startPlaywrightEarly } from './run-playwright.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { listSpecTests } from './list-tests.js';
 import { printSpecTests } from './test-prints.js';
@@ -24,4 +24,6 @@ export const playwrightAdapter: VerifierAdapter = {
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: async () => [],
   verify: runPlaywright,
+  // Elenchos's own runner only: a `verifier.command` wrapper may not hand its stdin to Playwright.
+  start: (context) => (context.command ? null : startPlaywrightEarly(context)),
 };

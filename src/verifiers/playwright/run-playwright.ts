@@ -3,21 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runProcess } from '../../process/spawn.js';
+import { startProcess, type SpawnResult } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
-import type { VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
+import type { StartedVerification, VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
 import { keepAttachments } from './attachments.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { classifyPlaywright } from './classify.js';
-import { writePlaywrightConfig } from './generate-config.js';
-import { PROGRESS_MARK } from './progress-reporter.js';
+import { writePlaywrightConfig, type PlaywrightFiles } from './generate-config.js';
+import { PROGRESS_MARK, START_GATE_ENV } from './progress-reporter.js';
 import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readLastUrls } from './trace-url.js';
-import { leaseTransformCache } from './transform-cache.js';
+import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';
 import { nearestTsconfig } from './spec-imports.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
@@ -50,7 +50,18 @@ const INHERITED = [
 
 /** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
 export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
-  const started = Date.now();
+  return (await startPlaywright(ctx, false)).run();
+}
+
+/**
+ * The verifier's `start`: the runner starts now (while the app starts), loads the configs and compiles
+ * the spec, and waits before the first test until `run()` (progress-reporter.ts reads `go` on stdin).
+ */
+export function startPlaywrightEarly(ctx: VerifyContext): Promise<StartedVerification> {
+  return startPlaywright(ctx, true);
+}
+
+async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<StartedVerification> {
   const browserPath = resolveBrowserPath(ctx.browserPath, ctx.baseEnv);
   const marker = browserMarker(randomUUID());
   const files = await writePlaywrightConfig({
@@ -73,16 +84,48 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
   const argv = [...args, 'test', '--config', files.config, '--tsconfig', tsconfig, ...ctx.args, ...iterateArgs(ctx.iterate)];
   // Compiled only into a cache no agent could have written (transform-cache.ts), never the shared default.
   const cache = await leaseTransformCache();
-  const result = await runProcess(command, argv, {
+  const running = startProcess(command, argv, {
     cwd: ctx.cwd,
-    env: buildEnv(ctx, cache.cache),
+    env: buildEnv(ctx, cache.cache, gated),
     // A person stepping through in the Inspector takes as long as they take; Ctrl-C still stops it.
     timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
     stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
     stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
+    gated,
   });
+  let state: 'waiting' | 'running' | 'abandoned' = 'waiting';
+  return {
+    run: async () => {
+      if (state !== 'waiting') throw new Error(`the Playwright run was already ${state}`);
+      state = 'running';
+      running.release();
+      return finishPlaywright(ctx, { command, argv, files, marker, browserPath, cache }, await running.done);
+    },
+    abandon: async () => {
+      if (state !== 'waiting') return;
+      state = 'abandoned';
+      await running.stop();
+      await running.done;
+      await killMarkedProcesses(marker);
+      await cache.discard();
+    },
+  };
+}
+
+interface StartedRun {
+  command: string;
+  argv: string[];
+  files: PlaywrightFiles;
+  marker: string;
+  browserPath: string | undefined;
+  cache: TransformCacheLease;
+}
+
+/** After the runner ended: leftover browsers, the report and its classification. */
+async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: SpawnResult): Promise<VerificationResult> {
+  const { command, argv, files, marker, browserPath, cache } = run;
   const leftoverBrowsers = await killMarkedProcesses(marker);
   await cache.release();
   const configNotes = await readNotes(files.notes);
@@ -118,7 +161,7 @@ export async function runPlaywright(ctx: VerifyContext): Promise<VerificationRes
     findings: classified.findings,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
-    durationMs: Date.now() - started,
+    durationMs: result.durationMs,
     details: {
       command: [command, ...argv],
       browserPath: browserPath ?? null,
@@ -235,12 +278,14 @@ export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, st
   return { ...inherited, ...own, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
 }
 
-function buildEnv(ctx: VerifyContext, cacheDir: string): NodeJS.ProcessEnv {
+function buildEnv(ctx: VerifyContext, cacheDir: string, gated: boolean): NodeJS.ProcessEnv {
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
   return playwrightEnv(ctx.baseEnv, ctx.env, {
     ELENCHOS_BASE_URL: ctx.url,
     ELENCHOS_VARIABLES: JSON.stringify(variables),
     PWTEST_CACHE_DIR: cacheDir,
+    // Always set, so that a `verifier.env` cannot make the reporter wait for a signal no one sends.
+    [START_GATE_ENV]: gated ? 'stdin' : '',
   });
 }
 

@@ -20,6 +20,8 @@ export interface TransformCacheLease {
   cache: string;
   /** Seals the folder when the Playwright process (and all its children) has ended, for the next lease. */
   release(): Promise<void>;
+  /** Removes the folder instead (a Playwright process killed while it compiled may have left half a file). */
+  discard(): Promise<void>;
 }
 
 interface Idle {
@@ -57,6 +59,11 @@ export async function leaseTransformCache(): Promise<TransformCacheLease> {
       const sealed = await signature(leased);
       if (sealed === null) await drop(leased);
       else idle.push({ root: leased, signature: sealed });
+    },
+    discard: async () => {
+      if (released) return;
+      released = true;
+      await drop(leased);
     },
   };
 }

@@ -1,0 +1,106 @@
+// Playwright starts while the app starts (the runner loads and compiles, then waits before the first test
+// until Elenchos lets it go), in a real Chromium: the app here becomes ready only once the runner is waiting,
+// so a verify that started Playwright after the app could never finish. And the attack on it: an app that
+// shows the early runner a weaker spec and puts the real one back before it is ready.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { BIN } from '../helpers/cli.js';
+import { processesInside } from '../helpers/project.js';
+import { attackProject } from '../helpers/playwright-attack.js';
+
+const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
+
+// Listens only once the runner of this run has printed its "Running N tests" line (Playwright's list
+// reporter, in onBegin, just before Elenchos's gate: the spec is loaded and compiled, no test has started).
+// It finds the line in the verifier's stdout.log, which Elenchos writes as the runner prints: a marker, not
+// a clock. (That the runner then waits for its release is test/adapters/playwright-start-gate.test.ts.)
+const appWaitingForRunner = (before = '', whenRunnerWaits = '') => `const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const port = Number(process.argv[process.argv.indexOf('--port') + 1]);
+const page = readFileSync('page.html');
+const log = path.join(process.cwd(), '..', '..', 'runs', path.basename(process.cwd()), 'attempts', '01', 'verifier', 'stdout.log');
+${before}
+const giveUp = setTimeout(() => process.exit(3), 60000);
+const poll = setInterval(() => {
+  if (!existsSync(log) || !readFileSync(log, 'utf8').includes('Running ')) return;
+  clearInterval(poll);
+  clearTimeout(giveUp);
+  ${whenRunnerWaits}
+  http.createServer((req, res) => res.end(page)).listen(port, '127.0.0.1');
+}, 20);
+`;
+
+// The same titles and tags as the real spec, so the listing still agrees; neither test can fail.
+const WEAK_SPEC = `import { test } from '@playwright/test';
+
+test('lists the tasks @AC-001', async ({ page }) => {
+  await page.goto('/');
+});
+
+test('clears the list @AC-002', async ({ page }) => {
+  await page.goto('/');
+});
+`;
+
+let roots: string[] = [];
+afterEach(() => {
+  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
+  roots = [];
+});
+
+function verify(app: string) {
+  // The page lists the task but has no Clear button: the honest verdict is AC-001 PASS, AC-002 FAIL.
+  const root = attackProject('', { 'app.js': app });
+  roots.push(root);
+  const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const [run] = readdirSync(path.join(root, '.elenchos/runs'));
+  const dir = path.join(root, '.elenchos/runs', run!);
+  const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  return { root, dir, record, output: result.stdout + result.stderr };
+}
+
+describe.runIf(hasChromium)('Playwright started while the app starts, in a real browser', { timeout: 150_000 }, () => {
+  it('the runner loads and compiles the spec before the app is ready, and the tests run once it is', () => {
+    const { dir, record, output } = verify(appWaitingForRunner());
+    // Ready at all means the runner had loaded and compiled the spec before the app was up; the verdict on
+    // the page that lists the task (and lacks the button) means the tests ran once it listened.
+    expect(record.attempts[0].status, output).toBe('FAIL');
+    expect(Object.fromEntries(record.attempts[0].criteria.map((c: any) => [c.id, c.status]))).toEqual({
+      'AC-001': 'PASS',
+      'AC-002': 'FAIL',
+    });
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
+    expect(attempt.findings[0]).toMatchObject({ step: 2, kind: 'product_failure', reasonCode: 'locator_timeout' });
+    expect(output).toContain('playwright getting ready while the app starts');
+    // The verifier's time is counted from the release, not from the start of the runner.
+    expect(attempt.verifier.durationMs).toBeLessThan(attempt.durationMs);
+  });
+
+  it('an app that shows the waiting runner a weaker spec and puts the real one back is never VERIFIED', () => {
+    const swap = `const spec = path.join('tests', 'clear-list.spec.ts');
+const real = readFileSync(spec);
+writeFileSync(spec, ${JSON.stringify(WEAK_SPEC)});`;
+    const { record, output } = verify(appWaitingForRunner(swap, 'writeFileSync(spec, real);'));
+    expect(record.state, output).not.toBe('VERIFIED');
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(output).toContain('the contract was rewritten while the verifier read it: tests/clear-list.spec.ts');
+  });
+
+  it('an app that never gets ready: the waiting runner is stopped, and no browser ever starts', () => {
+    // (Elenchos then starts the app of the base commit to see whose fault it is: there is no runner log
+    // there, and it exits at once.)
+    const { dir, record, output } = verify(
+      appWaitingForRunner('if (!existsSync(log)) process.exit(5);', "process.stderr.write('giving up\\n'); process.exit(4);"),
+    );
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
+    expect(attempt.app, output).toMatchObject({ ok: false, exitCode: 4 });
+    expect(record.state).toBe('ERROR');
+    const stdout = readFileSync(path.join(dir, 'attempts/01/verifier/stdout.log'), 'utf8');
+    expect(stdout).toContain('Running 2 tests');
+    expect(stdout).not.toMatch(/✓|✘|passed|failed/);
+    expect(existsSync(path.join(dir, 'attempts/01/verifier/report.json'))).toBe(false);
+  });
+});
