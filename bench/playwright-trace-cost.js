@@ -62,12 +62,14 @@ document.getElementById('clear').onclick = () => { todos = todos.filter((t) => !
 render();
 </script></body></html>`;
 
+const appDelayMs = Number(process.env.BENCH_APP_DELAY_MS ?? 0);
 const SERVER = `import { readFileSync } from 'node:fs';
 import http from 'node:http';
 const flag = process.argv.indexOf('--port');
 const port = Number(flag >= 0 ? process.argv[flag + 1] : process.env.PORT);
 const page = readFileSync(new URL('./index.html', import.meta.url));
-http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); }).listen(port, '127.0.0.1');
+const server = http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); });
+setTimeout(() => server.listen(port, '127.0.0.1'), ${appDelayMs});
 `;
 
 function spec(n) {
@@ -170,7 +172,7 @@ try {
     `verify: elenchos verify, its generated config: workers 1, retries 1, trace on-first-retry, screenshot only-on-failure, reporters list + json + progress, app by app.command, plus its listing (playwright test --list)`,
   );
   console.log(
-    `both: ${count} tests, headless Chromium ${browser} with the same switches; load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    `both: ${count} tests, the app listening ${appDelayMs} ms after it starts, headless Chromium ${browser} with the same switches; load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   );
   // One unmeasured round of each warms the disk cache and Playwright's TypeScript transform cache.
   for (const name of names) arms[name]();

@@ -51,9 +51,13 @@ afterEach(() => {
   roots = [];
 });
 
-function verify(app: string) {
-  // The page lists the task but has no Clear button: the honest verdict is AC-001 PASS, AC-002 FAIL.
-  const root = attackProject('', { 'app.js': app });
+// The page lists the task; WORKING adds the Clear button the spec clicks (without it the honest verdict is
+// AC-001 PASS, AC-002 FAIL, at the price of a locator timeout).
+const WORKING_PAGE =
+  "<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n<button onclick=\"document.querySelector('ul').innerHTML = ''\">Clear</button>\n";
+
+function verify(app: string, files: Record<string, string> = {}) {
+  const root = attackProject('', { 'app.js': app, ...files });
   roots.push(root);
   const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
   const [run] = readdirSync(path.join(root, '.elenchos/runs'));
@@ -64,18 +68,17 @@ function verify(app: string) {
 
 describe.runIf(hasChromium)('Playwright started while the app starts, in a real browser', { timeout: 150_000 }, () => {
   it('the runner loads and compiles the spec before the app is ready, and the tests run once it is', () => {
-    const { dir, record, output } = verify(appWaitingForRunner());
-    // Ready at all means the runner had loaded and compiled the spec before the app was up; the verdict on
-    // the page that lists the task (and lacks the button) means the tests ran once it listened.
-    expect(record.attempts[0].status, output).toBe('FAIL');
+    const { dir, record, output } = verify(appWaitingForRunner(), { 'page.html': WORKING_PAGE });
+    // Ready at all means the runner had loaded and compiled the spec before the app was up; both tests
+    // passing (each opens the page first) means they ran once it listened.
+    expect(record.state, output).toBe('VERIFIED');
     expect(Object.fromEntries(record.attempts[0].criteria.map((c: any) => [c.id, c.status]))).toEqual({
       'AC-001': 'PASS',
-      'AC-002': 'FAIL',
+      'AC-002': 'PASS',
     });
-    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
-    expect(attempt.findings[0]).toMatchObject({ step: 2, kind: 'product_failure', reasonCode: 'locator_timeout' });
     expect(output).toContain('playwright getting ready while the app starts');
     // The verifier's time is counted from the release, not from the start of the runner.
+    const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));
     expect(attempt.verifier.durationMs).toBeLessThan(attempt.durationMs);
   });
 
