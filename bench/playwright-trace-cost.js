@@ -169,7 +169,7 @@ try {
     `bare: npx --no playwright test --reporter=line, the user's config: workers 1, retries 0, trace off, screenshot off, app by webServer`,
   );
   console.log(
-    `verify: elenchos verify, its generated config: workers 1, retries 1, trace on-first-retry, screenshot only-on-failure, reporters list + json + progress, app by app.command, plus its listing (playwright test --list)`,
+    `verify: elenchos verify, its generated config: workers 1, retries 1, trace on-first-retry, screenshot off (a failure's picture comes from its trace), reporters list + json + progress, app by app.command, plus its listing (playwright test --list)`,
   );
   console.log(
     `both: ${count} tests, the app listening ${appDelayMs} ms after it starts, headless Chromium ${browser} with the same switches; load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,

@@ -1,5 +1,5 @@
 // The Playwright verifier against a real tiny app and the system Chromium: one status per way a run can end.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
@@ -72,6 +72,12 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     expect(names).toEqual(expect.arrayContaining(['screenshot', 'trace']));
     for (const attachment of finding?.attachments ?? []) expect(existsSync(attachment.path!)).toBe(true);
     expect(finding?.evidencePack).toMatch(/playwright\/.*trace\.zip$/);
+    // The picture is the failure's page from its trace (a JPEG frame); Playwright photographed nothing,
+    // so the passing test cost no screenshot.
+    const shot = finding!.attachments.find((a) => a.name === 'screenshot')!;
+    expect(readFileSync(shot.path!).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    const output = finding!.evidencePack!.slice(0, finding!.evidencePack!.indexOf('/playwright/') + '/playwright'.length);
+    expect(listTree(output).filter((file) => file.endsWith('.png'))).toEqual([]);
   });
 
   it('is a verifier error when the browser cannot launch', async () => {

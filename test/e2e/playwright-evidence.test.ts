@@ -62,7 +62,7 @@ describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML r
     expect(report.code, report.stderr).toBe(0);
     const html = readFileSync(report.stdout.trim(), 'utf8');
     expect(html).toContain('img-src data:');
-    expect(html).toMatch(/<img alt="screenshot at the failure" src="data:image\/png;base64,[A-Za-z0-9+/]{100,}/);
+    expect(html).toMatch(/<img alt="screenshot at the failure" src="data:image\/jpeg;base64,[A-Za-z0-9+/]{100,}/);
     expect(html).not.toContain('<script');
     // The error keeps its line breaks (a <pre>), with Playwright's diff in it.
     expect(html).toMatch(/<pre>[^<]*Expected[^<]*\n[^<]*Walk the dog/);

@@ -65,7 +65,9 @@ export function ownedConfig(options: PlaywrightConfigOptions, files: PlaywrightF
         args: [...CHROMIUM_ARGS.filter((arg) => !(options.headed && arg === '--headless')), ...options.extraArgs],
       },
       trace: options.trace,
-      screenshot: 'only-on-failure',
+      // Playwright's 'only-on-failure' photographs every passing test as its context closes; a failure's
+      // picture is the last frame of its trace instead (trace-url.ts).
+      screenshot: 'off',
     },
   };
 }

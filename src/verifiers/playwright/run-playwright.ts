@@ -16,7 +16,7 @@ import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
 import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
-import { readLastUrls } from './trace-url.js';
+import { readTraceFacts } from './trace-url.js';
 import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';
 import { nearestTsconfig } from './spec-imports.js';
 
@@ -133,7 +133,7 @@ async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: Spa
   const report = await readJsonReport(files.report);
   if (report.ok) {
     await keepAttachments(report.report, ctx.evidenceDir);
-    await readLastUrls(report.report);
+    await readTraceFacts(report.report);
   }
   const reported = report.ok ? pairReportedTests(ctx.map.steps, report.report.tests) : new Map<number, ReportTest>();
   // With --grep the tests it left out did not run: they are not "missing from the report".
