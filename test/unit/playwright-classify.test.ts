@@ -327,6 +327,19 @@ describe('findings', () => {
       "waited for getByRole('button', { name: 'Reset' }) on http://h/p, which never appeared (locator.click: Test timeout of 3000ms exceeded.)",
     );
     expect(never.detail).toContain('at tests/a.spec.ts:4:53');
+    // With a retry only the retry is traced: its URL names the page, whichever try failed first.
+    const retried = classify(
+      [
+        test('one @AC-001', 1, [
+          result('timedOut', [err(CLICK)], { lastUrl: null, opened: null }),
+          result('timedOut', [err(CLICK)], { retry: 1, lastUrl: 'http://h/q' }),
+        ]),
+      ],
+      {},
+      1,
+    ).findings[0]!;
+    expect(retried).toMatchObject({ reasonCode: 'locator_timeout', kind: 'product_failure', lastUrl: 'http://h/q' });
+    expect(retried.reason).toContain("waited for getByRole('button', { name: 'Reset' }) on http://h/q, which never appeared");
     const unusable = classify([test('one @AC-001', 1, [result('failed', [err(RESOLVED)], { lastUrl: null })])], {}, 1).findings[0]!;
     expect(unusable.reason).toBe(
       "waited for locator('#go'), which never became usable (element is not enabled) (TimeoutError: locator.click: Timeout 500ms exceeded.)",

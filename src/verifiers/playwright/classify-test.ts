@@ -62,9 +62,12 @@ export function classifyTest(test: ReportTest): TestOutcome {
     .filter(({ result }) => result.status !== 'passed' && result.status !== 'skipped')
     .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null, result.opened ?? null));
   // Verifier or app trouble on any try outweighs the others; a product failure counts only when every failed try was one.
+  // Among product failures, the first try that kept a trace speaks (only it knows the page's URL: with a
+  // retry, Elenchos traces the retry alone).
   return (
     tries.find((t) => t.kind === 'verifier_error') ??
     tries.find((t) => t.kind !== 'product_failure') ??
+    tries.find((t) => t.result !== null && test.results[t.result]?.lastUrl) ??
     tries[0] ??
     outcome('unattributed_failure', 'error', null)
   );
