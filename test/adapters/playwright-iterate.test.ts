@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownedConfig, type PlaywrightConfigOptions } from '../../src/verifiers/playwright/generate-config.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { iterateArgs } from '../../src/verifiers/playwright/run-playwright.js';
+import type { VerifierProgress } from '../../src/verifiers/types.js';
 import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import { copyFixtureSpecs, criteria, linkNodeModules, verifyContext } from '../fixtures/playwright/verify-context.js';
 import { runCli } from '../helpers/cli.js';
@@ -81,8 +82,18 @@ describe.runIf(hasChromium)('verify --grep against a real app', { timeout: 120_0
       criteria: criteria(3),
       args: ['--retries=0'],
     });
-    const result = await playwrightAdapter.verify({ ...ctx, iterate: { headed: false, debug: false, grep: 'lists (first|second)' } });
+    const progress: VerifierProgress[] = [];
+    const result = await playwrightAdapter.verify({
+      ...ctx,
+      onProgress: (p) => progress.push(p),
+      iterate: { headed: false, debug: false, grep: 'lists (first|second)' },
+    });
     expect(result.findings).toEqual([]);
+    // The tests that ran are shown as the listing's steps 4 and 5, not as the run's first and second.
+    expect(progress.filter((p) => p.kind === 'step-end').map((p) => ('step' in p ? p.step : null))).toEqual([4, 5]);
+    expect(result.summary).toBe(
+      'every test --grep "lists (first|second)" selected passed; AC-001, AC-002, AC-003 not judged: they are verified by tests it left out',
+    );
     expect((result.details.tests as { index: number; outcome: string }[]).map((t) => [t.index, t.outcome])).toEqual([
       [1, 'not_run'],
       [2, 'not_run'],

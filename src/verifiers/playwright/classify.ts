@@ -40,6 +40,8 @@ export interface ClassifyInput {
   map: CriteriaMap;
   process: ProcessFacts;
   report: ReadReportResult;
+  /** The run was filtered (`--grep`): a criterion whose tests were left out is not "verified by no test". */
+  filtered?: string;
 }
 
 export interface Classification {
@@ -165,7 +167,10 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
       .map((r) => r.id)
       .join(', ')}`,
     pass: `${outcomes.size} test(s) passed; every criterion verified`,
-    unverified: (ids) => `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
+    unverified: (ids) =>
+      input.filtered
+        ? `every test ${input.filtered} selected passed; ${ids.join(', ')} not judged: ${ids.length === 1 ? 'it is' : 'they are'} verified by tests it left out`
+        : `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
   });
   return { status: decision.status, summary: decision.summary, criteria: results, findings, outcomes };
 }

@@ -92,7 +92,7 @@ async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<Star
     signal: ctx.signal,
     stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
     stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
-    onStdoutLine: (line) => forwardProgress(line, ctx.onProgress),
+    onStdoutLine: (line) => forwardProgress(line, ctx.onProgress, ctx.iterate?.grep != null ? ctx.map.steps : null),
     gated,
   });
   let state: 'waiting' | 'running' | 'abandoned' = 'waiting';
@@ -143,6 +143,7 @@ async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: Spa
     criteria: ctx.criteria,
     map,
     report,
+    ...(ctx.iterate?.grep != null ? { filtered: `--grep ${JSON.stringify(ctx.iterate.grep)}` } : {}),
     process: {
       exitCode: result.exitCode,
       timedOut: result.timedOut,
@@ -289,7 +290,16 @@ function buildEnv(ctx: VerifyContext, cacheDir: string, gated: boolean): NodeJS.
   });
 }
 
-function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => void) | undefined): void {
+/**
+ * One progress line of the reporter, as a step of the listing. The reporter numbers the tests of its own
+ * run; a run filtered by `--grep` runs fewer, so there a test is found among the listed steps by its
+ * heading (when exactly one has it).
+ */
+function forwardProgress(
+  line: string,
+  onProgress: ((p: VerifierProgress) => void) | undefined,
+  filteredFrom: readonly { index: number; heading: string }[] | null,
+): void {
   if (!onProgress || !line.startsWith(PROGRESS_MARK)) return;
   let event: { event?: string; index?: number | null; title?: string; retry?: number; status?: string; durationMs?: number };
   try {
@@ -297,8 +307,9 @@ function forwardProgress(line: string, onProgress: ((p: VerifierProgress) => voi
   } catch {
     return;
   }
-  const step = event.index ?? 0;
   const heading = event.title ?? '';
+  const named = filteredFrom?.filter((s) => s.heading === heading) ?? [];
+  const step = named.length === 1 ? named[0]!.index : (event.index ?? 0);
   if (event.event === 'begin') {
     if ((event.retry ?? 0) > 0) onProgress({ kind: 'note', message: `retrying test ${step} (${heading}), retry #${event.retry}` });
     onProgress({ kind: 'step-start', step, heading });
