@@ -72,8 +72,8 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     expect(names).toEqual(expect.arrayContaining(['screenshot', 'trace']));
     for (const attachment of finding?.attachments ?? []) expect(existsSync(attachment.path!)).toBe(true);
     expect(finding?.evidencePack).toMatch(/playwright\/.*trace\.zip$/);
-    // The picture is the failure's page from its trace (a JPEG frame); Playwright photographed nothing,
-    // so the passing test cost no screenshot.
+    // The picture is the failure's page from its trace (a JPEG frame), and Playwright wrote no PNG of
+    // the failure (its only-on-failure mode, which also photographs every passing test, is off).
     const shot = finding!.attachments.find((a) => a.name === 'screenshot')!;
     expect(readFileSync(shot.path!).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     const output = finding!.evidencePack!.slice(0, finding!.evidencePack!.indexOf('/playwright/') + '/playwright'.length);

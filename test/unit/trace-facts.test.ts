@@ -4,6 +4,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonReport, ReportResult } from '../../src/verifiers/playwright/json-report.js';
 import { readTrace, readTraceFacts } from '../../src/verifiers/playwright/trace-url.js';
@@ -32,8 +33,12 @@ function tryWithTrace(status: string, extra: ReportResult['attachments'] = []): 
 }
 
 function reportOf(...results: ReportResult[]): JsonReport {
+  return reportExpecting('passed', ...results);
+}
+
+function reportExpecting(expectedStatus: string, ...results: ReportResult[]): JsonReport {
   const test = { title: 't', describePath: [], projectName: '', file: 'x.spec.ts', line: 1, column: 1, tags: [], annotations: [] };
-  return { errors: [], tests: [{ ...test, status: 'unexpected', expectedStatus: 'passed', results }] };
+  return { errors: [], tests: [{ ...test, status: 'unexpected', expectedStatus, results }] };
 }
 
 describe('a failed try read from its trace', () => {
@@ -44,7 +49,7 @@ describe('a failed try read from its trace', () => {
     const shot = failed.attachments.find((a) => a.name === 'screenshot');
     expect(shot).toMatchObject({ contentType: 'image/jpeg' });
     const bytes = readFileSync(shot!.path!);
-    // The last of six frames (by its timestamp), not the first or the largest.
+    // The last frame painted before the last snapshot (the click that waited), not the first one.
     expect(bytes.subarray(0, 3)).toEqual(JPEG);
     expect(bytes.length).toBe(5572);
   });
@@ -60,6 +65,16 @@ describe('a failed try read from its trace', () => {
     expect(pictured.lastUrl).toBe('http://127.0.0.1:44511/');
   });
 
+  it('pictures a test.fail() test that passed, and a try whose only image is not a screenshot', async () => {
+    const unexpected = tryWithTrace('passed');
+    const chart = { name: 'chart', contentType: 'image/svg+xml', path: '/elsewhere/chart.svg' };
+    const charted = tryWithTrace('failed', [chart]);
+    await readTraceFacts(reportExpecting('failed', unexpected));
+    await readTraceFacts(reportOf(charted));
+    expect(unexpected.attachments.map((a) => a.name)).toEqual(['trace', 'screenshot']);
+    expect(charted.attachments.map((a) => a.name)).toEqual(['trace', 'chart', 'screenshot']);
+  });
+
   it('never takes a file already where the frame would go for the frame', async () => {
     const failed = tryWithTrace('failed');
     const planted = path.join(path.dirname(failed.attachments[0]!.path!), 'trace-last-frame.jpeg');
@@ -72,9 +87,85 @@ describe('a failed try read from its trace', () => {
   it('reads nothing from a file that is not a zip, and a missing trace is no picture', async () => {
     const failed = tryWithTrace('failed');
     writeFileSync(failed.attachments[0]!.path!, 'PK not really');
-    expect(await readTrace(failed.attachments[0]!.path!)).toEqual({ lastUrl: null, opened: null, lastFrame: null });
+    expect(await readTrace(failed.attachments[0]!.path!)).toEqual({ lastUrl: null, opened: null, frame: null });
     await readTraceFacts(reportOf(failed));
     expect(failed.attachments).toHaveLength(1);
     expect(existsSync(path.join(path.dirname(failed.attachments[0]!.path!), 'trace-last-frame.jpeg'))).toBe(false);
   });
+
+  it('takes the frame of the page the last snapshot shows, painted no later than it', async () => {
+    // Page A is under test; a popup B paints last; A paints once more after the last step (an afterEach).
+    const events = [
+      snap('page@a', 'http://app/', 10),
+      frame('page@b', 'page@b-1.jpeg', 40),
+      frame('page@a', 'page@a-3.jpeg', 30),
+      frame('page@a', 'page@a-2.jpeg', 20),
+      snap('page@b', 'http://app/popup', 35, false),
+      snap('page@a', 'http://app/cart', 32),
+      frame('page@a', 'page@a-4.jpeg', 50),
+    ];
+    const zip = writeZip({
+      'resources/page@a-4.jpeg': 'A after the last step',
+      'resources/page@a-2.jpeg': 'A early',
+      'resources/page@b-1.jpeg': 'B, the popup',
+      'resources/page@a-3.jpeg': 'A at the failure',
+      '0-trace.trace': events.join('\n'),
+    });
+    const facts = await readTrace(zip);
+    expect(facts.lastUrl).toBe('http://app/cart');
+    expect(facts.frame?.toString()).toBe('A at the failure');
+  });
+
+  it('gives no picture when that page painted nothing by then, and a damaged line costs nothing else', async () => {
+    const zip = writeZip({
+      'resources/page@a-9.jpeg': 'after',
+      '0-trace.trace': [snap('page@a', 'http://app/', 10), '{"type":"frame-snapshot", broken', frame('page@a', 'page@a-9.jpeg', 90)].join(
+        '\n',
+      ),
+    });
+    expect(await readTrace(zip)).toEqual({ lastUrl: 'http://app/', opened: true, frame: null });
+  });
 });
+
+const snap = (pageId: string, frameUrl: string, timestamp: number, isMainFrame = true) =>
+  JSON.stringify({ type: 'frame-snapshot', snapshot: { pageId, frameUrl, isMainFrame, timestamp } });
+const frame = (pageId: string, sha1: string, timestamp: number) => JSON.stringify({ type: 'screencast-frame', pageId, sha1, timestamp });
+
+/** A zip of deflated entries, in the given order (the reader checks no CRC, so none is computed). */
+function writeZip(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'elenchos-zip-'));
+  dirs.push(dir);
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const data = deflateRawSync(Buffer.from(text));
+    const nameBytes = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(Buffer.byteLength(text), 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(Buffer.byteLength(text), 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, data);
+    centrals.push(central, nameBytes);
+    offset += 30 + nameBytes.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  const file = path.join(dir, 'trace.zip');
+  writeFileSync(file, Buffer.concat([...locals, directory, end]));
+  return file;
+}

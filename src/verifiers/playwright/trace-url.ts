@@ -1,30 +1,30 @@
 // What a failed try's trace.zip tells that Playwright's JSON report does not: the last URL the page under
-// test showed, and the page itself at the end (the last screencast frame, kept as the try's screenshot).
-// Only the zip's central directory, its `*.trace` entries and its last frame are read, size-capped.
-import { open, writeFile } from 'node:fs/promises';
+// test showed, and that page as it looked then (a screencast frame, kept as the try's screenshot). Only
+// the zip's central directory, its `*.trace` entries and one frame are read, each size-capped.
+import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { JsonReport } from './json-report.js';
 
 /**
- * Fills `lastUrl` of every failed try that kept a trace (classification reads it; the report has no URL),
- * and gives a failed try without a screenshot the trace's last frame as one: Elenchos asks Playwright for
- * no screenshots, because its `only-on-failure` photographs every passing test too (it cannot know at
- * the context's close whether the teardown will fail) and that was most of what a verify cost beyond a
- * bare run (docs/playwright.md, "Traces at the price of a bare run").
+ * Fills `lastUrl` of every try that did not end as its test expected and kept a trace (classification
+ * reads it; the report has no URL), and gives such a try without a screenshot the trace's frame as one:
+ * Elenchos asks Playwright for no screenshots, because its `only-on-failure` photographs every passing
+ * test too (it cannot know at the context's close whether the teardown will fail) and that was most of
+ * what a verify cost beyond a bare run (docs/playwright.md, "Traces at the price of a bare run").
  */
 export async function readTraceFacts(report: JsonReport): Promise<void> {
   for (const test of report.tests) {
     for (const result of test.results) {
       const trace = result.attachments.find((a) => a.name === 'trace' && a.path !== null);
-      if (result.status === 'passed' || !trace) continue;
+      if (result.status === test.expectedStatus || !trace) continue;
       const facts = await readTrace(trace.path!);
       result.lastUrl = facts.lastUrl;
       result.opened = facts.opened;
-      if (!facts.lastFrame || result.attachments.some((a) => a.contentType?.startsWith('image/'))) continue;
+      if (!facts.frame || result.attachments.some((a) => a.name === 'screenshot' && RASTER.test(a.contentType ?? ''))) continue;
       const file = path.join(path.dirname(trace.path!), 'trace-last-frame.jpeg');
       try {
-        await writeFile(file, facts.lastFrame, { flag: 'wx' });
+        await writeFile(file, facts.frame, { flag: 'wx' });
         result.attachments.push({ name: 'screenshot', contentType: 'image/jpeg', path: file });
       } catch {
         // a file of that name is already there (not ours to trust) or the disk refused: no picture
@@ -33,105 +33,161 @@ export async function readTraceFacts(report: JsonReport): Promise<void> {
   }
 }
 
+const RASTER = /^image\/(png|jpeg|webp)$/;
 // A trace entry larger than this is not read (a long test's trace; the URL is a nicety, not a verdict).
 const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
-const MAX_FILE_BYTES = 256 * 1024 * 1024;
-// A screencast frame is a JPEG of at most 800x800; anything larger is not taken for one.
+// Screencast frames fit in 800×600 JPEGs of tens of KB; anything larger is not taken for one.
 const MAX_FRAME_BYTES = 2 * 1024 * 1024;
-// `resources/page@<page id>-<ms since epoch>.jpeg`: the trace's screencast frames.
-const FRAME = /^resources\/page@[0-9a-f]+-(\d+)\.jpeg$/;
+// The central directory of a trace: its entries are the test's calls, snapshots and resources.
+const MAX_DIRECTORY_BYTES = 64 * 1024 * 1024;
 
-interface TraceFacts {
+export interface TraceFacts {
   lastUrl: string | null;
+  /** Whether the page ever left about:blank (null when the trace shows no page). */
   opened: boolean | null;
-  lastFrame: Buffer | null;
+  /** The last screencast frame of the page `lastUrl` belongs to, no later than that snapshot. */
+  frame: Buffer | null;
+}
+
+interface Snapshot {
+  pageId: string | null;
+  url: string;
+  timestamp: number;
 }
 
 /**
- * The main frame's URL in the last snapshot of the trace, whether it ever showed a page (not
- * about:blank), and the latest screencast frame.
+ * The main frame's URL in the last snapshot of the trace, whether the page ever showed anything but
+ * about:blank, and that page's last screencast frame up to that snapshot (a frame of another page, such
+ * as a popup, or one painted after the last recorded step is never taken).
  */
 export async function readTrace(traceZip: string): Promise<TraceFacts> {
+  const none = { lastUrl: null, opened: null, frame: null };
+  let zip: Zip | null = null;
   try {
-    let last: string | null = null;
+    zip = await openZip(traceZip);
+    if (!zip) return none;
+    let last: Snapshot | null = null;
     let opened = false;
-    const { texts, lastFrame } = await readTraceEntries(traceZip);
-    for (const text of texts) {
+    const frames: { pageId: string; name: string; timestamp: number }[] = [];
+    for (const entry of zip.entries.filter((e) => /^\d+-trace\.trace$/.test(e.name))) {
+      // An entry too large or damaged is skipped; the others still count.
+      const text = (await zip.read(entry, MAX_ENTRY_BYTES).catch(() => null))?.toString('utf8') ?? '';
       for (const line of text.split('\n')) {
-        if (!line.includes('"frame-snapshot"')) continue;
-        const event = JSON.parse(line) as { type?: string; snapshot?: { frameUrl?: unknown; isMainFrame?: unknown } };
+        const event = traceEvent(line);
+        if (!event) continue;
         const snapshot = event.snapshot;
         if (event.type === 'frame-snapshot' && typeof snapshot?.frameUrl === 'string' && snapshot.isMainFrame !== false) {
-          last = snapshot.frameUrl;
-          if (last !== 'about:blank') opened = true;
+          const timestamp: number = typeof snapshot.timestamp === 'number' ? snapshot.timestamp : (last?.timestamp ?? 0);
+          last = { pageId: typeof snapshot.pageId === 'string' ? snapshot.pageId : null, url: snapshot.frameUrl, timestamp };
+          if (snapshot.frameUrl !== 'about:blank') opened = true;
+        } else if (event.type === 'screencast-frame' && typeof event.pageId === 'string' && typeof event.sha1 === 'string') {
+          frames.push({ pageId: event.pageId, name: event.sha1, timestamp: typeof event.timestamp === 'number' ? event.timestamp : 0 });
         }
       }
     }
-    return { lastUrl: last, opened: last === null ? null : opened, lastFrame };
+    if (!last) return none;
+    const end = last;
+    const shown = frames
+      .filter((f) => f.pageId === end.pageId && f.timestamp <= end.timestamp)
+      .reduce<(typeof frames)[number] | null>((best, f) => (!best || f.timestamp >= best.timestamp ? f : best), null);
+    const entry = shown ? zip.entries.find((e) => e.name === `resources/${shown.name}`) : undefined;
+    const frame = entry ? await zip.read(entry, MAX_FRAME_BYTES).catch(() => null) : null;
+    return { lastUrl: end.url, opened, frame };
   } catch {
-    return { lastUrl: null, opened: null, lastFrame: null };
-  }
-}
-
-/** The text of every `<n>-trace.trace` entry (the browser side: frames, snapshots, logs), and the latest screencast frame. */
-async function readTraceEntries(file: string): Promise<{ texts: string[]; lastFrame: Buffer | null }> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const none = { texts: [], lastFrame: null };
-    if (size > MAX_FILE_BYTES || size < 22) return none;
-    const buffer = Buffer.alloc(size);
-    await handle.read(buffer, 0, size, 0);
-    // End of central directory: signature 0x06054b50 within the last 64 KiB + 22 bytes.
-    let eocd = -1;
-    for (let i = size - 22; i >= Math.max(0, size - 22 - 0xffff); i--) {
-      if (buffer.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) return none;
-    const count = buffer.readUInt16LE(eocd + 10);
-    let at = buffer.readUInt32LE(eocd + 16);
-    const texts: string[] = [];
-    let frame: { at: number; method: number; data: Buffer } | null = null;
-    for (let n = 0; n < count && at + 46 <= size && buffer.readUInt32LE(at) === 0x02014b50; n++) {
-      const method = buffer.readUInt16LE(at + 10);
-      const compressed = buffer.readUInt32LE(at + 20);
-      const uncompressed = buffer.readUInt32LE(at + 24);
-      const nameLength = buffer.readUInt16LE(at + 28);
-      const extraLength = buffer.readUInt16LE(at + 30);
-      const commentLength = buffer.readUInt16LE(at + 32);
-      const local = buffer.readUInt32LE(at + 42);
-      const name = buffer.toString('utf8', at + 46, at + 46 + nameLength);
-      at += 46 + nameLength + extraLength + commentLength;
-      const frameAt = Number(FRAME.exec(name)?.[1] ?? -1);
-      const isText = /^\d+-trace\.trace$/.test(name);
-      if ((!isText && frameAt < 0) || local + 30 > size) continue;
-      const start = local + 30 + buffer.readUInt16LE(local + 26) + buffer.readUInt16LE(local + 28);
-      const data = buffer.subarray(start, start + compressed);
-      if (isText && uncompressed <= MAX_ENTRY_BYTES) texts.push(inflate(method, data, MAX_ENTRY_BYTES));
-      else if (frameAt >= 0 && uncompressed <= MAX_FRAME_BYTES && (!frame || frameAt >= frame.at)) frame = { at: frameAt, method, data };
-    }
-    let lastFrame: Buffer | null = null;
-    try {
-      lastFrame = frame ? inflateBytes(frame.method, frame.data, MAX_FRAME_BYTES) : null;
-    } catch {
-      // a damaged frame: the URL still counts, the picture is left out
-    }
-    return { texts, lastFrame };
+    return none;
   } finally {
-    await handle.close();
+    await zip?.close();
   }
 }
 
-function inflate(method: number, data: Buffer, max: number): string {
-  return inflateBytes(method, data, max)?.toString('utf8') ?? '';
+type TraceEvent = {
+  type?: string;
+  pageId?: unknown;
+  sha1?: unknown;
+  timestamp?: unknown;
+  snapshot?: { frameUrl?: unknown; isMainFrame?: unknown; pageId?: unknown; timestamp?: unknown };
+};
+
+/** One line of a `.trace` entry, or null (only the two event types read here are parsed at all). */
+function traceEvent(line: string): TraceEvent | null {
+  if (!line.includes('"frame-snapshot"') && !line.includes('"screencast-frame"')) return null;
+  try {
+    return JSON.parse(line) as TraceEvent;
+  } catch {
+    return null;
+  }
 }
 
-/** A zip entry's bytes: stored (0) or deflated (8); any other method is not read. */
-function inflateBytes(method: number, data: Buffer, max: number): Buffer | null {
-  if (method === 0) return Buffer.from(data);
-  if (method === 8) return inflateRawSync(data, { maxOutputLength: max });
+interface ZipEntry {
+  name: string;
+  method: number;
+  compressed: number;
+  uncompressed: number;
+  local: number;
+}
+
+interface Zip {
+  entries: ZipEntry[];
+  /** An entry's bytes, or null when it declares (or turns out) larger than `max` or is not stored/deflated. */
+  read(entry: ZipEntry, max: number): Promise<Buffer | null>;
+  close(): Promise<void>;
+}
+
+/** The central directory of a zip, read from its end; entries are read on demand, not the whole file. */
+async function openZip(file: string): Promise<Zip | null> {
+  const handle = await open(file, 'r');
+  const zip: Zip = { entries: [], read: (entry, max) => readEntry(handle, size, entry, max), close: () => handle.close() };
+  const { size } = await handle.stat();
+  if (size < 22) return closed(zip);
+  // End of central directory: signature 0x06054b50 within the last 64 KiB + 22 bytes.
+  const tailLength = Math.min(size, 0xffff + 22);
+  const tail = await readAt(handle, size - tailLength, tailLength);
+  let eocd = -1;
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return closed(zip);
+  const count = tail.readUInt16LE(eocd + 10);
+  const directorySize = tail.readUInt32LE(eocd + 12);
+  const directoryAt = tail.readUInt32LE(eocd + 16);
+  if (directorySize > MAX_DIRECTORY_BYTES || directoryAt + directorySize > size) return closed(zip);
+  const directory = await readAt(handle, directoryAt, directorySize);
+  let at = 0;
+  for (let n = 0; n < count && at + 46 <= directory.length && directory.readUInt32LE(at) === 0x02014b50; n++) {
+    const nameLength = directory.readUInt16LE(at + 28);
+    zip.entries.push({
+      method: directory.readUInt16LE(at + 10),
+      compressed: directory.readUInt32LE(at + 20),
+      uncompressed: directory.readUInt32LE(at + 24),
+      local: directory.readUInt32LE(at + 42),
+      name: directory.toString('utf8', at + 46, at + 46 + nameLength),
+    });
+    at += 46 + nameLength + directory.readUInt16LE(at + 30) + directory.readUInt16LE(at + 32);
+  }
+  return zip;
+}
+
+async function closed(zip: Zip): Promise<null> {
+  await zip.close();
   return null;
+}
+
+async function readEntry(handle: FileHandle, size: number, entry: ZipEntry, max: number): Promise<Buffer | null> {
+  if (entry.uncompressed > max || entry.compressed > max * 2 + 1024 || entry.local + 30 > size) return null;
+  const header = await readAt(handle, entry.local, 30);
+  if (header.readUInt32LE(0) !== 0x04034b50) return null;
+  const start = entry.local + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const data = await readAt(handle, start, Math.min(entry.compressed, Math.max(0, size - start)));
+  if (entry.method === 0) return data.length <= max ? data : null;
+  if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: max });
+  return null;
+}
+
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
 }

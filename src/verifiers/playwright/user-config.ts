@@ -33,7 +33,7 @@ const WHY = {
   workers: 'Elenchos runs one worker', fullyParallel: 'Elenchos runs one worker', webServer: 'Elenchos starts the app itself (app.command)',
   globalSetup: 'not run by Elenchos', globalTeardown: 'not run by Elenchos', preserveOutput: 'evidence is always kept',
   baseURL: 'the app Elenchos started', headless: 'Elenchos runs headless (verify --verifier-only --headed shows the browser)',
-  trace: 'Elenchos records traces of failures at the price of a bare run', screenshot: 'Elenchos keeps the page of every failure from its trace',
+  trace: 'Elenchos records traces of failures at the price of a bare run', screenshot: 'Elenchos takes the picture of each traced failure from its trace',
   executablePath: 'verifier.browserPath / the browser Elenchos found', browserName: 'Elenchos runs Chromium',
 };
 const KEPT = new Set(['timeout', 'expect', 'use', 'projects', 'metadata', 'name']);
