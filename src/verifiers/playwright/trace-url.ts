@@ -136,6 +136,15 @@ interface Zip {
 /** The central directory of a zip, read from its end; entries are read on demand, not the whole file. */
 async function openZip(file: string): Promise<Zip | null> {
   const handle = await open(file, 'r');
+  try {
+    return await readDirectory(handle);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+async function readDirectory(handle: FileHandle): Promise<Zip | null> {
   const zip: Zip = { entries: [], read: (entry, max) => readEntry(handle, size, entry, max), close: () => handle.close() };
   const { size } = await handle.stat();
   if (size < 22) return closed(zip);
