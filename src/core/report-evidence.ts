@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isRasterImage } from '../util/raster-image.js';
 
 export interface FindingEvidence {
   /** `data:` URIs: the report's CSP allows no other image source, and the file stays self-contained. */
@@ -42,8 +43,8 @@ export async function gatherAttemptEvidence(
     }
     const screenshots: string[] = [];
     for (const a of attachments) {
-      // Raster images only: the type goes into the data: URI, and an SVG is a document of its own.
-      if (!a.file || !/^image\/(png|jpeg|webp)$/.test(a.contentType ?? '')) continue;
+      // The type goes into the data: URI.
+      if (!a.file || !isRasterImage(a.contentType)) continue;
       if ((await stat(a.file)).size > MAX_INLINE_BYTES) continue;
       screenshots.push(`data:${a.contentType};base64,${(await readFile(a.file)).toString('base64')}`);
     }

@@ -4,6 +4,7 @@
 import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { isRasterImage } from '../../util/raster-image.js';
 import type { JsonReport } from './json-report.js';
 
 /**
@@ -21,7 +22,7 @@ export async function readTraceFacts(report: JsonReport): Promise<void> {
       const facts = await readTrace(trace.path!);
       result.lastUrl = facts.lastUrl;
       result.opened = facts.opened;
-      if (!facts.frame || result.attachments.some((a) => a.name === 'screenshot' && RASTER.test(a.contentType ?? ''))) continue;
+      if (!facts.frame || result.attachments.some((a) => a.name === 'screenshot' && isRasterImage(a.contentType))) continue;
       const file = path.join(path.dirname(trace.path!), 'trace-last-frame.jpeg');
       try {
         await writeFile(file, facts.frame, { flag: 'wx' });
@@ -33,7 +34,6 @@ export async function readTraceFacts(report: JsonReport): Promise<void> {
   }
 }
 
-const RASTER = /^image\/(png|jpeg|webp)$/;
 // A trace entry larger than this is not read (a long test's trace; the URL is a nicety, not a verdict).
 const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
 // Screencast frames fit in 800×600 JPEGs of tens of KB; anything larger is not taken for one.
