@@ -30,6 +30,14 @@ const repoPath = processString()
   .refine((p) => !/^([/\\]|[A-Za-z]:[\\/])/.test(p), 'must be relative to the repository root, not absolute')
   .refine((p) => !p.replaceAll('\\', '/').split('/').includes('..'), 'must not contain ".." (it must stay inside the repository)');
 
+/** A repository-relative glob (picomatch syntax, as fast-glob's): not absolute, no `..`, not `.git` or `.elenchos`. */
+const appWriteGlob = repoPath
+  .refine((p) => !/^!/.test(p), 'a negated glob cannot be declared: list only what the app writes')
+  .refine(
+    (p) => !/^(\.git|\.elenchos)(\/|$)/.test(p.replaceAll('\\', '/')) && !/^(\*\*|\*)(\/\*\*)?$/.test(p),
+    'must name what the app writes, not the whole repository, `.git` or `.elenchos`',
+  );
+
 export const AgentConfigSchema = z.strictObject({
   type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
   command: processString().min(1).optional().describe('Executable (defaults: `claude`, `codex`; required for `command`).'),
@@ -56,6 +64,12 @@ export const AppConfigSchema = z.strictObject({
   passEnv: passEnvList.describe(
     "Variables of the caller's environment given to the app although their names look like credentials (e.g. DATABASE_PASSWORD); no other credential passes.",
   ),
+  writes: z
+    .array(appWriteGlob)
+    .default([])
+    .describe(
+      'Repository-relative globs the app writes by design (e.g. `db.json`, `log/**`): reset to the base commit before the app starts, left out of the verifier window and of the stored change, put back afterwards.',
+    ),
 });
 
 export const SetupConfigSchema = z.strictObject({
