@@ -8,6 +8,7 @@ const app = (over: { command?: string; url?: string; port?: number }) => ({
   readyTimeoutSeconds: 120,
   env: {},
   passEnv: [],
+  writes: [],
   ...over,
 });
 
