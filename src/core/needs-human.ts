@@ -12,14 +12,17 @@ export interface NeedsHuman {
   lastRunId: string;
 }
 
-// Tampering is never an honest mistake: one such run is enough.
+// Tampering is never an honest mistake: one such run is enough. A run records whether it caught what
+// only an agent does (`tampering`); a record from before that field is judged by its reason, as then.
 const TAMPERING = new Set(['CONTRACT_CHANGED', 'UNSTABLE_WORKSPACE']);
+const caughtTampering = (run: RunRecord) => run.tampering ?? (run.reason !== null && TAMPERING.has(run.reason));
 // Not the agent's doing: they neither count towards a streak nor break one.
 const NEUTRAL = new Set(['INTERRUPTED', 'ABANDONED']);
 
 /**
  * Which tasks need a human, from their runs (any order) and acknowledgements. A run counts only if it
- * is newer than the task's last acknowledgement. Any tampering run flags the task; so do
+ * is newer than the task's last acknowledgement. Any run that caught tampering flags the task (a write
+ * in the verifier window whose writer cannot be told apart is not tampering: it counts in the streak); so do
  * `afterFailedRuns` agent runs (`mode: run`) in a row that ended FAILED or ERROR (0 disables that rule).
  * `verify` runs count for tampering only: a red CI is the normal signal that sends a task to an agent.
  */
@@ -39,7 +42,7 @@ export function judgeNeedsHuman(runs: readonly RunRecord[], acks: readonly Ack[]
   for (const [taskId, list] of byTask) {
     const newestFirst = [...list].sort((a, b) => (a.runId < b.runId ? 1 : -1));
     const reasons = newestFirst
-      .filter((run) => run.reason !== null && TAMPERING.has(run.reason))
+      .filter(caughtTampering)
       .map((run) => `run ${run.runId} caught tampering (${run.reason}): ${run.message ?? ''}`.trimEnd());
     const streak: string[] = [];
     for (const run of newestFirst) {

@@ -12,12 +12,26 @@ import { PreflightError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../git/status.js';
 import { findExecutable } from '../process/find-executable.js';
+import { globMatcher } from '../util/glob-match.js';
 import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './mapping-hint.js';
 import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { checkTestLock } from './test-lock-check.js';
 import { loadNeedsHuman } from './needs-human.js';
 import { verifierInvocation } from './verify-context.js';
+
+/** An `app.writes` glob may not cover what the run locks: the contract would be put back and left out of every check. */
+function checkAppWrites(config: Config, configLabel: string, locked: readonly string[]): void {
+  for (const glob of config.app.writes) {
+    const hit = locked.find(globMatcher([glob]));
+    if (hit) {
+      throw new PreflightError(
+        'APP_WRITES_LOCKED',
+        `${configLabel}: app.writes "${glob}" covers ${hit}, which the run locks; declare only what the app writes (e.g. "data/db.json")`,
+      );
+    }
+  }
+}
 
 export interface PreflightOptions {
   cwd: string;
@@ -122,6 +136,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
   const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
+  checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (!config.app.command) {

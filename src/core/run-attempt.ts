@@ -7,6 +7,9 @@ import { judgeCriteria } from '../contract/criteria-map.js';
 import { describeError, InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
 import { watchWindow, type WindowWatch } from '../git/window-watch.js';
+import { resetAppData } from '../git/app-data.js';
+import { declaredFolders } from '../config/app-writes.js';
+import { globMatcher } from '../util/glob-match.js';
 import { gitStateChanges } from '../git/git-state.js';
 import { hiddenEdits, worktreeIntegrity } from '../git/worktree-integrity.js';
 import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
@@ -68,8 +71,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
   const phase = (p: Parameters<typeof ctx.reporter.onEvent>[0] & { type: 'phase' }) => ctx.reporter.onEvent(p);
   const say = (name: 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop', message: string) =>
     phase({ type: 'phase', attempt: input.number, phase: name, message });
-  const end = (state: Terminal['state'], reason: Terminal['reason'], message: string): AttemptResult => {
-    record.terminal = { state, reason, message };
+  // `tampering`: what only an agent does (docs/needs-human.md), as opposed to a write whose writer cannot be told.
+  const end = (state: Terminal['state'], reason: Terminal['reason'], message: string, tampering = false): AttemptResult => {
+    record.terminal = { state, reason, message, ...(tampering ? { tampering } : {}) };
     record.summary ||= message;
     return { record, snapshotAfter: null };
   };
@@ -96,31 +100,37 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       await guardPool(ctx, (message) => say('agent', message));
       // Before any other git call: git would obey what the agent planted in its config.
       const settings = await gitSettingsChanged(ctx, 'the agent');
-      if (settings) return end('ERROR', 'UNSTABLE_WORKSPACE', settings);
+      if (settings) return end('ERROR', 'UNSTABLE_WORKSPACE', settings, true);
       if (!outcome.ok) return end('ERROR', outcome.reason, outcome.message);
       if (leftBehind.survivors.length > 0) {
         return end(
           'ERROR',
           'UNSTABLE_WORKSPACE',
           `process(es) the agent left running could not be stopped: ${leftBehind.survivors.map((p) => `${p.pid} ${p.command}`).join('; ')}`,
+          true,
         );
       }
     }
     say('contract', 'checking the contract lock');
     const tampered = await checkContract(ctx);
-    if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`);
+    if (tampered.length > 0) return end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`, true);
 
     // A verify's first attempt comes straight after the baselines were read (setup is over, no app or
     // verifier has started): only where the worktree points is asked here. The hidden files and the
     // index are compared with those baselines after the verifier, which finds anything hidden or forged
     // since, this moment included (test/e2e/warm-verify-shortcuts.test.ts).
     const fresh = input.kind === 'verify' && input.number === 1 && ctx.hiddenBaselineFresh === true;
+    // Nothing but the agent ran since the baselines: hidden files or a forged index are its doing.
     const blind = await worktreeIntegrity(ctx.workspace, ctx.root, fresh ? 'fresh' : ctx.hiddenBaseline);
-    if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`);
-    const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
+    if (blind.length > 0) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${blind.join('; ')}`, true);
+    // The app's own data goes back to the base commit before the app starts: what the agent left there
+    // never reaches a verdict. A verify's first attempt follows a fresh reset of the worktree: already so.
+    if (!fresh) await resetAppData(ctx.workspace, ctx.base, ctx.appWrites);
+    const skip = globMatcher(ctx.appWrites);
+    const before = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded, skip });
     record.snapshots.before = before;
     const forged = fresh ? null : await indexHides(ctx, before);
-    if (forged) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${forged}`);
+    if (forged) return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace can no longer be measured: ${forged}`, true);
     if (input.kind === 'agent' && input.previousSnapshot && sameSnapshot(before, input.previousSnapshot)) {
       record.summary = 'the repair left the implementation unchanged';
       return end('FAILED', 'REPAIR_UNCHANGED', `attempt ${input.number} (a repair) changed nothing in the workspace`);
@@ -128,12 +138,14 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     say('snapshot', `workspace at ${before.head.slice(0, 12)}, ${before.changed.length} changed path(s)`);
     // Watched from before the app starts until everything is stopped: a write undone in time is still a write.
     try {
-      watch = await watchWindow(ctx.workspace, { exclude: ctx.excluded });
+      watch = await watchWindow(ctx.workspace, { exclude: ctx.excluded, skip, folders: declaredFolders(ctx.appWrites) });
     } catch (error) {
       record.status = 'INCONCLUSIVE';
       record.summary = `the verifier window cannot be watched, so its stability cannot be proved: ${describeError(error)}`;
       return { record, snapshotAfter: before };
     }
+    // Teardowns run last-in first-out: the app's data goes back once the app and the verifier are stopped.
+    teardowns.add('put the app data back', async () => void (await resetAppData(ctx.workspace, ctx.base, ctx.appWrites)));
 
     const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
     const url = ctx.config.app.url.replaceAll('{port}', String(port));
@@ -260,7 +272,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     watch = null;
     record.window = window;
 
-    const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded });
+    const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded, skip });
     record.snapshots.after = after;
     const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.hiddenBaseline);
     const forgedAfter = await indexHides(ctx, after);
@@ -276,13 +288,17 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
     if (window.written.length > 0) {
       const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
-      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace was written while the verifier looked: ${shown} (even if it was put back)`);
+      return end(
+        'ERROR',
+        'UNSTABLE_WORKSPACE',
+        `the workspace was written while the verifier looked: ${shown} (even if it was put back); ${WRITE_FIX}`,
+      );
     }
     if (!sameSnapshot(before, after)) {
       return end(
         'ERROR',
         'UNSTABLE_WORKSPACE',
-        `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}`,
+        `the workspace changed while the verifier looked: ${diffSnapshots(before, after).join('; ')}; ${WRITE_FIX}`,
       );
     }
     if (!window.ok) {
@@ -299,6 +315,10 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     record.durationMs = Date.now() - started;
   }
 }
+
+// A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
+const WRITE_FIX =
+  'if your app writes it by design, declare it in app.writes in elenchos.config.json (e.g. "data/db.json", "log/**") or add it to .gitignore; `elenchos doctor` lists what the app writes';
 
 async function dispatchAgent(ctx: RunContext, input: AttemptInput, say: (name: 'agent', message: string) => void): Promise<AgentOutcome> {
   const adapter = agentAdapter(ctx.config.agent.type);

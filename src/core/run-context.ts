@@ -40,6 +40,8 @@ export interface RunContext {
   toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */
   excluded: string[];
+  /** Globs the app writes by design (built-in and `app.writes`): put back to the base, left out of every snapshot. */
+  appWrites: string[];
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   reporter: RunReporter;
@@ -53,6 +55,11 @@ export interface Terminal {
   state: 'VERIFIED' | 'FAILED' | 'ERROR';
   reason: RunReason | null;
   message: string | null;
+  /**
+   * Set when the run caught what only an agent does (a changed contract, git settings changed in its
+   * turn, a forged index, processes of its that could not be stopped): the task needs a human at once.
+   */
+  tampering?: boolean;
 }
 
 /** A process found alive after the agent's turn or after verification, outside the group we gave it, and killed. */

@@ -95,6 +95,7 @@ export async function finishRun(
       state: terminal.state,
       reason: terminal.reason,
       message: terminal.message,
+      ...(terminal.state === 'ERROR' ? { tampering: terminal.tampering === true } : {}),
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - ctx.startedAt,
     };

@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { appWriteGlobs } from '../config/app-writes.js';
 import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
@@ -124,6 +125,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     hiddenBaseline: new Set(),
     toolchain: [],
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
+    appWrites: appWriteGlobs(config.app.writes),
     env: options.env,
     signal: guard.signal,
     reporter,
@@ -317,6 +319,7 @@ async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRec
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
     await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), {
       exclude: ctx.excluded,
+      skipGlobs: ctx.appWrites,
       snapshot: after ?? undefined,
       redactDir: (staging) => redactor.redactTree(staging),
     });

@@ -94,6 +94,11 @@ export const RunRecordSchema = z
     state: z.enum(RUN_STATES),
     reason: z.enum(RUN_REASONS).nullable(),
     message: z.string().nullable(),
+    /**
+     * An ERROR run that caught what only an agent does (docs/needs-human.md): the task needs a human at
+     * once. Absent in records written before it existed (and in runs that did not end ERROR).
+     */
+    tampering: z.boolean().optional(),
     tools: z.looseObject({
       elenchos: z.string(),
       node: z.string(),

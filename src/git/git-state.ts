@@ -27,10 +27,14 @@ export interface GitState {
 // Under the common git folder. Of `packed-refs` (an ordinary commit can repack refs) only the replace
 // refs count (`git replace` then `git pack-refs --all`): a virtual entry, compared but never written back.
 const PACKED_REPLACE = 'packed-refs#replace';
+// Of `info/` only the files git reads for the tree: `info/refs` and `objects/info/packs` are written by
+// git's own housekeeping (`gc --auto` in the background after a commit runs `update-server-info`) and
+// change nothing git reports. Nor do packs, `logs/`, ORIG_HEAD, FETCH_HEAD or the maintenance files.
+const INFO = ['info/exclude', 'info/attributes', 'info/sparse-checkout', 'info/grafts'];
 const COMMON = [
   'config',
   'config.worktree',
-  'info',
+  ...INFO,
   'hooks',
   'refs/replace',
   PACKED_REPLACE,
@@ -39,7 +43,7 @@ const COMMON = [
   'commondir',
 ];
 // Under the worktree's admin folder (`.git/worktrees/<name>/`): its own config and sparse-checkout list.
-const ADMIN = ['config.worktree', 'info'];
+const ADMIN = ['config.worktree', ...INFO];
 const MAX_FILE = 4 * 1024 * 1024; // a hook or a config larger than this is hashed, not kept
 
 /** The git folders of `workspace` (common and, for a linked worktree, its admin folder) and the user's global config. */

@@ -21,6 +21,8 @@ export interface WorkspaceSnapshot {
 export interface SnapshotOptions {
   /** Repository-relative path prefixes left out (a verifier's own output folders). */
   exclude?: string[];
+  /** Paths the app writes by design (`app.writes` and the built-in list), left out too. */
+  skip?: (repoPath: string) => boolean;
 }
 
 /**
@@ -34,7 +36,10 @@ export async function snapshotWorkspace(cwd: string, options: SnapshotOptions = 
   const status = await readStatus(cwd, { noRenames: true });
   const head = status.head ?? (await headCommit(cwd)); // headCommit explains a missing commit
   const codes: Record<string, string> = {};
-  for (const entry of status.entries) if (!isUnderPrefix(entry.path, exclude)) codes[entry.path] = `${entry.x}${entry.y}`;
+  const skip = options.skip ?? (() => false);
+  for (const entry of status.entries) {
+    if (!isUnderPrefix(entry.path, exclude) && !skip(entry.path)) codes[entry.path] = `${entry.x}${entry.y}`;
+  }
   const changed = Object.keys(codes).sort();
   // The working tree's content only, not the index letters: staging a file moves nothing a browser sees.
   const digests = await mapLimit(changed, 16, (p) => digestPath(path.join(cwd, p)));

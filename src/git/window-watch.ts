@@ -31,6 +31,14 @@ export type WatchDirectory = (directory: string, onEvent: (filename: string | nu
 export interface WatchOptions {
   /** Repository-relative prefixes left out (the verifier's own output folders, as in the snapshot). */
   exclude?: string[];
+  /** Paths the app writes by design (`app.writes` and the built-in list), left out as in the snapshot. */
+  skip?: (repoPath: string) => boolean;
+  /**
+   * Folders the verifier or the app may create on their way to what they own (`.testmuai` on the way to
+   * `.testmuai/evidence/`, `data` for `data/db.json`): their creation is no write, and they are watched
+   * from the moment they appear, so what else lands in them still counts.
+   */
+  folders?: string[];
   /** How long an event of our own may take to come back before the watcher is deemed blind. */
   confirmMs?: number;
   watchDirectory?: WatchDirectory;
@@ -47,6 +55,8 @@ const watchRaw: WatchDirectory = (directory, onEvent) => watch(directory, { pers
  */
 export async function watchWindow(cwd: string, options: WatchOptions = {}): Promise<WindowWatch> {
   const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
+  const skip = options.skip ?? (() => false);
+  const folders = new Set([...(options.folders ?? []), ...exclude.flatMap(parentFolders)]);
   const confirmMs = options.confirmMs ?? 10_000;
   const watchDirectory = options.watchDirectory ?? watchRaw;
   const markerDir = path.join(cwd, ELENCHOS_DIR, 'window');
@@ -56,25 +66,47 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   const waiting = new Map<string, () => void>();
   let overflow = false;
   let failure: string | null = null;
-  const record = (rel: string) => {
-    waiting.get(rel)?.();
-    if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
-    if (seen.size < MAX_PATHS) seen.add(rel);
-    else overflow = true;
-  };
   const watchers: FSWatcher[] = [];
+  const watched = new Set<string>();
   const stop = () => {
     for (const w of watchers) w.close();
   };
+  const watchOne = (dir: string) => {
+    if (watched.has(dir)) return;
+    watched.add(dir);
+    // A name-less event (the kernel did not say) counts as a write to the directory itself.
+    const w = watchDirectory(path.join(cwd, dir), (name) => record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name));
+    w.on('error', (error) => {
+      failure ??= `${dir || '.'}: ${error.message}`;
+    });
+    watchers.push(w);
+  };
+  // A folder the verifier or the app may create is watched as it appears (with what it already holds).
+  const follow = (rel: string) => {
+    const add = async () => {
+      if (!(await lstat(path.join(cwd, rel)).catch(() => null))?.isDirectory()) return;
+      const inside = await fg('**', { cwd: path.join(cwd, rel), onlyDirectories: true, dot: true, followSymbolicLinks: false });
+      for (const sub of ['', ...inside.sort()]) {
+        const dir = sub ? `${rel}/${sub}` : rel;
+        if (!isUnderPrefix(dir, exclude) && !skip(dir)) watchOne(dir);
+      }
+    };
+    pending.push(
+      add().catch((error: Error) => {
+        failure ??= `${rel}: ${error.message}`;
+      }),
+    );
+  };
+  const pending: Promise<void>[] = [];
+  const record = (rel: string) => {
+    waiting.get(rel)?.();
+    if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
+    if (folders.has(rel) && !watched.has(rel)) follow(rel);
+    if (seen.size < MAX_PATHS) seen.add(rel);
+    else overflow = true;
+  };
   try {
-    for (const dir of directories) {
-      // A name-less event (the kernel did not say) counts as a write to the directory itself.
-      const w = watchDirectory(path.join(cwd, dir), (name) => record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name));
-      w.on('error', (error) => {
-        failure ??= `${dir || '.'}: ${error.message}`;
-      });
-      watchers.push(w);
-    }
+    for (const dir of directories) watchOne(dir);
   } catch (error) {
     stop(); // ENOSPC here is the inotify watch limit (fs.inotify.max_user_watches)
     throw error;
@@ -101,10 +133,15 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   }
   return {
     async close(): Promise<WindowReport> {
+      await Promise.all(pending);
       const confirmed = await confirm();
       stop();
       await rm(markerDir, { recursive: true, force: true });
-      const written = await dropIgnored(cwd, await dropOwnOutput(cwd, [...seen], exclude));
+      const own = await dropOwnOutput(cwd, [...seen], exclude, folders);
+      const written = await dropIgnored(
+        cwd,
+        own.filter((p) => !skip(p)),
+      );
       const count = directories.length;
       if (failure) return { ok: false, problem: `the filesystem watch failed: ${failure}`, written, directories: count };
       if (!confirmed)
@@ -134,15 +171,23 @@ async function listDirectories(cwd: string): Promise<string[]> {
   return ['', ...found.sort()];
 }
 
+/** `a/b/c/` → `a`, `a/b` (the folders on the way to an excluded one). */
+function parentFolders(prefix: string): string[] {
+  const parts = prefix.replace(/\/+$/, '').split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
 /**
  * Drops what the verifier itself writes. The watch names a folder when it is created, which the
- * snapshot never lists alone: a path that is one of the excluded folders counts only while it is one.
+ * snapshot never lists alone: a path that is one of the excluded folders, or a folder on the way to one
+ * (`folders`), counts only while it is a folder; what lands inside such a folder is watched and counts.
  */
-async function dropOwnOutput(cwd: string, paths: string[], exclude: string[]): Promise<string[]> {
+async function dropOwnOutput(cwd: string, paths: string[], exclude: string[], folders: ReadonlySet<string>): Promise<string[]> {
   const kept: string[] = [];
   for (const p of paths) {
     if (isUnderPrefix(p, exclude)) continue;
-    if (isUnderPrefix(`${p}/-`, exclude) && (await lstat(path.join(cwd, p)).catch(() => null))?.isDirectory()) continue;
+    const folderLike = isUnderPrefix(`${p}/-`, exclude) || folders.has(p);
+    if (folderLike && (await lstat(path.join(cwd, p)).catch(() => null))?.isDirectory()) continue;
     kept.push(p);
   }
   return kept;

@@ -6,6 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
 import { InputError, describeError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
+import { globMatcher } from '../util/glob-match.js';
 import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
@@ -16,6 +17,8 @@ export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked
 export interface SaveWorkspaceOptions {
   /** Repository-relative path prefixes left out (the verifier's output is kept elsewhere). */
   exclude?: string[];
+  /** Globs of what the app writes by design (`app.writes`): the app's data, never the agent's change. */
+  skipGlobs?: readonly string[];
   /**
    * A snapshot of `cwd` taken after its last change, with the same `exclude`: its list of changed
    * paths spares a second scan of the whole tree (the scan is the only cost that grows with the
@@ -51,6 +54,9 @@ export async function saveWorkspace(
   options: SaveWorkspaceOptions = {},
 ): Promise<SaveWorkspaceResult> {
   const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
+  const skipGlobs = options.skipGlobs ?? [];
+  const skip = globMatcher(skipGlobs);
+  const left = (p: string) => isUnderPrefix(p, exclude) || skip(p);
   await mkdir(outDir, { recursive: true });
   const basePath = path.join(outDir, WORKSPACE_FILES.base);
   const diffPath = path.join(outDir, WORKSPACE_FILES.diff);
@@ -61,7 +67,7 @@ export async function saveWorkspace(
   const untracked: string[] = [];
   const tracked = new Set<string>();
   for (const [p, code] of Object.entries(codes)) {
-    if (isUnderPrefix(p, exclude)) continue;
+    if (left(p)) continue;
     if (code === '??') untracked.push(p);
     else tracked.add(p);
   }
@@ -69,9 +75,9 @@ export async function saveWorkspace(
   // base → HEAD (agent commits) → index → working tree; git status covers the last two links.
   if (head !== baseCommit) {
     const committed = await gitBytes(['diff', '--name-only', '-z', '--no-renames', baseCommit, head], { cwd });
-    for (const p of splitNul(committed)) if (!isUnderPrefix(p, exclude)) tracked.add(p);
+    for (const p of splitNul(committed)) if (!left(p)) tracked.add(p);
   }
-  await writePatch(cwd, baseCommit, [...tracked].sort(), exclude, diffPath);
+  await writePatch(cwd, baseCommit, [...tracked].sort(), exclude, skipGlobs, diffPath);
 
   untracked.sort();
   if (untracked.length > 0) {
@@ -110,7 +116,14 @@ async function scanChanges(cwd: string): Promise<{ head: string; codes: Record<s
 
 // `git diff <commit>` compares the commit with the working tree for every path the index knows;
 // the flags pin down output that user config (noprefix, external diff, textconv) could change.
-async function writePatch(cwd: string, base: string, paths: string[], exclude: string[], file: string): Promise<void> {
+async function writePatch(
+  cwd: string,
+  base: string,
+  paths: string[],
+  exclude: string[],
+  skipGlobs: readonly string[],
+  file: string,
+): Promise<void> {
   if (paths.length === 0) {
     await writeFile(file, '');
     return;
@@ -118,7 +131,11 @@ async function writePatch(cwd: string, base: string, paths: string[], exclude: s
   const pathspecs =
     paths.length <= MAX_LISTED_PATHS
       ? paths.map((p) => `:(top,literal)${p}`)
-      : [':(top)', ...exclude.filter((p) => normalizePrefix(p) !== '').map(excludePathspec)];
+      : [
+          ':(top)',
+          ...exclude.filter((p) => normalizePrefix(p) !== '').map(excludePathspec),
+          ...skipGlobs.map((g) => `:(top,exclude,glob)${g}`),
+        ];
   const flags = [
     '--binary',
     '--no-renames',
