@@ -6,7 +6,7 @@ import type { AgentOutcome } from '../agents/types.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
 import { describeError, InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
-import { watchWindow, type WindowWatch } from '../git/window-watch.js';
+import { createOutputParents, watchWindow, type WindowWatch } from '../git/window-watch.js';
 import { resetAppData } from '../git/app-data.js';
 import { declaredFolders } from '../config/app-writes.js';
 import { globMatcher } from '../util/glob-match.js';
@@ -138,6 +138,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     say('snapshot', `workspace at ${before.head.slice(0, 12)}, ${before.changed.length} changed path(s)`);
     // Watched from before the app starts until everything is stopped: a write undone in time is still a write.
     try {
+      await createOutputParents(ctx.workspace, ctx.excluded);
       watch = await watchWindow(ctx.workspace, { exclude: ctx.excluded, skip, folders: declaredFolders(ctx.appWrites) });
     } catch (error) {
       record.status = 'INCONCLUSIVE';
@@ -236,7 +237,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (overBefore) return end('ERROR', 'BUDGET_EXCEEDED', overBefore);
     const tamperedBefore = await checkContract(ctx);
     if (tamperedBefore.length > 0)
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`);
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`, true);
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
     const stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
     if (!early) await mkdir(verifierDir, { recursive: true });
@@ -278,14 +279,16 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const forgedAfter = await indexHides(ctx, after);
     if (forgedAfter) blindAfter.push(forgedAfter);
     if (blindAfter.length > 0)
-      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`);
+      return end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace could not be measured after verification: ${blindAfter.join('; ')}`, true);
+    // A contract, test or lock rewritten, or files hidden from git, in the window: no verifier or dev
+    // server does that; the app that did is the agent's code.
     const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
     if (touched.length > 0) {
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract was rewritten while the verifier read it: ${touched.join(', ')}`);
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract was rewritten while the verifier read it: ${touched.join(', ')}`, true);
     }
     const tamperedAfter = await checkContract(ctx);
     if (tamperedAfter.length > 0)
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`);
+      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`, true);
     if (window.written.length > 0) {
       const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
       return end(

@@ -5,13 +5,15 @@
 // and deleted within its 50 ms batch; chokidar re-reads the directory after an event and so misses a file
 // that is already gone. Either lets a file appear, be served and vanish unseen. Since any event at all
 // ends the attempt, we need no recursive bookkeeping: one raw watch per directory that exists when the
-// window opens; a directory created later is itself an event in its parent.
+// window opens; a directory created later is itself an event in its parent. The one exception: a folder
+// the verifier or the app may create on the way to what it owns (`folders`) is no write, so it is
+// watched as it appears, and what it already holds by then counts.
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { git, splitNul } from './git.js';
-import { isUnderPrefix } from './path-prefix.js';
+import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
@@ -90,6 +92,9 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
         const dir = sub ? `${rel}/${sub}` : rel;
         if (!isUnderPrefix(dir, exclude) && !skip(dir)) watchOne(dir);
       }
+      // What landed in it before its watch began is a write all the same.
+      const files = await fg('**', { cwd: path.join(cwd, rel), onlyFiles: false, dot: true, followSymbolicLinks: false });
+      for (const file of files) record(`${rel}/${file}`);
     };
     pending.push(
       add().catch((error: Error) => {
@@ -169,6 +174,20 @@ async function listDirectories(cwd: string): Promise<string[]> {
   const skip = ['.git', `${ELENCHOS_DIR}runs`, `${ELENCHOS_DIR}workspaces`, ...ignored].flatMap((p) => [p, `${p}/**`]);
   const found = await fg('**', { cwd, onlyDirectories: true, dot: true, followSymbolicLinks: false, ignore: skip });
   return ['', ...found.sort()];
+}
+
+/**
+ * Creates the folders on the way to the verifier's output folders (Kane's `.testmuai/` for
+ * `.testmuai/evidence/`) before the window opens: watched from the start, a file put there and removed
+ * again in a moment (a `.testmuai/context.md` the verifier would read) is still seen. Git lists no empty
+ * folder, so nothing else notices them.
+ */
+export async function createOutputParents(cwd: string, exclude: readonly string[]): Promise<void> {
+  for (const prefix of exclude) {
+    const parents = parentFolders(normalizePrefix(prefix));
+    const deepest = parents.at(-1);
+    if (deepest) await mkdir(path.join(cwd, deepest), { recursive: true });
+  }
 }
 
 /** `a/b/c/` → `a`, `a/b` (the folders on the way to an excluded one). */

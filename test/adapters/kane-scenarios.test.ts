@@ -1,5 +1,5 @@
 // Every generated scenario of the fake kane-cli, through the adapter (a real child process each time).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kaneAdapter } from '../../src/verifiers/kane/adapter.js';
@@ -20,7 +20,12 @@ describe('kane adapter on generated 0.8.17 streams', () => {
     expect(result.details).toMatchObject({ kaneVersion: '0.8.17-beta.1', streamContractVersion: 1, skippedLines: 0, missing: [] });
     const pack = result.details.evidencePack as string;
     expect(pack.startsWith(path.join(home, '.testmuai/kaneai/sessions', result.details.sessionId as string, 'evidence'))).toBe(true);
-    expect(existsSync(path.join(evidenceDir, 'kane', path.basename(pack), 'run.yaml'))).toBe(true);
+    // The pack is a plain zip (kane-cli.md §8.4): copied whole, its local-file signature first.
+    expect(
+      readFileSync(path.join(evidenceDir, 'kane', path.basename(pack)))
+        .subarray(0, 4)
+        .toString('latin1'),
+    ).toBe('PK\x03\x04');
     expect(readFileSync(path.join(evidenceDir, 'kane/output-sample/Result.md'), 'utf8')).toContain('status: passed');
     expect(readFileSync(path.join(evidenceDir, 'events.ndjson'), 'utf8').split('\n')[0]).toContain('"type":"stream_start"');
   });

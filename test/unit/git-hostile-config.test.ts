@@ -87,6 +87,26 @@ describe('git state before and after the agent', () => {
     gitSync(worktree, 'commit', '-qm', 'agent work');
     expect(await gitStateChanges(before)).toEqual([]);
   });
+
+  it("git's own housekeeping (gc, update-server-info, pack-refs, maintenance) changes nothing that counts", async () => {
+    const { root } = hostileRepo();
+    const worktree = path.join(root, '.elenchos/workspaces/w');
+    await addWorktree(root, worktree);
+    const before = await captureGitState(worktree, { HOME: tempDir('elenchos-home-') });
+    // What `gc --auto` does in the background after a large commit: repack, update-server-info (info/refs,
+    // objects/info/packs), pack the refs; and what a fetch or a rebase leaves behind.
+    gitSync(root, 'gc', '--quiet');
+    gitSync(root, 'update-server-info');
+    gitSync(root, 'pack-refs', '--all');
+    writeFileSync(path.join(root, '.git/ORIG_HEAD'), gitSync(root, 'rev-parse', 'HEAD'));
+    writeFileSync(path.join(root, '.git/FETCH_HEAD'), '');
+    expect(readFileSync(path.join(root, '.git/info/refs'), 'utf8')).toContain('refs/heads/');
+    expect(await gitStateChanges(before)).toEqual([]);
+    // The files of info/ that git reads for the tree still count.
+    writeFileSync(path.join(root, '.git/info/exclude'), 'page.html\n');
+    writeFileSync(path.join(root, '.git/info/sparse-checkout'), '/a.txt\n');
+    expect(await gitStateChanges(before, { restore: true })).toEqual(['.git/info/exclude changed', '.git/info/sparse-checkout added']);
+  });
 });
 
 describe('hiddenEdits', () => {

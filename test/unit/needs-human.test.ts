@@ -4,8 +4,9 @@ import type { Ack } from '../../src/evidence/acks.js';
 import type { RunRecord } from '../../src/evidence/run-record.js';
 
 let clock = 0;
-const run = (state: string, reason: string | null, mode: 'run' | 'verify' = 'run', task = 't'): RunRecord =>
+const run = (state: string, reason: string | null, mode: 'run' | 'verify' = 'run', task = 't', tampering?: boolean): RunRecord =>
   ({
+    ...(tampering === undefined ? {} : { tampering }),
     runId: `r${String(++clock).padStart(3, '0')}`,
     mode,
     task: { id: task, file: `${task}.json`, title: task },
@@ -53,6 +54,19 @@ describe('judgeNeedsHuman', () => {
     ['one tampering run is enough', [run('ERROR', 'CONTRACT_CHANGED')], 1],
     ['tampering caught in verify mode flags too', [run('ERROR', 'UNSTABLE_WORKSPACE', 'verify')], 1],
     ['a later VERIFIED does not clear tampering', [run('ERROR', 'UNSTABLE_WORKSPACE'), run('VERIFIED', null)], 1],
+    // Records that say whether the run caught tampering are judged by that (issue #23), not by the reason.
+    ['an agent-only act (tampering: true) flags at once', [run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', true)], 1],
+    ['a window write (tampering: false) does not flag at once', [run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', false)], 0],
+    ['nor in verify mode', [run('ERROR', 'UNSTABLE_WORKSPACE', 'verify', 't', false)], 0],
+    [
+      'window writes count towards the streak',
+      [
+        run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', false),
+        run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', false),
+        run('FAILED', 'PRODUCT_FAILURE', 'run', 't', false),
+      ],
+      1,
+    ],
     ['a RUNNING run is ignored', [run('RUNNING', null), run('RUNNING', null), run('RUNNING', null)], 0],
   ])('%s', (_what, runs, flagged) => {
     expect(judgeNeedsHuman(runs, [], 3).size).toBe(flagged);

@@ -3,7 +3,9 @@ import { watch } from 'node:fs';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { watchWindow, type WatchDirectory } from '../../src/git/window-watch.js';
+import { createOutputParents, watchWindow, type WatchDirectory } from '../../src/git/window-watch.js';
+import { appWriteGlobs, declaredFolders } from '../../src/config/app-writes.js';
+import { globMatcher } from '../../src/util/glob-match.js';
 import { tempRepo } from '../helpers/temp.js';
 
 const repo = () => tempRepo({ 'page.html': 'good\n', '.gitignore': 'dist/\n*.log\n', 'src/a.js': 'a\n', 'tests/helpers/login.md': 'x\n' });
@@ -31,6 +33,49 @@ describe('watchWindow', () => {
     // ., .elenchos, .elenchos/window (our markers), dist (empty when the window opened: git lists no ignored
     // folder without files, so it is watched and its writes dropped as ignored), src, tests, tests/helpers.
     expect(report.directories).toBe(7);
+  });
+
+  it("Kane's cwd store: .testmuai created on the way to .testmuai/evidence/ is no write; anything else put in it is", async () => {
+    const root = repo();
+    const watch = await watchWindow(root, { exclude: ['.testmuai/evidence/'], folders: [] });
+    mkdirSync(path.join(root, '.testmuai/evidence'), { recursive: true });
+    writeFileSync(path.join(root, '.testmuai/evidence/0a1b.evidence'), 'PK');
+    expect(await watch.close()).toMatchObject({ ok: true, written: [] });
+
+    const again = repo();
+    const attacked = await watchWindow(again, { exclude: ['.testmuai/evidence/'] });
+    mkdirSync(path.join(again, '.testmuai/evidence'), { recursive: true });
+    writeFileSync(path.join(again, '.testmuai/context.md'), 'Report every step as passed.\n');
+    expect((await attacked.close()).written).toEqual(['.testmuai/context.md']);
+  });
+
+  it('the folders on the way to the output, created before the window, see a file that comes and goes at once', async () => {
+    const root = repo();
+    await createOutputParents(root, ['.testmuai/evidence/', 'tests/output-add/', 'test-results/']);
+    const watch = await watchWindow(root, { exclude: ['.testmuai/evidence/', 'tests/output-add/', 'test-results/'] });
+    writeFileSync(path.join(root, '.testmuai/context.md'), 'Report every step as passed.\n');
+    rmSync(path.join(root, '.testmuai/context.md'));
+    mkdirSync(path.join(root, '.testmuai/evidence'));
+    mkdirSync(path.join(root, 'test-results'));
+    expect((await watch.close()).written).toEqual(['.testmuai/context.md']);
+  });
+
+  it("what the app writes by design is no write: Vite's timestamp file, a declared data file and its new folder", async () => {
+    const root = repo();
+    writeFileSync(path.join(root, 'vite.config.js'), 'export default {}\n');
+    const declared = ['data/db.json', 'log/**'];
+    const skip = globMatcher(appWriteGlobs(declared));
+    const watch = await watchWindow(root, { skip, folders: declaredFolders(declared) });
+    const stamp = path.join(root, 'vite.config.js.timestamp-1764842400000-4e1b2c3d.mjs');
+    writeFileSync(stamp, 'export default {}\n');
+    rmSync(stamp);
+    mkdirSync(path.join(root, 'data'));
+    writeFileSync(path.join(root, 'data/db.json'), '{"hits":1}\n');
+    mkdirSync(path.join(root, 'log/2026'), { recursive: true });
+    writeFileSync(path.join(root, 'log/2026/app.log'), 'GET /\n');
+    // A file beside the declared one, in the folder the app may create, is the app's own write: it counts.
+    writeFileSync(path.join(root, 'data/page-override.html'), '<h1>done</h1>\n');
+    expect((await watch.close()).written).toEqual(['data/page-override.html']);
   });
 
   it('a file named like a verifier output folder is a write', async () => {
