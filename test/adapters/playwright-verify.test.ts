@@ -80,6 +80,14 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     expect(listTree(output).filter((file) => file.endsWith('.png'))).toEqual([]);
   });
 
+  it('writes no snapshot baseline into the project: a missing one is no PASS (updateSnapshots none)', async () => {
+    // verify() checks the project tree is as it was: no screenshot.spec.ts-snapshots/ beside the spec.
+    const result = await verify('screenshot.spec.ts', { args: ['--retries=0'] });
+    expect(result.status).not.toBe('PASS');
+    expect(statuses(result)['AC-001']).not.toBe('PASS');
+    expect(statuses(result)['AC-002']).toBe('PASS');
+  });
+
   it('is a verifier error when the browser cannot launch', async () => {
     const result = await verify('pass.spec.ts', { browserPath: '/nonexistent/chrome', args: ['--retries=0'] });
     expect(result.status, result.summary).toBe('VERIFIER_ERROR');

@@ -56,6 +56,8 @@ export function ownedConfig(options: PlaywrightConfigOptions, files: PlaywrightF
     workers: 1,
     fullyParallel: false,
     preserveOutput: 'always',
+    // A missing screenshot baseline is a failure, never one written beside the spec during the verdict.
+    updateSnapshots: 'none',
     reporter: [['list'], ['json', { outputFile: files.report }], [reporter]],
     use: {
       baseURL: options.baseURL,

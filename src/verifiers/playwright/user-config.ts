@@ -31,7 +31,7 @@ const WHY = {
   testDir: 'Elenchos runs exactly the task\\'s spec', testMatch: 'Elenchos runs exactly the task\\'s spec', testIgnore: 'Elenchos runs exactly the task\\'s spec',
   reporter: 'Elenchos reads its own JSON report', outputDir: 'evidence goes to the attempt\\'s folder', retries: 'Elenchos retries once to see flaky tests (verifier.args ["--retries=N"] changes it)',
   workers: 'Elenchos runs one worker', fullyParallel: 'Elenchos runs one worker', webServer: 'Elenchos starts the app itself (app.command)',
-  globalSetup: 'not run by Elenchos', globalTeardown: 'not run by Elenchos', preserveOutput: 'evidence is always kept',
+  globalSetup: 'not run by Elenchos', globalTeardown: 'not run by Elenchos', preserveOutput: 'evidence is always kept', updateSnapshots: 'a missing baseline is a failure, never written during a verdict',
   baseURL: 'the app Elenchos started', headless: 'Elenchos runs headless (verify --verifier-only --headed shows the browser)',
   trace: 'Elenchos records traces of failures at the price of a bare run', screenshot: 'Elenchos takes the picture of each traced failure from its trace',
   executablePath: 'verifier.browserPath / the browser Elenchos found', browserName: 'Elenchos runs Chromium',
