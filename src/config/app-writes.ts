@@ -12,22 +12,26 @@ import { globBase } from '../util/glob-match.js';
  *   a repository that dropped the line would fail every run).
  * - Python (Django's runserver and every other) writes `__pycache__/*.pyc` on import; Django's default
  *   database `db.sqlite3` appears on first use.
- * - Rails in development writes `log/development.log` and `tmp/` (pids, cache, restart.txt).
+ * - Rails in development writes `log/development.log` and, under `tmp/`, pids, cache, sockets, storage,
+ *   restart.txt and its development secret.
+ * Each is matched at any depth where the tool may run in a subfolder (a monorepo's `apps/web/.next/`).
  * None of them can carry the agent's work into a verdict: declared paths go back to the base commit
  * before the app starts (run-attempt.ts).
  */
 export const BUILTIN_APP_WRITES: readonly string[] = [
   '**/*.config.*.timestamp-*.mjs',
-  'next-env.d.ts',
-  '.next/**',
-  '.nuxt/**',
-  '.astro/**',
-  '.svelte-kit/**',
+  '**/next-env.d.ts',
+  '**/.next/**',
+  '**/.nuxt/**',
+  '**/.astro/**',
+  '**/.svelte-kit/**',
   '**/__pycache__/**',
-  'db.sqlite3',
-  'db.sqlite3-journal',
+  '**/db.sqlite3',
+  '**/db.sqlite3-journal',
   'log/development.log',
-  'tmp/**',
+  // Only what `rails server` writes there: a tracked file of the project's own under tmp/ stays the agent's.
+  'tmp/{pids,cache,sockets,storage}/**',
+  'tmp/{restart.txt,local_secret.txt,development_secret.txt}',
 ];
 
 /** Every glob the app may write: the built-in ones, then `app.writes`. */
