@@ -1,0 +1,78 @@
+// What an app writes by design (#23): the built-in dev-server writes, the folders an app may create, and
+// the reset of its data to the base commit, on a real git repository.
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appWriteGlobs, declaredFolders } from '../../src/config/app-writes.js';
+import { resetAppData } from '../../src/git/app-data.js';
+import { globMatcher } from '../../src/util/glob-match.js';
+import { gitSync, tempRepo } from '../helpers/temp.js';
+
+describe('the built-in app writes', () => {
+  const builtIn = globMatcher(appWriteGlobs([]));
+  it.each([
+    ['vite.config.js.timestamp-1764842400000-4e1b2c3d.mjs', true],
+    ['apps/web/vite.config.ts.timestamp-1764842400000-4e1b2c3d.mjs', true],
+    ['next-env.d.ts', true],
+    ['apps/web/.next/server/app.js', true],
+    ['.nuxt/nuxt.d.ts', true],
+    ['.svelte-kit/generated/root.js', true],
+    ['mysite/polls/__pycache__/views.cpython-312.pyc', true],
+    ['mysite/db.sqlite3', true],
+    ['log/development.log', true],
+    ['tmp/pids/server.pid', true],
+    ['tmp/restart.txt', true],
+    // The project's own files stay the agent's change.
+    ['vite.config.js', false],
+    ['tmp/fixtures.json', false],
+    ['log/production.log', false],
+    ['src/next.config.js', false],
+    ['page.html', false],
+  ])('%s → %s', (file, expected) => {
+    expect(builtIn(file)).toBe(expected);
+  });
+
+  it('an app may create the folders before the first wildcard of a glob, and no other', () => {
+    expect(declaredFolders(['data/db.json', 'var/log/**', 'uploads/*.png'])).toEqual(['data', 'log', 'tmp', 'uploads', 'var', 'var/log']);
+  });
+});
+
+describe('resetAppData', () => {
+  it('puts declared paths back as the base has them: content, mode, symlinks; removes what the base lacks; leaves the rest', async () => {
+    const root = tempRepo({ 'data/db.json': '{"hits":0}\n', 'data/run.sh': 'echo hi\n', 'page.html': 'base\n' });
+    symlinkSync('db.json', path.join(root, 'data/current.json'));
+    chmodSync(path.join(root, 'data/run.sh'), 0o755);
+    gitSync(root, 'add', '-A');
+    gitSync(root, 'commit', '-qm', 'link and mode');
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+
+    writeFileSync(path.join(root, 'data/db.json'), '{"hits":9,"extra":"<li>Buy milk</li>"}\n');
+    chmodSync(path.join(root, 'data/run.sh'), 0o644);
+    gitSync(root, 'rm', '-q', 'data/current.json');
+    writeFileSync(path.join(root, 'data/current.json'), 'not a link\n');
+    mkdirSync(path.join(root, 'data/uploads'));
+    writeFileSync(path.join(root, 'data/uploads/a.png'), 'png');
+    writeFileSync(path.join(root, 'page.html'), 'the agent’s work\n');
+
+    const done = await resetAppData(root, base, ['data/**']);
+    expect(done).toEqual({ restored: ['data/current.json', 'data/db.json', 'data/run.sh'], removed: ['data/uploads/a.png'] });
+    expect(readFileSync(path.join(root, 'data/db.json'), 'utf8')).toBe('{"hits":0}\n');
+    expect(lstatSync(path.join(root, 'data/run.sh')).mode & 0o111).not.toBe(0);
+    expect(readlinkSync(path.join(root, 'data/current.json'))).toBe('db.json');
+    expect(existsSync(path.join(root, 'data/uploads/a.png'))).toBe(false);
+    // Not declared: the agent's change stays.
+    expect(readFileSync(path.join(root, 'page.html'), 'utf8')).toBe('the agent’s work\n');
+    // Already as the base has it: nothing to do.
+    expect(await resetAppData(root, base, ['data/**'])).toEqual({ restored: [], removed: [] });
+  });
+
+  it('writes the bytes itself: a filter the agent configured does not run', async () => {
+    const root = tempRepo({ 'db.json': '{"hits":0}\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    gitSync(root, 'config', 'filter.x.smudge', 'echo smudged');
+    writeFileSync(path.join(root, '.git/info/attributes'), 'db.json filter=x\n');
+    writeFileSync(path.join(root, 'db.json'), 'changed\n');
+    await resetAppData(root, base, ['db.json']);
+    expect(readFileSync(path.join(root, 'db.json'), 'utf8')).toBe('{"hits":0}\n');
+  });
+});
