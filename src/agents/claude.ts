@@ -1,19 +1,12 @@
-// `agent.type: claude`: Claude Code headless, `claude -p --output-format stream-json`; cost and turns from its result event.
+// `agent.type: claude`: Claude Code headless, `claude -p --output-format stream-json`; cost, turns and ending from its result event.
+import { claudeEnding, type ClaudeResultEvent } from './claude-ending.js';
 import { dispatchAgent } from './dispatch.js';
+import { describeEnding, verifiable } from './ending.js';
 import type { AgentAdapter } from './types.js';
-
-interface ClaudeResultEvent {
-  type: 'result';
-  subtype?: string;
-  is_error?: boolean;
-  num_turns?: number;
-  total_cost_usd?: number;
-  result?: string;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
-}
 
 export const claudeAgent: AgentAdapter = {
   type: 'claude',
+  reportsCost: true,
   command: (config) => ({
     command: config.command ?? 'claude',
     // The prompt comes on stdin; stream-json needs --verbose in print mode.
@@ -21,7 +14,7 @@ export const claudeAgent: AgentAdapter = {
   }),
   async dispatch(context) {
     let final: ClaudeResultEvent | null = null;
-    const { outcome } = await dispatchAgent(context, {
+    const { result: spawned, outcome } = await dispatchAgent(context, {
       ...this.command(context.config),
       passKeys: ['AWS_REGION', 'AWS_PROFILE'],
       passPrefixes: ['CLAUDE_CODE_', 'ANTHROPIC_'],
@@ -41,20 +34,26 @@ export const claudeAgent: AgentAdapter = {
           output: usage.output_tokens ?? 0,
         }
       : null;
-    if (!outcome.ok) return { ...outcome, costUsd, turns, tokens };
-    const failed = (message: string) => ({
-      ok: false as const,
-      reason: 'AGENT_FAILED' as const,
-      message,
-      exitCode: outcome.exitCode,
-      durationMs: outcome.durationMs,
-      costUsd,
-      turns,
-      tokens,
-    });
-    if (result === null) return failed('Claude Code ended without a result event (is the command really `claude`?)');
-    if (result.is_error)
-      return failed(`Claude Code reported an error (${result.subtype ?? 'error'}): ${String(result.result ?? '').slice(0, 300)}`);
-    return { ...outcome, costUsd, turns, tokens, summary: typeof result.result === 'string' ? result.result.slice(0, 2000) : null };
+    const spent = { costUsd, turns, tokens };
+    // Killed (timeout, interrupt) or never started: the process end says it all.
+    const exited = spawned.exitCode !== null && !spawned.timedOut && !spawned.aborted && !spawned.spawnError;
+    if (!outcome.ok && !exited) return { ...outcome, ...spent };
+    const ending = claudeEnding(result, spawned.exitCode);
+    if (!verifiable(ending)) {
+      const message =
+        result === null
+          ? `Claude Code ended without a result event (is the command really \`claude\`?)${outcome.ok ? '' : `; ${outcome.message}`}`
+          : `Claude Code's turn ${describeEnding(ending)}`;
+      return { ok: false, reason: 'AGENT_FAILED', message, exitCode: spawned.exitCode, durationMs: spawned.durationMs, ...spent, ending };
+    }
+    // Any other end leaves a worktree worth verifying: a turn that hit its limit may have done the work.
+    return {
+      ok: true,
+      exitCode: spawned.exitCode ?? 0,
+      durationMs: spawned.durationMs,
+      ...spent,
+      summary: typeof result?.result === 'string' ? result.result.slice(0, 2000) : null,
+      ending,
+    };
   },
 };

@@ -1,5 +1,6 @@
 // The interface every agent adapter (command, claude, codex) implements.
 import type { AgentConfigSchema } from '../config/config-schema.js';
+import type { AgentEnding } from './ending.js';
 import type { z } from 'zod';
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -35,6 +36,10 @@ export type AgentOutcome =
       turns: number | null;
       tokens?: AgentTokens | null;
       summary: string | null;
+      /** Why the agent stopped, where its adapter can tell (absent: the `command` adapter, older records). */
+      ending?: AgentEnding;
+      /** The earlier ending a dispatch was tried again after (a transient API error, once). */
+      retriedAfter?: AgentEnding;
     }
   | {
       ok: false;
@@ -45,12 +50,18 @@ export type AgentOutcome =
       costUsd: number | null;
       turns: number | null;
       tokens?: AgentTokens | null;
+      ending?: AgentEnding;
+      retriedAfter?: AgentEnding;
     };
 
 /** Tokens the agent reported using (Claude Code's `usage`, Codex's `turn.completed.usage`). */
 export interface AgentTokens {
   input: number;
   output: number;
+  /** Parts already inside `input` / `output`, kept for the record where the agent reports them (Codex). */
+  cachedInput?: number;
+  cacheWriteInput?: number;
+  reasoningOutput?: number;
 }
 
 export interface AgentAdapter {
@@ -58,4 +69,6 @@ export interface AgentAdapter {
   /** The executable and leading arguments this adapter runs. */
   command(config: AgentConfig): { command: string; args: string[] };
   dispatch(context: AgentContext): Promise<AgentOutcome>;
+  /** Whether it reports dollars; without them `--max-cost-usd` could never fire, so `run` refuses it. */
+  readonly reportsCost?: boolean;
 }

@@ -3,6 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../agents/registry.js';
 import type { AgentOutcome } from '../agents/types.js';
+import { describeEnding } from '../agents/ending.js';
+import { addCosts, afterRetry, TRANSIENT_RETRIES, worthRetrying } from '../agents/retry.js';
+import type { BudgetTracker } from './budget.js';
 import { judgeCriteria } from '../contract/criteria-map.js';
 import { describeError, InterruptedError } from '../errors.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
@@ -85,9 +88,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (input.kind === 'agent') {
       const over = ctx.budget.gate('agent');
       if (over) return end('ERROR', 'BUDGET_EXCEEDED', over);
-      const outcome = await dispatchAgent(ctx, input, say);
+      const { outcome, cost } = await dispatchAgent(ctx, input, say);
       record.agent = outcome;
-      Object.assign(record.cost, ctx.budget.recordAgent(outcome));
+      Object.assign(record.cost, cost);
       // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
       const leftBehind = await sweepEscaped(ctx, input.number, 'agent');
       record.stoppedProcesses.push(...leftBehind.stopped);
@@ -323,7 +326,11 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
 const WRITE_FIX =
   'if your app writes it by design, declare it in app.writes in elenchos.config.json (e.g. "data/db.json", "log/**") or add it to .gitignore; `elenchos doctor` lists what the app writes';
 
-async function dispatchAgent(ctx: RunContext, input: AttemptInput, say: (name: 'agent', message: string) => void): Promise<AgentOutcome> {
+async function dispatchAgent(
+  ctx: RunContext,
+  input: AttemptInput,
+  say: (name: 'agent', message: string) => void,
+): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
   const adapter = agentAdapter(ctx.config.agent.type);
   const prompt = buildPrompt(
     {
@@ -339,22 +346,41 @@ async function dispatchAgent(ctx: RunContext, input: AttemptInput, say: (name: '
   const promptFile = path.join(input.dir, 'prompt.md');
   await writeFile(promptFile, prompt);
   say('agent', `${input.previous ? 'repair' : 'dispatch'}: ${ctx.config.agent.type} agent (timeout ${ctx.config.agent.timeoutSeconds}s)`);
-  const outcome = await adapter.dispatch({
-    cwd: ctx.workspace,
-    checkout: ctx.root,
-    prompt,
-    promptFile,
-    taskFile: path.join(ctx.workspace, ctx.resolved.label),
-    attempt: input.number,
-    processTag: processTag(ctx, input.number, 'agent'),
-    config: ctx.config.agent,
-    baseEnv: ctx.env,
-    logFile: path.join(input.dir, 'agent.log'),
-    signal: ctx.signal,
-    onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'agent', line }),
-  });
-  say('agent', outcome.ok ? `finished in ${Math.round(outcome.durationMs / 100) / 10}s` : `failed: ${outcome.message}`);
-  return outcome;
+  // A retry gets the same prompt in the same worktree, its output appended to the same agent.log.
+  const dispatch = () =>
+    adapter.dispatch({
+      cwd: ctx.workspace,
+      checkout: ctx.root,
+      prompt,
+      promptFile,
+      taskFile: path.join(ctx.workspace, ctx.resolved.label),
+      attempt: input.number,
+      processTag: processTag(ctx, input.number, 'agent'),
+      config: ctx.config.agent,
+      baseEnv: ctx.env,
+      logFile: path.join(input.dir, 'agent.log'),
+      signal: ctx.signal,
+      onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'agent', line }),
+    });
+  let outcome = await dispatch();
+  let cost = ctx.budget.recordAgent(outcome);
+  // A transient API error is tried again (bounded: TRANSIENT_RETRIES) before the attempt counts, within the budget.
+  for (let retry = 0; retry < TRANSIENT_RETRIES && worthRetrying(outcome) && !ctx.signal.aborted; retry++) {
+    const over = ctx.budget.gate('agent');
+    if (over) {
+      say('agent', `${describeEnding(outcome.ending!)}; not tried again: ${over}`);
+      break;
+    }
+    say('agent', `${describeEnding(outcome.ending!)}: trying once more`);
+    const again = await dispatch();
+    cost = addCosts(cost, ctx.budget.recordAgent(again));
+    outcome = afterRetry(outcome, again);
+  }
+  const took = `${Math.round(outcome.durationMs / 100) / 10}s`;
+  // The agent's own word for its end; the verifier still decides whether the work is done.
+  const ending = outcome.ending ? `: ${describeEnding(outcome.ending)}` : '';
+  say('agent', outcome.ok ? `ended after ${took}${ending}` : `failed: ${outcome.message}`);
+  return { outcome, cost };
 }
 
 /** Problems with the contract in the workspace and in the main checkout (empty when intact). */

@@ -84,13 +84,51 @@ describe('claude adapter', () => {
     expect(seen().env.GITHUB_TOKEN).toBe('ghp_caller_token_value');
   });
 
-  it('an error result is AGENT_FAILED, with the cost still counted', async () => {
+  it('error_max_turns (is_error, exit 1) is limit-reached and left for the verifier, with the cost counted', async () => {
     const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'error-result' }).ctx);
+    expect(outcome).toMatchObject({
+      ok: true,
+      exitCode: 1,
+      costUsd: 0.0421,
+      turns: 4,
+      ending: { kind: 'limit-reached', detail: 'error_max_turns, the turn limit (--max-turns) after 4 turn(s)' },
+    });
+  });
+
+  // Each shape the fake can send, read as the Agent SDK defines it (test/fixtures/bin/claude cites the sources).
+  it.each([
+    ['max-turns-exit-0', true, 'limit-reached'],
+    ['max-budget', true, 'limit-reached'],
+    ['prompt-too-long', true, 'limit-reached'],
+    ['api-error', true, 'transient-api-error'],
+    ['terminal-api-error', true, 'transient-api-error'],
+    ['hook-stopped', true, 'refused'],
+    ['refusal', true, 'refused'],
+    ['api-error-400', false, 'crashed'],
+    ['dead-tool-use', false, 'crashed'],
+    ['during-execution', false, 'crashed'],
+    ['crash', false, 'crashed'],
+  ])('%s: ok %s, ending %s', async (mode, ok, kind) => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: mode }).ctx);
+    expect(outcome).toMatchObject({ ok, ending: { kind } });
+    if (!outcome.ok) expect(outcome.reason).toBe('AGENT_FAILED');
+  });
+
+  it('error_max_budget_usd with is_error false is no longer taken for a finished turn', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'max-budget' }).ctx);
+    expect(outcome.ending).toEqual({
+      kind: 'limit-reached',
+      detail: 'error_max_budget_usd, its own budget (--max-budget-usd) after 4 turn(s)',
+    });
+  });
+
+  it('a dead turn is AGENT_FAILED naming why', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'dead-tool-use' }).ctx);
     expect(outcome).toMatchObject({
       ok: false,
       reason: 'AGENT_FAILED',
       costUsd: 0.0421,
-      message: 'Claude Code reported an error (error_max_turns): Reached the maximum number of turns',
+      message: "Claude Code's turn crashed (stop_reason tool_use with an empty result)",
     });
   });
 
@@ -100,7 +138,17 @@ describe('claude adapter', () => {
       ok: false,
       reason: 'AGENT_FAILED',
       message: 'Claude Code ended without a result event (is the command really `claude`?)',
+      ending: { kind: 'crashed', detail: 'no result event' },
     });
+  });
+
+  it('an interrupt stays INTERRUPTED, not an ending read from the output', async () => {
+    const { ctx } = context('claude', {});
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await agentAdapter('claude').dispatch({ ...ctx, signal: controller.signal });
+    expect(outcome).toMatchObject({ ok: false, reason: 'INTERRUPTED' });
+    expect(outcome.ending).toBeUndefined();
   });
 });
 
@@ -118,8 +166,40 @@ describe('codex adapter', () => {
 
   it("a failed turn is AGENT_FAILED with Codex's message", async () => {
     const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'turn-failed' }).ctx);
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED' });
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', ending: { kind: 'crashed' } });
     expect((outcome as { message: string }).message).toContain('stream disconnected before completion');
+  });
+
+  it('"Reconnecting... 2/5" errors are Codex recovering: the turn that then completes is finished', async () => {
+    const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'reconnect' }).ctx);
+    expect(outcome).toMatchObject({
+      ok: true,
+      turns: 1,
+      summary: 'Added the form and the list.',
+      ending: { kind: 'finished', detail: '1 turn(s), 2 stream error(s) Codex recovered from' },
+    });
+  });
+
+  it('a non-zero exit without turn.failed is still AGENT_FAILED (crashed)', async () => {
+    const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'crash' }).ctx);
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', ending: { kind: 'crashed' } });
+    expect((outcome as { message: string }).message).toContain('exited with code 1');
+  });
+
+  it('counts each token once: cached and cache-write inside input, reasoning inside output, cumulative totals not summed', async () => {
+    const one = await agentAdapter('codex').dispatch(context('codex', {}).ctx);
+    expect(one).toMatchObject({
+      costUsd: null,
+      tokens: { input: 1200, output: 300, cachedInput: 400, cacheWriteInput: 100, reasoningOutput: 120 },
+    });
+    const two = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'two-turns' }).ctx);
+    // Two turn.completed events: the second carries the thread's totals (2000 / 500), not 3200 / 800.
+    expect(two).toMatchObject({ turns: 2, tokens: { input: 2000, output: 500, cachedInput: 900, reasoningOutput: 200 } });
+  });
+
+  it('says it reports no dollars', () => {
+    expect(agentAdapter('codex').reportsCost).toBe(false);
+    expect(agentAdapter('claude').reportsCost).toBe(true);
   });
 });
 

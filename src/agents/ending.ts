@@ -1,0 +1,33 @@
+// Why an agent's turn stopped, in words shared by every adapter (attempt.json `agent.ending`, `show`).
+
+/**
+ * - `finished`: the agent says it is done (proves nothing: the verifier decides);
+ * - `limit-reached`: a turn, budget, context or output limit of the agent's own stopped it, work may be done;
+ * - `transient-api-error`: its model API failed in a way a second try may not (429, 5xx, overloaded);
+ * - `refused`: the model declined, or a hook or the permission system stopped the turn;
+ * - `crashed`: no usable end (non-zero exit without an explained result, no result at all, a dead turn).
+ */
+export const AGENT_ENDINGS = ['finished', 'limit-reached', 'transient-api-error', 'refused', 'crashed'] as const;
+
+export type AgentEndingKind = (typeof AGENT_ENDINGS)[number];
+
+/** The ending and the agent's own words for it (`error_max_turns`, `api_error_status 529`). */
+export interface AgentEnding {
+  kind: AgentEndingKind;
+  detail: string;
+}
+
+/** Whether the worktree the agent left is worth verifying: all but a crash (a limit may come after the work). */
+export function verifiable(ending: AgentEnding): boolean {
+  return ending.kind !== 'crashed';
+}
+
+/** HTTP statuses of a model API that a second try may get past: rate limit, server errors, overloaded (529). */
+export function transientStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** One line for `show` and the progress output: `limit-reached (error_max_turns after 30 turns)`. */
+export function describeEnding(ending: AgentEnding): string {
+  return ending.detail ? `${ending.kind} (${ending.detail})` : ending.kind;
+}
