@@ -1,5 +1,6 @@
 // `elenchos check`: validate tasks, config, test files and the criteria ↔ steps mapping, all at once.
 import path from 'node:path';
+import { costCapProblem } from '../agents/cost-cap.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { checkSetupCopy } from '../config/setup-copy.js';
@@ -55,6 +56,8 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   try {
     loaded = await loadConfig({ root, file: options.configFile, env: options.env });
     configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
+    const costCap = costCapProblem(loaded.config, loaded.label);
+    if (costCap) configProblems.push(costCap);
     configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
   } catch (error) {
     configProblems.push(...problemLines(error));

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../agents/registry.js';
 import { agentNotFoundFix } from '../agents/not-found-fix.js';
+import { costCapProblem } from '../agents/cost-cap.js';
 import { BWRAP } from '../agents/sandbox.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import type { Config } from '../config/config-schema.js';
@@ -89,6 +90,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const config = loaded.config;
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
+  const costCap = options.needsAgent ? costCapProblem(config, loaded.label) : null;
+  if (costCap) throw new PreflightError('COST_CAP_UNENFORCEABLE', costCap);
   // run and verify write into .elenchos/ anyway: the Playwright listing is kept there for the next one.
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env, { keepListing: true });
   if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);

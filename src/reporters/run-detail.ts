@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { writeHuman, type CliIO } from '../cli-io.js';
 import type { NeedsHuman } from '../core/needs-human.js';
+import { AGENT_ENDINGS, describeEnding, type AgentEnding } from '../agents/ending.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { describeFinding } from '../core/prompt.js';
 import type { Finding } from '../verifiers/types.js';
@@ -28,8 +29,10 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
   if (record.cost) {
     const c = record.cost;
+    // An agent that reports no dollars (Codex) spent an unknown amount, not $0.
+    const dollars = agentReportsDollars(shown.attempts) ? `$${c.agentUsd}` : 'cost not reported';
     out(
-      `spent: agent $${c.agentUsd} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`,
+      `spent: agent ${dollars} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`,
     );
   }
   out(
@@ -42,6 +45,8 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
     const detail = shown.attempts[i];
     out();
     out(`attempt ${summary.number} (${summary.kind}) → ${summary.status}: ${summary.summary}`);
+    const agentLine = describeAgentEnd(detail?.agent);
+    if (agentLine) out(`  agent: ${agentLine}`);
     const criteria =
       (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
       summary.criteria;
@@ -59,4 +64,29 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   });
   out();
   out(`evidence: ${path.relative(shown.root, shown.dir) || shown.dir}`);
+}
+
+/** Whether any attempt's agent reported dollars (false when none ran: nothing to say either way). */
+function agentReportsDollars(attempts: (Record<string, unknown> | null)[]): boolean {
+  const agents = attempts.map((a) => a?.agent as { costUsd?: unknown } | null | undefined).filter((a) => a);
+  return agents.length === 0 || agents.some((a) => typeof a!.costUsd === 'number');
+}
+
+/** `limit-reached (error_max_turns …), $0.04` from attempt.json's `agent` (untrusted shape); null without an ending. */
+function describeAgentEnd(agent: unknown): string | null {
+  if (typeof agent !== 'object' || agent === null) return null;
+  const a = agent as { ending?: unknown; retriedAfter?: unknown; costUsd?: unknown };
+  const ending = endingOf(a.ending);
+  if (!ending) return null;
+  const retried = endingOf(a.retriedAfter);
+  const cost = typeof a.costUsd === 'number' ? `$${a.costUsd}` : 'cost not reported';
+  return `${describeEnding(ending)}${retried ? `, after one retry of ${describeEnding(retried)}` : ''}; ${cost}`;
+}
+
+function endingOf(value: unknown): AgentEnding | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { kind, detail } = value as { kind?: unknown; detail?: unknown };
+  return typeof kind === 'string' && (AGENT_ENDINGS as readonly string[]).includes(kind)
+    ? { kind: kind as AgentEnding['kind'], detail: typeof detail === 'string' ? detail : '' }
+    : null;
 }

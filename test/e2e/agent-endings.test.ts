@@ -1,0 +1,96 @@
+// Why the agent stopped, end to end: a limit leaves work the verifier judges, a transient API error is
+// tried once more, a dead turn is AGENT_FAILED, and a dollar cap an agent cannot report is refused.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
+import { tempDir } from '../helpers/temp.js';
+
+const attempt = (dir: string, n: number) =>
+  JSON.parse(readFileSync(path.join(dir, 'attempts', String(n).padStart(2, '0'), 'attempt.json'), 'utf8'));
+const claude = (env: Record<string, string>) => ({
+  agent: { type: 'claude', command: path.join(FIXTURES, 'bin/claude'), timeoutSeconds: 30, env },
+});
+const codex = (env: Record<string, string> = {}) => ({
+  agent: { type: 'codex', command: path.join(FIXTURES, 'bin/codex'), timeoutSeconds: 30, env },
+});
+
+describe('agent endings', () => {
+  it('a turn that hit its limit is still verified: its work passes, and show says why it stopped', () => {
+    const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'error-result' }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(0);
+    const { dir, record } = onlyRun(project.root);
+    expect(record.state).toBe('VERIFIED');
+    expect(attempt(dir, 1).agent).toMatchObject({ ok: true, exitCode: 1, ending: { kind: 'limit-reached' } });
+    const shown = runCli(['show', 'latest'], project.root).stdout;
+    expect(shown).toContain('agent: limit-reached (error_max_turns, the turn limit (--max-turns) after 4 turn(s)); $0.0421');
+  });
+
+  it('a transient API error is tried once more in the same attempt, both dispatches counted', () => {
+    const state = path.join(tempDir('elenchos-fake-state-'), 'calls');
+    const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error-once', FAKE_AGENT_STATE: state }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(0);
+    expect(readFileSync(state, 'utf8')).toBe('2');
+    const { dir, record } = onlyRun(project.root);
+    expect(record.attempts).toHaveLength(1);
+    expect(attempt(dir, 1).agent).toMatchObject({
+      ok: true,
+      costUsd: 0.0842,
+      turns: 8,
+      ending: { kind: 'finished' },
+      retriedAfter: { kind: 'transient-api-error', detail: expect.stringContaining('api_error_status 529') },
+    });
+    expect(attempt(dir, 1).cost).toMatchObject({ agentUsd: 0.0842, agentTurns: 8 });
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain('after one retry of transient-api-error (api_error_status 529');
+  });
+
+  it('a transient API error is retried only once: a second one leaves the work to the verifier', () => {
+    const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error', FAKE_CLAUDE_NO_WORK: '1' }), scenario: 'check-page' });
+    const result = runCli(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
+    expect(result.code).toBe(1);
+    const { dir } = onlyRun(project.root);
+    expect(attempt(dir, 1).agent).toMatchObject({
+      ending: { kind: 'transient-api-error' },
+      retriedAfter: { kind: 'transient-api-error' },
+      turns: 8,
+    });
+    expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8').match(/"type":"result"/g)).toHaveLength(2);
+  });
+
+  it('a dead turn (stop_reason tool_use, nothing said) is AGENT_FAILED, not a finished one', () => {
+    const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'dead-tool-use' }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(2);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_FAILED' });
+    expect(attempt(dir, 1)).toMatchObject({ verifier: null, agent: { ending: { kind: 'crashed' } } });
+  });
+
+  it('Codex recovering from a dropped stream is verified, and show says its cost is not reported', () => {
+    const project = makeProject({ config: codex({ FAKE_CODEX_MODE: 'reconnect' }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(0);
+    const shown = runCli(['show', 'latest'], project.root).stdout;
+    expect(shown).toContain('spent: agent cost not reported (1 turn(s), 1200 input / 300 output tokens)');
+    expect(shown).toContain('agent: finished (1 turn(s), 2 stream error(s) Codex recovered from); cost not reported');
+  });
+
+  it('--max-cost-usd (or budget.maxCostUsd) with an agent that reports no dollars refuses to start', () => {
+    const project = makeProject({ config: codex() });
+    const result = runCli(['run', 'tasks/add-task.json', '--max-cost-usd', '1'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('--max-cost-usd 1 can never fire: agent.type "codex" reports no dollar cost');
+    expect(
+      existsSync(path.join(project.root, '.elenchos', 'runs')) && readdirSync(path.join(project.root, '.elenchos', 'runs')).length,
+    ).toBeFalsy();
+    const fromConfig = makeProject({ config: { ...codex(), budget: { maxCostUsd: 2 } } });
+    expect(runCli(['run', 'tasks/add-task.json'], fromConfig.root, fromConfig.env)).toMatchObject({ code: 3 });
+    const checked = runCli(['check'], fromConfig.root, fromConfig.env);
+    expect(checked.code).toBe(3);
+    expect(checked.stdout + checked.stderr).toContain('reports no dollar cost');
+  });
+});
