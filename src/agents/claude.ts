@@ -24,14 +24,19 @@ export const claudeAgent: AgentAdapter = {
       },
     });
     const result = final as ClaudeResultEvent | null;
-    const costUsd = typeof result?.total_cost_usd === 'number' ? result.total_cost_usd : null;
-    const turns = typeof result?.num_turns === 'number' ? result.num_turns : null;
+    // A negative or non-finite figure would lower the run's totals under a cap: such a figure is no report.
+    const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+    const costUsd = count(result?.total_cost_usd);
+    const turns = count(result?.num_turns);
     const usage = result?.usage;
     // Cached prompt tokens are input too (billed differently, which total_cost_usd already reflects).
     const tokens = usage
       ? {
-          input: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
-          output: usage.output_tokens ?? 0,
+          input:
+            (count(usage.input_tokens) ?? 0) +
+            (count(usage.cache_read_input_tokens) ?? 0) +
+            (count(usage.cache_creation_input_tokens) ?? 0),
+          output: count(usage.output_tokens) ?? 0,
         }
       : null;
     const spent = { costUsd, turns, tokens };

@@ -122,6 +122,11 @@ describe('claude adapter', () => {
     });
   });
 
+  it('a negative cost is no report: it cannot lower the run total under --max-cost-usd', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_COST_USD: '-5' }).ctx);
+    expect(outcome).toMatchObject({ ok: true, costUsd: null, turns: 4 });
+  });
+
   it('a dead turn is AGENT_FAILED naming why', async () => {
     const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'dead-tool-use' }).ctx);
     expect(outcome).toMatchObject({
