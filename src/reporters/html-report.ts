@@ -1,6 +1,7 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
 import type { ReportInput } from '../core/report.js';
 import type { Finding } from '../verifiers/types.js';
+import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
 import { renderFindings } from './html-findings.js';
@@ -43,7 +44,7 @@ export function renderHtmlReport(input: ReportInput): string {
     [
       'spent',
       record.cost
-        ? `agent $${record.cost.agentUsd} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits`
+        ? `agent ${agentReportsDollars(input.attempts) ? `$${record.cost.agentUsd}` : 'cost not reported'} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits`
         : 'not recorded',
     ],
     [
@@ -73,6 +74,8 @@ export function renderHtmlReport(input: ReportInput): string {
     parts.push(
       `<h2>Attempt ${summary.number} (${escapeHtml(summary.kind)}) ${badge(summary.status)}</h2><p>${escapeHtml(summary.summary)}</p>`,
     );
+    const agentEnd = describeAgentEnd(detail?.agent);
+    if (agentEnd) parts.push(`<p>agent: ${escapeHtml(agentEnd)}</p>`);
     const criteria =
       (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
       summary.criteria;

@@ -76,6 +76,10 @@ describe('agent endings', () => {
     const shown = runCli(['show', 'latest'], project.root).stdout;
     expect(shown).toContain('spent: agent cost not reported (1 turn(s), 1200 input / 300 output tokens)');
     expect(shown).toContain('agent: finished (1 turn(s), 2 stream error(s) Codex recovered from); cost not reported');
+    const report = runCli(['report', 'latest'], project.root);
+    const html = readFileSync(report.stdout.trim(), 'utf8');
+    expect(html).toContain('agent cost not reported (1 turn');
+    expect(html).toContain('<p>agent: finished (1 turn(s), 2 stream error(s) Codex recovered from); cost not reported</p>');
   });
 
   it('--max-cost-usd (or budget.maxCostUsd) with an agent that reports no dollars refuses to start', () => {
