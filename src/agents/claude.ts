@@ -6,7 +6,6 @@ import type { AgentAdapter } from './types.js';
 
 export const claudeAgent: AgentAdapter = {
   type: 'claude',
-  reportsCost: true,
   command: (config) => ({
     command: config.command ?? 'claude',
     // The prompt comes on stdin; stream-json needs --verbose in print mode.

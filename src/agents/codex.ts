@@ -14,8 +14,6 @@ interface CodexUsage {
 
 export const codexAgent: AgentAdapter = {
   type: 'codex',
-  // Codex reports tokens, never dollars.
-  reportsCost: false,
   command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...config.args, '-'] }),
   async dispatch(context) {
     let turns = 0;

@@ -69,6 +69,4 @@ export interface AgentAdapter {
   /** The executable and leading arguments this adapter runs. */
   command(config: AgentConfig): { command: string; args: string[] };
   dispatch(context: AgentContext): Promise<AgentOutcome>;
-  /** Whether it reports dollars; without them `--max-cost-usd` could never fire, so `run` refuses it. */
-  readonly reportsCost?: boolean;
 }

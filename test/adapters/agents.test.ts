@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { reportsDollars } from '../../src/agents/cost-cap.js';
 import { agentAdapter } from '../../src/agents/registry.js';
 import type { AgentContext } from '../../src/agents/types.js';
 import { FIXTURES } from '../helpers/project.js';
@@ -202,9 +203,11 @@ describe('codex adapter', () => {
     expect(two).toMatchObject({ turns: 2, tokens: { input: 2000, output: 500, cachedInput: 900, reasoningOutput: 200 } });
   });
 
-  it('says it reports no dollars', () => {
-    expect(agentAdapter('codex').reportsCost).toBe(false);
-    expect(agentAdapter('claude').reportsCost).toBe(true);
+  it('reports no dollars, and the dollar-cap rule knows it', async () => {
+    expect((await agentAdapter('codex').dispatch(context('codex', {}).ctx)).costUsd).toBeNull();
+    expect(reportsDollars('codex')).toBe(false);
+    expect(reportsDollars('command')).toBe(false);
+    expect(reportsDollars('claude')).toBe(true);
   });
 });
 
