@@ -60,6 +60,16 @@ describe('agent endings', () => {
     expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8').match(/"type":"result"/g)).toHaveLength(2);
   });
 
+  it('no retry when the next dispatch would pass --max-cost-usd', () => {
+    const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error', FAKE_CLAUDE_COST_USD: '0.3' }) });
+    const result = runCli(['run', 'tasks/add-task.json', '--max-cost-usd', '0.5', '--max-repairs', '0'], project.root, project.env);
+    expect(result.stdout).toContain('not tried again: the next agent step would pass --max-cost-usd 0.5');
+    const { dir } = onlyRun(project.root);
+    expect(attempt(dir, 1).agent).toMatchObject({ costUsd: 0.3, ending: { kind: 'transient-api-error' } });
+    expect(attempt(dir, 1).agent.retriedAfter).toBeUndefined();
+    expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8').match(/"type":"result"/g)).toHaveLength(1);
+  });
+
   it('a dead turn (stop_reason tool_use, nothing said) is AGENT_FAILED, not a finished one', () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'dead-tool-use' }) });
     const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
