@@ -212,7 +212,10 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     }
   } catch (error) {
     if (guard.diskFull || isDiskFull(error)) {
-      terminal = diskFullTerminal(guard.diskFull ?? `the disk is full (${describeError(error)})`);
+      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
+      terminal = diskFullTerminal(
+        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
+      );
     } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {
