@@ -276,7 +276,7 @@ http.createServer((request, response) => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '✗ dependencies  package.json devDependencies.x is "file:../x.tgz", a path outside the repository: a run\'s worktree (.elenchos/workspaces/<run>/) and a CI checkout resolve it elsewhere, so their install fails; fix: copy it into the repository (e.g. vendor/x.tgz), commit it and depend on "file:./vendor/x.tgz"; ' +
-        `or use its absolute path "file:${path.join(path.dirname(outside.root), 'x.tgz')}"`,
+        `or, on this machine only, on its absolute path: npm pkg set "devDependencies.x=file:${path.join(path.dirname(outside.root), 'x.tgz')}"`,
     );
     // Without setup.command no run installs, but CI does: a warning. link: and a bare ../ are the same.
     const noSetup = makeProject({

@@ -42,7 +42,7 @@ export async function checkLocalDependencies(root: string, setupCommand: string 
       const message =
         `package.json ${field}.${name} is "${spec}", a path outside the repository: a run's worktree ` +
         `(.elenchos/workspaces/<run>/) and a CI checkout resolve it elsewhere, so their install fails`;
-      const fix = fixFor(spec, target);
+      const fix = fixFor(field, name, spec, target);
       checks.push(setupCommand ? fail(DEPENDENCIES_CHECK, message, fix) : warn(DEPENDENCIES_CHECK, message, fix));
     }
   }
@@ -59,12 +59,13 @@ export function outsidePath(root: string, spec: string): string | null {
   return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? target : null;
 }
 
-function fixFor(spec: string, target: string): string {
+function fixFor(field: string, name: string, spec: string, target: string): string {
   const protocol = PROTOCOL.exec(spec)?.[1] ?? 'file';
   const inside = `vendor/${path.basename(target)}`;
+  // Checked with npm 11: `npm install -D /abs/x.tgz` saves "file:../x.tgz"; a spec set by hand stays absolute.
   return (
     `copy it into the repository (e.g. ${inside}), commit it and depend on "${protocol}:./${inside}"; ` +
-    `or use its absolute path "${protocol}:${target}" (this machine only: CI then needs it at the same place); ` +
-    `reinstall so the lockfile follows (docs/getting-started.md#1-install)`
+    `or, on this machine only, on its absolute path: npm pkg set "${field}.${name}=${protocol}:${target}" ` +
+    `(npm install <path> saves even an absolute path relative); then reinstall so the lockfile follows`
   );
 }
