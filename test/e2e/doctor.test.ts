@@ -288,6 +288,10 @@ http.createServer((request, response) => {
       ['warn', 'package.json dependencies.a is "link:../a"'],
       ['warn', 'package.json optionalDependencies.b is "../../b"'],
     ]);
+    // A folder: npm links it and its lockfile entry stays relative, so an absolute path is no fix.
+    expect(check(warned.stdout, 'dependencies')[0].fix).toMatch(
+      /^pack it into the repository: mkdir -p vendor && \(cd \S+\/a && npm pack --pack-destination \S+\/vendor\), commit the tarball and depend on "file:\.\/vendor\/<its file name>"/,
+    );
     const fine = makeProject({
       config: { setup: { command: 'true' } },
       files: {

@@ -42,7 +42,7 @@ export async function checkLocalDependencies(root: string, setupCommand: string 
       const message =
         `package.json ${field}.${name} is "${spec}", a path outside the repository: a run's worktree ` +
         `(.elenchos/workspaces/<run>/) and a CI checkout resolve it elsewhere, so their install fails`;
-      const fix = fixFor(field, name, spec, target);
+      const fix = fixFor(root, field, name, spec, target);
       checks.push(setupCommand ? fail(DEPENDENCIES_CHECK, message, fix) : warn(DEPENDENCIES_CHECK, message, fix));
     }
   }
@@ -59,8 +59,18 @@ export function outsidePath(root: string, spec: string): string | null {
   return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? target : null;
 }
 
-function fixFor(field: string, name: string, spec: string, target: string): string {
+function fixFor(root: string, field: string, name: string, spec: string, target: string): string {
   const protocol = PROTOCOL.exec(spec)?.[1] ?? 'file';
+  if (!/\.(tgz|tar\.gz|tar)$/.test(target)) {
+    // Checked with npm 11: a folder is a link whose lockfile entry stays relative ("resolved": "../x")
+    // even when package.json names it absolutely, so `npm ci` in a worktree fails all the same.
+    const vendor = path.join(root, 'vendor');
+    return (
+      `pack it into the repository: mkdir -p vendor && (cd ${target} && npm pack --pack-destination ${vendor}), ` +
+      `commit the tarball and depend on "file:./vendor/<its file name>"; or move the folder into the repository ` +
+      `(an absolute folder path does not help: the lockfile keeps it relative)`
+    );
+  }
   const inside = `vendor/${path.basename(target)}`;
   // Checked with npm 11: `npm install -D /abs/x.tgz` saves "file:../x.tgz"; a spec set by hand stays absolute.
   return (
