@@ -22,7 +22,7 @@ export interface GcResult {
   abandoned: string[];
   /** Processes of dead runs that were still alive, now stopped. */
   stopped: { runId: string; pid: number }[];
-  /** Any other process an Elenchos process now gone started (its `ELENCHOS_OWNER`), in any repository: a listing, a `check`'s verifier… */
+  /** Any other process an Elenchos process now gone started (its `ELENCHOS_OWNER`), inside this repository: a listing of `check`… */
   orphans: Orphan[];
   /** Worktrees removed (no live run owns them, and retainWorkspace did not keep them). */
   removedWorktrees: string[];
@@ -102,8 +102,10 @@ export async function collectGarbage(options: {
   }
   // Children whose Elenchos died outside any run record (a listing for `check`, `verify`, `doctor`), or
   // that the watchdog could not stop (it was killed with its Elenchos): found by the owner tag they inherit.
-  // Only processes started with that tag carry it, and only a tag naming a gone process counts.
-  const orphans = options.dryRun ? findEscapedProcesses({ deadOwners: true }) : (await killEscapedProcesses({ deadOwners: true })).killed;
+  // Only processes started with that tag carry it, only a tag naming a gone process counts, and only in
+  // this repository, like everything else gc does (an orphan elsewhere is its repository's gc's to stop).
+  const orphaned = { deadOwnersIn: [root] };
+  const orphans = options.dryRun ? findEscapedProcesses(orphaned) : (await killEscapedProcesses(orphaned)).killed;
   const stoppedPids = new Set(result.stopped.map((p) => p.pid));
   for (const p of orphans)
     if (!stoppedPids.has(p.pid)) result.orphans.push({ pid: p.pid, command: p.command, ownerPid: parseOwnerTag(p.owner ?? '')?.pid ?? 0 });

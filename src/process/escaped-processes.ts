@@ -26,8 +26,11 @@ export interface FindEscapedOptions {
   tagPrefixes?: readonly string[];
   /** `ELENCHOS_OWNER` values (owner-tag.ts): everything one Elenchos process started, wherever it went. */
   owners?: readonly string[];
-  /** Every process whose `ELENCHOS_OWNER` names an Elenchos process that is gone (what `gc` stops). */
-  deadOwners?: boolean;
+  /**
+   * Processes whose `ELENCHOS_OWNER` names an Elenchos process that is gone and that hold (cwd, root,
+   * executable, an open file) one of these absolute directories: what `gc` stops in its repository.
+   */
+  deadOwnersIn?: readonly string[];
   /** Absolute directories: a process whose cwd, root, executable or an open file lies inside one is found. */
   directories?: readonly string[];
   /** Pids never to report (ours and our ancestors are always left out). */
@@ -49,6 +52,7 @@ export function findEscapedProcesses(options: FindEscapedOptions): EscapedProces
   const prefixes = (options.tagPrefixes ?? []).filter(Boolean).map((t) => `${PROCESS_TAG_ENV}=${t}`);
   const owners = new Set(options.owners ?? []);
   const dirs = (options.directories ?? []).map(realDirectory);
+  const orphanDirs = (options.deadOwnersIn ?? []).map(realDirectory);
   const spare = new Set([...(options.spare ?? []), ...ancestors()]);
   const found: EscapedProcess[] = [];
   for (const pid of listPids()) {
@@ -61,9 +65,10 @@ export function findEscapedProcesses(options: FindEscapedOptions): EscapedProces
     if (isKernelThread(fields)) continue;
     const why: string[] = [];
     if ((tags.size > 0 || prefixes.length > 0) && carriesTag(pid, tags, prefixes)) why.push('marker');
-    const owner = owners.size > 0 || options.deadOwners ? readOwner(pid) : null;
+    const owner = owners.size > 0 || orphanDirs.length > 0 ? readOwner(pid) : null;
     const ownedHere = owner !== null && owners.has(owner);
-    if (ownedHere || (owner !== null && options.deadOwners && ownerDead(owner))) why.push('owner');
+    if (ownedHere || (owner !== null && orphanDirs.length > 0 && ownerDead(owner) && holdsDirectory(pid, orphanDirs).length > 0))
+      why.push('owner');
     if (dirs.length > 0) why.push(...holdsDirectory(pid, dirs));
     if (why.length > 0) found.push({ pid, command: readCommand(pid), found: why, ...(why.includes('owner') ? { owner: owner! } : {}) });
   }

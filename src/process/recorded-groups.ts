@@ -12,7 +12,11 @@ export type RecordedGroup = Pick<ChildEntry, 'pid' | 'pgid' | 'startTime'>;
  * is still some group's id, so a surviving group with a gone leader is still the one we made.
  * Members that started before the leader cannot be its descendants and are left alone.
  */
-export function liveRunProcesses(entries: readonly RecordedGroup[], table: readonly ProcStat[], notBefore: string | null = null): ProcStat[] {
+export function liveRunProcesses(
+  entries: readonly RecordedGroup[],
+  table: readonly ProcStat[],
+  notBefore: string | null = null,
+): ProcStat[] {
   const found = new Map<number, ProcStat>();
   for (const entry of entries) {
     // Nothing a run started can be older than the run's own process: a line naming an older process

@@ -102,9 +102,10 @@ describe('elenchos gc stops orphans', () => {
     for (const child of started.splice(0)) if (child.pid && alive(child.pid)) child.kill('SIGKILL');
   });
 
-  /** A process that says it was started by Elenchos `owner` (`<pid>/<start time>`), outside any run. */
-  function tagged(owner: string): number {
+  /** A process in `cwd` that says it was started by Elenchos `owner` (`<pid>/<start time>`), outside any run. */
+  function tagged(owner: string, cwd: string): number {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)'], {
+      cwd,
       env: { ...process.env, ELENCHOS_OWNER: owner },
       detached: true,
       stdio: 'ignore',
@@ -114,25 +115,29 @@ describe('elenchos gc stops orphans', () => {
     return child.pid!;
   }
 
-  it('stops a process whose elenchos is dead (or whose pid now names another process), never one of a live elenchos', async () => {
+  it('stops a process in the repository whose elenchos is dead (or its pid reused), never one of a live elenchos or elsewhere', async () => {
     const root = tempRepo({ 'README.md': 'x\n' });
     // A real process that has ended: its pid and start time name no live process.
     const gone = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
     const dead = `${gone.pid}/${startTimeOf(gone.pid!)}`;
     gone.stdin.end();
     await new Promise((resolve) => gone.on('exit', resolve));
-    const orphan = tagged(dead);
+    const orphan = tagged(dead, root);
     // Our own pid with another start time: the pid was reused, its elenchos is gone.
-    const reused = tagged(`${process.pid}/1`);
-    const owned = tagged(`${process.pid}/${startTimeOf(process.pid)}`);
-    await waitUntil(() => [orphan, reused, owned].every((pid) => readEnv(pid).includes('ELENCHOS_OWNER=')), 'the tagged processes never started');
+    const reused = tagged(`${process.pid}/1`, path.join(root, '.git'));
+    const owned = tagged(`${process.pid}/${startTimeOf(process.pid)}`, root);
+    // Another repository's orphan is that repository's gc's to stop.
+    const elsewhere = tagged(dead, tempDir('elenchos-elsewhere-'));
+    const all = [orphan, reused, owned, elsewhere];
+    await waitUntil(() => all.every((pid) => readEnv(pid).includes('ELENCHOS_OWNER=')), 'the tagged processes never started');
 
     const dry = runCli(['gc', '--dry-run'], root);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would stop process ${orphan} (`);
     expect(dry.stdout).toContain(`would stop process ${reused} (`);
     expect(dry.stdout).not.toContain(`process ${owned} `);
-    expect([orphan, reused, owned].every(alive)).toBe(true);
+    expect(dry.stdout).not.toContain(`process ${elsewhere} `);
+    expect(all.every(alive)).toBe(true);
 
     const gc = runCli(['gc'], root);
     expect(gc.code, gc.stderr).toBe(0);
@@ -142,9 +147,11 @@ describe('elenchos gc stops orphans', () => {
     expect(alive(orphan)).toBe(false);
     expect(alive(reused)).toBe(false);
     expect(alive(owned)).toBe(true);
+    expect(alive(elsewhere)).toBe(true);
     expect(gc.stdout).not.toContain(`process ${owned} `);
-    process.kill(owned, 'SIGKILL');
-    await waitUntil(() => !alive(owned), 'the live-owned process did not end');
+    expect(gc.stdout).not.toContain(`process ${elsewhere} `);
+    for (const pid of [owned, elsewhere]) process.kill(pid, 'SIGKILL');
+    await waitUntil(() => !alive(owned) && !alive(elsewhere), 'the processes gc had to leave alone did not end');
   });
 });
 

@@ -122,7 +122,12 @@ export function processesOwnedBy(pid: number): number[] {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
       if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').some((e) => e.startsWith(`ELENCHOS_OWNER=${pid}/`))) pids.push(Number(name));
+      if (
+        readFileSync(`/proc/${name}/environ`, 'latin1')
+          .split('\0')
+          .some((e) => e.startsWith(`ELENCHOS_OWNER=${pid}/`))
+      )
+        pids.push(Number(name));
     } catch {
       // gone, or not ours
     }
