@@ -46,7 +46,28 @@ function ensureWatchdog(): Socket | null {
     return watchdog.stdin as Socket;
   const owner = ownerTag();
   if (owner === null || !existsSync(WATCHDOG_MAIN)) return null;
-  const child = spawn(process.execPath, [WATCHDOG_MAIN, owner], {
+  let child: ChildProcess;
+  try {
+    child = startWatchdog(owner);
+  } catch {
+    return null; // the children run unwatched, and gc still finds them
+  }
+  // A failed start (EAGAIN, ENOMEM) is reported as an event, later: never a crash of the run it serves.
+  child.on('error', () => undefined);
+  const stdin = child.stdin as Socket | null;
+  if (child.pid === undefined || stdin === null) return null;
+  // Neither the watchdog nor its pipe keeps us alive; a watchdog gone (killed by someone) is replaced at the next write.
+  child.unref();
+  stdin.unref();
+  stdin.on('error', () => undefined);
+  watchdog = child;
+  // A replacement learns every group still ours.
+  for (const [pgid, startTime] of watched) stdin.write(`+${pgid} ${startTime}\n`);
+  return stdin;
+}
+
+function startWatchdog(owner: string): ChildProcess {
+  return spawn(process.execPath, [WATCHDOG_MAIN, owner], {
     // Its own session: a Ctrl-C or a closed terminal reaches us, not it. The root as cwd: it holds no
     // worktree, so no sweep of a workspace takes it for a process left inside.
     detached: true,
@@ -56,14 +77,4 @@ function ensureWatchdog(): Socket | null {
     env: {},
     stdio: ['pipe', 'ignore', 'ignore'],
   });
-  const stdin = child.stdin as Socket;
-  // Neither the watchdog nor its pipe keeps us alive; a watchdog gone (killed by someone) is replaced at the next write.
-  child.unref();
-  stdin.unref();
-  stdin.on('error', () => undefined);
-  child.on('error', () => undefined);
-  watchdog = child;
-  // A replacement learns every group still ours.
-  for (const [pgid, startTime] of watched) stdin.write(`+${pgid} ${startTime}\n`);
-  return stdin;
 }
