@@ -2,13 +2,18 @@
 // our process groups from `+<pgid> <start time>` and `-<pgid>` lines on stdin. EOF means its Elenchos
 // has ended, however: it stops what is left, then exits. It never outlives that job.
 import { killEscapedProcesses } from './escaped-processes.js';
+import { ownerAlive, parseOwnerTag } from './owner-tag.js';
 import { listProcStats } from './proc-stat.js';
 import { liveRunProcesses, stopProcesses, type RecordedGroup } from './recorded-groups.js';
 
 /** Grace between SIGTERM and SIGKILL: a server or a browser gets to close cleanly. */
 const GRACE_MS = 2000;
 
+/** How often the owner is looked at besides the pipe's EOF. */
+const LOOK_MS = 1000;
+
 const owner = process.argv[2] ?? '';
+const parsedOwner = parseOwnerTag(owner);
 const groups = new Map<number, string>();
 let pending = '';
 
@@ -24,9 +29,10 @@ async function stopAll(): Promise<void> {
   const entries: RecordedGroup[] = [...groups].map(([pgid, startTime]) => ({ pid: pgid, pgid, startTime }));
   // A group is touched only while its leader is the process we were told about, or gone with members
   // started after it (recorded-groups.ts): a reused pid is never taken for ours.
-  if (entries.length > 0) await stopProcesses(liveRunProcesses(entries, listProcStats()), GRACE_MS);
+  // Nor a group whose leader is older than its Elenchos: nothing Elenchos started can be.
+  if (entries.length > 0) await stopProcesses(liveRunProcesses(entries, listProcStats(), parsedOwner?.startTime ?? null), GRACE_MS);
   // Those that left their group (setsid, a double fork) but carry our owner tag.
-  if (/^\d+\/\d+$/.test(owner)) await killEscapedProcesses({ owners: [owner] });
+  if (parsedOwner !== null) await killEscapedProcesses({ owners: [owner] });
 }
 
 process.stdin.setEncoding('latin1');
@@ -43,3 +49,7 @@ const end = () => {
 };
 process.stdin.once('end', end);
 process.stdin.once('error', end);
+// The pipe is a socket pair (libuv's), which no other process can open through /proc/<pid>/fd to hold it
+// open or to write lines into. Looking at the owner itself as well costs one /proc read a second, and
+// ends the watch even if an end of the pipe ever leaked into a process that outlives Elenchos.
+if (parsedOwner !== null) setInterval(() => ownerAlive(parsedOwner) || end(), LOOK_MS).unref();
