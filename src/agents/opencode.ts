@@ -33,7 +33,7 @@ export const opencodeAgent: AgentAdapter = {
           const step = part as StepFinishPart;
           steps++;
           // Each step_finish carries the cost and tokens of that step alone: sum them.
-          if (typeof step.cost === 'number' && Number.isFinite(step.cost)) costUsd += step.cost;
+          costUsd += num(step.cost);
           const t = step.tokens;
           tokens.input += num(t?.input) + num(t?.cache?.read) + num(t?.cache?.write);
           tokens.output += num(t?.output) + num(t?.reasoning);
@@ -71,8 +71,9 @@ export const opencodeAgent: AgentAdapter = {
   },
 };
 
+/** A count or a price: a negative one (which would lower the run's spend below its budget) counts as 0. */
 function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
 /** `{ name, data: { message } }` (NamedError in OpenCode), or whatever came. */

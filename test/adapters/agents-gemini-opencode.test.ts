@@ -180,6 +180,10 @@ describe('opencode adapter', () => {
     expect(outcome.costUsd).toBeCloseTo(0.0315, 10);
   });
 
+  it('a step reporting a negative cost or negative tokens cannot lower the spend', async () => {
+    expect(await opencode('negative-cost')).toMatchObject({ ok: true, costUsd: 0.0203, turns: 2, tokens: { input: 3000, output: 360 } });
+  });
+
   it('permissions it auto-rejected are said in the summary; the verifier still decides', async () => {
     expect(await opencode('rejected')).toMatchObject({
       ok: true,
