@@ -93,8 +93,10 @@ export const geminiAgent: AgentAdapter = {
 /** `input_tokens` already counts the cached prompt tokens (`cached` and `input` are its breakdown). */
 function tokensOf(stats: GeminiStats | undefined): AgentTokens | null {
   if (!stats) return null;
-  return {
-    input: typeof stats.input_tokens === 'number' ? stats.input_tokens : 0,
-    output: typeof stats.output_tokens === 'number' ? stats.output_tokens : 0,
-  };
+  return { input: count(stats.input_tokens), output: count(stats.output_tokens) };
+}
+
+/** A token count as reported, or 0 when it is missing, negative or not a number (the agent writes these lines). */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
