@@ -118,8 +118,9 @@ async function checkOne(
       criteria: task.acceptanceCriteria.map((c) => ({ id: c.id, description: c.description, steps: map.byCriterion.get(c.id) ?? [] })),
     });
     const where = `${resolved.label}: ${resolved.testFileLabel}`;
+    const invocation = verifierInvocation(loaded.config, resolved);
     const weakening =
-      resolved.verifierType === 'playwright' ? weakeningArgProblem(verifierInvocation(loaded.config, resolved).args, loaded.label) : null;
+      resolved.verifierType === 'playwright' ? weakeningArgProblem(invocation.args, loaded.label, invocation.command) : null;
     if (weakening) result.problems.push(weakening);
     result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);

@@ -109,7 +109,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     );
   }
   checkMapping(resolved);
-  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved).args, loaded.label);
+  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
   const dirty = (await options.checkout?.dirty) ?? (await dirtyPaths(root));
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');

@@ -32,7 +32,7 @@ export async function verifyOnce(options: VerifyOnceOptions): Promise<Verificati
   const root = await repoRootOrCwd(options.cwd);
   const { config, label } = await loadConfig({ root, file: options.configFile, env: options.env });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
-  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved).args, label);
+  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), label);
   const iterate =
     options.iterate && (options.iterate.headed || options.iterate.debug || options.iterate.grep !== null) ? options.iterate : undefined;
   if (iterate && resolved.verifierType !== 'playwright') {

@@ -57,8 +57,22 @@ describe('verifier.args that would weaken a Playwright verify', () => {
     expect(weakeningArgProblem(['--ignore-snapshots'], 'elenchos.config.json')).toBe(
       'elenchos.config.json: verifier.args "--ignore-snapshots" is refused: it skips every toHaveScreenshot/toMatchSnapshot assertion; remove it (the verdict runs every test of the spec as written)',
     );
-    expect(() => refuseWeakeningArgs('playwright', ['-u'], 'elenchos.config.json')).toThrow(PreflightError);
-    expect(() => refuseWeakeningArgs('kane', ['-u'], 'elenchos.config.json')).not.toThrow();
-    expect(() => refuseWeakeningArgs('playwright', ['--retries=0'], 'elenchos.config.json')).not.toThrow();
+    expect(() => refuseWeakeningArgs('playwright', { args: ['-u'] }, 'elenchos.config.json')).toThrow(PreflightError);
+    expect(() => refuseWeakeningArgs('kane', { args: ['-u'] }, 'elenchos.config.json')).not.toThrow();
+    expect(() =>
+      refuseWeakeningArgs('playwright', { args: ['--retries=0'], command: 'npx playwright' }, 'elenchos.config.json'),
+    ).not.toThrow();
+  });
+
+  it('reads the words of verifier.command too: they reach Playwright before `test`', () => {
+    // `playwright test --last-failed` as the command: the flag, and "test" again as a file filter.
+    expect(weakeningArgProblem([], 'elenchos.config.json', 'node_modules/.bin/playwright test --last-failed')).toBe(
+      'elenchos.config.json: verifier.command "--last-failed" is refused: it runs only the tests that failed last time, so the rest are never verified; remove it (the verdict runs every test of the spec as written)',
+    );
+    expect(() => refuseWeakeningArgs('playwright', { args: [], command: 'npx playwright -u' }, 'elenchos.config.json')).toThrow(
+      /verifier\.command "-u" is refused/,
+    );
+    // The executable itself is never read as a flag.
+    expect(weakeningArgProblem([], 'elenchos.config.json', '-u')).toBeNull();
   });
 });

@@ -64,16 +64,31 @@ export function weakeningArg(args: readonly string[]): Weakening | null {
   return null;
 }
 
-/** The one-line refusal (exit 3) for the Playwright verifier's `verifier.args`, or null when they are fine. */
-export function weakeningArgProblem(args: readonly string[], configLabel: string): string | null {
-  const found = weakeningArg(args);
-  if (!found) return null;
-  return `${configLabel}: verifier.args "${found.flag}" is refused: ${found.why}; remove it (the verdict runs every test of the spec as written)`;
+/**
+ * The one-line refusal (exit 3) for the Playwright verifier's `verifier.args`, or null when they are fine.
+ * `verifier.command` is split on spaces and its words go before `test` (`playwright test --last-failed`
+ * as a command would pass the flag too), so they are read the same way.
+ */
+export function weakeningArgProblem(args: readonly string[], configLabel: string, command?: string): string | null {
+  const words = command?.trim().split(/\s+/).slice(1) ?? [];
+  for (const [key, list] of [
+    ['verifier.args', args],
+    ['verifier.command', words],
+  ] as const) {
+    const found = weakeningArg(list);
+    if (found)
+      return `${configLabel}: ${key} "${found.flag}" is refused: ${found.why}; remove it (the verdict runs every test of the spec as written)`;
+  }
+  return null;
 }
 
-/** Throws the refusal when the task is verified by Playwright with such `verifier.args`. */
-export function refuseWeakeningArgs(verifierType: string, args: readonly string[], configLabel: string): void {
+/** Throws the refusal when the task is verified by Playwright with such `verifier.args` (or `verifier.command`). */
+export function refuseWeakeningArgs(
+  verifierType: string,
+  invocation: { args: readonly string[]; command?: string | undefined },
+  configLabel: string,
+): void {
   if (verifierType !== 'playwright') return;
-  const problem = weakeningArgProblem(args, configLabel);
+  const problem = weakeningArgProblem(invocation.args, configLabel, invocation.command);
   if (problem) throw new PreflightError('VERIFIER_ARGS_WEAKEN', problem);
 }
