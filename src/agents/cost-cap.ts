@@ -3,10 +3,10 @@
 import type { Config } from '../config/config-schema.js';
 
 /**
- * The `agent.type`s whose output carries a dollar cost (Claude Code's `total_cost_usd`). Codex reports
- * tokens only, a `command` agent nothing. An adapter that reads dollars adds its type here.
+ * The `agent.type`s whose output carries a dollar cost (Claude Code's `total_cost_usd`, OpenCode's
+ * `step_finish.cost`). Codex and Gemini CLI report tokens only, a `command` agent nothing. An adapter that reads dollars adds its type here.
  */
-const REPORTS_DOLLARS: ReadonlySet<string> = new Set(['claude']);
+const REPORTS_DOLLARS: ReadonlySet<string> = new Set(['claude', 'opencode']);
 
 /** Whether `type`'s adapter can report what a dispatch cost in dollars. */
 export function reportsDollars(type: string): boolean {

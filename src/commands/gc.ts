@@ -21,6 +21,11 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
         const verb = options.dryRun ? 'would mark' : 'marked';
         for (const p of result.stopped)
           writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
+        for (const p of result.orphans)
+          writeHuman(
+            io.stdout,
+            `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} (${shorten(p.command)}): the elenchos that started it (pid ${p.ownerPid}) is gone`,
+          );
         for (const id of result.abandoned) writeHuman(io.stdout, `${verb} ${id} ERROR ABANDONED (its process is gone)`);
         for (const dir of result.removedWorktrees) writeHuman(io.stdout, `${options.dryRun ? 'would remove' : 'removed'} worktree ${dir}`);
         for (const dir of result.trimmedPool)
@@ -35,6 +40,7 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
         if (
           result.abandoned.length +
             result.stopped.length +
+            result.orphans.length +
             result.removedWorktrees.length +
             result.trimmedPool.length +
             result.trimmedCache.length ===
@@ -44,4 +50,9 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
       }
       setExit(ExitCode.VERIFIED);
     });
+}
+
+/** A command line cut to fit one terminal line. */
+function shorten(command: string): string {
+  return command.length > 80 ? `${command.slice(0, 79)}…` : command;
 }

@@ -29,9 +29,11 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
       ]),
     )
     .addOption(
-      new Option('--agent <type>', 'the agent (default: claude or codex when on PATH, else claude)').choices([
+      new Option('--agent <type>', 'the agent (default: the first of claude, codex, gemini, opencode on PATH, else claude)').choices([
         'claude',
         'codex',
+        'gemini',
+        'opencode',
         'command',
       ]),
     )

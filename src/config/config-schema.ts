@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
 import { CREDENTIAL_ENV } from '../util/credentials.js';
 
-export const AGENT_TYPES = ['claude', 'codex', 'command'] as const;
+export const AGENT_TYPES = ['claude', 'codex', 'command', 'gemini', 'opencode'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 /** How an agent is confined: `none`, or bubblewrap (src/agents/sandbox.ts). */
 export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
@@ -40,7 +40,10 @@ const appWriteGlob = repoPath
 
 export const AgentConfigSchema = z.strictObject({
   type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
-  command: processString().min(1).optional().describe('Executable (defaults: `claude`, `codex`; required for `command`).'),
+  command: processString()
+    .min(1)
+    .optional()
+    .describe('Executable (defaults: `claude`, `codex`, `gemini`, `opencode`; required for `command`).'),
   args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
   env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),

@@ -12,6 +12,8 @@ import { howToVerify } from './mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
 import { checkTestLock } from './test-lock-check.js';
+import { verifierInvocation } from './verify-context.js';
+import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -119,6 +121,10 @@ async function checkOne(
       criteria: task.acceptanceCriteria.map((c) => ({ id: c.id, description: c.description, steps: map.byCriterion.get(c.id) ?? [] })),
     });
     const where = `${resolved.label}: ${resolved.testFileLabel}`;
+    const invocation = verifierInvocation(loaded.config, resolved);
+    const weakening =
+      resolved.verifierType === 'playwright' ? weakeningArgProblem(invocation.args, loaded.label, invocation.command) : null;
+    if (weakening) result.problems.push(weakening);
     result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {

@@ -11,6 +11,7 @@ import { sealRun } from '../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../git/worktree.js';
 import { git, repoRootOrCwd } from '../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../process/escaped-processes.js';
+import { parseOwnerTag } from '../process/owner-tag.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../process/proc-stat.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
 import { trimSetupCache, type TrimmedEntry } from './setup-cache-gc.js';
@@ -21,6 +22,8 @@ export interface GcResult {
   abandoned: string[];
   /** Processes of dead runs that were still alive, now stopped. */
   stopped: { runId: string; pid: number }[];
+  /** Any other process an Elenchos process now gone started (its `ELENCHOS_OWNER`), inside this repository: a listing of `check`… */
+  orphans: Orphan[];
   /** Worktrees removed (no live run owns them, and retainWorkspace did not keep them). */
   removedWorktrees: string[];
   /** Runs still running (left alone). */
@@ -31,6 +34,13 @@ export interface GcResult {
   trimmedPool: string[];
   /** Setup cache entries removed: old or over setupCache.maxBytes (never the current key), or every idle one with `cache`. */
   trimmedCache: TrimmedEntry[];
+}
+
+export interface Orphan {
+  pid: number;
+  command: string;
+  /** The pid of the Elenchos process that started it (gone, or now another process). */
+  ownerPid: number;
 }
 
 /** Stops dead runs' processes, seals them ABANDONED, removes orphaned worktrees and prunes git's list; `dryRun` only reports. */
@@ -45,6 +55,7 @@ export async function collectGarbage(options: {
   const result: GcResult = {
     abandoned: [],
     stopped: [],
+    orphans: [],
     removedWorktrees: [],
     running: [],
     foreign: [],
@@ -89,6 +100,15 @@ export async function collectGarbage(options: {
     result.abandoned.push(run.runId);
     if (!options.dryRun) await markAbandoned(root, run, options.env);
   }
+  // Children whose Elenchos died outside any run record (a listing for `check`, `verify`, `doctor`), or
+  // that the watchdog could not stop (it was killed with its Elenchos): found by the owner tag they inherit.
+  // Only processes started with that tag carry it, only a tag naming a gone process counts, and only in
+  // this repository, like everything else gc does (an orphan elsewhere is its repository's gc's to stop).
+  const orphaned = { deadOwnersIn: [root] };
+  const orphans = options.dryRun ? findEscapedProcesses(orphaned) : (await killEscapedProcesses(orphaned)).killed;
+  const stoppedPids = new Set(result.stopped.map((p) => p.pid));
+  for (const p of orphans)
+    if (!stoppedPids.has(p.pid)) result.orphans.push({ pid: p.pid, command: p.command, ownerPid: parseOwnerTag(p.owner ?? '')?.pid ?? 0 });
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
   for (const name of names) {
     // `<run-id>-base` is the base-commit probe of a run (core/app-blame.ts): its run owns it.

@@ -20,6 +20,7 @@ import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { checkTestLock } from './test-lock-check.js';
 import { loadNeedsHuman } from './needs-human.js';
 import { verifierInvocation } from './verify-context.js';
+import { refuseWeakeningArgs } from '../verifiers/playwright/weakening-args.js';
 
 /** An `app.writes` glob may not cover what the run locks: the contract would be put back and left out of every check. */
 function checkAppWrites(config: Config, configLabel: string, locked: readonly string[]): void {
@@ -111,6 +112,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     );
   }
   checkMapping(resolved);
+  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
   const dirty = (await options.checkout?.dirty) ?? (await dirtyPaths(root));
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');

@@ -144,9 +144,17 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
       let taken: TakenWorktree | null = null;
       teardowns.add('remove the worktree', async () => {
         if (config.retainWorkspace) return;
-        // Warm worktrees go back to the pool (processes are stopped by now); the next take resets them.
+        // Warm worktrees go back to the pool reset (processes are stopped by now): on every way out,
+        // VERIFIED, FAILED, ERROR or interrupted, nothing the agent wrote stays in an idle slot.
         if (pool && taken) {
-          const back = await returnWorktree({ root, dir: workspace, index: taken.index, size: pool.size });
+          const back = await returnWorktree({
+            root,
+            dir: workspace,
+            index: taken.index,
+            base: pre.head,
+            keep: config.setup.cache?.paths ?? [],
+            size: pool.size,
+          });
           const where = back.pooled ? `returned to ${path.relative(root, back.pooled)}` : `removed (${back.reason})`;
           reporter.onEvent({
             type: 'phase',
@@ -204,7 +212,10 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     }
   } catch (error) {
     if (guard.diskFull || isDiskFull(error)) {
-      terminal = diskFullTerminal(guard.diskFull ?? `the disk is full (${describeError(error)})`);
+      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
+      terminal = diskFullTerminal(
+        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
+      );
     } else if (error instanceof InterruptedError || options.signal.aborted) {
       terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
     } else {

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { InputError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
+import { refuseWeakeningArgs } from '../verifiers/playwright/weakening-args.js';
 import type { IterateOptions, VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { resolveTask } from './resolve-task.js';
-import { buildVerifyContext } from './verify-context.js';
+import { buildVerifyContext, verifierInvocation } from './verify-context.js';
 
 export interface VerifyOnceOptions {
   cwd: string;
@@ -29,8 +30,9 @@ export interface VerifyOnceOptions {
 export async function verifyOnce(options: VerifyOnceOptions): Promise<VerificationResult> {
   checkUrl(options.url);
   const root = await repoRootOrCwd(options.cwd);
-  const { config } = await loadConfig({ root, file: options.configFile, env: options.env });
+  const { config, label } = await loadConfig({ root, file: options.configFile, env: options.env });
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env);
+  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), label);
   const iterate =
     options.iterate && (options.iterate.headed || options.iterate.debug || options.iterate.grep !== null) ? options.iterate : undefined;
   if (iterate && resolved.verifierType !== 'playwright') {

@@ -1,7 +1,9 @@
 // Warm worktrees (#13): a bounded pool of idle detached worktrees under .elenchos/pool/, so a run or
 // a verify task starts from a reset of what changed instead of a checkout of the whole repository.
 // An idle worktree lives in a numbered slot; taking one moves it to the run's own workspace path
-// (so everything else, gc included, sees an ordinary run worktree) and releasing moves it back.
+// (so everything else, gc included, sees an ordinary run worktree) and releasing resets it at once (an
+// idle slot holds nothing of the last agent's: no untracked `.env.local`, no commit message, no reflog)
+// and moves it back. The take resets it again: what happened to an idle slot is no more trusted than that.
 import { access, mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { poolDir } from '../evidence/layout.js';
@@ -55,13 +57,21 @@ export interface ReturnWorktreeOptions {
   root: string;
   /** The run's worktree, its processes already stopped. */
   dir: string;
-  /** From `takeWorktree`: the index the next reset may trust. */
+  /** From `takeWorktree`: the index the reset on return trusts. */
   index: TrustedIndex;
+  /** The commit the run started from: what the worktree is reset to before it goes idle. */
+  base: string;
+  /** setup.cache paths that survive the reset, as for `takeWorktree`. */
+  keep: readonly string[];
   /** worktreePool.size: most idle worktrees kept. */
   size: number;
 }
 
-/** Moves a used worktree into a free slot of the pool, or removes it when the pool is full or something still runs inside. */
+/**
+ * Resets a used worktree (nothing the agent wrote stays on disk: untracked, ignored, its commits and
+ * reflog) and moves it into a free slot of the pool, or removes it when the pool is full, the reset
+ * fails or something still runs inside.
+ */
 export async function returnWorktree(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
   try {
     return await returnOrRemove(options);
@@ -73,7 +83,7 @@ export async function returnWorktree(options: ReturnWorktreeOptions): Promise<{ 
 }
 
 async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
-  const { root, dir, index, size } = options;
+  const { root, dir, index, base, keep, size } = options;
   const inside = findEscapedProcesses({ directories: [dir] });
   if (inside.length > 0) {
     await removeWorktree(root, dir);
@@ -86,7 +96,13 @@ async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled:
     if (!lock) continue;
     try {
       if (await exists(slot)) continue;
-      await writeTrustedIndex(`${slot}.index`, index);
+      // Under the slot's lock, so a full pool costs no reset: the worktree is removed whole instead.
+      const reset = await resetWorktree(root, dir, base, { keep, trustedIndex: index });
+      if (!reset.ok) {
+        await removeWorktree(root, dir);
+        return { pooled: null, reason: `it could not be reset: ${reset.reason}` };
+      }
+      await writeTrustedIndex(`${slot}.index`, reset.index);
       await moveWorktree(root, dir, slot);
       return { pooled: slot, reason: null };
     } catch (error) {

@@ -1,7 +1,7 @@
 // The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
 // (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
 import path from 'node:path';
-import { ElenchosError } from '../errors.js';
+import { DiskFullError, ElenchosError } from '../errors.js';
 
 export class GitError extends ElenchosError {
   override readonly code = 'ELENCHOS_GIT';
@@ -50,9 +50,39 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1', ...index };
 }
 
-function gitFailure(args: readonly string[], cwd: string, stderr: string, error: unknown): GitError {
+// What git prints when a write fails for lack of space (it exits 128 and says so only in words):
+// `fatal: sha1 file '<f>' write error. Out of diskspace` (csum-file.c: packs, the index, commit-graph),
+// `error: unable to write file <f>` (a checkout's file), strerror(ENOSPC) or (EDQUOT) after any other
+// `fatal: …: ` (a loose object, a temporary file, `index.lock`).
+const GIT_DISK_FULL = /Out of diskspace|No space left on device|Disk quota exceeded|unable to write file\b/i;
+
+/** True when git's stderr says a write failed for lack of space (or quota). */
+export function gitSaysDiskFull(stderr: string): boolean {
+  return GIT_DISK_FULL.test(stderr);
+}
+
+/** The subcommand and its first arguments, without our `-c name=value` settings in front. */
+function commandLine(args: readonly string[]): string {
+  let i = 0;
+  while (args[i] === '-c' && i + 1 < args.length) i += 2;
+  return args.slice(i, i + 3).join(' ');
+}
+
+/**
+ * One line naming the command, the folder and git's words. A write that failed for lack of space is a
+ * DiskFullError (its cause carries ENOSPC, so `isDiskFull` sees it): the run ends ERROR DISK_FULL,
+ * not INTERNAL_ERROR.
+ */
+function gitFailure(args: readonly string[], cwd: string, stderr: string, error: unknown): ElenchosError {
   const detail = stderr.trim().split('\n').slice(-3).join(' ') || (error instanceof Error ? error.message : String(error));
-  return new GitError(`git ${args.slice(0, 3).join(' ')} failed in ${cwd}: ${detail}`, { cause: error });
+  if (gitSaysDiskFull(stderr)) {
+    const cause = Object.assign(new Error(detail, { cause: error }), { code: 'ENOSPC' });
+    return new DiskFullError(`git ${commandLine(args)} failed in ${cwd}: no space left on the device (${detail})`, {
+      cause,
+      details: ['free some space on that disk, then run it again'],
+    });
+  }
+  return new GitError(`git ${commandLine(args)} failed in ${cwd}: ${detail}`, { cause: error });
 }
 
 /** Runs `git args` in `cwd` and returns stdout; throws GitError with git's stderr on failure. */

@@ -94,7 +94,8 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
       }
       // What landed in it before its watch began is a write all the same.
       const files = await fg('**', { cwd: path.join(cwd, rel), onlyFiles: false, dot: true, followSymbolicLinks: false });
-      for (const file of files) record(`${rel}/${file}`);
+      // (What the owner writes there is not listed: a `log/` of thousands of files would reach MAX_PATHS.)
+      for (const file of files.map((f) => `${rel}/${f}`)) if (!isUnderPrefix(file, exclude) && !skip(file)) record(file);
     };
     pending.push(
       add().catch((error: Error) => {

@@ -2,17 +2,21 @@
 // by what they carry instead: an inherited marker in their environment, or a hold on a directory.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { OWNER_ENV, ownerAlive, parseOwnerTag } from './owner-tag.js';
 
 /** The environment variable every child we start carries; its value names the run, the attempt and the role. */
 export const PROCESS_TAG_ENV = 'ELENCHOS_PROCESS_TAG';
 const TAG_PREFIX = `${PROCESS_TAG_ENV}=`;
+const OWNER_PREFIX = `${OWNER_ENV}=`;
 
 export interface EscapedProcess {
   pid: number;
   /** The command line as `/proc/<pid>/cmdline` gives it (NULs as spaces, capped). */
   command: string;
-  /** Why it was found: `marker` (inherited tag), `cwd`, `root`, `exe` or `open-file` inside a watched directory. */
+  /** Why it was found: `marker` (inherited tag), `owner`, `cwd`, `root`, `exe` or `open-file` inside a watched directory. */
   found: string[];
+  /** Its `ELENCHOS_OWNER` (`<pid>/<start time>` of the Elenchos that started it), when found by it. */
+  owner?: string;
 }
 
 export interface FindEscapedOptions {
@@ -20,6 +24,13 @@ export interface FindEscapedOptions {
   tags?: readonly string[];
   /** Tag prefixes: `<runId>/` finds every attempt's agent and app of a run (what `gc` needs for a dead run). */
   tagPrefixes?: readonly string[];
+  /** `ELENCHOS_OWNER` values (owner-tag.ts): everything one Elenchos process started, wherever it went. */
+  owners?: readonly string[];
+  /**
+   * Processes whose `ELENCHOS_OWNER` names an Elenchos process that is gone and that hold (cwd, root,
+   * executable, an open file) one of these absolute directories: what `gc` stops in its repository.
+   */
+  deadOwnersIn?: readonly string[];
   /** Absolute directories: a process whose cwd, root, executable or an open file lies inside one is found. */
   directories?: readonly string[];
   /** Pids never to report (ours and our ancestors are always left out). */
@@ -39,7 +50,9 @@ export interface KillEscapedResult {
 export function findEscapedProcesses(options: FindEscapedOptions): EscapedProcess[] {
   const tags = new Set((options.tags ?? []).map((t) => `${PROCESS_TAG_ENV}=${t}`));
   const prefixes = (options.tagPrefixes ?? []).filter(Boolean).map((t) => `${PROCESS_TAG_ENV}=${t}`);
+  const owners = new Set(options.owners ?? []);
   const dirs = (options.directories ?? []).map(realDirectory);
+  const orphanDirs = (options.deadOwnersIn ?? []).map(realDirectory);
   const spare = new Set([...(options.spare ?? []), ...ancestors()]);
   const found: EscapedProcess[] = [];
   for (const pid of listPids()) {
@@ -52,8 +65,12 @@ export function findEscapedProcesses(options: FindEscapedOptions): EscapedProces
     if (isKernelThread(fields)) continue;
     const why: string[] = [];
     if ((tags.size > 0 || prefixes.length > 0) && carriesTag(pid, tags, prefixes)) why.push('marker');
+    const owner = owners.size > 0 || orphanDirs.length > 0 ? readOwner(pid) : null;
+    const ownedHere = owner !== null && owners.has(owner);
+    if (ownedHere || (owner !== null && orphanDirs.length > 0 && ownerDead(owner) && holdsDirectory(pid, orphanDirs).length > 0))
+      why.push('owner');
     if (dirs.length > 0) why.push(...holdsDirectory(pid, dirs));
-    if (why.length > 0) found.push({ pid, command: readCommand(pid), found: why });
+    if (why.length > 0) found.push({ pid, command: readCommand(pid), found: why, ...(why.includes('owner') ? { owner: owner! } : {}) });
   }
   return found;
 }
@@ -151,6 +168,24 @@ function carriesTag(pid: number, tags: Set<string>, prefixes: readonly string[])
   } catch {
     return false; // gone, or not ours to read
   }
+}
+
+/** The process's `ELENCHOS_OWNER` value, or null when it carries none (or cannot be read). */
+function readOwner(pid: number): string | null {
+  try {
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    if (!environ.includes(OWNER_PREFIX)) return null;
+    const entry = environ.split('\0').find((e) => e.startsWith(OWNER_PREFIX));
+    return entry === undefined ? null : entry.slice(OWNER_PREFIX.length);
+  } catch {
+    return null; // gone, or not ours to read
+  }
+}
+
+/** A value that names no process (empty, forged) is no owner: only a well-formed tag of a gone process counts. */
+function ownerDead(value: string): boolean {
+  const owner = parseOwnerTag(value);
+  return owner !== null && !ownerAlive(owner);
 }
 
 function holdsDirectory(pid: number, dirs: readonly string[]): string[] {

@@ -1,17 +1,26 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
 import { readFileSync, readdirSync } from 'node:fs';
+import { readProcStat } from './proc-stat.js';
 import { recordChild } from './run-scope.js';
+import { unwatchGroup, watchGroup } from './watchdog.js';
 
 const live = new Set<number>();
 
-/** Remembers a process group leader's pid until it is reaped, and records it in the current run's folder for `gc`. */
+/**
+ * Remembers a process group leader's pid until it is reaped, records it in the current run's folder for
+ * `gc`, and tells the watchdog, which stops the group if we die before it is gone.
+ */
 export function trackGroup(pid: number): void {
   live.add(pid);
   recordChild(pid);
+  const startTime = readProcStat(pid)?.startTime;
+  // Without /proc a group cannot be told from a later one with the same id: the watchdog is Linux only.
+  if (startTime !== undefined) watchGroup(pid, startTime);
 }
 
 export function untrackGroup(pid: number): void {
   live.delete(pid);
+  unwatchGroup(pid);
 }
 
 /** Sends `signal` to the whole group led by `pid`; false when no process of it is left. */
@@ -77,6 +86,7 @@ export function groupMembers(pgid: number): { pid: number; state: string }[] | n
 
 /** SIGKILLs every group still tracked: the last resort on a second interrupt or a crash. */
 export function killAllGroups(): void {
+  // The watchdog keeps them: should a member survive (or we die now), it checks again at our end.
   for (const pid of live) signalGroup(pid, 'SIGKILL');
   live.clear();
 }

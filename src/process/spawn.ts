@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import { LineSplitter } from '../util/ndjson-reader.js';
 import { openOutputFiles } from './output-files.js';
+import { OWNER_ENV, ownerTag } from './owner-tag.js';
 import { trackGroup, terminateGroup } from './process-group.js';
 import { currentRunScope } from './run-scope.js';
 
@@ -73,9 +74,11 @@ export function startProcess(command: string, args: readonly string[], options: 
   const graceMs = options.graceMs ?? 3000;
   const gated = options.gated === true;
   const files = openOutputFiles(options, currentRunScope());
+  const owner = ownerTag();
   const child = execa(command, args, {
     cwd: options.cwd,
-    env: options.env,
+    // Whom it belongs to, inherited by all it starts: our watchdog and `gc` find it by this wherever it goes (owner-tag.ts).
+    env: owner === null ? options.env : { ...options.env, [OWNER_ENV]: owner },
     extendEnv: false,
     // A group of its own, so that everything the child starts can be killed with it (process-group.ts).
     detached: true,

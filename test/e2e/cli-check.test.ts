@@ -106,6 +106,45 @@ describe('elenchos check', () => {
     expect(run.stdout).toContain('all 1 task(s) OK');
   });
 
+  it('refuses verifier.args that weaken the verify, in check, run, verify and verify --verifier-only (exit 3, one line)', () => {
+    // The attack: the spec is locked, so make Playwright skip it instead (rerun only what failed, never compare snapshots).
+    const spec = "import { test } from '@playwright/test';\ntest('heading @AC-001', async () => {});\n";
+    const project = (args: string[]) => {
+      const dir = tempRepo({
+        'tasks/add-task.json': taskJson({
+          acceptanceCriteria: [{ id: 'AC-001', description: 'criterion 1' }],
+          verification: { testFile: 'tests/add-task.spec.ts' },
+        }),
+        'tests/add-task.spec.ts': spec,
+        'elenchos.config.json': `${JSON.stringify({ agent: { type: 'command', command: 'true' }, app: { command: 'node app.js --port {port}' }, verifier: { type: 'playwright', args } })}\n`,
+        '.gitignore': 'node_modules\n.elenchos\n',
+      });
+      linkNodeModules(dir);
+      return dir;
+    };
+    const dir = project(['--retries=0', '--last-failed']);
+    const line =
+      'elenchos.config.json: verifier.args "--last-failed" is refused: it runs only the tests that failed last time, so the rest are never verified; remove it (the verdict runs every test of the spec as written)';
+    const check = runCli(['check', 'tasks/add-task.json'], dir);
+    expect(check.code, check.stdout + check.stderr).toBe(3);
+    expect(check.stdout).toContain(`  ✗ ${line}\n`);
+    for (const args of [
+      ['run', 'tasks/add-task.json'],
+      ['verify', 'tasks/add-task.json'],
+      ['verify', 'tasks/add-task.json', '--verifier-only', '--url', 'http://127.0.0.1:9/'],
+    ]) {
+      const refused = runCli(args, dir);
+      expect(refused.code, `${args.join(' ')}: ${refused.stdout}${refused.stderr}`).toBe(3);
+      expect(refused.stdout + refused.stderr).toContain(line); // verify of many tasks says it in its summary
+    }
+    const snapshots = runCli(['check', 'tasks/add-task.json'], project(['-u']));
+    expect(snapshots.code).toBe(3);
+    expect(snapshots.stdout).toContain('verifier.args "-u" is refused: it writes the snapshot baselines');
+    // --grep and --update-snapshots=none (the generated config's own setting) stay allowed.
+    const allowed = runCli(['check', 'tasks/add-task.json'], project(['--grep', 'heading', '--update-snapshots=none']));
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+  }, 240_000); // seven CLI processes, most of them asking Playwright for the listing
+
   it('validates the config too', () => {
     const dir = tempRepo({ ...good, 'elenchos.config.json': '{"maxRepairAttempts": "two"}' });
     const run = runCli(['check', 'tasks/add-task.json'], dir);

@@ -1,5 +1,5 @@
 // `elenchos doctor` on real repositories: a real app started on HEAD in a temporary worktree, fake tools.
-import { readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ describe('elenchos doctor', () => {
     for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app'])
       expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
     expect(result.stdout).toMatch(
-      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms \(HEAD [0-9a-f]{12}, fresh worktree\)/,
+      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms, then HTTP 200 to one request \(HEAD [0-9a-f]{12}, fresh worktree\)/,
     );
     expect(result.stdout).toContain('kane login  logged in: fake-user (prod)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
@@ -188,11 +188,133 @@ describe('elenchos doctor', () => {
     expect(check(found.stdout, 'verifier')).toEqual([
       expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) }),
     ]);
+    expect(check(found.stdout, 'playwright version')).toEqual([
+      expect.objectContaining({ status: 'ok', message: '@playwright/test 1.58.2 (supported: >=1.58.0, tested up to 1.65.2)' }),
+    ]);
     expect(check(found.stdout, 'task')).toEqual([
       expect.objectContaining({
         status: 'ok',
         message: 'tasks/add-task.json: 2 criteria, each verified by a step of tests/add-task.spec.ts',
       }),
     ]);
+  });
+
+  // An app that writes what WRITER_AT_START lists while it starts (and removes it again, as Vite does
+  // with its bundled config) and what WRITER_ON_REQUEST lists when it answers its first request.
+  const WRITER = `import http from 'node:http';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+const list = (name) => (process.env[name] ?? '').split(',').filter(Boolean);
+const write = (file) => { mkdirSync(path.dirname(file), { recursive: true }); writeFileSync(file, '{}'); };
+for (const file of list('WRITER_AT_START')) { write(file); rmSync(file); }
+let first = true;
+http.createServer((request, response) => {
+  if (first) { first = false; for (const file of list('WRITER_ON_REQUEST')) write(file); }
+  response.end('ok');
+}).listen(Number(process.argv[3]), '127.0.0.1');
+`;
+  const writer = (env: Record<string, string>, writes: string[] = [], files: Record<string, string> = {}) =>
+    makeProject({
+      config: { app: { command: 'node writer.mjs --port {port}', readyTimeoutSeconds: 10, env, writes } },
+      files: { 'writer.mjs': WRITER, ...files },
+    });
+
+  it('an app that writes its data while it starts and answers: each path with the app.writes line to add', () => {
+    const project = writer({ WRITER_ON_REQUEST: 'data/db.json,var/log/today.log,log/app/today.log' }, [], { 'data/seed.json': '{}\n' });
+    const result = doctor(project);
+    // A warning: the app works; the first run would end UNSTABLE_WORKSPACE until it is declared.
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/^✓ app +`node writer\.mjs --port \d+` answered at .* in \d+ ms, then HTTP 200 to one request \(HEAD/m);
+    expect(result.stdout).toContain(
+      '! app writes  the app wrote data/db.json while it started and answered a request: each run would end UNSTABLE_WORKSPACE; fix: add "data/db.json" to app.writes in elenchos.config.json, or to .gitignore if it is not meant to be committed',
+    );
+    // A new folder: all of it, since what it holds may change names (a log that rotates).
+    expect(result.stdout).toContain(
+      '! app writes  the app created the folder var/ (holding var/log/today.log) while it started and answered a request: each run would end UNSTABLE_WORKSPACE; fix: add "var/**" to app.writes',
+    );
+    // Inside `log/`, which Rails may create (the built-in list): only the new subfolder, not each file again.
+    expect(result.stdout).toContain('! app writes  the app created the folder log/app/ (holding log/app/today.log) while');
+    expect(result.stdout.match(/^! app writes/gm)).toHaveLength(3);
+    expect(result.stdout).toContain('    in elenchos.config.json, under "app": "writes": ["data/db.json","log/app/**","var/**"]');
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
+
+    // Declared as doctor says: nothing left to report.
+    const config = JSON.parse(readFileSync(path.join(project.root, 'elenchos.config.json'), 'utf8'));
+    config.app.writes = ['data/db.json', 'log/app/**', 'var/**'];
+    writeFileSync(path.join(project.root, 'elenchos.config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    gitSync(project.root, 'commit', '-qam', 'declare the app data');
+    expect(check(doctor(project, ['--json']).stdout, 'app writes')).toEqual([
+      expect.objectContaining({ status: 'ok', message: expect.stringContaining('the app wrote nothing') }),
+    ]);
+  });
+
+  it("a dev server's known writes (Vite's timestamped config, written and removed) are no finding", () => {
+    const project = writer({ WRITER_AT_START: 'vite.config.js.timestamp-1-abc.mjs' }, [], { 'vite.config.js': 'export default {};\n' });
+    const result = doctor(project, ['--json']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(check(result.stdout, 'app writes')).toEqual([expect.objectContaining({ status: 'ok' })]);
+    // Not so for an undeclared one: written and gone again is still a write, and doctor says so.
+    const tmp = doctor(writer({ WRITER_AT_START: 'cache.tmp' }), ['--json']);
+    expect(check(tmp.stdout, 'app writes')).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        message: expect.stringContaining('wrote cache.tmp'),
+        fix: expect.stringContaining('and removed it again'),
+      }),
+    ]);
+  });
+
+  it('attack: a file beside the declared one, in a folder the app may create, is still reported', () => {
+    const project = writer({ WRITER_ON_REQUEST: 'data/db.json,data/other.json' }, ['data/db.json']);
+    const found = check(doctor(project, ['--json']).stdout, 'app writes');
+    expect(found.map((c: any) => c.message)).toEqual([expect.stringContaining('the app wrote data/other.json while it started')]);
+    expect(found[0].fix).toContain('add "data/other.json" to app.writes');
+    expect(found[0].details).toEqual(['in elenchos.config.json, under "app": "writes": ["data/db.json","data/other.json"]']);
+  });
+
+  it('a dependency on a path outside the repository fails where runs install; inside the repository or absolute is fine', () => {
+    const manifest = (deps: Record<string, string>) => `${JSON.stringify({ name: 'my-app', devDependencies: deps }, null, 2)}\n`;
+    const outside = makeProject({ config: { setup: { command: 'true' } }, files: { 'package.json': manifest({ x: 'file:../x.tgz' }) } });
+    const result = doctor(outside, ['--no-app']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '✗ dependencies  package.json devDependencies.x is "file:../x.tgz", a path outside the repository: a run\'s worktree (.elenchos/workspaces/<run>/) and a CI checkout resolve it elsewhere, so their install fails; fix: copy it into the repository (e.g. vendor/x.tgz), commit it and depend on "file:./vendor/x.tgz"; ' +
+        `or, on this machine only, on its absolute path: npm pkg set "devDependencies.x=file:${path.join(path.dirname(outside.root), 'x.tgz')}"`,
+    );
+    // Without setup.command no run installs, but CI does: a warning. link: and a bare ../ are the same.
+    const noSetup = makeProject({
+      files: { 'package.json': `${JSON.stringify({ dependencies: { a: 'link:../a' }, optionalDependencies: { b: '../../b' } })}\n` },
+    });
+    const warned = doctor(noSetup, ['--no-app', '--json']);
+    expect(warned.code).toBe(0);
+    expect(check(warned.stdout, 'dependencies').map((c: any) => [c.status, c.message.split(',')[0]])).toEqual([
+      ['warn', 'package.json dependencies.a is "link:../a"'],
+      ['warn', 'package.json optionalDependencies.b is "../../b"'],
+    ]);
+    // A folder: npm links it and its lockfile entry stays relative, so an absolute path is no fix.
+    expect(check(warned.stdout, 'dependencies')[0].fix).toMatch(
+      /^pack it into the repository: mkdir -p vendor && \(cd \S+\/a && npm pack --pack-destination \S+\/vendor\), commit the tarball and depend on "file:\.\/vendor\/<its file name>"/,
+    );
+    const fine = makeProject({
+      config: { setup: { command: 'true' } },
+      files: {
+        'package.json': manifest({
+          v: 'file:./vendor/x.tgz',
+          abs: `file:${path.join(outside.root, '..', 'x.tgz')}`,
+          w: 'file:vendor/../vendor/y',
+          r: '^1.2.3',
+          g: 'git+https://h/o/r.git',
+        }),
+      },
+    });
+    const ok = doctor(fine, ['--no-app', '--json']);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(check(ok.stdout, 'dependencies')).toEqual([]);
+    // A path that only looks inside: file:./../x climbs out all the same.
+    const sneaky = makeProject({
+      config: { setup: { command: 'true' } },
+      files: { 'package.json': manifest({ s: 'file:./vendor/../../x' }) },
+    });
+    expect(check(doctor(sneaky, ['--no-app', '--json']).stdout, 'dependencies')).toEqual([expect.objectContaining({ status: 'fail' })]);
   });
 });

@@ -1,10 +1,10 @@
-// Fault injection (issue #10): SIGKILL Elenchos at each phase of a run, then `elenchos gc`: no process,
+// Fault injection (issue #10): SIGKILL Elenchos (and its watchdog) at each phase of a run, then `elenchos gc`: no process,
 // no worktree and no unsealed record may be left, and the checkout must be exactly as it was.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { allRuns, liveRecordedPids, startCli, waitForFile, type LiveCli } from '../helpers/live-cli.js';
+import { allRuns, killWithWatchdog, liveRecordedPids, startCli, waitForFile, type LiveCli } from '../helpers/live-cli.js';
 import { FAKE_AGENT, checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -67,7 +67,8 @@ describe('SIGKILL at each phase, then gc', () => {
       const env = { ...project.env, ...(phase.pauseAt ? { ELENCHOS_TEST_PAUSE_AT: phase.pauseAt, ELENCHOS_TEST_PAUSE_DIR: pause } : {}) };
       const cli = startCli(['run', 'tasks/add-task.json'], project.root, env);
       await phase.reach(cli, pause);
-      cli.child.kill('SIGKILL');
+      // Its watchdog too: a child that ends by itself with Elenchos is test/e2e/orphans.test.ts; here only gc is left.
+      killWithWatchdog(cli.child.pid!);
       await cli.exited;
 
       const [run] = allRuns(project.root);

@@ -1,11 +1,11 @@
 // Faults around the end of a run (issue #10): killed while sealing, signals after the verdict, a full disk.
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { allRuns, liveRecordedPids, release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { canMountSmallDisk, mountSmallDisk, unmount } from '../helpers/small-disk.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SECRET = 'sealing-secret-4f9a2c';
@@ -173,29 +173,7 @@ describe('signals around the verdict', () => {
   });
 });
 
-/** A small tmpfs over `.elenchos` (root only); null when this machine does not allow mounting one. */
-function mountSmallDisk(root: string, size: string): string | null {
-  const dir = path.join(root, '.elenchos');
-  mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    return null;
-  }
-}
-
-function unmount(dir: string, root: string): void {
-  for (const pid of processesInside(root)) process.kill(pid, 'SIGKILL');
-  execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
-}
-
-const canMount = (() => {
-  const probe = tempDir('elenchos-mount-probe-');
-  const dir = mountSmallDisk(probe, '64k');
-  if (dir) unmount(dir, probe);
-  return dir !== null;
-})();
+const canMount = canMountSmallDisk();
 
 describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', () => {
   it('an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed', { timeout: TIMEOUT }, () => {

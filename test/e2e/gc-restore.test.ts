@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
+import { killWithWatchdog } from '../helpers/live-cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -28,8 +29,9 @@ describe('elenchos gc', () => {
         }
       });
     });
-    child.kill('SIGKILL'); // power loss: no teardown runs
-    await new Promise((resolve) => child.on('exit', resolve));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    killWithWatchdog(child.pid!); // power loss: no teardown runs, and no watchdog stops the children
+    await exited;
     // The hanging agent outlived Elenchos (its own group): gc must stop it.
     expect(processesInside(project.root).length).toBeGreaterThan(0);
 

@@ -134,6 +134,17 @@ describe('elenchos init', () => {
     });
     expect(config.setup).toBeUndefined();
     expect(existsSync(path.join(root, 'tests/example.spec.ts'))).toBe(true);
+    // The two newer agents are choices too; init says how to install the one that is missing.
+    for (const [agent, install] of [
+      ['gemini', 'npm install -g @google/gemini-cli'],
+      ['opencode', 'npm install -g opencode-ai'],
+    ]) {
+      const other = tempRepo({ 'README.md': '# no package.json here\n' });
+      const chosen = runCli(['init', '--agent', agent!], other, NO_TOOLS);
+      expect(chosen.code, chosen.stderr).toBe(0);
+      expect(JSON.parse(read(other, 'elenchos.config.json')).agent).toEqual({ type: agent });
+      expect(chosen.stdout).toContain(install);
+    }
     const bad = runCli(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain("argument 'selenium' is invalid");

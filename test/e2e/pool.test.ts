@@ -1,29 +1,57 @@
 // The warm worktree pool through the CLI: a second run reuses the first one's worktree and sees
 // nothing of what its agent left; --fresh and gc --pool.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { allRuns } from '../helpers/live-cli.js';
+import { allRuns, startCli } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
 const POOL_AGENT = path.join(FIXTURES, 'agents/pool-agent.js');
 
+// The key the agent is given (agent.passEnv) and writes to an untracked `.env.local`; `redact` names it.
+const SECRET = 'sk-live-51Hq7PoolSecret9d3e1c5b0f';
+
 function poolProject() {
   const modeFile = path.join(tempDir('elenchos-pool-mode-'), 'mode');
-  const project = makeProject({
-    config: { agent: { type: 'command', command: process.execPath, args: [POOL_AGENT, modeFile], timeoutSeconds: 30 } },
+  const made = makeProject({
+    config: {
+      agent: {
+        type: 'command',
+        command: process.execPath,
+        args: [POOL_AGENT, modeFile],
+        timeoutSeconds: 30,
+        passEnv: ['STRIPE_SECRET_KEY'],
+      },
+      redact: ['STRIPE_SECRET_KEY'],
+    },
     files: { '.gitignore': '*.log\nbuild/\n', 'notes.md': 'committed notes\n' },
   });
-  const run = (mode: 'plant' | 'inspect', ...flags: string[]) => {
-    writeFileSync(modeFile, mode);
+  const project = { ...made, env: { ...made.env, STRIPE_SECRET_KEY: SECRET } };
+  const setMode = (mode: string) => writeFileSync(modeFile, mode);
+  const run = (mode: string, ...flags: string[]) => {
+    setMode(mode);
     const result = runCli(['run', 'tasks/add-task.json', ...flags], project.root, project.env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     return result;
   };
-  return { project, run };
+  return { project, run, setMode };
+}
+
+/** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
+function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return found;
 }
 
 /** What the inspecting agent of the latest run found. */
@@ -76,4 +104,49 @@ describe('warm worktree pool', () => {
     expect(leakedWorktrees(project.root)).toEqual([]);
     expect(gitSync(project.root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   }, 120_000);
+
+  it("an agent's untracked secret is gone from the pool as soon as the run exits: VERIFIED, FAILED, ERROR, interrupted", async () => {
+    const { project, run, setMode } = poolProject();
+    const pool = path.join(project.root, '.elenchos/pool');
+    const nothingLeft = (after: string) => {
+      // Pooled (so the check is not passed by a removed worktree), yet holding nothing of the agent's.
+      expect(existsSync(path.join(pool, '0')), after).toBe(true);
+      expect(filesHolding(pool, SECRET), after).toEqual([]);
+      // Nor anywhere else Elenchos keeps things: the evidence is redacted, the workspaces are gone.
+      expect(filesHolding(path.join(project.root, '.elenchos'), SECRET), after).toEqual([]);
+      expect(processesInside(path.join(project.root, '.elenchos')), after).toEqual([]);
+    };
+    const verified = run('secret-implement');
+    expect(verified.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
+    nothingLeft('VERIFIED');
+
+    setMode('secret-nothing');
+    const failed = runCli(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    expect(failed.stdout).toMatch(/warm worktree \.elenchos\/pool\/0 reset/);
+    expect(failed.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
+    nothingLeft('FAILED');
+
+    setMode('secret-crash');
+    const crashed = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(crashed.code, crashed.stdout + crashed.stderr).toBe(2);
+    expect(crashed.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
+    nothingLeft('ERROR');
+
+    setMode('secret-hang');
+    const cli = startCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    await cli.waitFor('thinking forever');
+    expect(filesHolding(path.join(project.root, '.elenchos/workspaces'), SECRET)).toHaveLength(1); // it was there
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(130);
+    expect(cli.output().stdout).toMatch(/returned to \.elenchos\/pool\/0/);
+    nothingLeft('interrupted');
+
+    // The slot reset on return is still taken (and proven clean again) by an honest next run.
+    const honest = run('inspect');
+    expect(honest.stdout).toMatch(/warm worktree \.elenchos\/pool\/0 reset to [0-9a-f]{12}/);
+    expect(inspected(project.root)).toEqual({ status: '', planted: [], notes: 'committed notes\n', reflog: 1 });
+    const states = allRuns(project.root).map((r) => `${r.record.state} ${r.record.reason ?? ''}`.trim());
+    expect(states.sort()).toEqual(['ERROR AGENT_FAILED', 'ERROR INTERRUPTED', 'FAILED PRODUCT_FAILURE', 'VERIFIED', 'VERIFIED']);
+  }, 180_000);
 });

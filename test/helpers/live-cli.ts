@@ -91,3 +91,65 @@ export function liveRecordedPids(runDir: string): number[] {
   }
   return pids;
 }
+
+/** Pids of live (non-zombie) processes whose command line has every one of `parts`. */
+function processesWith(parts: string[]): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+      if (state !== 'Z' && parts.every((part) => args.some((a) => a.includes(part)))) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** The watchdog of Elenchos process `pid` (src/process/watchdog.ts), alive; empty while it has none. */
+export function watchdogsOf(pid: number): number[] {
+  return processesWith(['watchdog-main.js', `${pid}/`]);
+}
+
+/** Live pids carrying `ELENCHOS_OWNER` of Elenchos process `pid` (its children and all they started). */
+export function processesOwnedBy(pid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      if (
+        readFileSync(`/proc/${name}/environ`, 'latin1')
+          .split('\0')
+          .some((e) => e.startsWith(`ELENCHOS_OWNER=${pid}/`))
+      )
+        pids.push(Number(name));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return pids;
+}
+
+/**
+ * SIGKILLs Elenchos process `pid` together with its watchdog (an OOM killer, `kill -9` of a whole
+ * tree): nothing but `gc` is left to stop its children. Frozen first, so it cannot start another watchdog.
+ */
+export function killWithWatchdog(pid: number): void {
+  process.kill(pid, 'SIGSTOP');
+  for (const dog of watchdogsOf(pid)) process.kill(dog, 'SIGKILL');
+  process.kill(pid, 'SIGKILL');
+}
+
+/** Polls until `done()` holds; throws after `ms` with `what`. */
+export async function waitUntil(done: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

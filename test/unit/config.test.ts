@@ -56,7 +56,7 @@ describe('loadConfig', () => {
     expect(err.exitCode).toBe(3);
     expect(err.details).toEqual([
       'environment ELENCHOS_RETAIN_WORKSPACE: "maybe" is not a valid true/false',
-      'elenchos.config.json: agent.type: Invalid option: expected one of "claude"|"codex"|"command"',
+      'elenchos.config.json: agent.type: Invalid option: expected one of "claude"|"codex"|"command"|"gemini"|"opencode"',
       'elenchos.config.json: maxRepairAttempts: Too small: expected number to be >=0',
       'elenchos.config.json: verifer: unknown key; remove it or check its spelling',
     ]);

@@ -1,4 +1,5 @@
 // What init makes of a project: commands per package manager, the Playwright testDir it trusts, its picks.
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   appCommandFor,
@@ -9,6 +10,7 @@ import {
   setupCommandFor,
   type DetectedProject,
 } from '../../src/core/init/detect-project.js';
+import { FIXTURES } from '../helpers/project.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const base: DetectedProject = {
@@ -21,6 +23,8 @@ const base: DetectedProject = {
   kaneCli: null,
   claude: null,
   codex: null,
+  gemini: null,
+  opencode: null,
 };
 
 describe('init detection', () => {
@@ -48,6 +52,18 @@ describe('init detection', () => {
     expect(chooseVerifier({ ...base, kaneCli: '/bin/kane-cli' }).verifier).toBe('kane');
     expect(chooseAgent({ ...base, codex: '/bin/codex' })).toEqual({ agent: 'codex', why: 'codex is on PATH (/bin/codex)' });
     expect(chooseAgent({ ...base, codex: '/bin/codex', claude: '/bin/claude' }).agent).toBe('claude');
+  });
+
+  it('finds Gemini CLI and OpenCode on PATH, and picks them after Claude Code and Codex', async () => {
+    const found = await detectProject(tempDir('elenchos-detect-'), { PATH: path.join(FIXTURES, 'bin') });
+    expect(found).toMatchObject({ gemini: path.join(FIXTURES, 'bin', 'gemini'), opencode: path.join(FIXTURES, 'bin', 'opencode') });
+    expect(chooseAgent({ ...base, gemini: '/bin/gemini', opencode: '/bin/opencode' })).toEqual({
+      agent: 'gemini',
+      why: 'gemini is on PATH (/bin/gemini)',
+    });
+    expect(chooseAgent({ ...base, opencode: '/bin/opencode' })).toEqual({ agent: 'opencode', why: 'opencode is on PATH (/bin/opencode)' });
+    expect(chooseAgent({ ...base, codex: '/bin/codex', gemini: '/bin/gemini' }).agent).toBe('codex');
+    expect(chooseAgent(base).why).toBe('none of claude, codex, gemini, opencode is on PATH: Claude Code is the default');
   });
 
   it.each([

@@ -10,6 +10,8 @@ import type { JsonReport, ReportResult } from '../../src/verifiers/playwright/js
 import { readTrace, readTraceFacts } from '../../src/verifiers/playwright/trace-url.js';
 
 const TRACE = new URL('../fixtures/playwright/traces/missing-button.zip', import.meta.url).pathname;
+// The same failure under @playwright/test 1.65.2, whose frames are `{"file":"screencast/…"}` with no sha1.
+const TRACE_165 = new URL('../fixtures/playwright/traces/missing-button-1.65.zip', import.meta.url).pathname;
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 let dirs: string[] = [];
 afterEach(() => {
@@ -18,10 +20,10 @@ afterEach(() => {
 });
 
 /** A try whose trace is a copy of the fixture in a folder of its own (Playwright's per-try output dir). */
-function tryWithTrace(status: string, extra: ReportResult['attachments'] = []): ReportResult {
+function tryWithTrace(status: string, extra: ReportResult['attachments'] = [], trace = TRACE): ReportResult {
   const dir = mkdtempSync(path.join(tmpdir(), 'elenchos-trace-'));
   dirs.push(dir);
-  copyFileSync(TRACE, path.join(dir, 'trace.zip'));
+  copyFileSync(trace, path.join(dir, 'trace.zip'));
   return {
     status,
     retry: 1,
@@ -52,6 +54,18 @@ describe('a failed try read from its trace', () => {
     // The last frame painted before the last snapshot (the click that waited), not the first one.
     expect(bytes.subarray(0, 3)).toEqual(JPEG);
     expect(bytes.length).toBe(5572);
+  });
+
+  it('gets them from a trace Playwright 1.65 wrote (frames named by file under screencast/, no sha1)', async () => {
+    const failed = tryWithTrace('failed', [], TRACE_165);
+    await readTraceFacts(reportOf(failed));
+    expect(failed).toMatchObject({ lastUrl: 'http://127.0.0.1:44512/', opened: true });
+    const shot = failed.attachments.find((a) => a.name === 'screenshot');
+    expect(shot).toMatchObject({ contentType: 'image/jpeg' });
+    const bytes = readFileSync(shot!.path!);
+    // Of its four frames, the last one painted before the last snapshot (5625 bytes), not the first.
+    expect(bytes.subarray(0, 3)).toEqual(JPEG);
+    expect(bytes.length).toBe(5625);
   });
 
   it('leaves a passed try alone and adds no second picture to a try that has one', async () => {
@@ -116,6 +130,45 @@ describe('a failed try read from its trace', () => {
     expect(facts.frame?.toString()).toBe('A at the failure');
   });
 
+  it('reads frames named either way in one trace, each where its shape says', async () => {
+    const events = [
+      snap('page@a', 'http://app/', 10),
+      frame('page@a', 'page@a-1.jpeg', 20),
+      fileFrame('page@a', 'screencast/page@a-2.jpeg', 30),
+      snap('page@a', 'http://app/cart', 40),
+    ];
+    const zip = writeZip({
+      'resources/page@a-1.jpeg': 'old shape',
+      'screencast/page@a-2.jpeg': 'new shape',
+      'resources/screencast/page@a-2.jpeg': 'not where the new shape points',
+      '0-trace.trace': events.join('\n'),
+    });
+    expect((await readTrace(zip)).frame?.toString()).toBe('new shape');
+    const older = writeZip({
+      'resources/page@a-1.jpeg': 'old shape',
+      'page@a-1.jpeg': 'not under resources/',
+      '0-trace.trace': [snap('page@a', 'http://app/', 10), frame('page@a', 'page@a-1.jpeg', 20), snap('page@a', 'http://app/', 25)].join(
+        '\n',
+      ),
+    });
+    expect((await readTrace(older)).frame?.toString()).toBe('old shape');
+  });
+
+  it('takes no frame that names no entry, or an entry the zip does not have', async () => {
+    const zip = writeZip({
+      'screencast/page@a-1.jpeg': 'painted',
+      '0-trace.trace': [
+        snap('page@a', 'http://app/', 10),
+        fileFrame('page@a', 'screencast/page@a-1.jpeg', 20),
+        JSON.stringify({ type: 'screencast-frame', pageId: 'page@a', timestamp: 25 }),
+        fileFrame('page@a', 'screencast/page@a-gone.jpeg', 28),
+        snap('page@a', 'http://app/', 30),
+      ].join('\n'),
+    });
+    // The latest frame names an entry that is not there: no picture rather than an older one passed off as it.
+    expect(await readTrace(zip)).toEqual({ lastUrl: 'http://app/', opened: true, frame: null });
+  });
+
   it('gives no picture when that page painted nothing by then, and a damaged line costs nothing else', async () => {
     const zip = writeZip({
       'resources/page@a-9.jpeg': 'after',
@@ -130,6 +183,8 @@ describe('a failed try read from its trace', () => {
 const snap = (pageId: string, frameUrl: string, timestamp: number, isMainFrame = true) =>
   JSON.stringify({ type: 'frame-snapshot', snapshot: { pageId, frameUrl, isMainFrame, timestamp } });
 const frame = (pageId: string, sha1: string, timestamp: number) => JSON.stringify({ type: 'screencast-frame', pageId, sha1, timestamp });
+const fileFrame = (pageId: string, file: string, timestamp: number) =>
+  JSON.stringify({ type: 'screencast-frame', pageId, file, timestamp });
 
 /** A zip of deflated entries, in the given order (the reader checks no CRC, so none is computed). */
 function writeZip(files: Record<string, string>): string {

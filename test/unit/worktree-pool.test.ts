@@ -46,7 +46,7 @@ async function use(root: string, base: string, work: (dir: string) => void | Pro
   const dir = workspace(root);
   const taken = await takeWorktree({ root, target: dir, base, keep });
   await work(dir);
-  const back = await returnWorktree({ root, dir, index: taken.index, size: 4 });
+  const back = await returnWorktree({ root, dir, index: taken.index, base, keep, size: 4 });
   return { dir, taken, back };
 }
 
@@ -94,7 +94,7 @@ describe('worktree pool: take and return', () => {
     const dirs = [workspace(root), workspace(root), workspace(root)];
     const taken = await Promise.all(dirs.map((target) => takeWorktree({ root, target, base, keep: [] })));
     const backs = [];
-    for (const [i, dir] of dirs.entries()) backs.push(await returnWorktree({ root, dir, index: taken[i]!.index, size: 2 }));
+    for (const [i, dir] of dirs.entries()) backs.push(await returnWorktree({ root, dir, index: taken[i]!.index, base, keep: [], size: 2 }));
     expect(backs.map((b) => b.pooled !== null)).toEqual([true, true, false]);
     expect(backs[2]!.reason).toBe('the pool is full');
     expect(dirs.every((d) => !existsSync(d))).toBe(true);
@@ -110,7 +110,7 @@ describe('worktree pool: take and return', () => {
     const seed = await Promise.all([0, 1, 2].map(() => takeWorktree({ root, target: workspace(root), base, keep: [] })));
     void seed;
     for (const dir of readdirSync(path.join(root, '.elenchos', 'workspaces')))
-      await returnWorktree({ root, dir: path.join(root, '.elenchos', 'workspaces', dir), index: seed[0]!.index, size: 4 });
+      await returnWorktree({ root, dir: path.join(root, '.elenchos', 'workspaces', dir), index: seed[0]!.index, base, keep: [], size: 4 });
     const targets = Array.from({ length: 5 }, () => workspace(root));
     const taken = await Promise.all(targets.map((target) => takeWorktree({ root, target, base, keep: [] })));
     const reused = taken.map((t) => t.reusedFrom).filter(Boolean);
@@ -123,7 +123,14 @@ describe('worktree pool: take and return', () => {
     const { root, base } = repo();
     const seeded = await Promise.all([0, 1].map(() => takeWorktree({ root, target: workspace(root), base, keep: [] })));
     for (const [i, dir] of readdirSync(path.join(root, '.elenchos', 'workspaces')).entries())
-      await returnWorktree({ root, dir: path.join(root, '.elenchos', 'workspaces', dir), index: seeded[i]!.index, size: 4 });
+      await returnWorktree({
+        root,
+        dir: path.join(root, '.elenchos', 'workspaces', dir),
+        index: seeded[i]!.index,
+        base,
+        keep: [],
+        size: 4,
+      });
     const built = pathToFileURL(path.resolve('dist/core/worktree-pool.js')).href;
     const takers = [1, 2, 3, 4].map((i) => {
       const target = path.join(root, '.elenchos', 'workspaces', `proc-${i}`);
@@ -261,6 +268,69 @@ describe('worktree pool: what run 1 plants, run 2 never sees', () => {
   });
 });
 
+describe('worktree pool: a returned worktree is reset at once, not at the next take', () => {
+  const SECRET = 'sk-live-4f9a2c7e1b';
+
+  /** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
+  function filesHolding(dir: string, needle: string): string[] {
+    const found: string[] = [];
+    const walk = (d: string) => {
+      for (const entry of readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, entry.name);
+        if (entry.isDirectory()) walk(p);
+        else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
+      }
+    };
+    walk(dir);
+    return found;
+  }
+
+  it("an agent's untracked secret, ignored output, commit message and reflog are gone from the idle slot as soon as it is back", async () => {
+    const { root, base } = repo();
+    const { back } = await use(
+      root,
+      base,
+      (dir) => {
+        writeFileSync(path.join(dir, '.env.local'), `STRIPE_KEY=${SECRET}\n`);
+        writeFileSync(path.join(dir, 'debug.log'), `token ${SECRET}\n`);
+        mkdirSync(path.join(dir, 'dist/deep'), { recursive: true });
+        writeFileSync(path.join(dir, 'dist/deep/env.js'), `export const key = "${SECRET}";\n`);
+        mkdirSync(path.join(dir, 'node_modules/pkg'), { recursive: true });
+        writeFileSync(path.join(dir, 'node_modules/pkg/index.js'), 'cached\n');
+        writeFileSync(path.join(dir, 'src/app.js'), `export const app = "${SECRET}";\n`);
+        gitSync(dir, 'commit', '-qam', `wip ${SECRET}`);
+      },
+      ['node_modules'],
+    );
+    const slot = path.join(root, '.elenchos', 'pool', '0');
+    expect(back.pooled).toBe(slot);
+    // Nothing of the agent's in the slot or its admin folder (the commit message, the reflog): no take has happened.
+    expect(filesHolding(path.join(root, '.elenchos', 'pool'), SECRET)).toEqual([]);
+    expect(filesHolding(admin(slot), SECRET)).toEqual([]);
+    expect(gitSync(slot, 'status', '--porcelain', '--ignored', '--untracked-files=all')).toBe('!! node_modules/pkg/index.js\n');
+    expect(gitSync(slot, 'rev-parse', 'HEAD').trim()).toBe(base);
+    expect(readFileSync(path.join(slot, 'src/app.js'), 'utf8')).toBe(FILES['src/app.js']);
+    // The next take still reuses it, proven clean again.
+    const next = await nextRun(root, base, ['node_modules']);
+    expect(next.taken.reusedFrom).toBe(slot);
+    expect(next.status).toBe('!! node_modules/pkg/index.js\n');
+  });
+
+  it('a worktree that cannot be reset on return is removed, not pooled (its files with it)', async () => {
+    const { root, base } = repo();
+    const { dir, back } = await use(root, base, (d) => {
+      writeFileSync(path.join(d, '.env.local'), `KEY=${SECRET}\n`);
+      writeFileSync(path.join(admin(d), 'config.worktree'), '[core]\n\tbare = false\n');
+    });
+    expect(back.pooled).toBeNull();
+    expect(back.reason).toMatch(/^it could not be reset: unexpected git state in its admin folder: config\.worktree/);
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(false);
+    expect(filesHolding(path.join(root, '.elenchos'), SECRET)).toEqual([]);
+    expect(leakedWorktrees(root)).toEqual([]);
+  });
+});
+
 describe('worktree pool: the reset without a checkout (HEAD still the base, no tracked change)', () => {
   it('removes what a verify task leaves (output folders, logs) and proves the rest clean', async () => {
     const { root, base } = repo();
@@ -307,7 +377,7 @@ describe('worktree pool: the reset without a checkout (HEAD still the base, no t
   it('a folder git lists whole around a kept path is never removed whole, and what it held besides goes', async () => {
     const { root, base } = repo();
     const keep = ['dist/cache'];
-    await use(
+    const { back } = await use(
       root,
       base,
       (dir) => {
@@ -317,11 +387,14 @@ describe('worktree pool: the reset without a checkout (HEAD still the base, no t
       },
       keep,
     );
+    // Reset on its way back: pooled without the planted file, or removed whole when the proof sees `dist/` still.
+    if (back.pooled) expect(existsSync(path.join(back.pooled, 'dist/bundle.js'))).toBe(false);
+    else expect(back.reason).toMatch(/could not be reset: not clean after the reset: dist/);
     const dir = workspace(root);
     const taken = await takeWorktree({ root, target: dir, base, keep });
     expect(existsSync(path.join(dir, 'dist/bundle.js'))).toBe(false);
     if (taken.reusedFrom) expect(readFileSync(path.join(dir, 'dist/cache/kept.bin'), 'utf8')).toBe('kept\n');
-    else expect(taken.discarded[0]!.reason).toMatch(/not clean after the reset: dist/);
+    else expect(back.pooled === null || /not clean after the reset: dist/.test(taken.discarded[0]!.reason)).toBe(true);
   });
 });
 
@@ -362,7 +435,8 @@ describe('worktree pool: a worktree that cannot be proven clean is discarded', (
     const { root, base } = repo();
     const { back } = await use(root, base, (dir) => void gitSync(root, 'worktree', 'lock', dir));
     expect(back.pooled).toBeNull();
-    expect(back.reason).toMatch(/could not be moved/);
+    // git's `locked` file in its admin folder: the reset on return refuses it before git would refuse the move.
+    expect(back.reason).toMatch(/could not be reset: unexpected git state in its admin folder: locked|could not be moved/);
     expect(existsSync(path.join(root, '.elenchos', 'pool', '0'))).toBe(false);
   });
 

@@ -1,15 +1,22 @@
 // Doctor's real probe: the configured app, started on HEAD in a fresh worktree exactly as a run starts it.
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import fg from 'fast-glob';
+import { appWriteGlobs, declaredFolders } from '../../config/app-writes.js';
 import type { Config } from '../../config/config-schema.js';
+import { describeError } from '../../errors.js';
 import { headCommit } from '../../git/status.js';
+import { watchWindow, type WindowReport } from '../../git/window-watch.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../../git/worktree.js';
 import { freePort } from '../../process/free-port.js';
+import { probeUrl } from '../../process/url-probe.js';
+import { globMatcher } from '../../util/glob-match.js';
 import { startApp, type AppStart } from '../app.js';
 import { appEnvironment } from '../app-env.js';
 import { prepareWorktree } from '../setup.js';
-import { fail, ok, type DoctorCheck } from './doctor-check.js';
+import { APP_WRITES_CHECK, appWriteFindings, type WrittenPath } from './app-writes-findings.js';
+import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 
 export interface AppProbeOptions {
   root: string;
@@ -22,18 +29,25 @@ export interface AppProbeOptions {
 /** Where the probe keeps its logs (inside .elenchos/, which git ignores). */
 export const DOCTOR_DIR = '.elenchos/doctor';
 
-/** Starts the app on HEAD in a temporary worktree (setup first), waits for it, stops it; always removes the worktree. */
-export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck> {
+/**
+ * Starts the app on HEAD in a temporary worktree (setup first), waits for it, sends it one request and
+ * stops it, watching the worktree all along as a run's verifier window does: every path the app wrote
+ * that `app.writes` and the built-in list do not cover comes back with the entry to add. Always removes
+ * the worktree.
+ */
+export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]> {
   const { root, config, configLabel } = options;
   if (!config.app.command) {
-    return fail(
-      'app',
-      'app.command is not set',
-      `set app.command in ${configLabel} to the command that starts your app on {port}, e.g. "npm run dev -- --port {port}"`,
-    );
+    return [
+      fail(
+        'app',
+        'app.command is not set',
+        `set app.command in ${configLabel} to the command that starts your app on {port}, e.g. "npm run dev -- --port {port}"`,
+      ),
+    ];
   }
   const head = await headCommit(root).catch(() => null);
-  if (head === null) return fail('app', 'the repository has no commit: the app cannot be started on HEAD', 'commit your project first');
+  if (head === null) return [fail('app', 'the repository has no commit: the app cannot be started on HEAD', 'commit your project first')];
   await ensureExcluded(root);
   const logs = path.join(root, DOCTOR_DIR);
   await mkdir(logs, { recursive: true });
@@ -41,11 +55,16 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck> {
   await addWorktree(root, workspace, head);
   try {
     const setupProblem = await runSetup(options, workspace, path.join(logs, 'setup.log'));
-    if (setupProblem) return setupProblem;
+    if (setupProblem) return [setupProblem];
     const port = config.app.port === 0 ? await freePort() : config.app.port;
     const url = config.app.url.replaceAll('{port}', String(port));
     const command = config.app.command.replaceAll('{port}', String(port));
     const logFile = path.join(logs, 'app.log');
+    // Watched from before the app starts until it is stopped, with the run's own rules (run-attempt.ts).
+    const globs = appWriteGlobs(config.app.writes);
+    const watch = await watchWindow(workspace, { skip: globMatcher(globs), folders: declaredFolders(globs) }).catch((error: unknown) =>
+      describeError(error),
+    );
     const start = await startApp({
       command,
       url,
@@ -55,14 +74,48 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck> {
       logFile,
       signal: options.signal,
     });
+    let appCheck: DoctorCheck;
     if (start.ok) {
+      // The request a verifier's first page load makes: an app that creates its data on first use does it now.
+      const answer = await probeUrl(url, 5000);
       await start.app.stop();
-      return ok('app', `\`${command}\` answered at ${url} in ${start.readyMs} ms (HEAD ${head.slice(0, 12)}, fresh worktree)`);
+      const answered = answer.answered ? `, then HTTP ${answer.status} to one request` : '';
+      appCheck = ok(
+        'app',
+        `\`${command}\` answered at ${url} in ${start.readyMs} ms${answered} (HEAD ${head.slice(0, 12)}, fresh worktree)`,
+      );
+    } else {
+      appCheck = appFailure(start, config, configLabel, path.relative(root, logFile));
     }
-    return appFailure(start, config, configLabel, path.relative(root, logFile));
+    if (typeof watch === 'string') {
+      const fix = 'runs watch their worktree the same way and end INCONCLUSIVE without it; on ENOSPC raise fs.inotify.max_user_watches';
+      return [appCheck, warn(APP_WRITES_CHECK, `the worktree could not be watched while the app ran: ${watch}`, fix)];
+    }
+    const writes = await describeWrites(workspace, await watch.close(), config.app.writes, configLabel);
+    // An app that never answered wrote less than it will: only what it did write is worth a line.
+    return [appCheck, ...(start.ok ? writes : writes.filter((c) => c.status !== 'ok'))];
   } finally {
     await removeWorktree(root, workspace);
   }
+}
+
+// What the window saw, read while the worktree still exists (a folder, a file, or gone again).
+async function describeWrites(workspace: string, report: WindowReport, declared: string[], configLabel: string): Promise<DoctorCheck[]> {
+  const written: WrittenPath[] = [];
+  for (const p of report.written) {
+    const stat = await lstat(path.join(workspace, p)).catch(() => null);
+    if (stat === null) written.push({ path: p, kind: 'gone' });
+    else if (!stat.isDirectory()) written.push({ path: p, kind: 'file' });
+    else {
+      // The watch does not look inside a folder nobody declared (any write there ends a run): listed here.
+      const holds = await fg('**', { cwd: path.join(workspace, p), dot: true, followSymbolicLinks: false });
+      written.push({ path: p, kind: 'folder', holds: holds.sort().map((f) => `${p}/${f}`) });
+    }
+  }
+  const checks = appWriteFindings(written, declared, configLabel);
+  if (report.ok) return checks;
+  const problem = warn(APP_WRITES_CHECK, `${report.problem}: the app may have written more`, 'runs would end INCONCLUSIVE the same way');
+  return [problem, ...checks.filter((c) => c.status !== 'ok')];
 }
 
 function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, configLabel: string, logFile: string): DoctorCheck {

@@ -14,6 +14,7 @@ import { checkTasks } from '../check.js';
 import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
+import { checkLocalDependencies } from './local-dependencies.js';
 import { checkAgent, checkChromium, checkGit, checkNode, checkVerifier } from './tool-checks.js';
 
 export interface DoctorOptions {
@@ -100,13 +101,21 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   }
   checks.push(await checkAgent(config, root, env));
   checks.push(await checkPort(config.app.port));
+  // Before the probe: its setup would fail on such a dependency, and this says why.
+  checks.push(...(await checkLocalDependencies(root, config.setup.command)));
   if (!options.skipApp) {
     const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal });
     // The app's log may echo a secret (a .env it read): neither the terminal nor the kept log shows it.
     const redactor = new Redactor({ values: collectSecretValues({ env, redactEnv: config.redact, variables: config.verifier.variables }) });
     const logs = path.join(root, DOCTOR_DIR);
     if (existsSync(logs)) await redactor.redactTree(logs);
-    checks.push({ ...probe, message: redactor.redactText(probe.message), details: probe.details.map((line) => redactor.redactText(line)) });
+    for (const check of probe)
+      checks.push({
+        ...check,
+        message: redactor.redactText(check.message),
+        fix: check.fix === null ? null : redactor.redactText(check.fix),
+        details: check.details.map((line) => redactor.redactText(line)),
+      });
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
   return report(root, checks);

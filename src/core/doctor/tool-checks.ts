@@ -9,6 +9,7 @@ import type { VerifierType } from '../../contract/task-schema.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { runProcess } from '../../process/spawn.js';
 import { resolveBrowserPath } from '../../verifiers/playwright/browser-path.js';
+import { PLAYWRIGHT_SUPPORTED, playwrightSupport, playwrightVersion } from '../../verifiers/playwright/playwright-version.js';
 import { playwrightCommand } from '../../verifiers/playwright/run-playwright.js';
 import { describeError } from '../../errors.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
@@ -61,7 +62,7 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
           'add it to the project: npm install -D @playwright/test (or set verifier.command)',
         ),
       ];
-    return [ok('verifier', `playwright: ${version.line}`)];
+    return [ok('verifier', `playwright: ${version.line}`), await checkPlaywrightVersion(root, version.line)];
   }
   const configured = (config.verifier.command ?? (type === 'kane' ? 'kane-cli' : '')).trim().split(/\s+/)[0] ?? '';
   if (!configured) {
@@ -81,6 +82,37 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
   if (!version.ok)
     return [fail('verifier', `kane-cli --version failed (${version.line})`, 'reinstall it: npm install -g @testmuai/kane-cli')];
   return [ok('verifier', `kane-cli ${version.line} (${found})`), await checkKaneLogin(found, root, verifierEnv)];
+}
+
+/**
+ * @playwright/test inside the supported range (docs/playwright.md, "Playwright versions"): the version the
+ * project resolves, else the one the runner printed. Outside it Elenchos still runs, so it is a warning.
+ */
+export async function checkPlaywrightVersion(root: string, printed: string): Promise<DoctorCheck> {
+  const version = (await playwrightVersion(root)) ?? printed;
+  const range = `>=${PLAYWRIGHT_SUPPORTED.oldest}, tested up to ${PLAYWRIGHT_SUPPORTED.newestTested}`;
+  switch (playwrightSupport(version)) {
+    case 'supported':
+      return ok('playwright version', `@playwright/test ${version} (supported: ${range})`);
+    case 'too-old':
+      return warn(
+        'playwright version',
+        `@playwright/test ${version} is older than Elenchos supports (${range}): its report, listing or traces may be read wrongly`,
+        'upgrade it: npm install -D @playwright/test@latest',
+      );
+    case 'newer-than-tested':
+      return warn(
+        'playwright version',
+        `@playwright/test ${version} is newer than Elenchos was tested with (${range}): a changed report or trace format may lose findings or pictures`,
+        `pin the newest tested one (npm install -D @playwright/test@${PLAYWRIGHT_SUPPORTED.newestTested}), or upgrade Elenchos`,
+      );
+    default:
+      return warn(
+        'playwright version',
+        `cannot tell the @playwright/test version (${version})`,
+        'add it to the project: npm install -D @playwright/test',
+      );
+  }
 }
 
 // Basic auth from the environment is what CI uses (docs/kane.md); elsewhere `kane-cli whoami` tells.

@@ -22,6 +22,8 @@ export interface DetectedProject {
   kaneCli: string | null;
   claude: string | null;
   codex: string | null;
+  gemini: string | null;
+  opencode: string | null;
 }
 
 const PLAYWRIGHT_CONFIGS = [
@@ -50,6 +52,8 @@ export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promi
     kaneCli: await lookup('kane-cli'),
     claude: await lookup('claude'),
     codex: await lookup('codex'),
+    gemini: await lookup('gemini'),
+    opencode: await lookup('opencode'),
   };
 }
 
@@ -92,11 +96,13 @@ export function chooseVerifier(project: DetectedProject): { verifier: InitVerifi
   return { verifier: 'kane', why: 'no Playwright in the project and no kane-cli on PATH: Kane is the default' };
 }
 
-/** The agent init picks: Claude Code or Codex when on PATH, else Claude Code. */
+/** The agent init picks: the first of Claude Code, Codex, Gemini CLI, OpenCode on PATH, else Claude Code. */
 export function chooseAgent(project: DetectedProject): { agent: AgentType; why: string } {
   if (project.claude) return { agent: 'claude', why: `claude is on PATH (${project.claude})` };
   if (project.codex) return { agent: 'codex', why: `codex is on PATH (${project.codex})` };
-  return { agent: 'claude', why: 'neither claude nor codex is on PATH: Claude Code is the default' };
+  if (project.gemini) return { agent: 'gemini', why: `gemini is on PATH (${project.gemini})` };
+  if (project.opencode) return { agent: 'opencode', why: `opencode is on PATH (${project.opencode})` };
+  return { agent: 'claude', why: 'none of claude, codex, gemini, opencode is on PATH: Claude Code is the default' };
 }
 
 /** How the app starts on a given port, from the project's scripts. */

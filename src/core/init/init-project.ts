@@ -182,6 +182,10 @@ function nextSteps(
   if (verifier === 'playwright' && !detected.playwrightDependency)
     next.push('add Playwright to the project: npm install -D @playwright/test');
   if (agent === 'claude' && !detected.claude) next.push('install Claude Code (claude on PATH), or set agent.type to codex or command');
+  if (agent === 'gemini' && !detected.gemini)
+    next.push('install Gemini CLI (npm install -g @google/gemini-cli), and name its key in agent.passEnv (GEMINI_API_KEY)');
+  if (agent === 'opencode' && !detected.opencode)
+    next.push("install OpenCode (npm install -g opencode-ai), and name its provider's key in agent.passEnv (e.g. ANTHROPIC_API_KEY)");
   const task = files.find((f) => f.path === EXAMPLE_TASK);
   next.push(
     `commit the new files (a run locks the committed contract), then: npx elenchos doctor && npx elenchos check ${task?.path ?? EXAMPLE_TASK}`,

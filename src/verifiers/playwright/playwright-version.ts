@@ -16,3 +16,30 @@ export async function playwrightVersion(cwd: string): Promise<string | null> {
     if (path.dirname(dir) === dir) return null;
   }
 }
+
+/**
+ * The @playwright/test versions Elenchos supports: from the oldest it was built on to the newest its
+ * CI installs and tests (the JSON report, the listing, the config merge and the trace's pictures:
+ * test/stacks/playwright-newest.test.ts). Raise NEWEST_TESTED with that test's fixture.
+ */
+export const PLAYWRIGHT_SUPPORTED = { oldest: '1.58.0', newestTested: '1.65.2' } as const;
+
+/** Where `version` stands against the supported range; null when it is not a version at all. */
+export function playwrightSupport(version: string): 'supported' | 'too-old' | 'newer-than-tested' | null {
+  const parsed = parseVersion(version);
+  if (!parsed) return null;
+  if (compare(parsed, parseVersion(PLAYWRIGHT_SUPPORTED.oldest)!) < 0) return 'too-old';
+  if (compare(parsed, parseVersion(PLAYWRIGHT_SUPPORTED.newestTested)!) > 0) return 'newer-than-tested';
+  return 'supported';
+}
+
+/** `1.65.2`, `Version 1.65.2`, `1.66.0-alpha-…` (a pre-release counts as its release). */
+function parseVersion(text: string): [number, number, number] | null {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : null;
+}
+
+function compare(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}

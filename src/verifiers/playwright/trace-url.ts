@@ -80,8 +80,9 @@ export async function readTrace(traceZip: string): Promise<TraceFacts> {
           const timestamp: number = typeof snapshot.timestamp === 'number' ? snapshot.timestamp : (last?.timestamp ?? 0);
           last = { pageId: typeof snapshot.pageId === 'string' ? snapshot.pageId : null, url: snapshot.frameUrl, timestamp };
           if (snapshot.frameUrl !== 'about:blank') opened = true;
-        } else if (event.type === 'screencast-frame' && typeof event.pageId === 'string' && typeof event.sha1 === 'string') {
-          frames.push({ pageId: event.pageId, name: event.sha1, timestamp: typeof event.timestamp === 'number' ? event.timestamp : 0 });
+        } else if (event.type === 'screencast-frame' && typeof event.pageId === 'string') {
+          const name = frameEntry(event);
+          if (name) frames.push({ pageId: event.pageId, name, timestamp: typeof event.timestamp === 'number' ? event.timestamp : 0 });
         }
       }
     }
@@ -90,7 +91,7 @@ export async function readTrace(traceZip: string): Promise<TraceFacts> {
     const shown = frames
       .filter((f) => f.pageId === end.pageId && f.timestamp <= end.timestamp)
       .reduce<(typeof frames)[number] | null>((best, f) => (!best || f.timestamp >= best.timestamp ? f : best), null);
-    const entry = shown ? zip.entries.find((e) => e.name === `resources/${shown.name}`) : undefined;
+    const entry = shown ? zip.entries.find((e) => e.name === shown.name) : undefined;
     const frame = entry ? await zip.read(entry, MAX_FRAME_BYTES).catch(() => null) : null;
     return { lastUrl: end.url, opened, frame };
   } catch {
@@ -100,10 +101,23 @@ export async function readTrace(traceZip: string): Promise<TraceFacts> {
   }
 }
 
+/**
+ * The zip entry holding a screencast frame's JPEG. @playwright/test 1.58.2 names it by `sha1` under
+ * `resources/` (`{"sha1":"page@…-<ms>.jpeg"}`); 1.65.2 writes `{"file":"screencast/page@….jpeg"}` with no
+ * `sha1` (both real traces: test/fixtures/playwright/traces/README.md). Either way the name only
+ * selects an entry of the zip: nothing is read from or written to disk by it.
+ */
+function frameEntry(event: TraceEvent): string | null {
+  if (typeof event.file === 'string' && event.file.length > 0) return event.file;
+  if (typeof event.sha1 === 'string' && event.sha1.length > 0) return `resources/${event.sha1}`;
+  return null;
+}
+
 type TraceEvent = {
   type?: string;
   pageId?: unknown;
   sha1?: unknown;
+  file?: unknown;
   timestamp?: unknown;
   snapshot?: { frameUrl?: unknown; isMainFrame?: unknown; pageId?: unknown; timestamp?: unknown };
 };

@@ -1,0 +1,102 @@
+// `agent.type: gemini`: Gemini CLI headless, `gemini -p … --output-format stream-json`; tokens and the ending from its result event and exit code.
+import { lastLines } from '../util/text.js';
+import { dispatchAgent } from './dispatch.js';
+import type { AgentAdapter, AgentOutcome, AgentTokens } from './types.js';
+
+/**
+ * Gemini CLI reads piped stdin and puts it before the `-p` text (gemini.tsx: `${stdinData}\n\n${input}`),
+ * so the prompt goes on stdin (no argv size limit) and `-p` only switches to headless mode and closes it.
+ */
+export const GEMINI_PROMPT_ARG = 'Carry out the task described above.';
+
+/** Exit codes documented in docs/cli/headless.md ("Exit codes"); the rest is "general error or API failure". */
+const EXIT_MEANINGS: Record<number, string> = {
+  42: 'refused its input (exit 42: invalid prompt or arguments; check agent.args)',
+  53: 'stopped at its turn limit (exit 53: maxSessionTurns in its settings.json)',
+};
+
+/** packages/core/src/output/types.ts: `StreamStats` of the `result` event. */
+interface GeminiStats {
+  total_tokens?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  cached?: number;
+  input?: number;
+  duration_ms?: number;
+  tool_calls?: number;
+}
+
+interface GeminiResultEvent {
+  type: 'result';
+  status?: 'success' | 'error';
+  error?: { type?: string; message?: string };
+  stats?: GeminiStats;
+}
+
+export const geminiAgent: AgentAdapter = {
+  type: 'gemini',
+  command: (config) => ({
+    command: config.command ?? 'gemini',
+    args: ['--output-format', 'stream-json', ...config.args, '-p', GEMINI_PROMPT_ARG],
+  }),
+  async dispatch(context) {
+    let final: GeminiResultEvent | null = null;
+    let answer = '';
+    let turnLimit = false;
+    const { result, outcome } = await dispatchAgent(context, {
+      ...this.command(context.config),
+      passKeys: ['GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],
+      passPrefixes: ['GEMINI_'],
+      writableHome: ['.gemini'],
+      onEvent: (event) => {
+        if (event.type === 'result') final = event as unknown as GeminiResultEvent;
+        if (event.type === 'message' && event.role === 'assistant' && typeof event.content === 'string') {
+          // Assistant text arrives as deltas; a non-delta message starts the answer over.
+          answer = event.delta === true ? answer + event.content : event.content;
+        }
+        // nonInteractiveCli.ts: an unconfigured turn cap ends with this error event, then a *success* result and exit 0.
+        if (event.type === 'error' && typeof event.message === 'string' && /maximum session turns/i.test(event.message)) turnLimit = true;
+      },
+    });
+    const resultEvent = final as GeminiResultEvent | null;
+    const tokens = tokensOf(resultEvent?.stats);
+    // Gemini CLI reports tokens only, never dollars: cost stays unknown.
+    const known = { costUsd: null, turns: null, tokens };
+    const failed = (message: string): AgentOutcome => ({
+      ok: false,
+      reason: 'AGENT_FAILED',
+      message,
+      exitCode: outcome.exitCode,
+      durationMs: outcome.durationMs,
+      ...known,
+    });
+    if (!outcome.ok) {
+      const meaning = outcome.exitCode === null ? undefined : EXIT_MEANINGS[outcome.exitCode];
+      if (outcome.reason !== 'AGENT_FAILED' || result.spawnError) return { ...outcome, ...known };
+      const tail = lastLines(result.stderrTail || result.stdoutTail, 5, ' | ');
+      const why =
+        meaning ??
+        (outcome.exitCode === null ? `was killed by ${result.signal}` : `failed (exit ${outcome.exitCode}: general error or API failure)`);
+      const detail = resultEvent?.error?.message ?? tail;
+      return failed(`Gemini CLI ${why}${detail ? `: ${detail.slice(0, 300)}` : ''}`);
+    }
+    if (resultEvent === null) return failed('Gemini CLI ended without a result event (is the command really `gemini`?)');
+    if (resultEvent.status !== 'success') {
+      const error = resultEvent.error;
+      return failed(`Gemini CLI reported an error (${error?.type ?? 'error'}): ${String(error?.message ?? '').slice(0, 300)}`);
+    }
+    if (turnLimit) return failed('Gemini CLI stopped at its turn limit (Maximum session turns exceeded)');
+    return { ...outcome, ...known, summary: answer ? answer.slice(-2000) : null };
+  },
+};
+
+/** `input_tokens` already counts the cached prompt tokens (`cached` and `input` are its breakdown). */
+function tokensOf(stats: GeminiStats | undefined): AgentTokens | null {
+  if (!stats) return null;
+  return { input: count(stats.input_tokens), output: count(stats.output_tokens) };
+}
+
+/** A token count as reported, or 0 when it is missing, negative or not a number (the agent writes these lines). */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
