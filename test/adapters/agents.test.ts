@@ -208,6 +208,8 @@ describe('codex adapter', () => {
     expect(reportsDollars('codex')).toBe(false);
     expect(reportsDollars('command')).toBe(false);
     expect(reportsDollars('claude')).toBe(true);
+    expect(reportsDollars('opencode')).toBe(true);
+    expect(reportsDollars('gemini')).toBe(false);
   });
 });
 
