@@ -27,6 +27,18 @@ export function transientStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
+/**
+ * Whether an API failure told only in words (an agent's stderr or error message) is one a second try may get
+ * past: a transient HTTP status named as such, or the words APIs use for overload and rate limits.
+ */
+export function transientText(text: string): boolean {
+  const status = /\b(?:status(?:Code)?|code|HTTP)\W{0,3}(\d{3})\b/i.exec(text);
+  if (status && transientStatus(Number(status[1]))) return true;
+  return /\b(overloaded|rate.?limit(ed)?|too many requests|service unavailable|RESOURCE_EXHAUSTED|UNAVAILABLE|DEADLINE_EXCEEDED)\b/i.test(
+    text,
+  );
+}
+
 /** One line for `show` and the progress output: `limit-reached (error_max_turns after 30 turns)`. */
 export function describeEnding(ending: AgentEnding): string {
   return ending.detail ? `${ending.kind} (${ending.detail})` : ending.kind;

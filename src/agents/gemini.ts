@@ -1,6 +1,7 @@
 // `agent.type: gemini`: Gemini CLI headless, `gemini -p … --output-format stream-json`; tokens and the ending from its result event and exit code.
 import { lastLines } from '../util/text.js';
 import { dispatchAgent } from './dispatch.js';
+import { describeEnding, transientText, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentOutcome, AgentTokens } from './types.js';
 
 /**
@@ -62,31 +63,47 @@ export const geminiAgent: AgentAdapter = {
     const tokens = tokensOf(resultEvent?.stats);
     // Gemini CLI reports tokens only, never dollars: cost stays unknown.
     const known = { costUsd: null, turns: null, tokens };
-    const failed = (message: string): AgentOutcome => ({
-      ok: false,
-      reason: 'AGENT_FAILED',
-      message,
-      exitCode: outcome.exitCode,
-      durationMs: outcome.durationMs,
-      ...known,
-    });
+    const summary = answer ? answer.slice(-2000) : null;
+    // As for Claude Code (docs/agents.md#endings): only a crash is AGENT_FAILED; a limit or a transient API
+    // error leaves a worktree worth verifying (and a transient error is dispatched once more first).
+    const end = (ending: AgentEnding, message: string): AgentOutcome =>
+      verifiable(ending)
+        ? { ok: true, exitCode: outcome.exitCode ?? 0, durationMs: outcome.durationMs, ...known, summary, ending }
+        : { ok: false, reason: 'AGENT_FAILED', message, exitCode: outcome.exitCode, durationMs: outcome.durationMs, ...known, ending };
     if (!outcome.ok) {
-      const meaning = outcome.exitCode === null ? undefined : EXIT_MEANINGS[outcome.exitCode];
       if (outcome.reason !== 'AGENT_FAILED' || result.spawnError) return { ...outcome, ...known };
+      const meaning = outcome.exitCode === null ? undefined : EXIT_MEANINGS[outcome.exitCode];
       const tail = lastLines(result.stderrTail || result.stdoutTail, 5, ' | ');
       const why =
         meaning ??
         (outcome.exitCode === null ? `was killed by ${result.signal}` : `failed (exit ${outcome.exitCode}: general error or API failure)`);
-      const detail = resultEvent?.error?.message ?? tail;
-      return failed(`Gemini CLI ${why}${detail ? `: ${detail.slice(0, 300)}` : ''}`);
+      const detail = (resultEvent?.error?.message ?? tail).slice(0, 300);
+      const message = `Gemini CLI ${why}${detail ? `: ${detail}` : ''}`;
+      const said = detail || why;
+      if (outcome.exitCode === 53) return end({ kind: 'limit-reached', detail: `exit 53, the turn limit: ${said}` }, message);
+      if (outcome.exitCode === 1 && transientText(detail)) return end({ kind: 'transient-api-error', detail: said }, message);
+      return end(
+        { kind: 'crashed', detail: outcome.exitCode === null ? `killed by ${result.signal}` : `exit ${outcome.exitCode}: ${said}` },
+        message,
+      );
     }
-    if (resultEvent === null) return failed('Gemini CLI ended without a result event (is the command really `gemini`?)');
+    if (resultEvent === null) {
+      return end(
+        { kind: 'crashed', detail: 'no result event' },
+        'Gemini CLI ended without a result event (is the command really `gemini`?)',
+      );
+    }
     if (resultEvent.status !== 'success') {
       const error = resultEvent.error;
-      return failed(`Gemini CLI reported an error (${error?.type ?? 'error'}): ${String(error?.message ?? '').slice(0, 300)}`);
+      const said = String(error?.message ?? '').slice(0, 300);
+      const message = `Gemini CLI reported an error (${error?.type ?? 'error'}): ${said}`;
+      return end({ kind: transientText(said) ? 'transient-api-error' : 'crashed', detail: `${error?.type ?? 'error'}: ${said}` }, message);
     }
-    if (turnLimit) return failed('Gemini CLI stopped at its turn limit (Maximum session turns exceeded)');
-    return { ...outcome, ...known, summary: answer ? answer.slice(-2000) : null };
+    if (turnLimit) {
+      const ending: AgentEnding = { kind: 'limit-reached', detail: 'Maximum session turns exceeded' };
+      return end(ending, `Gemini CLI ${describeEnding(ending)}`);
+    }
+    return { ...outcome, ...known, summary, ending: { kind: 'finished', detail: 'success result' } };
   },
 };
 

@@ -68,6 +68,7 @@ describe('gemini adapter', () => {
       turns: null,
       tokens: GEMINI_TOKENS,
       summary: 'Added the form and the list.',
+      ending: { kind: 'finished', detail: 'success result' },
     });
     const s = seen();
     expect(s.argv).toEqual(['--output-format', 'stream-json', '--approval-mode', 'yolo', '-p', GEMINI_PROMPT_ARG]);
@@ -96,27 +97,24 @@ describe('gemini adapter', () => {
     expect(await gemini('warning')).toMatchObject({ ok: true, tokens: GEMINI_TOKENS });
   });
 
-  it('exit 53 is the turn limit, AGENT_FAILED and named so', async () => {
+  it('exit 53 is the turn limit: limit-reached, and what it left is verified', async () => {
     const outcome = await gemini('turn-limit');
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', exitCode: 53, costUsd: null });
-    expect((outcome as { message: string }).message).toMatch(
-      /^Gemini CLI stopped at its turn limit \(exit 53: maxSessionTurns in its settings\.json\): Reached max session turns/,
-    );
+    expect(outcome).toMatchObject({ ok: true, exitCode: 53, costUsd: null, ending: { kind: 'limit-reached' } });
+    expect((outcome as { ending: { detail: string } }).ending.detail).toMatch(/^exit 53, the turn limit: Reached max session turns/);
   });
 
   it('the turn-cap error event before a success result is a turn limit too, not a success', async () => {
     expect(await gemini('turn-limit-event')).toMatchObject({
-      ok: false,
-      reason: 'AGENT_FAILED',
+      ok: true,
       exitCode: 0,
       tokens: GEMINI_TOKENS,
-      message: 'Gemini CLI stopped at its turn limit (Maximum session turns exceeded)',
+      ending: { kind: 'limit-reached', detail: 'Maximum session turns exceeded' },
     });
   });
 
   it('exit 42 is bad input, naming agent.args', async () => {
     const outcome = await gemini('bad-input');
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', exitCode: 42, tokens: null });
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', exitCode: 42, tokens: null, ending: { kind: 'crashed' } });
     expect((outcome as { message: string }).message).toBe(
       'Gemini CLI refused its input (exit 42: invalid prompt or arguments; check agent.args): No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.',
     );
@@ -129,13 +127,14 @@ describe('gemini adapter', () => {
       exitCode: 1,
       tokens: GEMINI_TOKENS,
       message: 'Gemini CLI failed (exit 1: general error or API failure): Error executing tool write_file: No space left on device',
+      ending: { kind: 'crashed' },
     });
   });
 
-  it('exit 1 without a result is a general or API failure with its stderr', async () => {
+  it('exit 1 with an overloaded API (503) is a transient API error: dispatched once more, then verified', async () => {
     const outcome = await gemini('api-error');
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', exitCode: 1, tokens: null });
-    expect((outcome as { message: string }).message).toContain('(exit 1: general error or API failure): [API Error: got status: 503');
+    expect(outcome).toMatchObject({ ok: true, exitCode: 1, tokens: null, ending: { kind: 'transient-api-error' } });
+    expect((outcome as { ending: { detail: string } }).ending.detail).toContain('[API Error: got status: 503');
   });
 
   it('exit 0 without a result event is AGENT_FAILED', async () => {
@@ -143,6 +142,7 @@ describe('gemini adapter', () => {
       ok: false,
       reason: 'AGENT_FAILED',
       message: 'Gemini CLI ended without a result event (is the command really `gemini`?)',
+      ending: { kind: 'crashed', detail: 'no result event' },
     });
   });
 
@@ -165,6 +165,7 @@ describe('opencode adapter', () => {
       turns: 1,
       tokens: { input: 2100 + 900, output: 300 + 60 },
       summary: 'Added the form and the list.',
+      ending: { kind: 'finished', detail: '1 step(s)' },
     });
     const s = seen();
     expect(s.argv).toEqual(['run', '--format', 'json', '--model', 'anthropic/claude-sonnet-4']);
@@ -191,24 +192,26 @@ describe('opencode adapter', () => {
     });
   });
 
-  it('a session error with exit 1 is AGENT_FAILED with its message', async () => {
-    expect(await opencode('error')).toMatchObject({
+  it('a retryable API error (429) is a transient API error, exit 1 or 0: dispatched once more, then verified', async () => {
+    for (const mode of ['error', 'error-exit-0']) {
+      expect(await opencode(mode)).toMatchObject({
+        ok: true,
+        costUsd: null,
+        turns: 0,
+        ending: { kind: 'transient-api-error', detail: 'statusCode 429: APIError: Rate limit exceeded' },
+      });
+    }
+  });
+
+  it('a provider auth error is a crash (AGENT_FAILED); the output limit is limit-reached (verified)', async () => {
+    expect(await opencode('auth-error')).toMatchObject({
       ok: false,
       reason: 'AGENT_FAILED',
       exitCode: 1,
-      costUsd: null,
-      turns: 0,
-      message: 'OpenCode exited with code 1: APIError: Rate limit exceeded',
+      message: 'OpenCode exited with code 1: ProviderAuthError: API key is missing or invalid',
+      ending: { kind: 'crashed' },
     });
-  });
-
-  it('an error event is a failure even when the exit code says 0', async () => {
-    expect(await opencode('error-exit-0')).toMatchObject({
-      ok: false,
-      reason: 'AGENT_FAILED',
-      exitCode: 0,
-      message: 'OpenCode reported an error: APIError: Rate limit exceeded',
-    });
+    expect(await opencode('output-length')).toMatchObject({ ok: true, exitCode: 1, ending: { kind: 'limit-reached' } });
   });
 
   it('no message is bad input: exit 1 with its stderr', async () => {
