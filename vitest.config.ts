@@ -1,9 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/longest-first.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-stack suite installs real apps and takes minutes: `npm run test:stacks` (vitest.stacks.config.ts).
+    exclude: [...configDefaults.exclude, 'test/stacks/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end tests spawn real git, apps and fake tools; two cores cannot take more.

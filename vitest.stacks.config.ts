@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// The real-stack suite (`npm run test:stacks`): real apps installed from the npm registry, run through the
+// whole loop in a real Chromium. Slow (minutes), so it is not part of `npm test`; `.ci/run` runs it after.
+export default defineConfig({
+  test: {
+    include: ['test/stacks/**/*.test.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 120_000,
+    // Each file is one stack: a dev server, a browser and npm at once; two cores take two of them.
+    maxWorkers: 2,
+  },
+});
