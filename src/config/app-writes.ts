@@ -7,7 +7,10 @@ import { globBase } from '../util/glob-match.js';
  * ignore), looked up in each server's source or docs (issue #23's note lists them):
  * - Vite 5 (and what runs on it: SvelteKit, Remix, Vitest) bundles its config to
  *   `<config>.timestamp-<ms>-<hex>.mjs` beside it, imports it and deletes it, at every start.
- * - Next.js `next dev` writes `next-env.d.ts` when its content differs, and all of `.next/`.
+ * - Next.js `next dev` writes `next-env.d.ts` when its content differs, and all of `.next/`; in CI or a
+ *   container its telemetry creates `cache/` (for `cache/config.json`). Next 16 also writes `AGENTS.md`
+ *   when its managed blocks are not current: not built in (it is the agents' file, and create-next-app
+ *   commits it current); a project that lacks it commits it once, as Next's own message says.
  * - Nuxt writes `.nuxt/`, Astro `.astro/`, SvelteKit `.svelte-kit/` (their templates ignore them;
  *   a repository that dropped the line would fail every run).
  * - Python (Django's runserver and every other) writes `__pycache__/*.pyc` on import; Django's default
@@ -28,6 +31,9 @@ export const BUILTIN_APP_WRITES: readonly string[] = [
   '**/__pycache__/**',
   '**/db.sqlite3',
   '**/db.sqlite3-journal',
+  // Next.js telemetry, when it thinks it runs in CI or a container (ci-info, is-docker): `conf` creates
+  // `<cwd>/cache/` for its preferences (next/dist/telemetry/storage.js), even with telemetry disabled.
+  'cache/config.json',
   'log/development.log',
   // Only what `rails server` writes there: a tracked file of the project's own under tmp/ stays the agent's.
   'tmp/{pids,cache,sockets,storage}/**',

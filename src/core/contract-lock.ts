@@ -106,3 +106,28 @@ export async function statContract(locked: readonly LockedFile[], root: string):
 export function touchedBetween(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
   return [...before.keys()].filter((file) => before.get(file) !== after.get(file));
 }
+
+// A locked file a dev server may rewrite as it starts: Next.js reconfigures `tsconfig.json` when it lacks
+// what Next wants (an include of its types folder, which depends on NODE_ENV). Any other locked file is
+// the task, its test or what the test reads.
+const TOOL_CONFIG = /(^|\/)(tsconfig(\.[\w-]+)?|jsconfig)\.json$/;
+
+/**
+ * Whether every problem found after the app started names a tool config the app changed in the worktree
+ * (`tsconfig.json changed in the worktree`, or a bare path from `touchedBetween`): the run still ends
+ * CONTRACT_CHANGED, but what did it cannot be told from a dev server, so it is no proof of tampering.
+ */
+export function onlyToolConfigsChanged(problems: readonly string[]): boolean {
+  return (
+    problems.length > 0 &&
+    problems.every((p) => {
+      const changed = / changed in the worktree$/.exec(p);
+      const file = changed ? p.slice(0, changed.index) : p;
+      return !file.includes(' ') && TOOL_CONFIG.test(file);
+    })
+  );
+}
+
+/** What to do when a dev server rewrote a tool config (the end of a CONTRACT_CHANGED message). */
+export const TOOL_CONFIG_FIX =
+  'a dev server rewrites such a file as it starts when it lacks what the server wants (Next.js does, and with NODE_ENV other than development it wants more): start the app once and commit the file it writes, or unset NODE_ENV';

@@ -22,7 +22,7 @@ import { appEnvironment } from './app-env.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
 import { dropTouchedSlots, markPool } from './pool-guard.js';
 import { sweepAfterPass } from './sweep-step.js';
-import { statContract, touchedBetween, verifyContract } from './contract-lock.js';
+import { onlyToolConfigsChanged, statContract, TOOL_CONFIG_FIX, touchedBetween, verifyContract } from './contract-lock.js';
 import { buildVerifyContext } from './verify-context.js';
 import type { StartedVerification } from '../verifiers/types.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
@@ -240,7 +240,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (overBefore) return end('ERROR', 'BUDGET_EXCEEDED', overBefore);
     const tamperedBefore = await checkContract(ctx);
     if (tamperedBefore.length > 0)
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed before verification: ${tamperedBefore.join('; ')}`, true);
+      return end(...afterAppStart(`the contract changed before verification: ${tamperedBefore.join('; ')}`, tamperedBefore));
     say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${url}`);
     const stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
     if (!early) await mkdir(verifierDir, { recursive: true });
@@ -287,11 +287,11 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     // server does that; the app that did is the agent's code.
     const touched = touchedBetween(stampsBefore, await statContract(ctx.locked, ctx.workspace));
     if (touched.length > 0) {
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract was rewritten while the verifier read it: ${touched.join(', ')}`, true);
+      return end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
     }
     const tamperedAfter = await checkContract(ctx);
     if (tamperedAfter.length > 0)
-      return end('ERROR', 'CONTRACT_CHANGED', `the contract changed during verification: ${tamperedAfter.join('; ')}`, true);
+      return end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
     if (window.written.length > 0) {
       const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
       return end(
@@ -320,6 +320,15 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     if (watch) await watch.close().catch(() => undefined);
     record.durationMs = Date.now() - started;
   }
+}
+
+/**
+ * CONTRACT_CHANGED once the app has started: tampering, unless all that changed is a tool config a dev
+ * server rewrites as it starts (then the message says how to stop it).
+ */
+function afterAppStart(message: string, problems: readonly string[]): [Terminal['state'], Terminal['reason'], string, boolean] {
+  if (onlyToolConfigsChanged(problems)) return ['ERROR', 'CONTRACT_CHANGED', `${message}; ${TOOL_CONFIG_FIX}`, false];
+  return ['ERROR', 'CONTRACT_CHANGED', message, true];
 }
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).

@@ -112,7 +112,10 @@ export async function elenchos(
   env: NodeJS.ProcessEnv = {},
   during?: (child: { exited: () => boolean }) => Promise<void>,
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Not vitest's NODE_ENV=test: a user's shell has none, and `next dev` under NODE_ENV=test rewrites
+  // tsconfig.json (a locked input) at every start (docs/verification.md#which-writes-are-whose).
+  const { NODE_ENV: _vitest, ...caller } = process.env;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...caller, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

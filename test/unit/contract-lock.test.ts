@@ -2,7 +2,14 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, lockContract, statContract, touchedBetween, verifyContract } from '../../src/core/contract-lock.js';
+import {
+  canonicalJson,
+  lockContract,
+  onlyToolConfigsChanged,
+  statContract,
+  touchedBetween,
+  verifyContract,
+} from '../../src/core/contract-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
@@ -170,5 +177,23 @@ describe('statContract / touchedBetween', () => {
     after = await statContract(locked, root);
     expect(after.get('tests/h.md')).toBe('missing');
     expect(touchedBetween(before, after)).toEqual(['tests/t_test.md', 'tests/h.md']);
+  });
+});
+
+describe('onlyToolConfigsChanged', () => {
+  it.each([
+    [['tsconfig.json changed in the worktree'], true],
+    [['apps/web/tsconfig.json changed in the worktree', 'tsconfig.app.json'], true],
+    [['jsconfig.json'], true],
+    // The task, the test, what the test reads, a deleted or added file, the main checkout: tampering.
+    [['tsconfig.json changed in the worktree', 'tests/add_test.md changed in the worktree'], false],
+    [['tests/add.spec.ts'], false],
+    [['tsconfig.json was deleted in the worktree'], false],
+    [['tsconfig.json changed in the main checkout'], false],
+    [['.testmuai/variables/x.json appeared in the worktree (the verifier would read it)'], false],
+    [['tests/tsconfig.json.ts'], false],
+    [[], false],
+  ])('%j → %s', (problems, expected) => {
+    expect(onlyToolConfigsChanged(problems)).toBe(expected);
   });
 });
