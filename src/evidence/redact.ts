@@ -145,8 +145,9 @@ export class Redactor {
   }
 }
 
-// The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded; and each line
-// of a multi-line value on its own, because files are scanned line by line.
+// The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded, hex and base64
+// (an app that prints `/proc/<pid>/environ` encoded is the agent's code: issue #25); and each line of a
+// multi-line value on its own, because files are scanned line by line.
 function secretForms(values: readonly string[] | undefined): string[] {
   const forms = new Set<string>();
   const add = (v: string) => {
@@ -155,6 +156,14 @@ function secretForms(values: readonly string[] | undefined): string[] {
     forms.add(JSON.stringify(v).slice(1, -1));
     forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
     forms.add(encodeURIComponent(v));
+    if (v.length < MIN_ENCODED_LENGTH) return; // shorter ones encode to a few characters that ordinary text has
+    const bytes = Buffer.from(v);
+    forms.add(bytes.toString('hex'));
+    forms.add(bytes.toString('hex').toUpperCase());
+    for (const encoded of base64Cores(bytes)) {
+      forms.add(encoded);
+      forms.add(encoded.replaceAll('+', '-').replaceAll('/', '_'));
+    }
   };
   values?.forEach((value) => {
     add(value);
@@ -162,6 +171,25 @@ function secretForms(values: readonly string[] | undefined): string[] {
     for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
   });
   return [...forms];
+}
+
+/** A secret this long or longer is also redacted hex- and base64-encoded. */
+export const MIN_ENCODED_LENGTH = 8;
+
+/**
+ * The base64 characters that depend on `bytes` alone, at each of the three offsets they may sit at in a
+ * longer encoded text (a whole environment encoded at once): the characters shared with the bytes before
+ * or after are left out, so every copy is found wherever it starts.
+ */
+function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const skip = [0, 2, 3][offset]!; // characters that carry bits of the bytes before
+    const whole = Math.floor(((offset + bytes.length) * 8) / 6); // characters made of whole bits of ours
+    cores.push(encoded.slice(skip, whole));
+  }
+  return cores;
 }
 
 async function looksBinary(file: string): Promise<boolean> {

@@ -71,6 +71,32 @@ describe('Redactor.redactText', () => {
     expect(r.redactText('abc hunter22 abcd')).toBe('abc [REDACTED] abcd');
   });
 
+  it('redacts a secret hex- and base64-encoded, at any offset inside a longer encoded text (#25: the app prints /proc/<pid>/environ)', () => {
+    const secret = fake('LT', 'k3y-Value_', 30);
+    const r = new Redactor({ values: [secret] });
+    for (const before of ['', 'A', 'AB', 'PATH=/usr/bin\0LT_ACCESS_KEY=']) {
+      const environ = Buffer.from(`${before}${secret}\0HOME=/root\0`);
+      for (const encoded of [
+        environ.toString('base64'),
+        environ.toString('base64url'),
+        environ.toString('hex'),
+        environ.toString('hex').toUpperCase(),
+        encodeURIComponent(environ.toString('latin1')),
+      ]) {
+        const line = `app: ${encoded}`;
+        const out = r.redactText(line);
+        expect(out, encoded).toContain('[REDACTED]');
+        // What is left cannot be decoded back to the secret, nor to most of it.
+        const rest = out.replace('app: ', '');
+        for (const decoded of [Buffer.from(rest, 'base64'), Buffer.from(rest.replace('[REDACTED]', ''), 'hex')]) {
+          expect(decoded.toString('latin1')).not.toContain(secret.slice(2, -2));
+        }
+      }
+    }
+    // A short value is not redacted encoded: its few characters are in ordinary text.
+    expect(new Redactor({ values: ['hunter2'] }).redactText(Buffer.from('hunter2').toString('hex'))).toBe('68756e74657232');
+  });
+
   it('leaves ordinary text alone and is idempotent', () => {
     const text = 'task-1234567890abcdefghijklmnop ask-me sk-short eyJ Bearer x AKIA123\nnothing here';
     expect(redactor.redactText(text)).toBe(text);
