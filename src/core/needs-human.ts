@@ -27,8 +27,12 @@ const NEUTRAL = new Set(['INTERRUPTED', 'ABANDONED']);
  * `verify` runs count for tampering only: a red CI is the normal signal that sends a task to an agent.
  */
 export function judgeNeedsHuman(runs: readonly RunRecord[], acks: readonly Ack[], afterFailedRuns: number): Map<string, NeedsHuman> {
+  // An ack counts only when it names a stored run of its task, as `elenchos ack` writes it: one that names
+  // a run far in the future (written by hand, or by an agent) would acknowledge every run to come (#25).
+  const known = new Set(runs.map((run) => `${run.task.id}\n${run.runId}`));
   const ackedUpTo = new Map<string, string>();
   for (const ack of acks) {
+    if (!known.has(`${ack.taskId}\n${ack.upToRunId}`)) continue;
     const previous = ackedUpTo.get(ack.taskId);
     if (previous === undefined || ack.upToRunId > previous) ackedUpTo.set(ack.taskId, ack.upToRunId);
   }

@@ -92,6 +92,14 @@ describe('judgeNeedsHuman', () => {
     expect(judgeNeedsHuman(after, [ack(after[2]!.runId), ack(before[0]!.runId)], 3).has('t')).toBe(false);
   });
 
+  it('an ack that names no stored run of its task counts for nothing (a forged one far in the future, #25)', () => {
+    const runs = [run('ERROR', 'CONTRACT_CHANGED'), run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 'other')];
+    expect(judgeNeedsHuman(runs, [ack('99999999-999999-999-ffffff')], 3).has('t')).toBe(true);
+    // Another task's run does not do either.
+    expect(judgeNeedsHuman(runs, [ack(runs[1]!.runId)], 3).has('t')).toBe(true);
+    expect(judgeNeedsHuman(runs, [ack(runs[0]!.runId)], 3).has('t')).toBe(false);
+  });
+
   it('a threshold of 0 flags tampering only', () => {
     expect(judgeNeedsHuman([run('FAILED', 'PRODUCT_FAILURE'), run('FAILED', 'PRODUCT_FAILURE')], [], 0).size).toBe(0);
     expect(judgeNeedsHuman([run('ERROR', 'CONTRACT_CHANGED')], [], 0).size).toBe(1);
