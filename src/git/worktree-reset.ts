@@ -1,6 +1,7 @@
 // Bringing a used worktree back to a commit, provably as clean as `git worktree add` would make it.
-import { readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import fg from 'fast-glob';
 import { commonGitDir, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
 
@@ -75,6 +76,8 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     await utimes(path.join(admin, 'index'), options.trustedIndex.mtimeS, options.trustedIndex.mtimeS);
     for (const name of HISTORY) await rm(path.join(admin, name), { recursive: true, force: true });
     const kept = options.keep.map(trimSlashes);
+    // What git cannot see (an unreadable folder, a FIFO, a socket, an empty folder) before git looks.
+    await clearWhatGitCannotSee(dir, kept);
     // HEAD elsewhere (a new base, an agent's commit): the checkout walks the tree anyway, status first would not help.
     const found = (await detachedHead(admin)) === base ? await statusEntries(dir) : null;
     const untracked = (entry: string) => entry.startsWith('?? ') || entry.startsWith('!! ');
@@ -105,6 +108,51 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     return { ok: true, index: await readIndex(admin) };
   } catch (error) {
     return { ok: false, reason: `the reset failed: ${(error as Error).message.split('\n')[0]}` };
+  }
+}
+
+// Bounds the repairs of one walk: each unreadable folder made readable costs one more walk.
+const MAX_UNREADABLE = 64;
+
+/**
+ * Walks the worktree (outside `.git` and the kept paths) for what `git status` and `git clean` never
+ * report, which would carry into the next run (issue #25): a folder we cannot read (mode 0311: git skips
+ * it silently) is made readable, so git lists what it holds; FIFOs, sockets and devices are removed; empty
+ * folders are removed (a fresh checkout has none). A folder that stays unreadable throws: not clean.
+ */
+async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Promise<void> {
+  const ignore = ['.git', ...kept].flatMap((p) => [p, `${p}/**`]);
+  for (let repaired = 0; ; repaired++) {
+    let entries: fg.Entry[];
+    try {
+      entries = await fg('**', {
+        cwd: dir,
+        dot: true,
+        onlyFiles: false,
+        followSymbolicLinks: false,
+        stats: true,
+        ignore,
+        suppressErrors: false,
+      });
+    } catch (error) {
+      const { code, path: where } = error as NodeJS.ErrnoException;
+      if (code !== 'EACCES' || !where || repaired >= MAX_UNREADABLE || !where.startsWith(`${dir}/`)) throw error;
+      await chmod(where, 0o755); // ours (same user): readable again, so the reset sees and removes what it holds
+      continue;
+    }
+    const folders: string[] = [];
+    for (const entry of entries) {
+      const info = entry.stats!;
+      if (info.isDirectory()) folders.push(entry.path);
+      else if (!info.isFile() && !info.isSymbolicLink()) await rm(path.join(dir, entry.path), { force: true });
+    }
+    // Deepest first, so a folder holding only empty folders goes too; a non-empty one stays (ENOTEMPTY).
+    for (const folder of folders.sort((a, b) => b.length - a.length)) {
+      await rmdir(path.join(dir, folder)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      });
+    }
+    return;
   }
 }
 

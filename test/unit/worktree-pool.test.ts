@@ -1,6 +1,6 @@
 // The warm worktree pool against real repositories: take, return, reset, discard, and the agent of
 // one run trying to leave something for the next (each attack a test).
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -314,6 +314,28 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
     const next = await nextRun(root, base, ['node_modules']);
     expect(next.taken.reusedFrom).toBe(slot);
     expect(next.status).toBe('!! node_modules/pkg/index.js\n');
+  });
+
+  it('what git cannot see is gone too: an unreadable folder (mode 0311), a FIFO, a socket, an empty folder (#25)', async () => {
+    const { root, base } = repo();
+    const { back } = await use(root, base, (dir) => {
+      mkdirSync(path.join(dir, 'src/hidden/deeper'), { recursive: true });
+      writeFileSync(path.join(dir, 'src/hidden/deeper/page.html'), `<h1>${SECRET}</h1>\n`);
+      chmodSync(path.join(dir, 'src/hidden'), 0o311);
+      execFileSync('mkfifo', [path.join(dir, 'src/pipe')]);
+      execFileSync('python3', ['-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', path.join(dir, 'app.sock')]);
+      mkdirSync(path.join(dir, 'empty/nested'), { recursive: true });
+    });
+    const slot = path.join(root, '.elenchos', 'pool', '0');
+    expect(back.pooled).toBe(slot);
+    // Only what the base commit has (and the .git file): listed by a walk that would fail on an unreadable folder.
+    const left = readdirSync(slot, { recursive: true, withFileTypes: true })
+      .map((e) => path.relative(slot, path.join(e.parentPath, e.name)))
+      .sort();
+    expect(left).toEqual(['.git', '.gitignore', 'README.md', 'src', 'src/app.js', 'src/lib', 'src/lib/util.js']);
+    const next = await nextRun(root, base);
+    expect(next.taken.reusedFrom).toBe(slot);
+    expect(next.status).toBe('');
   });
 
   it('a worktree that cannot be reset on return is removed, not pooled (its files with it)', async () => {
