@@ -68,8 +68,12 @@ export async function saveWorkspace(
   const tracked = new Set<string>();
   for (const [p, code] of Object.entries(codes)) {
     if (left(p)) continue;
-    if (code === '??') untracked.push(p);
-    else tracked.add(p);
+    // A nested repository's `.git` never travels (nor, below, one inside a stored folder): extracted into
+    // a checkout, its config (core.fsmonitor, a hook) would run the agent's commands at the user's next
+    // `git status` (#25). Its other files do.
+    if (code === '??') {
+      if (!hasGitFolder(p)) untracked.push(p);
+    } else tracked.add(p);
   }
   // A path differs between the base and the working tree only if it differs somewhere along
   // base → HEAD (agent commits) → index → working tree; git status covers the last two links.
@@ -88,15 +92,20 @@ export async function saveWorkspace(
       try {
         for (const p of untracked) {
           await mkdir(path.dirname(path.join(staging, p)), { recursive: true });
-          await cp(path.join(cwd, p), path.join(staging, p), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+          await cp(path.join(cwd, p), path.join(staging, p), {
+            recursive: true,
+            verbatimSymlinks: true,
+            preserveTimestamps: true,
+            filter: (source) => path.basename(source) !== '.git',
+          });
         }
         await options.redactDir(staging);
-        await create({ gzip: true, portable: true, cwd: staging, file: tarPath }, names);
+        await create({ gzip: true, portable: true, cwd: staging, file: tarPath, filter: (p) => !hasGitFolder(p) }, names);
       } finally {
         await rm(staging, { recursive: true, force: true });
       }
     } else {
-      await create({ gzip: true, portable: true, cwd, file: tarPath }, names);
+      await create({ gzip: true, portable: true, cwd, file: tarPath, filter: (p) => !hasGitFolder(p) }, names);
     }
   } else {
     await writeFile(tarPath, gzipSync(Buffer.alloc(1024))); // an empty archive: two zero blocks
@@ -198,6 +207,15 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   const hasPatch = (await stat(diffPath)).size > 0;
   const hasFiles = !(await isEmptyArchive(tarPath));
   const applyArgs = ['apply', '--binary', '--whitespace=nowarn'];
+  const names: string[] = [];
+  if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
+  // Stored by an older Elenchos, or planted: refused before anything is written (see saveWorkspace).
+  const nested = names.find(hasGitFolder);
+  if (nested) {
+    throw new InputError(
+      `the stored change holds a git folder (${nested}): refused, since its config or hooks would run commands in ${target}; take the files by hand if you trust them`,
+    );
+  }
   if (options.refuseExisting) {
     if (hasPatch) {
       await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
@@ -207,14 +225,17 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
         );
       });
     }
-    const names: string[] = [];
-    if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
     const clash = names.find((name) => existsSync(path.join(target, name)));
     if (clash)
       throw new InputError(`${path.join(target, clash)} already exists, and the stored change adds it as a new file; move it away first`);
   }
   if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
   if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });
+}
+
+/** Whether a stored path is, or lies in, a `.git` folder or file (`vendor/widget/.git/config`). */
+function hasGitFolder(p: string): boolean {
+  return p.replace(/^\.\//, '').replace(/\/+$/, '').split('/').includes('.git');
 }
 
 // node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.

@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { create } from 'tar';
 import { describe, expect, it } from 'vitest';
 import { snapshotWorkspace } from '../../src/git/snapshot.js';
 import { applyStoredWorkspace, restoreWorkspace, saveWorkspace } from '../../src/git/workspace-archive.js';
@@ -187,5 +188,45 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     await applyStoredWorkspace(stored, checkout, { refuseExisting: true });
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('two\n');
     expect(readFileSync(path.join(checkout, 'new.txt'), 'utf8')).toBe('mine\n');
+  });
+  it("a nested repository's .git never travels, and a stored one is refused before anything is written (#25)", async () => {
+    const root = tempRepo({ 'a.txt': 'one\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    for (const redact of [false, true]) {
+      const work = path.join(tempDir(), 'w');
+      await addWorktree(root, work, base);
+      writeFileSync(path.join(work, 'a.txt'), 'two\n');
+      // What the agent leaves: a vendored package with its own repository, whose config runs a command.
+      gitSync(tempDir(), 'init', '-q', path.join(work, 'vendor/widget'));
+      writeFileSync(path.join(work, 'vendor/widget/index.js'), 'export default 1;\n');
+      gitSync(path.join(work, 'vendor/widget'), 'config', 'core.fsmonitor', 'touch /tmp/pwned-by-the-agent');
+      // And a `.git` file (a worktree's or a submodule's pointer) in a folder of its own.
+      writeFiles(work, { 'sub/.git': 'gitdir: /elsewhere/.git/worktrees/x\n', 'sub/keep.txt': 'kept\n' });
+      const stored = path.join(tempDir(), 'ws');
+      await saveWorkspace(work, base, stored, redact ? { redactDir: async () => undefined } : {});
+      const checkout = tempRepo({ 'a.txt': 'one\n' });
+      await applyStoredWorkspace(stored, checkout, { refuseExisting: true });
+      expect(readFileSync(path.join(checkout, 'vendor/widget/index.js'), 'utf8')).toBe('export default 1;\n');
+      expect(existsSync(path.join(checkout, 'vendor/widget/.git'))).toBe(false);
+      expect(existsSync(path.join(checkout, 'sub/.git'))).toBe(false);
+      expect(readFileSync(path.join(checkout, 'sub/keep.txt'), 'utf8')).toBe('kept\n');
+      expect(gitSync(checkout, 'status', '--porcelain')).toContain('?? vendor/');
+    }
+
+    // An archive that holds one anyway (an older Elenchos, or planted in the evidence): refused, nothing written.
+    const planted = path.join(tempDir(), 'ws');
+    const work = path.join(tempDir(), 'w2');
+    await addWorktree(root, work, base);
+    writeFileSync(path.join(work, 'a.txt'), 'two\n');
+    await saveWorkspace(work, base, planted);
+    const source = tempDir();
+    writeFiles(source, { 'vendor/widget/.git/config': '[core]\n\tfsmonitor = touch /tmp/pwned\n', 'vendor/widget/index.js': 'x\n' });
+    await create({ gzip: true, cwd: source, file: path.join(planted, 'untracked.tar.gz') }, ['vendor']);
+    const checkout = tempRepo({ 'a.txt': 'one\n' });
+    await expect(applyStoredWorkspace(planted, checkout, { refuseExisting: true })).rejects.toThrow(
+      /^the stored change holds a git folder \(vendor\/widget\/\.git\/\): refused/,
+    );
+    expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(existsSync(path.join(checkout, 'vendor'))).toBe(false);
   });
 });
