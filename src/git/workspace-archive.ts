@@ -1,6 +1,6 @@
 // A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
 import { createReadStream, existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
@@ -216,6 +216,14 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
       `the stored change holds a git folder (${nested}): refused, since its config or hooks would run commands in ${target}; take the files by hand if you trust them`,
     );
   }
+  // node-tar never extracts through a symlink (an ignored, symlinked node_modules the change now adds a
+  // file under): found here, before the patch or anything else is written (#25), not half-way through.
+  const through = await firstSymlinkOnTheWay(target, names);
+  if (through) {
+    throw new InputError(
+      `the stored change adds ${through.name}, but ${path.join(target, through.link)} is a symbolic link in your checkout; nothing was written: move the link away, or take the change on a branch (--branch)`,
+    );
+  }
   if (options.refuseExisting) {
     if (hasPatch) {
       await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
@@ -231,6 +239,24 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   }
   if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
   if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });
+}
+
+/** The first stored name whose folders in `target` include a symlink, with that folder. */
+async function firstSymlinkOnTheWay(target: string, names: readonly string[]): Promise<{ name: string; link: string } | null> {
+  const checked = new Map<string, boolean>();
+  for (const name of names) {
+    const parts = name.replace(/^\.\//, '').replace(/\/+$/, '').split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      let link = checked.get(folder);
+      if (link === undefined) {
+        link = (await lstat(path.join(target, folder)).catch(() => null))?.isSymbolicLink() ?? false;
+        checked.set(folder, link);
+      }
+      if (link) return { name: name.replace(/^\.\//, ''), link: folder };
+    }
+  }
+  return null;
 }
 
 /** Whether a stored path is, or lies in, a `.git` folder or file (`vendor/widget/.git/config`). */

@@ -229,4 +229,22 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
     expect(existsSync(path.join(checkout, 'vendor'))).toBe(false);
   });
+  it('a change that adds a file under a folder the checkout has as a symlink is refused before anything is written (#25)', async () => {
+    const root = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'node_modules\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const work = path.join(tempDir(), 'w');
+    await addWorktree(root, work, base);
+    // The agent un-ignores node_modules and adds a file there.
+    writeFiles(work, { '.gitignore': '', 'node_modules/pkg/index.js': 'planted\n' });
+    const stored = path.join(tempDir(), 'ws');
+    await saveWorkspace(work, base, stored);
+    const checkout = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'node_modules\n' });
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, path.join(checkout, 'node_modules'));
+    await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(
+      /^the stored change adds node_modules\/pkg\/index\.js, but .*node_modules is a symbolic link in your checkout; nothing was written/,
+    );
+    expect(readFileSync(path.join(checkout, '.gitignore'), 'utf8')).toBe('node_modules\n');
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
 });
