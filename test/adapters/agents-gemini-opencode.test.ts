@@ -1,5 +1,5 @@
 // The Gemini CLI and OpenCode adapters against fakes built from their docs and source (see each fake's header).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GEMINI_PROMPT_ARG } from '../../src/agents/gemini.js';
@@ -254,9 +254,8 @@ afterAll(() => {
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 function homeOutsideTmp(): string {
-  const base = path.join(FIXTURES, '..', '..', 'node_modules', '.cache');
-  mkdirSync(base, { recursive: true });
-  const home = mkdtempSync(path.join(base, 'elenchos-home-'));
+  // Not beside the project either: a clone of it may itself live under /tmp (CI clones into a temp folder).
+  const home = mkdtempSync(path.join('/var/tmp', 'elenchos-home-'));
   homes.push(home);
   return home;
 }
@@ -271,6 +270,10 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('agent.sandbox bwrap', () => {
     mkdirSync(path.join(home, '.testmuai'));
     writeFileSync(path.join(home, '.testmuai/credentials'), 'access_key=kane-secret-value\n');
     const { ctx } = context(type, {}, { sandbox: 'bwrap' });
+    // The fake goes into the worktree, which the sandbox always shows: the fixtures may be under /tmp.
+    cpSync(path.join(FIXTURES, 'bin', type), path.join(ctx.cwd, '.fake-bin', type));
+    cpSync(path.join(FIXTURES, 'bin', 'lib'), path.join(ctx.cwd, '.fake-bin', 'lib'), { recursive: true });
+    ctx.config.command = path.join(ctx.cwd, '.fake-bin', type);
     // The sandbox's /tmp is private: the fake records inside the worktree, the one place it may write.
     const record = path.join(ctx.cwd, 'record.json');
     ctx.config.env = { FAKE_AGENT_RECORD: record, FAKE_HOME_OWN: own.join(',') };
