@@ -36,8 +36,13 @@ export const BUILTIN_APP_WRITES: readonly string[] = [
   'cache/config.json',
   'log/development.log',
   // Only what `rails server` writes there: a tracked file of the project's own under tmp/ stays the agent's.
-  'tmp/{pids,cache,sockets,storage}/**',
-  'tmp/{restart.txt,local_secret.txt,development_secret.txt}',
+  'tmp/pids/**',
+  'tmp/cache/**',
+  'tmp/sockets/**',
+  'tmp/storage/**',
+  'tmp/restart.txt',
+  'tmp/local_secret.txt',
+  'tmp/development_secret.txt',
 ];
 
 /** Every glob the app may write: the built-in ones, then `app.writes`. */

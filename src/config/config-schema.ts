@@ -33,6 +33,11 @@ const repoPath = processString()
 /** A repository-relative glob (picomatch syntax, as fast-glob's): not absolute, no `..`, not `.git` or `.elenchos`. */
 const appWriteGlob = repoPath
   .refine((p) => !/^!/.test(p), 'a negated glob cannot be declared: list only what the app writes')
+  // git's glob pathspecs (the stored change of a large attempt) know neither: one glob per path instead.
+  .refine(
+    (p) => !/[{}]|[@!+*?]\(/.test(p),
+    'braces and extglobs cannot be declared: write one glob per path (e.g. "log/a.log", "log/b.log")',
+  )
   .refine(
     (p) => !/^(\.git|\.elenchos)(\/|$)/.test(p.replaceAll('\\', '/')) && !/^(\*\*|\*)(\/\*\*)?$/.test(p),
     'must name what the app writes, not the whole repository, `.git` or `.elenchos`',

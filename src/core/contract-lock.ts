@@ -113,9 +113,9 @@ export function touchedBetween(before: ReadonlyMap<string, string>, after: Reado
 const TOOL_CONFIG = /(^|\/)(tsconfig(\.[\w-]+)?|jsconfig)\.json$/;
 
 /**
- * Whether every problem found after the app started names a tool config the app changed in the worktree
- * (`tsconfig.json changed in the worktree`, or a bare path from `touchedBetween`): the run still ends
- * CONTRACT_CHANGED, but what did it cannot be told from a dev server, so it is no proof of tampering.
+ * Whether every problem found after the app started names a tool config changed in the worktree
+ * (`tsconfig.json changed in the worktree`, or a bare path from `touchedBetween`): a dev server may have
+ * done it, which the message says (the run is still tampering: the app is the agent's code).
  */
 export function onlyToolConfigsChanged(problems: readonly string[]): boolean {
   return (
@@ -128,6 +128,6 @@ export function onlyToolConfigsChanged(problems: readonly string[]): boolean {
   );
 }
 
-/** What to do when a dev server rewrote a tool config (the end of a CONTRACT_CHANGED message). */
+/** What to say when only a tool config changed after the app started (the end of a CONTRACT_CHANGED message). */
 export const TOOL_CONFIG_FIX =
-  'a dev server rewrites such a file as it starts when it lacks what the server wants (Next.js does, and with NODE_ENV other than development it wants more): start the app once and commit the file it writes, or unset NODE_ENV';
+  'a dev server may rewrite such a file as it starts (Next.js does when it lacks what Next wants, and under a NODE_ENV other than development it wants more): if it was yours, unset NODE_ENV or review the change in the evidence (elenchos show) before committing it, since a rewrite could also map a module the verifier loads';

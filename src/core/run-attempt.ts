@@ -270,8 +270,9 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     record.stoppedProcesses.push(...leftovers.stopped);
     checkInterrupted();
     await guardPool(ctx, (message) => say('stop', message));
+    // Put back at once (before any other git call), but reported only after the checks that find
+    // tampering: a hook dropped beside a rewritten test must not hide the rewrite.
     const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
-    if (settingsAfter) return end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
     const window = await watch.close();
     watch = null;
     record.window = window;
@@ -292,6 +293,7 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
     const tamperedAfter = await checkContract(ctx);
     if (tamperedAfter.length > 0)
       return end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
+    if (settingsAfter) return end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
     if (window.written.length > 0) {
       const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
       return end(
@@ -323,12 +325,12 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
 }
 
 /**
- * CONTRACT_CHANGED once the app has started: tampering, unless all that changed is a tool config a dev
- * server rewrites as it starts (then the message says how to stop it).
+ * CONTRACT_CHANGED once the app has started: always tampering (the app is the agent's code). When all that
+ * changed is a tool config a dev server may rewrite (Next.js's tsconfig.json), the message says so, and
+ * to review the change before committing it: such a rewrite could also map a module the verifier loads.
  */
 function afterAppStart(message: string, problems: readonly string[]): [Terminal['state'], Terminal['reason'], string, boolean] {
-  if (onlyToolConfigsChanged(problems)) return ['ERROR', 'CONTRACT_CHANGED', `${message}; ${TOOL_CONFIG_FIX}`, false];
-  return ['ERROR', 'CONTRACT_CHANGED', message, true];
+  return ['ERROR', 'CONTRACT_CHANGED', onlyToolConfigsChanged(problems) ? `${message}; ${TOOL_CONFIG_FIX}` : message, true];
 }
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).

@@ -24,15 +24,16 @@ export async function resetAppData(cwd: string, base: string, globs: readonly st
   const done: AppDataReset = { restored: [], removed: [] };
   if (globs.length === 0) return done;
   const match = globMatcher(globs);
-  // git's `:(glob)` pathspec narrows the listing; picomatch decides (their rules for dot files differ).
-  const spec = ['--', ...globs.map((g) => `:(glob)${g}`)];
+  // picomatch alone decides: git's `:(glob)` pathspec knows no braces or extglobs, and would leave such
+  // paths out. Both listings cost what changed, not the size of the tree.
   const [changed, untracked] = await Promise.all([
-    git(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base, ...spec], { cwd }),
-    git(['ls-files', '-z', '--others', '--exclude-standard', ...spec], { cwd }),
+    git(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base], { cwd }),
+    git(['ls-files', '-z', '--others', '--exclude-standard'], { cwd }),
   ]);
-  const paths = [...new Set([...splitNul(changed), ...splitNul(untracked)])]
-    .filter((p) => match(p) && !isUnderPrefix(p, [ELENCHOS_DIR]))
-    .sort();
+  const listed = [...new Set([...splitNul(changed), ...splitNul(untracked)])].filter((p) => match(p) && !isUnderPrefix(p, [ELENCHOS_DIR]));
+  // Never through a symlinked folder: `data -> /elsewhere` would have us delete and write outside the worktree.
+  const paths: string[] = [];
+  for (const p of listed.sort()) if (!(await symlinkOnTheWay(cwd, p))) paths.push(p);
   if (paths.length === 0) return done;
   const inBase = await baseEntries(cwd, base, paths);
   for (const p of paths) {
@@ -61,11 +62,27 @@ interface BaseEntry {
   bytes: Buffer;
 }
 
+/** Whether a folder on the way to `rel` (inside `cwd`) is a symbolic link. */
+async function symlinkOnTheWay(cwd: string, rel: string): Promise<boolean> {
+  const parts = rel.split('/').slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    if ((await lstat(path.join(cwd, ...parts.slice(0, i))).catch(() => null))?.isSymbolicLink()) return true;
+  }
+  return false;
+}
+
+// Paths per `git ls-tree` call: a large log folder must not reach the kernel's argument limit (E2BIG).
+const LS_TREE_BATCH = 500;
+
 /** Mode and bytes of each of `paths` that `base` has (a gitlink or a folder is left out: not app data). */
 async function baseEntries(cwd: string, base: string, paths: string[]): Promise<Map<string, BaseEntry>> {
-  const out = await git(['ls-tree', '-z', '--full-tree', base, '--', ...paths.map((p) => `:(literal)${p}`)], { cwd });
+  const records: string[] = [];
+  for (let i = 0; i < paths.length; i += LS_TREE_BATCH) {
+    const batch = paths.slice(i, i + LS_TREE_BATCH).map((p) => `:(literal)${p}`);
+    records.push(...splitNul(await git(['ls-tree', '-z', '--full-tree', base, '--', ...batch], { cwd })));
+  }
   const entries = new Map<string, BaseEntry>();
-  for (const record of splitNul(out)) {
+  for (const record of records) {
     const tab = record.indexOf('\t');
     const [mode, type, oid] = record.slice(0, tab).split(' ') as [string, string, string];
     if (type !== 'blob') continue;

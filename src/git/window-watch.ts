@@ -73,8 +73,9 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   const stop = () => {
     for (const w of watchers) w.close();
   };
+  let closed = false;
   const watchOne = (dir: string) => {
-    if (watched.has(dir)) return;
+    if (closed || watched.has(dir)) return;
     watched.add(dir);
     // A name-less event (the kernel did not say) counts as a write to the directory itself.
     const w = watchDirectory(path.join(cwd, dir), (name) => record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name));
@@ -141,6 +142,9 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
     async close(): Promise<WindowReport> {
       await Promise.all(pending);
       const confirmed = await confirm();
+      // Folders that appeared while the window was being confirmed are still listed, then nothing more.
+      while (pending.length > 0) await Promise.all(pending.splice(0));
+      closed = true;
       stop();
       await rm(markerDir, { recursive: true, force: true });
       const own = await dropOwnOutput(cwd, [...seen], exclude, folders);
@@ -186,6 +190,12 @@ async function listDirectories(cwd: string): Promise<string[]> {
 export async function createOutputParents(cwd: string, exclude: readonly string[]): Promise<void> {
   for (const prefix of exclude) {
     const parents = parentFolders(normalizePrefix(prefix));
+    // A symlink there (`.testmuai -> an ignored folder`) would take what lands in it out of the watch.
+    for (const parent of parents) {
+      if ((await lstat(path.join(cwd, parent)).catch(() => null))?.isSymbolicLink()) {
+        throw new Error(`${parent} is a symbolic link: the verifier's output folder cannot be watched`);
+      }
+    }
     const deepest = parents.at(-1);
     if (deepest) await mkdir(path.join(cwd, deepest), { recursive: true });
   }

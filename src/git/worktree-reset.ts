@@ -135,7 +135,9 @@ async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Prom
         suppressErrors: false,
       });
     } catch (error) {
-      const { code, path: where } = error as NodeJS.ErrnoException;
+      const { code, path: failed, syscall } = error as NodeJS.ErrnoException;
+      // scandir names the folder it cannot read; lstat names an entry of a folder it cannot search (0600).
+      const where = failed && syscall === 'lstat' ? path.dirname(failed) : failed;
       if (code !== 'EACCES' || !where || repaired >= MAX_UNREADABLE || !where.startsWith(`${dir}/`)) throw error;
       await chmod(where, 0o755); // ours (same user): readable again, so the reset sees and removes what it holds
       continue;
@@ -147,13 +149,25 @@ async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Prom
       else if (!info.isFile() && !info.isSymbolicLink()) await rm(path.join(dir, entry.path), { force: true });
     }
     // Deepest first, so a folder holding only empty folders goes too; a non-empty one stays (ENOTEMPTY).
-    for (const folder of folders.sort((a, b) => b.length - a.length)) {
+    // An uninitialised submodule is an empty folder in a fresh checkout too: it stays.
+    const gitlinks = folders.length > 0 ? await submodulePaths(dir) : new Set<string>();
+    for (const folder of folders.filter((f) => !gitlinks.has(f)).sort((a, b) => b.length - a.length)) {
       await rmdir(path.join(dir, folder)).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
       });
     }
     return;
   }
+}
+
+/** Paths the index has as gitlinks (submodules, mode 160000). */
+async function submodulePaths(dir: string): Promise<Set<string>> {
+  const out = await gitBytes([...PINNED, 'ls-files', '-z', '--stage'], { cwd: dir });
+  return new Set(
+    splitNul(out)
+      .filter((record) => record.startsWith('160000 '))
+      .map((record) => record.slice(record.indexOf('\t') + 1)),
+  );
 }
 
 /** The commit a detached HEAD names (`git checkout --detach` writes it alone on the line), else ''. */

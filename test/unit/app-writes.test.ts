@@ -4,9 +4,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appWriteGlobs, declaredFolders } from '../../src/config/app-writes.js';
+import { AppConfigSchema } from '../../src/config/config-schema.js';
 import { resetAppData } from '../../src/git/app-data.js';
 import { globMatcher } from '../../src/util/glob-match.js';
-import { gitSync, tempRepo } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 
 describe('the built-in app writes', () => {
   const builtIn = globMatcher(appWriteGlobs([]));
@@ -39,6 +40,10 @@ describe('the built-in app writes', () => {
       'data',
       'log',
       'tmp',
+      'tmp/cache',
+      'tmp/pids',
+      'tmp/sockets',
+      'tmp/storage',
       'uploads',
       'var',
       'var/log',
@@ -75,6 +80,21 @@ describe('resetAppData', () => {
     expect(await resetAppData(root, base, ['data/**'])).toEqual({ restored: [], removed: [] });
   });
 
+  it('never goes through a symlinked folder: data -> elsewhere is not followed out of the worktree (review of #23)', async () => {
+    const root = tempRepo({ 'data/db.json': '{"hits":0}\n', 'tmp/cache/keep.txt': 'base\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const outside = tempDir();
+    writeFileSync(path.join(outside, 'db.json'), 'the user’s file\n');
+    gitSync(root, 'rm', '-rq', 'data');
+    symlinkSync(outside, path.join(root, 'data'));
+    // A built-in Rails path (one glob per path, no braces) is still put back.
+    writeFileSync(path.join(root, 'tmp/cache/keep.txt'), 'agent\n');
+    const done = await resetAppData(root, base, appWriteGlobs(['data/db.json']));
+    expect(done.restored).toEqual(['tmp/cache/keep.txt']);
+    expect(readFileSync(path.join(outside, 'db.json'), 'utf8')).toBe('the user’s file\n');
+    expect(readFileSync(path.join(root, 'tmp/cache/keep.txt'), 'utf8')).toBe('base\n');
+  });
+
   it('writes the bytes itself: a filter the agent configured does not run', async () => {
     const root = tempRepo({ 'db.json': '{"hits":0}\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
@@ -83,5 +103,24 @@ describe('resetAppData', () => {
     writeFileSync(path.join(root, 'db.json'), 'changed\n');
     await resetAppData(root, base, ['db.json']);
     expect(readFileSync(path.join(root, 'db.json'), 'utf8')).toBe('{"hits":0}\n');
+  });
+});
+
+describe('app.writes in the config', () => {
+  it.each([
+    ['log/{a,b}.log', 'braces and extglobs cannot be declared'],
+    ['log/@(a|b).log', 'braces and extglobs cannot be declared'],
+    ['!data/db.json', 'a negated glob cannot be declared'],
+    ['**', 'must name what the app writes'],
+    ['.git/config', 'must name what the app writes'],
+    ['../outside.json', 'must not contain'],
+  ])('%s is refused (%s)', (glob, why) => {
+    const parsed = AppConfigSchema.safeParse({ writes: [glob] });
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain(why);
+  });
+
+  it('plain globs are taken', () => {
+    expect(AppConfigSchema.parse({ writes: ['data/db.json', 'log/**', 'uploads/*.png'] }).writes).toHaveLength(3);
   });
 });
