@@ -156,7 +156,9 @@ function secretForms(values: readonly string[] | undefined): string[] {
     forms.add(JSON.stringify(v).slice(1, -1));
     forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
     forms.add(encodeURIComponent(v));
-    if (v.length < MIN_ENCODED_LENGTH) return; // shorter ones encode to a few characters that ordinary text has
+    // Shorter ones encode to a few characters that ordinary text has; much longer ones (a 64 KB blob)
+    // would make the one pattern of every form larger than V8 compiles.
+    if (v.length < MIN_ENCODED_LENGTH || v.length > MAX_ENCODED_LENGTH) return;
     const bytes = Buffer.from(v);
     forms.add(bytes.toString('hex'));
     forms.add(bytes.toString('hex').toUpperCase());
@@ -173,8 +175,9 @@ function secretForms(values: readonly string[] | undefined): string[] {
   return [...forms];
 }
 
-/** A secret this long or longer is also redacted hex- and base64-encoded. */
+/** A secret this long or longer (and no longer than MAX_ENCODED_LENGTH) is also redacted hex- and base64-encoded. */
 export const MIN_ENCODED_LENGTH = 8;
+export const MAX_ENCODED_LENGTH = 4096;
 
 /**
  * The base64 characters that depend on `bytes` alone, at each of the three offsets they may sit at in a
