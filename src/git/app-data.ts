@@ -5,6 +5,7 @@ import { chmod, lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 
 import path from 'node:path';
 import { git, gitBytes, splitNul } from './git.js';
 import { globMatcher } from '../util/glob-match.js';
+import { symlinkOnTheWay } from '../util/symlink-on-the-way.js';
 import { isUnderPrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
 
@@ -33,7 +34,8 @@ export async function resetAppData(cwd: string, base: string, globs: readonly st
   const listed = [...new Set([...splitNul(changed), ...splitNul(untracked)])].filter((p) => match(p) && !isUnderPrefix(p, [ELENCHOS_DIR]));
   // Never through a symlinked folder: `data -> /elsewhere` would have us delete and write outside the worktree.
   const paths: string[] = [];
-  for (const p of listed.sort()) if (!(await symlinkOnTheWay(cwd, p))) paths.push(p);
+  const seen = new Map<string, boolean>();
+  for (const p of listed.sort()) if ((await symlinkOnTheWay(cwd, p, seen)) === null) paths.push(p);
   if (paths.length === 0) return done;
   const inBase = await baseEntries(cwd, base, paths);
   for (const p of paths) {
@@ -60,15 +62,6 @@ export async function resetAppData(cwd: string, base: string, globs: readonly st
 interface BaseEntry {
   mode: string;
   bytes: Buffer;
-}
-
-/** Whether a folder on the way to `rel` (inside `cwd`) is a symbolic link. */
-async function symlinkOnTheWay(cwd: string, rel: string): Promise<boolean> {
-  const parts = rel.split('/').slice(0, -1);
-  for (let i = 1; i <= parts.length; i++) {
-    if ((await lstat(path.join(cwd, ...parts.slice(0, i))).catch(() => null))?.isSymbolicLink()) return true;
-  }
-  return false;
 }
 
 // Paths per `git ls-tree` call: a large log folder must not reach the kernel's argument limit (E2BIG).

@@ -1,12 +1,13 @@
 // A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
 import { createReadStream, existsSync } from 'node:fs';
-import { cp, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list } from 'tar';
 import { InputError, describeError } from '../errors.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { globMatcher } from '../util/glob-match.js';
+import { symlinkOnTheWay } from '../util/symlink-on-the-way.js';
 import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
@@ -243,18 +244,10 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
 
 /** The first stored name whose folders in `target` include a symlink, with that folder. */
 async function firstSymlinkOnTheWay(target: string, names: readonly string[]): Promise<{ name: string; link: string } | null> {
-  const checked = new Map<string, boolean>();
+  const seen = new Map<string, boolean>();
   for (const name of names) {
-    const parts = name.replace(/^\.\//, '').replace(/\/+$/, '').split('/').slice(0, -1);
-    for (let i = 1; i <= parts.length; i++) {
-      const folder = parts.slice(0, i).join('/');
-      let link = checked.get(folder);
-      if (link === undefined) {
-        link = (await lstat(path.join(target, folder)).catch(() => null))?.isSymbolicLink() ?? false;
-        checked.set(folder, link);
-      }
-      if (link) return { name: name.replace(/^\.\//, ''), link: folder };
-    }
+    const link = await symlinkOnTheWay(target, name, seen);
+    if (link) return { name: name.replace(/^\.\//, ''), link };
   }
   return null;
 }
