@@ -12,6 +12,8 @@ import { readTrace, readTraceFacts } from '../../src/verifiers/playwright/trace-
 const TRACE = new URL('../fixtures/playwright/traces/missing-button.zip', import.meta.url).pathname;
 // The same failure under @playwright/test 1.65.2, whose frames are `{"file":"screencast/…"}` with no sha1.
 const TRACE_165 = new URL('../fixtures/playwright/traces/missing-button-1.65.zip', import.meta.url).pathname;
+// A spec that clicked on about:blank, traced under load: Chromium recorded no frame snapshot at all.
+const TRACE_NO_SNAPSHOT = new URL('../fixtures/playwright/traces/no-page-no-snapshot.zip', import.meta.url).pathname;
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 let dirs: string[] = [];
 afterEach(() => {
@@ -152,6 +154,20 @@ describe('a failed try read from its trace', () => {
       ),
     });
     expect((await readTrace(older)).frame?.toString()).toBe('old shape');
+  });
+
+  it('knows a page never opened when the trace has no snapshot and no call that could navigate (a real trace)', async () => {
+    expect(await readTrace(TRACE_NO_SNAPSHOT)).toEqual({ lastUrl: 'about:blank', opened: false, frame: null });
+  });
+
+  it('claims nothing without a snapshot when a call could have navigated, or no page was made', async () => {
+    const before = (method: string) => JSON.stringify({ type: 'before', callId: method, class: 'Frame', method });
+    for (const method of ['goto', 'setContent', 'evaluateExpression', 'reload']) {
+      const zip = writeZip({ '0-trace.trace': [before('newPage'), before(method), before('click')].join('\n') });
+      expect(await readTrace(zip), method).toEqual({ lastUrl: null, opened: null, frame: null });
+    }
+    const noPage = writeZip({ '0-trace.trace': before('click') });
+    expect(await readTrace(noPage)).toEqual({ lastUrl: null, opened: null, frame: null });
   });
 
   it('takes no frame that names no entry, or an entry the zip does not have', async () => {
