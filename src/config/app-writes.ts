@@ -19,7 +19,7 @@ import { globBase } from '../util/glob-match.js';
  *   restart.txt and its development secret.
  * Each is matched at any depth where the tool may run in a subfolder (a monorepo's `apps/web/.next/`).
  * None of them can carry the agent's work into a verdict: declared paths go back to the base commit
- * before the app starts (run-attempt.ts).
+ * before the app starts (core/run/phases/workspace-guard.ts).
  */
 export const BUILTIN_APP_WRITES: readonly string[] = [
   '**/*.config.*.timestamp-*.mjs',

@@ -63,3 +63,22 @@ export async function dropTouchedSlots(root: string, before: PoolMarks): Promise
   }
   return dropped.sort();
 }
+
+/** The pool's trusted indexes watched across a run: each check drops what changed since the last one. */
+export class PoolWatch {
+  private constructor(
+    private readonly root: string,
+    private marks: PoolMarks,
+  ) {}
+
+  static async start(root: string): Promise<PoolWatch> {
+    return new PoolWatch(root, await markPool(root));
+  }
+
+  /** Drops every slot whose index changed since the last check (or the start), then marks the pool again. */
+  async check(): Promise<string[]> {
+    const dropped = await dropTouchedSlots(this.root, this.marks);
+    this.marks = await markPool(this.root);
+    return dropped;
+  }
+}

@@ -2,11 +2,11 @@
 import type { Config } from '../config/config-schema.js';
 import type { WindowReport } from '../git/window-watch.js';
 import type { CriterionResult } from '../contract/criteria-map.js';
-import type { RunReason } from '../evidence/run-record.js';
+import type { AttemptKind, AttemptOutcome, FinalRunState, RunMode, RunReason } from '../states.js';
 import type { Finding } from '../verifiers/types.js';
 import type { GitState } from '../git/git-state.js';
 import type { TrustedIndex } from '../git/worktree-reset.js';
-import type { PoolMarks } from './pool-guard.js';
+import type { PoolWatch } from './pool-guard.js';
 import type { SweepResult } from '../verifiers/kane/sweep.js';
 import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from './contract-lock.js';
@@ -15,7 +15,7 @@ import type { ResolvedTask } from './resolve-task.js';
 
 export interface RunContext {
   runId: string;
-  mode: 'run' | 'verify';
+  mode: RunMode;
   /** The main checkout's root. */
   root: string;
   /** Where the agent works and the verifier looks (a worktree, or the checkout with --in-place). */
@@ -26,18 +26,6 @@ export interface RunContext {
   config: Config;
   resolved: ResolvedTask;
   locked: LockedFile[];
-  /** Files hidden from `git status` before the agent ran (a sparse checkout's own); only new ones count. */
-  hiddenBaseline: Set<string>;
-  /** The hidden files and the index (indexBefore) were read after setup, right before the first attempt, nothing started since. */
-  hiddenBaselineFresh?: boolean;
-  /** Git's own settings (common config, info/, hooks, replace refs, global config) before the agent ran. */
-  gitState?: GitState;
-  /** The worktree's index before the agent ran: what a rewritten index entry is checked against. */
-  indexBefore?: TrustedIndex;
-  /** The pool's trusted indexes as they were before the agent (or its app) ran: one changed since is dropped. */
-  poolMarks?: PoolMarks;
-  /** The verifier's toolchain fingerprint, taken after setup and before the agent. */
-  toolchain: string[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */
   excluded: string[];
   /** Globs the app writes by design (built-in and `app.writes`): put back to the base, left out of every snapshot. */
@@ -50,9 +38,32 @@ export interface RunContext {
   budget: BudgetTracker;
 }
 
+/**
+ * What the attempts are measured against, read once after setup, before the first agent turn, and never
+ * changed after: the verifier's toolchain, the files hidden from git, git's own settings, the worktree's
+ * index and the pool's trusted indexes.
+ */
+export interface Baselines {
+  /** The verifier's toolchain fingerprint. */
+  readonly toolchain: readonly string[];
+  /** Files hidden from `git status` (a sparse checkout's own); only new ones count. */
+  readonly hiddenFiles: ReadonlySet<string>;
+  /** Git's own settings (common config, info/, hooks, replace refs, global config). */
+  readonly gitState?: GitState;
+  /** The worktree's index: what a rewritten index entry is checked against (none with --in-place). */
+  readonly indexBefore?: TrustedIndex;
+  /** The pool's trusted indexes: one changed while the agent or its app ran is dropped. */
+  readonly pool?: PoolWatch;
+}
+
+/** A run once its baselines are taken: what every attempt runs in. */
+export interface AttemptContext extends RunContext {
+  readonly baselines: Baselines;
+}
+
 /** How a run ends: its state, one stable reason code (null when VERIFIED) and a message for people. */
 export interface Terminal {
-  state: 'VERIFIED' | 'FAILED' | 'ERROR';
+  state: FinalRunState;
   reason: RunReason | null;
   message: string | null;
   /**
@@ -74,9 +85,9 @@ export interface StoppedProcess {
 /** How one attempt ended. */
 export interface AttemptRecord {
   number: number;
-  kind: 'agent' | 'reverify' | 'verify';
+  kind: AttemptKind;
   /** PASS | FAIL | VERIFIER_ERROR | INCONCLUSIVE; NOT_VERIFIED when the attempt ended before a verdict, APP_FAILED when the app is broken on the base too. */
-  status: 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | 'NOT_VERIFIED' | 'APP_FAILED';
+  status: AttemptOutcome;
   summary: string;
   criteria: CriterionResult[];
   findings: Finding[];

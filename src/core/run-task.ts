@@ -7,31 +7,23 @@ import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError
 import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
 import { Redactor } from '../evidence/redact.js';
-import { addWorktree, ensureExcluded, removeWorktree } from '../git/worktree.js';
-import { captureGitState } from '../git/git-state.js';
-import { readWorktreeIndex, worktreeGitDirs } from '../git/worktree-reset.js';
-import { hiddenFiles } from '../git/worktree-integrity.js';
-import { saveWorkspace } from '../git/workspace-archive.js';
-import type { WorkspaceSnapshot } from '../git/snapshot.js';
 import { isDiskFull, recordChild, withRunScope } from '../process/run-scope.js';
+import { ensureExcluded } from '../git/worktree.js';
+import { takeBaselines } from './run/baselines.js';
+import { attemptLoop } from './run/loop.js';
+import { prepareWorktree } from './run/worktree.js';
 import { lockContract } from './contract-lock.js';
-import { decideNext } from './decide.js';
 import type { RunReporter } from './events.js';
-import { finishRun, startRunRecord, updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
+import { finishRun, startRunRecord, type RunRecordDraft } from './run-record-writer.js';
 import { exitCodeFor } from './outcome.js';
 import { preflight, type CheckoutState } from './preflight.js';
-import type { RepairEvidence } from './prompt.js';
-import { runAttempt } from './run-attempt.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { finishWithinMs, runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
-import { verifierToolchain } from './toolchain.js';
 import { BudgetTracker } from './budget.js';
-import { markPool } from './pool-guard.js';
-import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from './worktree-pool.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -122,8 +114,6 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     config,
     resolved,
     locked,
-    hiddenBaseline: new Set(),
-    toolchain: [],
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     appWrites: appWriteGlobs(config.app.writes),
     env: options.env,
@@ -139,52 +129,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   const attempts: AttemptRecord[] = [];
   let terminal: Terminal;
   try {
-    if (!inPlace) {
-      const pool = config.worktreePool.enabled ? config.worktreePool : null;
-      let taken: TakenWorktree | null = null;
-      teardowns.add('remove the worktree', async () => {
-        if (config.retainWorkspace) return;
-        // Warm worktrees go back to the pool reset (processes are stopped by now): on every way out,
-        // VERIFIED, FAILED, ERROR or interrupted, nothing the agent wrote stays in an idle slot.
-        if (pool && taken) {
-          const back = await returnWorktree({
-            root,
-            dir: workspace,
-            index: taken.index,
-            base: pre.head,
-            keep: config.setup.cache?.paths ?? [],
-            size: pool.size,
-          });
-          const where = back.pooled ? `returned to ${path.relative(root, back.pooled)}` : `removed (${back.reason})`;
-          reporter.onEvent({
-            type: 'phase',
-            attempt: null,
-            phase: 'cleanup',
-            message: `worktree ${path.relative(root, workspace)} ${where}`,
-          });
-          return;
-        }
-        reporter.onEvent({
-          type: 'phase',
-          attempt: null,
-          phase: 'cleanup',
-          message: `removing worktree ${path.relative(root, workspace)}`,
-        });
-        await removeWorktree(root, workspace);
-      });
-      if (pool) {
-        taken = await takeWorktree({ root, target: workspace, base: pre.head, keep: config.setup.cache?.paths ?? [] });
-        reporter.onEvent({ type: 'phase', attempt: null, phase: 'worktree', message: describeTake(root, workspace, pre.head, taken) });
-      } else {
-        reporter.onEvent({
-          type: 'phase',
-          attempt: null,
-          phase: 'worktree',
-          message: `git worktree add --detach ${path.relative(root, workspace)} ${pre.head.slice(0, 12)}`,
-        });
-        await addWorktree(root, workspace, pre.head);
-      }
-    }
+    if (!inPlace) await prepareWorktree(ctx, teardowns);
     const firstDir = attemptDir(dir, 1);
     await mkdir(firstDir, { recursive: true });
     await pauseForTest('setup', options.env);
@@ -201,14 +146,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     if (setupProblem) {
       terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
     } else {
-      ctx.toolchain = await verifierToolchain(ctx);
-      ctx.hiddenBaseline = await hiddenFiles(workspace);
-      ctx.gitState = await captureGitState(workspace, options.env, inPlace ? undefined : await worktreeGitDirs(root, workspace));
-      if (!inPlace) ctx.indexBefore = await readWorktreeIndex(root, workspace);
-      ctx.poolMarks = await markPool(root);
-      ctx.hiddenBaselineFresh = true;
+      const baselines = await takeBaselines(ctx, inPlace);
       await pauseForTest('baseline', options.env);
-      terminal = await attemptLoop(ctx, attempts, draft);
+      terminal = await attemptLoop({ ...ctx, baselines }, attempts, draft);
     }
   } catch (error) {
     if (guard.diskFull || isDiskFull(error)) {
@@ -246,96 +186,4 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   });
   // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
-}
-
-/** Runs attempts until a decision ends the run. */
-async function attemptLoop(ctx: RunContext, attempts: AttemptRecord[], draft: RunRecordDraft): Promise<Terminal> {
-  const { config } = ctx;
-  const maxAgentAttempts = 1 + config.maxRepairAttempts;
-  let repairsUsed = 0;
-  let retriesUsed = 0;
-  const repairs = ctx.mode === 'run';
-  let kind: 'agent' | 'reverify' | 'verify' = repairs ? 'agent' : 'verify';
-  let previous: RepairEvidence | null = null;
-  let previousSnapshot: WorkspaceSnapshot | null = null;
-  for (let number = 1; ; number++) {
-    const dir = attemptDir(ctx.runDir, number);
-    await mkdir(dir, { recursive: true });
-    const { record, snapshotAfter } = await runAttempt(ctx, {
-      number,
-      kind,
-      previous: kind === 'agent' ? previous : null,
-      previousSnapshot: kind === 'agent' ? previousSnapshot : null,
-      dir,
-      maxAttempts: maxAgentAttempts,
-    });
-    if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
-    attempts.push(record);
-    await updateRunRecord(ctx, draft, attempts, dir, record);
-    ctx.reporter.onEvent({
-      type: 'attempt-end',
-      attempt: number,
-      status: record.status,
-      summary: record.summary,
-      criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })),
-    });
-    if (record.terminal) return record.terminal;
-    if (record.status === 'NOT_VERIFIED' || record.status === 'APP_FAILED')
-      return { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' };
-    const decision = decideNext(
-      record.status,
-      {
-        repairsUsed,
-        maxRepairAttempts: config.maxRepairAttempts,
-        verifierRetriesUsed: retriesUsed,
-        maxVerifierRetries: config.maxVerifierRetries,
-      },
-      { repairs },
-    );
-    if (decision.next === 'finish') {
-      const message =
-        decision.state === 'VERIFIED'
-          ? null
-          : decision.reason === 'PRODUCT_FAILURE'
-            ? repairs
-              ? `product failure remained after ${repairsUsed} repair(s): ${record.summary}`
-              : record.summary
-            : `${record.status} ${retriesUsed + 1} time(s) in a row: ${record.summary}`;
-      return { state: decision.state, reason: decision.reason, message };
-    }
-    if (decision.next === 'repair') {
-      repairsUsed++;
-      retriesUsed = 0;
-      kind = 'agent';
-      previous = {
-        attempt: number,
-        status: record.status,
-        summary: record.summary,
-        criteria: record.criteria,
-        findings: record.findings,
-        appFailure: record.appFailure,
-      };
-      previousSnapshot = snapshotAfter;
-    } else {
-      retriesUsed++;
-      kind = 'reverify';
-    }
-  }
-}
-
-/** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
-async function archiveWorkspace(ctx: RunContext, dir: string, record: AttemptRecord, after: WorkspaceSnapshot | null): Promise<void> {
-  try {
-    const redactor = new Redactor({ values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env) });
-    // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
-    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), {
-      exclude: ctx.excluded,
-      skipGlobs: ctx.appWrites,
-      snapshot: after ?? undefined,
-      redactDir: (staging) => redactor.redactTree(staging),
-    });
-  } catch (error) {
-    if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
-    record.summary += ` (workspace archive failed: ${describeError(error)})`;
-  }
 }

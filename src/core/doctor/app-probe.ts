@@ -60,7 +60,7 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
     const url = config.app.url.replaceAll('{port}', String(port));
     const command = config.app.command.replaceAll('{port}', String(port));
     const logFile = path.join(logs, 'app.log');
-    // Watched from before the app starts until it is stopped, with the run's own rules (run-attempt.ts).
+    // Watched from before the app starts until it is stopped, with the run's own rules (core/run/phases/app-and-verifier.ts).
     const globs = appWriteGlobs(config.app.writes);
     const watch = await watchWindow(workspace, { skip: globMatcher(globs), folders: declaredFolders(globs) }).catch((error: unknown) =>
       describeError(error),

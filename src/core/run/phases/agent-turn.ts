@@ -1,0 +1,104 @@
+// Phase 1, the agent's turn (attempts of kind `agent` only): dispatch with its transient retries, then stop
+// whatever it left running and check what only an agent could have changed (git's settings, the pool).
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { agentAdapter } from '../../../agents/registry.js';
+import type { AgentOutcome } from '../../../agents/types.js';
+import { describeEnding } from '../../../agents/ending.js';
+import { addCosts, afterRetry, TRANSIENT_RETRIES, worthRetrying } from '../../../agents/retry.js';
+import type { BudgetTracker } from '../../budget.js';
+import { buildPrompt } from '../../prompt.js';
+import type { AttemptContext } from '../../run-context.js';
+import { processTag, sweepEscaped } from '../../sweep-escaped.js';
+import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
+import { gitSettingsChanged, guardPool } from '../checks.js';
+
+export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
+  const { ctx, input, record } = attempt;
+  if (input.kind !== 'agent') return CONTINUE;
+  const over = ctx.budget.gate('agent');
+  if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
+  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message));
+  record.agent = outcome;
+  Object.assign(record.cost, cost);
+  // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
+  const leftBehind = await sweepEscaped(ctx, input.number, 'agent');
+  record.stoppedProcesses.push(...leftBehind.stopped);
+  if (leftBehind.stopped.length > 0)
+    attempt.say(
+      'agent',
+      `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`,
+    );
+  attempt.checkInterrupted();
+  await guardPool(ctx, (message) => attempt.say('agent', message));
+  // Before any other git call: git would obey what the agent planted in its config.
+  const settings = await gitSettingsChanged(ctx, 'the agent');
+  if (settings) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settings, true);
+  if (!outcome.ok) return attempt.end('ERROR', outcome.reason, outcome.message);
+  if (leftBehind.survivors.length > 0) {
+    return attempt.end(
+      'ERROR',
+      'UNSTABLE_WORKSPACE',
+      `process(es) the agent left running could not be stopped: ${leftBehind.survivors.map((p) => `${p.pid} ${p.command}`).join('; ')}`,
+      true,
+    );
+  }
+  return CONTINUE;
+}
+
+async function dispatchAgent(
+  ctx: AttemptContext,
+  input: AttemptInput,
+  say: (message: string) => void,
+): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
+  const adapter = agentAdapter(ctx.config.agent.type);
+  const prompt = buildPrompt(
+    {
+      task: ctx.resolved.task,
+      taskFile: ctx.resolved.label,
+      lockedFiles: [...new Set(ctx.locked.map((f) => f.path))],
+      appCommand: ctx.config.app.command,
+      attempt: input.number,
+      maxAttempts: input.maxAttempts,
+    },
+    input.previous,
+  );
+  const promptFile = path.join(input.dir, 'prompt.md');
+  await writeFile(promptFile, prompt);
+  say(`${input.previous ? 'repair' : 'dispatch'}: ${ctx.config.agent.type} agent (timeout ${ctx.config.agent.timeoutSeconds}s)`);
+  // A retry gets the same prompt in the same worktree, its output appended to the same agent.log.
+  const dispatch = () =>
+    adapter.dispatch({
+      cwd: ctx.workspace,
+      checkout: ctx.root,
+      prompt,
+      promptFile,
+      taskFile: path.join(ctx.workspace, ctx.resolved.label),
+      attempt: input.number,
+      processTag: processTag(ctx, input.number, 'agent'),
+      config: ctx.config.agent,
+      baseEnv: ctx.env,
+      logFile: path.join(input.dir, 'agent.log'),
+      signal: ctx.signal,
+      onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'agent', line }),
+    });
+  let outcome = await dispatch();
+  let cost = ctx.budget.recordAgent(outcome);
+  // A transient API error is tried again (bounded: TRANSIENT_RETRIES) before the attempt counts, within the budget.
+  for (let retry = 0; retry < TRANSIENT_RETRIES && worthRetrying(outcome) && !ctx.signal.aborted; retry++) {
+    const over = ctx.budget.gate('agent');
+    if (over) {
+      say(`${describeEnding(outcome.ending!)}; not tried again: ${over}`);
+      break;
+    }
+    say(`${describeEnding(outcome.ending!)}: trying once more`);
+    const again = await dispatch();
+    cost = addCosts(cost, ctx.budget.recordAgent(again));
+    outcome = afterRetry(outcome, again);
+  }
+  const took = `${Math.round(outcome.durationMs / 100) / 10}s`;
+  // The agent's own word for its end; the verifier still decides whether the work is done.
+  const ending = outcome.ending ? `: ${describeEnding(outcome.ending)}` : '';
+  say(outcome.ok ? `ended after ${took}${ending}` : `failed: ${outcome.message}`);
+  return { outcome, cost };
+}

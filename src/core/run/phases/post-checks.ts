@@ -1,0 +1,71 @@
+// Phases 6 and 7, after the verifier: everything stopped, then proof that the repository did not move while
+// the verifier looked (the window watch, the snapshot, git's settings, the contract); only then is the
+// verifier's verdict the attempt's (phase 7).
+import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
+import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
+import { statContract, touchedBetween } from '../../contract-lock.js';
+import { sweepEscaped } from '../../sweep-escaped.js';
+import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
+import { afterAppStart, checkContract, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
+
+// A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
+const WRITE_FIX =
+  'if your app writes it by design, declare it in app.writes in elenchos.config.json (e.g. "data/db.json", "log/**") or add it to .gitignore; `elenchos doctor` lists what the app writes';
+
+export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
+  const { ctx, input, record } = attempt;
+  attempt.say('stop', 'stopping the app and the verifier');
+  await attempt.teardowns.runAll();
+  const leftovers = await sweepEscaped(ctx, input.number, 'verification');
+  record.stoppedProcesses.push(...leftovers.stopped);
+  attempt.checkInterrupted();
+  await guardPool(ctx, (message) => attempt.say('stop', message));
+  // Put back at once (before any other git call), but reported only after the checks that find
+  // tampering: a hook dropped beside a rewritten test must not hide the rewrite.
+  const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
+  const window = await attempt.watch!.close();
+  attempt.watch = null;
+  record.window = window;
+
+  const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded, skip: attempt.skip });
+  record.snapshots.after = after;
+  const blindAfter = await worktreeIntegrity(ctx.workspace, ctx.root, ctx.baselines.hiddenFiles);
+  const forgedAfter = await indexHides(ctx, after);
+  if (forgedAfter) blindAfter.push(forgedAfter);
+  if (blindAfter.length > 0)
+    return attempt.end(
+      'ERROR',
+      'UNSTABLE_WORKSPACE',
+      `the workspace could not be measured after verification: ${blindAfter.join('; ')}`,
+      true,
+    );
+  // A contract, test or lock rewritten, or files hidden from git, in the window: no verifier or dev
+  // server does that; the app that did is the agent's code.
+  const touched = touchedBetween(attempt.stampsBefore!, await statContract(ctx.locked, ctx.workspace));
+  if (touched.length > 0)
+    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
+  const tamperedAfter = await checkContract(ctx);
+  if (tamperedAfter.length > 0)
+    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
+  if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
+  if (window.written.length > 0) {
+    const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
+    return attempt.end(
+      'ERROR',
+      'UNSTABLE_WORKSPACE',
+      `the workspace was written while the verifier looked: ${shown} (even if it was put back); ${WRITE_FIX}`,
+    );
+  }
+  if (!sameSnapshot(attempt.before!, after)) {
+    const changes = diffSnapshots(attempt.before!, after).join('; ');
+    return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${changes}; ${WRITE_FIX}`);
+  }
+  if (!window.ok) return attempt.conclude('INCONCLUSIVE', `the verifier window is unprovable: ${window.problem}`, after);
+  attempt.after = after;
+  return CONTINUE;
+}
+
+/** Phase 7: the verifier's verdict (and the sweep's after a pass) is the attempt's, now that nothing moved while it looked. */
+export function verdict(attempt: Attempt): Promise<PhaseResult> {
+  return Promise.resolve(attempt.conclude(attempt.verdict!.status, attempt.verdict!.summary, attempt.after));
+}
