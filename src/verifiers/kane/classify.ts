@@ -81,65 +81,10 @@ export function classifyKane(input: ClassifyInput): Classification {
   };
   const problems = (list: StreamProblem[]) => list.map((x) => finding('inconsistency', x.message, x.step));
 
-  if (p.spawnError)
-    return done('VERIFIER_ERROR', 'spawn-failed', `kane-cli could not be started: ${p.spawnError}`, [
-      finding('verifier_error', p.spawnError),
-    ]);
-  if (p.timedOut) {
-    const why = `no result within ${Math.round(p.timeoutMs / 1000)} s (Elenchos's own timeout); the whole process group was killed`;
-    return done('VERIFIER_ERROR', 'timeout', why, [finding('verifier_error', why, running)]);
-  }
-  if (p.aborted)
-    return done('VERIFIER_ERROR', 'aborted', 'verification was interrupted', [finding('verifier_error', 'interrupted', running)]);
-  if (p.exitCode === 2 || p.exitCode === 3) {
-    const what = p.exitCode === 2 ? 'a setup, auth, parse or browser error' : 'cancelled or timed out';
-    const why = `kane-cli exited ${p.exitCode} (${what})${p.lastStderrLine ? `: ${p.lastStderrLine}` : ''}`;
-    return done('VERIFIER_ERROR', `exit-${p.exitCode}`, why, [finding('verifier_error', why, running)]);
-  }
-  if (p.outputCapped)
-    return done('INCONCLUSIVE', 'output-capped', 'kane-cli printed more output than Elenchos accepts; the stream was cut and is unusable');
-  if (p.lineTooLong)
-    return done(
-      'INCONCLUSIVE',
-      'line-too-long',
-      'kane-cli printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the stream cannot be trusted',
-    );
-  if (p.exitCode !== 0 && p.exitCode !== 1) {
-    const why = p.signal ? `kane-cli was killed by ${p.signal}` : `kane-cli exited ${p.exitCode} (not a testmd exit code)`;
-    return done('VERIFIER_ERROR', 'crashed', why, [finding('verifier_error', why, running)]);
-  }
-  if (pairing.length > 0) {
-    return done('INCONCLUSIVE', 'pairing', `the stream does not match the test file: ${pairing[0]!.message}`, problems(pairing));
-  }
-  if (facts.violationCount > 0) {
-    const why = `the stream breaks Kane's event order or shape (${facts.violationCount} violation(s)): ${facts.violations.join('; ')}`;
-    return done(
-      'INCONCLUSIVE',
-      'malformed',
-      why,
-      facts.violations.map((m) => finding('inconsistency', m)),
-    );
-  }
-  if (facts.errorCount > 0) {
-    const why = `Kane reported ${facts.errorCount} error event(s): ${facts.errors[0] ?? ''}`;
-    return done(
-      'VERIFIER_ERROR',
-      'error-event',
-      why,
-      facts.errors.map((m) => finding('verifier_error', m, running)),
-    );
-  }
-  if (input.eventCount === 0) return done('INCONCLUSIVE', 'empty', `kane-cli exited ${p.exitCode} without printing a single event`);
-  if (!facts.done) {
-    return done('INCONCLUSIVE', 'truncated', 'the stream ended before test_md_done (truncated): no final result', [
-      finding('inconsistency', 'no test_md_done', running),
-    ]);
-  }
-  if (facts.summary?.cancelled === true) return done('VERIFIER_ERROR', 'cancelled', 'Kane reports the run as cancelled');
-  const contradictions = checkCounts(facts, declared);
-  if (contradictions.length > 0) {
-    return done('INCONCLUSIVE', 'contradiction', `Kane contradicts itself: ${contradictions[0]!.message}`, problems(contradictions));
-  }
+  const early =
+    processRule(p, running, finding) ??
+    streamRule({ facts, declared, pairing, eventCount: input.eventCount, exitCode: p.exitCode, running, finding, problems });
+  if (early) return done(early.status, early.rule, early.summary, early.findings);
   const green = falseGreen(facts, declared);
   const extra = green ? problems([green]) : [];
   // An optional step that failed for the verifier's reasons does not sink the run; rule 18 still
@@ -193,6 +138,95 @@ export function classifyKane(input: ClassifyInput): Classification {
     return done('INCONCLUSIVE', 'steps-not-run', `Kane passed, but step ${notPassed.join(', ')} did not run`, extra);
   }
   return done('PASS', 'passed', `Kane passed all ${declared.length} step(s)`, extra);
+}
+
+/** A rule that decided the attempt before the steps were weighed. */
+interface RuleHit {
+  status: AttemptStatus;
+  rule: string;
+  summary: string;
+  findings?: Finding[];
+}
+type MakeFinding = (kind: Finding['kind'], reason: string, step?: number | null) => Finding;
+const hit = (status: AttemptStatus, rule: string, summary: string, findings?: Finding[]): RuleHit => ({ status, rule, summary, findings });
+
+/** Rules 1–8: how the kane-cli process ended (not started, timed out, interrupted, an exit code that is not a verdict, cut output). */
+function processRule(p: ClassifyInput['process'], running: number | null, finding: MakeFinding): RuleHit | null {
+  if (p.spawnError)
+    return hit('VERIFIER_ERROR', 'spawn-failed', `kane-cli could not be started: ${p.spawnError}`, [
+      finding('verifier_error', p.spawnError),
+    ]);
+  if (p.timedOut) {
+    const why = `no result within ${Math.round(p.timeoutMs / 1000)} s (Elenchos's own timeout); the whole process group was killed`;
+    return hit('VERIFIER_ERROR', 'timeout', why, [finding('verifier_error', why, running)]);
+  }
+  if (p.aborted)
+    return hit('VERIFIER_ERROR', 'aborted', 'verification was interrupted', [finding('verifier_error', 'interrupted', running)]);
+  if (p.exitCode === 2 || p.exitCode === 3) {
+    const what = p.exitCode === 2 ? 'a setup, auth, parse or browser error' : 'cancelled or timed out';
+    const why = `kane-cli exited ${p.exitCode} (${what})${p.lastStderrLine ? `: ${p.lastStderrLine}` : ''}`;
+    return hit('VERIFIER_ERROR', `exit-${p.exitCode}`, why, [finding('verifier_error', why, running)]);
+  }
+  if (p.outputCapped)
+    return hit('INCONCLUSIVE', 'output-capped', 'kane-cli printed more output than Elenchos accepts; the stream was cut and is unusable');
+  if (p.lineTooLong)
+    return hit(
+      'INCONCLUSIVE',
+      'line-too-long',
+      'kane-cli printed a line longer than Elenchos accepts (4 Mi characters); that event was cut and the stream cannot be trusted',
+    );
+  if (p.exitCode !== 0 && p.exitCode !== 1) {
+    const why = p.signal ? `kane-cli was killed by ${p.signal}` : `kane-cli exited ${p.exitCode} (not a testmd exit code)`;
+    return hit('VERIFIER_ERROR', 'crashed', why, [finding('verifier_error', why, running)]);
+  }
+  return null;
+}
+
+/** Rules 9–15: whether the stream is whole and agrees with the test file and with itself. */
+function streamRule(input: {
+  facts: StreamFacts;
+  declared: readonly DeclaredStepInfo[];
+  pairing: StreamProblem[];
+  eventCount: number;
+  exitCode: number | null;
+  running: number | null;
+  finding: MakeFinding;
+  problems: (list: StreamProblem[]) => Finding[];
+}): RuleHit | null {
+  const { facts, declared, pairing, running, finding, problems } = input;
+  if (pairing.length > 0) {
+    return hit('INCONCLUSIVE', 'pairing', `the stream does not match the test file: ${pairing[0]!.message}`, problems(pairing));
+  }
+  if (facts.violationCount > 0) {
+    const why = `the stream breaks Kane's event order or shape (${facts.violationCount} violation(s)): ${facts.violations.join('; ')}`;
+    return hit(
+      'INCONCLUSIVE',
+      'malformed',
+      why,
+      facts.violations.map((m) => finding('inconsistency', m)),
+    );
+  }
+  if (facts.errorCount > 0) {
+    const why = `Kane reported ${facts.errorCount} error event(s): ${facts.errors[0] ?? ''}`;
+    return hit(
+      'VERIFIER_ERROR',
+      'error-event',
+      why,
+      facts.errors.map((m) => finding('verifier_error', m, running)),
+    );
+  }
+  if (input.eventCount === 0) return hit('INCONCLUSIVE', 'empty', `kane-cli exited ${input.exitCode} without printing a single event`);
+  if (!facts.done) {
+    return hit('INCONCLUSIVE', 'truncated', 'the stream ended before test_md_done (truncated): no final result', [
+      finding('inconsistency', 'no test_md_done', running),
+    ]);
+  }
+  if (facts.summary?.cancelled === true) return hit('VERIFIER_ERROR', 'cancelled', 'Kane reports the run as cancelled');
+  const contradictions = checkCounts(facts, declared);
+  if (contradictions.length > 0) {
+    return hit('INCONCLUSIVE', 'contradiction', `Kane contradicts itself: ${contradictions[0]!.message}`, problems(contradictions));
+  }
+  return null;
 }
 
 function judgeSteps(
