@@ -1,26 +1,27 @@
 // What the core tells reporters while a run goes on; reporters render, the core never prints.
+import type { AttemptKind, AttemptOutcome, CriterionStatus, RunMode, RunReason, RunState } from '../states.js';
 import type { VerifierProgress } from '../verifiers/types.js';
 
 export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; taskId: string; taskFile: string; runDir: string; workspace: string; mode: 'run' | 'verify' }
-  | { type: 'attempt-start'; attempt: number; kind: 'agent' | 'reverify' | 'verify' }
+  | { type: 'run-start'; runId: string; taskId: string; taskFile: string; runDir: string; workspace: string; mode: RunMode }
+  | { type: 'attempt-start'; attempt: number; kind: AttemptKind }
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
   | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }
   /** `verifier` is the verifier type (kane, playwright, command) that reports the progress. */
   | { type: 'verifier'; attempt: number; verifier: string; progress: VerifierProgress }
   | { type: 'app-failed'; attempt: number; message: string; logTail: string }
-  | { type: 'attempt-end'; attempt: number; status: string; summary: string; criteria: { id: string; status: string }[] }
+  | { type: 'attempt-end'; attempt: number; status: AttemptOutcome; summary: string; criteria: { id: string; status: CriterionStatus }[] }
   | {
       type: 'run-end';
       runId: string;
-      state: string;
-      reason: string | null;
+      state: RunState;
+      reason: RunReason | null;
       message: string | null;
       runDir: string;
       exitCode: number;
-      mode: 'run' | 'verify';
+      mode: RunMode;
     };
 
 export interface RunReporter {

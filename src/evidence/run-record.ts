@@ -4,52 +4,13 @@ import { z } from 'zod';
 import { describeError, ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
+import { ATTEMPT_KINDS, ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
 
 export const RUN_SCHEMA_VERSION = 1;
-export const RUN_STATES = ['RUNNING', 'VERIFIED', 'FAILED', 'ERROR'] as const;
-export const RUN_REASONS = [
-  'CONTRACT_CHANGED',
-  'UNSTABLE_WORKSPACE',
-  'APP_URL_IN_USE',
-  'APP_BROKEN_ON_BASE',
-  'VERIFIER_ERROR',
-  'INCONCLUSIVE',
-  'AGENT_FAILED',
-  'AGENT_TIMEOUT',
-  'REPAIR_UNCHANGED',
-  'PRODUCT_FAILURE',
-  'INTERRUPTED',
-  'ABANDONED',
-  'SETUP_FAILED',
-  'DISK_FULL',
-  'INTERNAL_ERROR',
-  'BUDGET_EXCEEDED',
-] as const;
-export const ATTEMPT_STATUSES = [
-  'RUNNING',
-  'NOT_VERIFIED',
-  'PASS',
-  'FAIL',
-  'VERIFIER_ERROR',
-  'INCONCLUSIVE',
-  'APP_FAILED',
-  'APP_URL_IN_USE',
-  'SETUP_FAILED',
-  'AGENT_FAILED',
-  'AGENT_TIMEOUT',
-  'REPAIR_UNCHANGED',
-  'CONTRACT_CHANGED',
-  'UNSTABLE_WORKSPACE',
-  'INTERRUPTED',
-  'ERROR',
-] as const;
-export const CRITERION_STATUSES = ['PASS', 'FAIL', 'UNVERIFIED'] as const;
+export { ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
+export type { AttemptStatus, RunReason, RunState } from '../states.js';
 export const CONTRACT_ROLES = ['task', 'task-canonical', 'test', 'import', 'variables', 'spec', 'test-lock'] as const;
-
-export type RunState = (typeof RUN_STATES)[number];
-export type RunReason = (typeof RUN_REASONS)[number];
-export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 const timestamp = z.iso.datetime({ offset: true });
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
@@ -72,7 +33,7 @@ export const AttemptSummarySchema = z.looseObject({
   number: z.number().int().positive(),
   status: z.enum(ATTEMPT_STATUSES),
   /** `agent`: the agent worked, then the verifier ran; `reverify`: verification only, no repair charged. */
-  kind: z.enum(['agent', 'reverify', 'verify']),
+  kind: z.enum(ATTEMPT_KINDS),
   criteria: z.array(CriterionSummarySchema),
   summary: z.string(),
   startedAt: timestamp,

@@ -1,9 +1,11 @@
 // The interface every verifier (kane, playwright, command) implements, and what it returns.
+import type { VerdictStatus } from '../states.js';
 import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
 import type { StepPrint } from '../contract/step-print.js';
 import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
 
-export type AttemptStatus = 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE';
+/** What a verifier says about one look (src/states.ts). */
+export type AttemptStatus = VerdictStatus;
 
 /** The verifier's triage of a failed step, kept side by side with the finding. */
 export interface Verdict {
