@@ -7,6 +7,7 @@ import { ExitCode, InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
 import type { VerifyCommandOptions } from './verify-options.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
+import { verifierOnlyDir } from '../evidence/layout.js';
 
 const EXIT: Record<VerificationResult['status'], number> = {
   PASS: ExitCode.VERIFIED,
@@ -56,10 +57,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify-once.js');
-      const evidenceDir = path.resolve(
-        io.cwd,
-        options.evidence ?? path.join('.elenchos', 'verifier-only', new Date().toISOString().replace(/[:.]/g, '-')),
-      );
+      const evidenceDir = path.resolve(io.cwd, options.evidence ?? verifierOnlyDir(new Date().toISOString().replace(/[:.]/g, '-')));
       const { withInterrupts } = await import('./interrupts.js');
       let interrupted = false;
       const result = await withInterrupts(io, (signal) => {

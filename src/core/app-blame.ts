@@ -1,7 +1,7 @@
 // Whose fault is an app that does not come up: the agent's change, or the configuration/environment?
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { workspacesDir } from '../evidence/layout.js';
+import { attemptPaths, workspacesDir } from '../evidence/layout.js';
 import { addWorktree, removeWorktree } from '../git/worktree.js';
 import { freePort } from '../process/free-port.js';
 import type { AppStart } from './app.js';
@@ -57,7 +57,7 @@ export async function blameAppFailure(ctx: RunContext, input: { dir: string; lau
 
 /** Starts the app once on a fresh worktree of the base (removed afterwards); evidence in `<dir>/base-probe/`. */
 async function probeBase(ctx: RunContext, dir: string, launch: AppLauncher): Promise<BaseProbe> {
-  const probeDir = path.join(dir, 'base-probe');
+  const probeDir = attemptPaths(dir).baseProbeDir;
   await mkdir(probeDir, { recursive: true });
   // Named after the run, so `gc` knows a live run owns it.
   const tree = path.join(workspacesDir(ctx.root), `${ctx.runId}-base`);

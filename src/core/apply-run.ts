@@ -2,13 +2,13 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { attemptDir, elenchosDir } from '../evidence/layout.js';
+import { attemptDir, attemptPaths, elenchosDir } from '../evidence/layout.js';
 import { verifyManifest } from '../evidence/manifest.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { git } from '../git/git.js';
 import { dirtyPaths, headCommit } from '../git/status.js';
 import { diffSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
-import { WORKSPACE_FILES, applyStoredWorkspace, restoreWorkspace } from '../git/workspace-archive.js';
+import { applyStoredWorkspace, restoreWorkspace } from '../git/workspace-archive.js';
 import { removeWorktree } from '../git/worktree.js';
 import type { VerifierType } from '../contract/task-schema.js';
 import { loadVerifier } from '../verifiers/registry.js';
@@ -77,7 +77,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   } finally {
     await removeWorktree(root, tree);
   }
-  await applyStoredWorkspace(path.join(attemptDir(shown.dir, attempt), 'workspace'), root, { refuseExisting: true });
+  await applyStoredWorkspace(attemptPaths(attemptDir(shown.dir, attempt)).workspaceDir, root, { refuseExisting: true });
   const paths = await dirtyPaths(root);
   const commit = options.commit && paths.length > 0 ? await commitAll(root, record) : null;
   return { into: 'checkout', runId: id, attempt, base, commit, paths };
@@ -133,7 +133,7 @@ async function verifiedWorkspace(dir: string, record: RunRecord): Promise<number
   const passed = record.attempts.findLast((a) => a.status === 'PASS');
   const candidates = record.attempts.filter((a) => a.kind === 'agent' && (!passed || a.number <= passed.number)).reverse();
   for (const a of candidates) {
-    const stored = path.join(attemptDir(dir, a.number), 'workspace', WORKSPACE_FILES.base);
+    const stored = attemptPaths(attemptDir(dir, a.number)).baseTxt;
     if (
       await access(stored).then(
         () => true,

@@ -1,8 +1,7 @@
 // Reading stored evidence for people: list runs, open one run with its attempts.
-import path from 'node:path';
 import { InputError } from '../errors.js';
 import { listRuns, readRunRecord } from '../evidence/run-record.js';
-import { attemptDir, runDir, runsDir } from '../evidence/layout.js';
+import { attemptDir, attemptPaths, runDir, runsDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { needsHumanIn } from './needs-human.js';
@@ -22,7 +21,7 @@ export async function showStoredRun(cwd: string, runId: string) {
   const record = await readRunRecord(dir);
   const attempts = [];
   for (const summary of record.attempts) {
-    const file = path.join(attemptDir(dir, summary.number), 'attempt.json');
+    const file = attemptPaths(attemptDir(dir, summary.number)).attemptJson;
     attempts.push(
       await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then(
         (r) => r.value as Record<string, unknown>,

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isRasterImage } from '../util/raster-image.js';
+import { attemptPaths } from '../evidence/layout.js';
 
 export interface FindingEvidence {
   /** `data:` URIs: the report's CSP allows no other image source, and the file stays self-contained. */
@@ -58,7 +59,7 @@ export async function gatherAttemptEvidence(
         snapshot === null ? null : snapshot.length > MAX_SNAPSHOT_CHARS ? `${snapshot.slice(0, MAX_SNAPSHOT_CHARS)}\n…` : snapshot,
     });
   }
-  const report = path.join(attemptDir, 'verifier', 'playwright-report', 'index.html');
+  const report = attemptPaths(attemptDir).playwrightReport;
   return { findings: out, playwrightReport: existsSync(report) ? relativeHref(reportDir, report) : null };
 }
 

@@ -2,7 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifyManifest } from '../evidence/manifest.js';
-import { attemptDir, elenchosDir } from '../evidence/layout.js';
+import { attemptDir, EVIDENCE_FILES, reportsDir } from '../evidence/layout.js';
 import type { RunRecord } from '../evidence/run-record.js';
 import { gatherAttemptEvidence, type AttemptEvidence } from './report-evidence.js';
 import { showStoredRun } from './inspect-runs.js';
@@ -30,14 +30,14 @@ export interface WriteReportOptions {
 }
 
 const SHOWN_FILES = [
-  'prompt.md',
-  'agent.log',
-  'app.log',
-  'setup.log',
-  'verifier/stderr.log',
-  'workspace/diff.patch',
-  'base-probe/setup.log',
-  'base-probe/app.log',
+  EVIDENCE_FILES.prompt,
+  EVIDENCE_FILES.agentLog,
+  EVIDENCE_FILES.appLog,
+  EVIDENCE_FILES.setupLog,
+  `${EVIDENCE_FILES.verifier}/${EVIDENCE_FILES.verifierStderr}`,
+  `${EVIDENCE_FILES.workspace}/${EVIDENCE_FILES.diff}`,
+  `${EVIDENCE_FILES.baseProbe}/${EVIDENCE_FILES.setupLog}`,
+  `${EVIDENCE_FILES.baseProbe}/${EVIDENCE_FILES.appLog}`,
 ];
 const MAX_TEXT = 64 * 1024;
 
@@ -59,9 +59,7 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
     texts.set(summary.number, files);
   }
   const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const out = options.out
-    ? path.resolve(options.cwd, options.out)
-    : path.join(elenchosDir(shown.root), 'reports', `${shown.record.runId}.html`);
+  const out = options.out ? path.resolve(options.cwd, options.out) : path.join(reportsDir(shown.root), `${shown.record.runId}.html`);
   const evidence = new Map<number, AttemptEvidence>();
   for (const [i, summary] of shown.record.attempts.entries()) {
     const findings = (shown.attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];

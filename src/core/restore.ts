@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { attemptDir, elenchosDir } from '../evidence/layout.js';
+import { attemptDir, attemptPaths, elenchosDir } from '../evidence/layout.js';
 import { restoreWorkspace } from '../git/workspace-archive.js';
 import { showStoredRun } from './inspect-runs.js';
 
@@ -11,7 +11,7 @@ export async function restoreAttempt(options: { cwd: string; runId: string; atte
   const shown = await showStoredRun(options.cwd, options.runId);
   const withWorkspace = [];
   for (const a of shown.record.attempts) {
-    const has = await access(path.join(attemptDir(shown.dir, a.number), 'workspace', 'base.txt')).then(
+    const has = await access(attemptPaths(attemptDir(shown.dir, a.number)).baseTxt).then(
       () => true,
       () => false,
     );

@@ -13,6 +13,7 @@ import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { pauseForTest } from './test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 import { runSecretValues } from './run-secrets.js';
+import { attemptPaths, runJsonPath } from '../evidence/layout.js';
 
 /** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
 export type RunRecordDraft = RunRecord;
@@ -52,7 +53,7 @@ export async function startRunRecord(
     workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
     attempts: [],
   };
-  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
+  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
   return draft;
 }
 
@@ -64,13 +65,13 @@ export async function updateRunRecord(
   dir: string,
   record: AttemptRecord,
 ): Promise<void> {
-  await writeJsonAtomic(path.join(dir, 'attempt.json'), { schemaVersion: 1, ...record });
+  await writeJsonAtomic(attemptPaths(dir).attemptJson, { schemaVersion: 1, ...record });
   const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
   const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
   draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
-  await writeJsonAtomic(path.join(ctx.runDir, 'run.json'), draft);
+  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
 }
 
 /**

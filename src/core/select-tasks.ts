@@ -2,6 +2,7 @@
 import path from 'node:path';
 import fg from 'fast-glob';
 import { InputError } from '../errors.js';
+import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 export interface Shard {
   index: number;
@@ -23,7 +24,12 @@ export async function selectTasks(patterns: readonly string[], base: string, sha
   const found = new Set<string>();
   for (const pattern of patterns) {
     const matches = fg.isDynamicPattern(pattern)
-      ? await fg(pattern, { cwd: base, absolute: true, onlyFiles: true, ignore: ['**/node_modules/**', '.elenchos/**', '**/*.lock.json'] })
+      ? await fg(pattern, {
+          cwd: base,
+          absolute: true,
+          onlyFiles: true,
+          ignore: ['**/node_modules/**', `${ELENCHOS_DIR_NAME}/**`, '**/*.lock.json'],
+        })
       : [path.resolve(base, pattern)];
     for (const file of matches) found.add(file);
   }

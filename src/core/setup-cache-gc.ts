@@ -8,6 +8,7 @@ import { gitBytes, git } from '../git/git.js';
 import { tryExclusiveLock } from '../process/exclusive-lock.js';
 import { keyFrom, readKeyFile, type KeyFileRead } from './setup-cache-key.js';
 import { discardCacheEntry, pruneLeftovers } from './setup-cache-store.js';
+import { setupCacheEntryFiles } from '../evidence/layout.js';
 
 export interface TrimmedEntry {
   key: string;
@@ -83,7 +84,8 @@ async function listEntries(cacheDir: string): Promise<EntryInfo[]> {
     if (!info?.isDirectory()) continue;
     // Recorded on every hit and on the save; an entry without it counts from its manifest.
     const used =
-      (await stat(path.join(dir, 'last-used')).catch(() => null)) ?? (await stat(path.join(dir, 'manifest.json')).catch(() => null));
+      (await stat(setupCacheEntryFiles(dir).lastUsed).catch(() => null)) ??
+      (await stat(setupCacheEntryFiles(dir).manifest).catch(() => null));
     entries.push({ key, bytes: await treeBytes(dir), lastUsed: (used ?? info).mtimeMs });
   }
   return entries;

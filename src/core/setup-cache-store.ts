@@ -9,6 +9,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { sha256 } from '../util/sha256.js';
 import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
+import { setupCacheEntryFiles } from '../evidence/layout.js';
 
 export interface CacheManifest {
   version: 1;
@@ -40,7 +41,7 @@ const checkedManifests = new Map<string, { signature: string; manifest: CacheMan
 
 /** The manifest of the entry for `key`: missing, unreadable, edited, or for another key are all "not ok". */
 export async function readCacheManifest(cacheDir: string, key: string): Promise<ManifestRead> {
-  const file = path.join(entryDir(cacheDir, key), 'manifest.json');
+  const file = setupCacheEntryFiles(entryDir(cacheDir, key)).manifest;
   let text: string;
   let signature: string;
   try {
@@ -199,7 +200,7 @@ export async function saveFromSnapshot(
     if (changed) return { ok: false, reason: changed };
     if (options.signal?.aborted) return { ok: false, reason: String(options.signal.reason ?? 'abandoned') };
     const body = { version: 1 as const, key, platform: platformTag(), paths: [...snapshot.paths], entries };
-    await writeFile(path.join(stage, 'manifest.json'), JSON.stringify({ ...body, digest: digestOf(body) }));
+    await writeFile(setupCacheEntryFiles(stage).manifest, JSON.stringify({ ...body, digest: digestOf(body) }));
     const files = entries.filter((entry) => entry.type === 'file').length;
     try {
       await rename(stage, entryDir(cacheDir, key));
@@ -282,7 +283,7 @@ export async function pruneLeftovers(cacheDir: string): Promise<void> {
 
 /** Records that the entry for `key` was just used (gc keeps recently used entries); never fails a run. */
 export async function markUsed(cacheDir: string, key: string): Promise<void> {
-  await writeFile(path.join(entryDir(cacheDir, key), 'last-used'), new Date().toISOString()).catch(() => undefined);
+  await writeFile(setupCacheEntryFiles(entryDir(cacheDir, key)).lastUsed, new Date().toISOString()).catch(() => undefined);
 }
 
 /** Removes the entry for `key` (moved aside first, so no reader sees it half deleted). */

@@ -10,7 +10,7 @@ import { lastLines } from '../util/text.js';
 import type { RunContext } from './run-context.js';
 import { pauseForTest } from './test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
-import { setupCacheDir } from '../evidence/layout.js';
+import { attemptPaths, setupCacheDir } from '../evidence/layout.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -169,7 +169,7 @@ export async function runSetup(
     setup: ctx.config.setup,
     env: ctx.env,
     signal: ctx.signal,
-    logFile: path.join(dir, 'setup.log'),
+    logFile: attemptPaths(dir).setupLog,
     onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),
     // Never in the checkout itself (verify --in-place): the cache would replace the user's node_modules.
     ...(workspace === ctx.root ? {} : { cacheDir: setupCacheDir(ctx.root), ...(commit ? { commit } : {}) }),

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { DiskFullError, ElenchosError, InputError, describeError } from '../errors.js';
-import { attemptDir } from '../evidence/layout.js';
+import { attemptDir, attemptPaths } from '../evidence/layout.js';
 import { findRepoRoot } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import type { RunReporter } from './events.js';
@@ -121,7 +121,7 @@ async function verifyOne(
 async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<VerifiedTask['criteria']> {
   const last = record.attempts.at(-1);
   if (!last) return [];
-  const file = path.join(attemptDir(runDir, last.number), 'attempt.json');
+  const file = attemptPaths(attemptDir(runDir, last.number)).attemptJson;
   const read = await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).catch(() => null);
   const detail = read?.value as Parameters<typeof criteriaWithEvidence>[0] | null;
   return detail?.criteria ? criteriaWithEvidence(detail) : summarizedCriteria(record);

@@ -3,7 +3,9 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../util/json-file.js';
-import { elenchosDir } from './layout.js';
+import { acksDir } from './layout.js';
+
+export { acksDir };
 import { writeJsonAtomic } from './write-json.js';
 
 export const AckSchema = z.looseObject({
@@ -20,11 +22,6 @@ export const AckSchema = z.looseObject({
 });
 
 export type Ack = z.infer<typeof AckSchema>;
-
-/** `<root>/.elenchos/acks`. */
-export function acksDir(root: string): string {
-  return path.join(elenchosDir(root), 'acks');
-}
 
 /** Every readable acknowledgement, oldest first; an unreadable one counts as no acknowledgement. */
 export async function readAcks(root: string): Promise<Ack[]> {

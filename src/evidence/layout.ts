@@ -1,8 +1,31 @@
 // Where every piece of evidence lives: the one place that knows the `.elenchos/` layout.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { ELENCHOS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES } from '../git/layout-names.js';
 
-export const ELENCHOS_DIR_NAME = '.elenchos';
+export { ELENCHOS_DIR_NAME };
+
+/** The name of every file and folder of a run's evidence (paths come from the functions below). */
+export const EVIDENCE_FILES = {
+  runJson: 'run.json',
+  manifest: 'manifest.json',
+  processes: 'processes.ndjson',
+  attempts: 'attempts',
+  attemptJson: 'attempt.json',
+  prompt: 'prompt.md',
+  agentLog: 'agent.log',
+  appLog: 'app.log',
+  setupLog: 'setup.log',
+  verifier: 'verifier',
+  verifierEvents: 'events.ndjson',
+  verifierStderr: 'stderr.log',
+  kane: 'kane',
+  playwrightReport: 'playwright-report',
+  /** The app and setup tried on the base commit when the app did not start (core/app-blame.ts). */
+  baseProbe: 'base-probe',
+  workspace: WORKSPACE_DIR_NAME,
+  ...WORKSPACE_FILES,
+} as const;
 
 /** `<root>/.elenchos`: runs, worktrees, anything Elenchos owns in a repository. */
 export function elenchosDir(root: string): string {
@@ -41,22 +64,22 @@ export function poolDir(root: string): string {
 
 /** `<runDir>/run.json`: the run record and machine-readable result. */
 export function runJsonPath(dir: string): string {
-  return path.join(dir, 'run.json');
+  return path.join(dir, EVIDENCE_FILES.runJson);
 }
 
 /** `<runDir>/manifest.json`: hashes of everything else, written just before the final run.json. */
 export function manifestPath(dir: string): string {
-  return path.join(dir, 'manifest.json');
+  return path.join(dir, EVIDENCE_FILES.manifest);
 }
 
 /** `<runDir>/processes.ndjson`: every process group the run started (pid, pgid, start time), for `gc`. */
 export function childLogPath(dir: string): string {
-  return path.join(dir, 'processes.ndjson');
+  return path.join(dir, EVIDENCE_FILES.processes);
 }
 
 /** `<runDir>/attempts`. */
 export function attemptsDir(dir: string): string {
-  return path.join(dir, 'attempts');
+  return path.join(dir, EVIDENCE_FILES.attempts);
 }
 
 /** Folder name of attempt `n`: `01`, `02`, … (zero-padded so names sort like numbers up to 99). */
@@ -73,6 +96,7 @@ export function attemptDir(dir: string, n: number): string {
 export interface AttemptPaths {
   dir: string;
   attemptJson: string;
+  prompt: string;
   agentLog: string;
   appLog: string;
   setupLog: string;
@@ -81,6 +105,10 @@ export interface AttemptPaths {
   verifierStderr: string;
   /** Kane's own output (Result.md, evidence pack) copied in. */
   kaneDir: string;
+  /** Playwright's HTML report, when one was kept. */
+  playwrightReport: string;
+  /** The app and setup tried on the base commit (core/app-blame.ts). */
+  baseProbeDir: string;
   workspaceDir: string;
   diffPatch: string;
   untrackedTar: string;
@@ -89,22 +117,24 @@ export interface AttemptPaths {
 
 /** Every file path inside one attempt folder. */
 export function attemptPaths(dir: string): AttemptPaths {
-  const verifierDir = path.join(dir, 'verifier');
-  const workspace = path.join(dir, 'workspace');
+  const verifierDir = path.join(dir, EVIDENCE_FILES.verifier);
+  const workspace = path.join(dir, EVIDENCE_FILES.workspace);
   return {
     dir,
-    attemptJson: path.join(dir, 'attempt.json'),
-    agentLog: path.join(dir, 'agent.log'),
-    appLog: path.join(dir, 'app.log'),
-    setupLog: path.join(dir, 'setup.log'),
+    attemptJson: path.join(dir, EVIDENCE_FILES.attemptJson),
+    prompt: path.join(dir, EVIDENCE_FILES.prompt),
+    agentLog: path.join(dir, EVIDENCE_FILES.agentLog),
+    appLog: path.join(dir, EVIDENCE_FILES.appLog),
+    setupLog: path.join(dir, EVIDENCE_FILES.setupLog),
     verifierDir,
-    verifierEvents: path.join(verifierDir, 'events.ndjson'),
-    verifierStderr: path.join(verifierDir, 'stderr.log'),
-    kaneDir: path.join(verifierDir, 'kane'),
+    ...verifierFiles(verifierDir),
+    kaneDir: path.join(verifierDir, EVIDENCE_FILES.kane),
+    playwrightReport: path.join(verifierDir, EVIDENCE_FILES.playwrightReport, 'index.html'),
+    baseProbeDir: path.join(dir, EVIDENCE_FILES.baseProbe),
     workspaceDir: workspace,
-    diffPatch: path.join(workspace, 'diff.patch'),
-    untrackedTar: path.join(workspace, 'untracked.tar.gz'),
-    baseTxt: path.join(workspace, 'base.txt'),
+    diffPatch: path.join(workspace, EVIDENCE_FILES.diff),
+    untrackedTar: path.join(workspace, EVIDENCE_FILES.untracked),
+    baseTxt: path.join(workspace, EVIDENCE_FILES.base),
   };
 }
 
@@ -123,4 +153,40 @@ export async function createAttemptDirs(dir: string, n: number): Promise<Attempt
  */
 export function listingsDir(root: string, verifier: string): string {
   return path.join(elenchosDir(root), 'listings', verifier);
+}
+
+/** A verifier's byte-for-byte output in its evidence folder: stdout (the event stream) and stderr. */
+export function verifierFiles(evidenceDir: string): { verifierEvents: string; verifierStderr: string } {
+  return {
+    verifierEvents: path.join(evidenceDir, EVIDENCE_FILES.verifierEvents),
+    verifierStderr: path.join(evidenceDir, EVIDENCE_FILES.verifierStderr),
+  };
+}
+
+/** `<root>/.elenchos/acks`: `elenchos ack` records, one folder per task. */
+export function acksDir(root: string): string {
+  return path.join(elenchosDir(root), 'acks');
+}
+
+/** `<root>/.elenchos/reports`: HTML reports written by `elenchos report` (outside the sealed run folder). */
+export function reportsDir(root: string): string {
+  return path.join(elenchosDir(root), 'reports');
+}
+
+/** `.elenchos/runs/<runId>` relative to the repository root (as JUnit and messages name it). */
+export function relativeRunDir(runId: string): string {
+  return path.join(ELENCHOS_DIR_NAME, 'runs', runId);
+}
+
+/** `.elenchos/verifier-only/<stamp>`, relative: where `elenchos verify --verifier-only` keeps its evidence by default. */
+export function verifierOnlyDir(stamp: string): string {
+  return path.join(ELENCHOS_DIR_NAME, 'verifier-only', stamp);
+}
+
+/** `.elenchos/doctor`, relative: the logs of `elenchos doctor`'s app probe. */
+export const DOCTOR_DIR = path.join(ELENCHOS_DIR_NAME, 'doctor');
+
+/** The files of one setup cache entry (`.elenchos/cache/<key>/`): its manifest and when it was last used. */
+export function setupCacheEntryFiles(entryDir: string): { manifest: string; lastUsed: string } {
+  return { manifest: path.join(entryDir, 'manifest.json'), lastUsed: path.join(entryDir, 'last-used') };
 }

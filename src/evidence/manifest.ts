@@ -3,7 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { manifestPath } from './layout.js';
+import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { listFiles } from './redact.js';
 import { writeJsonAtomic } from './write-json.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
@@ -57,7 +57,9 @@ export async function writeManifest(runDir: string, options: WriteManifestOption
 export async function verifyManifest(runDir: string, options: ManifestOptions = {}): Promise<ManifestCheck> {
   let manifest: Manifest;
   try {
-    manifest = ManifestSchema.parse((await readJsonFile(manifestPath(runDir), 'manifest.json', { maxBytes: EVIDENCE_FILE_LIMIT })).value);
+    manifest = ManifestSchema.parse(
+      (await readJsonFile(manifestPath(runDir), EVIDENCE_FILES.manifest, { maxBytes: EVIDENCE_FILE_LIMIT })).value,
+    );
   } catch (error) {
     const why = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT' ? 'missing' : 'unreadable or invalid';
     return { ok: false, problems: [`manifest.json is ${why}`] };

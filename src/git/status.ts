@@ -1,9 +1,10 @@
 // What git says about the working tree: HEAD, dirty paths, whether a file is committed.
 import { git, gitBytes, splitNul } from './git.js';
 import { isUnderPrefix } from './path-prefix.js';
+import { ELENCHOS_DIR_NAME } from './layout-names.js';
 
 /** Where Elenchos keeps runs and worktrees; never part of the user's changes. */
-export const ELENCHOS_DIR = '.elenchos/';
+export const ELENCHOS_DIR = `${ELENCHOS_DIR_NAME}/`;
 
 export interface StatusEntry {
   /** Index status letter (`?` for untracked). */

@@ -12,8 +12,9 @@ import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.j
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
 import { addWorktree, removeWorktree } from './worktree.js';
+import { WORKSPACE_DIR_NAME, WORKSPACE_FILES } from './layout-names.js';
 
-export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked: 'untracked.tar.gz' } as const;
+export { WORKSPACE_FILES };
 
 export interface SaveWorkspaceOptions {
   /** Repository-relative path prefixes left out (the verifier's output is kept elsewhere). */
@@ -183,7 +184,7 @@ export interface RestoreWorkspaceResult {
  * removed, so a retry starts clean.
  */
 export async function restoreWorkspace(root: string, from: string, targetDir: string): Promise<RestoreWorkspaceResult> {
-  const dir = existsSync(path.join(from, 'workspace', WORKSPACE_FILES.base)) ? path.join(from, 'workspace') : from;
+  const dir = existsSync(path.join(from, WORKSPACE_DIR_NAME, WORKSPACE_FILES.base)) ? path.join(from, WORKSPACE_DIR_NAME) : from;
   const base = (await readFile(path.join(dir, WORKSPACE_FILES.base), 'utf8')).trim();
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(base)) throw new InputError(`${path.join(dir, WORKSPACE_FILES.base)}: not a commit sha`);
   const target = path.resolve(root, targetDir);

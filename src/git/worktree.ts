@@ -2,6 +2,7 @@
 import { appendFile, chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { commonGitDir, git, gitBytes, splitNul } from './git.js';
+import { ELENCHOS_DIR_NAME } from './layout-names.js';
 
 /** Creates a detached worktree of `ref` at `dir` (parents created), leaving every branch alone. */
 export async function addWorktree(root: string, dir: string, ref = 'HEAD'): Promise<void> {
@@ -112,7 +113,7 @@ export async function listWorktrees(root: string): Promise<WorktreeInfo[]> {
 }
 
 /** Adds `pattern` to the repository's `info/exclude` unless a line already says it; returns whether it wrote. */
-export async function ensureExcluded(root: string, pattern = '.elenchos/'): Promise<boolean> {
+export async function ensureExcluded(root: string, pattern = `${ELENCHOS_DIR_NAME}/`): Promise<boolean> {
   // info/ lives in the common dir (what `git rev-parse --git-path info/exclude` says), so this also
   // works from inside a linked worktree; the common dir is asked once per process.
   const file = path.join(await commonGitDir(root), 'info', 'exclude');

@@ -1,7 +1,6 @@
 // JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
-import path from 'node:path';
 import type { VerifiedTask } from '../core/verify-summary.js';
-import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
+import { relativeRunDir } from '../evidence/layout.js';
 
 /** Escapes text for XML attributes and content. */
 export function escapeXml(value: unknown): string {
@@ -43,7 +42,7 @@ function junitCases(task: VerifiedTask): JunitCase[] {
     return [{ name: 'contract', outcome: 'error', message: firstLine(task.refused), body: task.refused ?? '', time: '0' }];
   const record = task.record;
   // Relative to the repository root: the same in `verify` and in `merge` of shards run on other machines.
-  const evidence = `evidence: ${path.join(ELENCHOS_DIR_NAME, 'runs', record.runId)}`;
+  const evidence = `evidence: ${relativeRunDir(record.runId)}`;
   const why = `${record.state}${record.reason ? ` ${record.reason}` : ''}${record.message ? `: ${record.message}` : ''}`;
   const cases: JunitCase[] = task.criteria.map((c) => ({
     name: `${c.id}: ${c.description}`,

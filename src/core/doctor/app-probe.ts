@@ -17,6 +17,7 @@ import { appEnvironment } from '../app-env.js';
 import { prepareWorktree } from '../setup.js';
 import { APP_WRITES_CHECK, appWriteFindings, type WrittenPath } from './app-writes-findings.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
+import { attemptPaths, DOCTOR_DIR, workspacesDir } from '../../evidence/layout.js';
 
 export interface AppProbeOptions {
   root: string;
@@ -27,7 +28,7 @@ export interface AppProbeOptions {
 }
 
 /** Where the probe keeps its logs (inside .elenchos/, which git ignores). */
-export const DOCTOR_DIR = '.elenchos/doctor';
+export { DOCTOR_DIR };
 
 /**
  * Starts the app on HEAD in a temporary worktree (setup first), waits for it, sends it one request and
@@ -51,15 +52,15 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
   await ensureExcluded(root);
   const logs = path.join(root, DOCTOR_DIR);
   await mkdir(logs, { recursive: true });
-  const workspace = path.join(root, '.elenchos', 'workspaces', `doctor-${Date.now()}-${randomBytes(3).toString('hex')}`);
+  const workspace = path.join(workspacesDir(root), `doctor-${Date.now()}-${randomBytes(3).toString('hex')}`);
   await addWorktree(root, workspace, head);
   try {
-    const setupProblem = await runSetup(options, workspace, path.join(logs, 'setup.log'));
+    const setupProblem = await runSetup(options, workspace, attemptPaths(logs).setupLog);
     if (setupProblem) return [setupProblem];
     const port = config.app.port === 0 ? await freePort() : config.app.port;
     const url = config.app.url.replaceAll('{port}', String(port));
     const command = config.app.command.replaceAll('{port}', String(port));
-    const logFile = path.join(logs, 'app.log');
+    const logFile = attemptPaths(logs).appLog;
     // Watched from before the app starts until it is stopped, with the run's own rules (core/run/phases/app-and-verifier.ts).
     const globs = appWriteGlobs(config.app.writes);
     const watch = await watchWindow(workspace, { skip: globMatcher(globs), folders: declaredFolders(globs) }).catch((error: unknown) =>

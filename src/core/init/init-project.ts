@@ -17,6 +17,7 @@ import {
 } from './detect-project.js';
 import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
+import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
 
 export interface InitOptions {
   cwd: string;
@@ -53,7 +54,7 @@ export interface InitPlan {
   next: string[];
 }
 
-export const IGNORE_LINE = '.elenchos/';
+export const IGNORE_LINE = `${ELENCHOS_DIR_NAME}/`;
 
 /** Detects, chooses and lists every file with what init would do to it; writes nothing. */
 export async function planInit(options: InitOptions): Promise<InitPlan> {
@@ -149,7 +150,9 @@ async function planIgnore(root: string): Promise<PlannedFile> {
       action: 'create',
       why: `keeps ${IGNORE_LINE} (runs, evidence, worktrees) out of git`,
     };
-  const ignored = current.split(/\r?\n/).some((line) => ['.elenchos', '.elenchos/', '/.elenchos', '/.elenchos/'].includes(line.trim()));
+  const ignored = current
+    .split(/\r?\n/)
+    .some((line) => [ELENCHOS_DIR_NAME, `${ELENCHOS_DIR_NAME}/`, `/${ELENCHOS_DIR_NAME}`, `/${ELENCHOS_DIR_NAME}/`].includes(line.trim()));
   if (ignored) return { path: '.gitignore', content: '', action: 'skip', why: `already ignores ${IGNORE_LINE}` };
   const separator = current === '' || current.endsWith('\n') ? '' : '\n';
   return {

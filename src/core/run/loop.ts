@@ -1,8 +1,7 @@
 // The attempt loop: attempts until one ends the run or the accounting says it is over (accounting.ts).
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { attemptDir } from '../../evidence/layout.js';
+import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { Redactor } from '../../evidence/redact.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { saveWorkspace } from '../../git/workspace-archive.js';
@@ -69,7 +68,7 @@ async function archiveWorkspace(ctx: AttemptContext, dir: string, record: Attemp
   try {
     const redactor = new Redactor({ values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env) });
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
-    await saveWorkspace(ctx.workspace, ctx.base, path.join(dir, 'workspace'), {
+    await saveWorkspace(ctx.workspace, ctx.base, attemptPaths(dir).workspaceDir, {
       exclude: ctx.excluded,
       skipGlobs: ctx.appWrites,
       snapshot: after ?? undefined,

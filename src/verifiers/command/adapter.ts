@@ -11,6 +11,7 @@ import type { VerificationResult, VerifierAdapter, VerifyContext } from '../type
 import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
 import { readTestFileText } from '../../util/regular-file.js';
+import { verifierFiles } from '../../evidence/layout.js';
 
 const INHERITED = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
 
@@ -48,8 +49,8 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     env,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
-    stdoutFile: path.join(ctx.evidenceDir, 'events.ndjson'),
-    stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
+    stdoutFile: verifierFiles(ctx.evidenceDir).verifierEvents,
+    stderrFile: verifierFiles(ctx.evidenceDir).verifierStderr,
     maxOutputBytes: 64 * 1024 * 1024,
     keepBytes: 8 * 1024,
     onStdoutLine: (line) => {

@@ -2,6 +2,7 @@
 // and `output-<stem>/` (Result.md) beside the test file. Anything missing is noted, never fatal.
 import { cp, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { EVIDENCE_FILES } from '../../evidence/layout.js';
 
 const PACK_HINT = /evidence: view locally with `kane-cli evidence serve (.+?)`/;
 
@@ -25,7 +26,7 @@ export async function copyKaneArtifacts(options: {
   testFile: string;
   packPath: string | null;
 }): Promise<CopiedArtifacts> {
-  const target = path.join(options.evidenceDir, 'kane');
+  const target = path.join(options.evidenceDir, EVIDENCE_FILES.kane);
   const missing: string[] = [];
   let pack: string | null = null;
   if (options.packPath === null) {

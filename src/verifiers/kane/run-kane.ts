@@ -1,7 +1,6 @@
 // Runs `kane-cli testmd run` once: spawn in its own group, stream stdout into the evidence and the
 // classifier line by line, copy what Kane left on disk, and judge every criterion.
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { runProcess } from '../../process/spawn.js';
 import { firstDuplicateKey } from '../../util/duplicate-keys.js';
@@ -15,6 +14,7 @@ import { describeSteps, explainCriteria } from './kane-report.js';
 import { KaneStreamState } from './stream-state.js';
 import { parseTestMd } from './test-md.js';
 import { readTestFileText } from '../../util/regular-file.js';
+import { verifierFiles } from '../../evidence/layout.js';
 
 /** Kane prints ~50 KB per step; far beyond this is a runaway, not a test. */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
@@ -41,8 +41,8 @@ export async function runKane(ctx: VerifyContext): Promise<VerificationResult> {
     env: invocation.env,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
-    stdoutFile: path.join(ctx.evidenceDir, 'events.ndjson'),
-    stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
+    stdoutFile: verifierFiles(ctx.evidenceDir).verifierEvents,
+    stderrFile: verifierFiles(ctx.evidenceDir).verifierStderr,
     maxOutputBytes: MAX_OUTPUT_BYTES,
     keepBytes: 16 * 1024,
     onStdoutLine: (line) => {

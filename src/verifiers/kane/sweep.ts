@@ -1,13 +1,13 @@
 // The exploratory defect sweep: after a PASS, one bounded `kane-cli run "<objective>"` against the same
 // app, looking for bugs the test did not ask about. Only a confirmed product bug counts (reference §7.4:
 // the exit code can be 0 while run_end.verdict reports one, so the verdict decides).
-import path from 'node:path';
 import type { Task } from '../../contract/task-schema.js';
 import { runProcess } from '../../process/spawn.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { Finding, Verdict } from '../types.js';
 import { kaneChildEnv } from './kane-invocation.js';
 import { readInt, readNumber, readObject, readString, readVerdict } from './kane-values.js';
+import { verifierFiles } from '../../evidence/layout.js';
 
 export interface SweepOptions {
   task: Task;
@@ -64,8 +64,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     env,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    stdoutFile: path.join(options.evidenceDir, 'events.ndjson'),
-    stderrFile: path.join(options.evidenceDir, 'stderr.log'),
+    stdoutFile: verifierFiles(options.evidenceDir).verifierEvents,
+    stderrFile: verifierFiles(options.evidenceDir).verifierStderr,
     maxOutputBytes: 64 * 1024 * 1024,
     onStdoutLine: (line) => {
       const event = reader.read(line);

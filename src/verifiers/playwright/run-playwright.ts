@@ -19,6 +19,7 @@ import { forgetKeptListing } from './kept-listings.js';
 import { readTraceFacts } from './trace-url.js';
 import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';
 import { nearestTsconfig } from './spec-imports.js';
+import { verifierFiles } from '../../evidence/layout.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
@@ -91,7 +92,7 @@ async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<Star
     timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
     stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
-    stderrFile: path.join(ctx.evidenceDir, 'stderr.log'),
+    stderrFile: verifierFiles(ctx.evidenceDir).verifierStderr,
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress, ctx.iterate?.grep != null ? ctx.map.steps : null),
     gated,
   });

@@ -12,6 +12,7 @@ import type { AttemptContext } from '../../run-context.js';
 import { processTag, sweepEscaped } from '../../sweep-escaped.js';
 import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
 import { gitSettingsChanged, guardPool } from '../checks.js';
+import { attemptPaths } from '../../../evidence/layout.js';
 
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
@@ -63,7 +64,7 @@ async function dispatchAgent(
     },
     input.previous,
   );
-  const promptFile = path.join(input.dir, 'prompt.md');
+  const promptFile = attemptPaths(input.dir).prompt;
   await writeFile(promptFile, prompt);
   say(`${input.previous ? 'repair' : 'dispatch'}: ${ctx.config.agent.type} agent (timeout ${ctx.config.agent.timeoutSeconds}s)`);
   // A retry gets the same prompt in the same worktree, its output appended to the same agent.log.
@@ -78,7 +79,7 @@ async function dispatchAgent(
       processTag: processTag(ctx, input.number, 'agent'),
       config: ctx.config.agent,
       baseEnv: ctx.env,
-      logFile: path.join(input.dir, 'agent.log'),
+      logFile: attemptPaths(input.dir).agentLog,
       signal: ctx.signal,
       onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'agent', line }),
     });

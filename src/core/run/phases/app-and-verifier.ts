@@ -2,7 +2,6 @@
 // everything is stopped), then the app starts and the verifier looks; a verifier that can be held back
 // (Playwright) gets ready while the app starts.
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { declaredFolders } from '../../../config/app-writes.js';
 import { describeError } from '../../../errors.js';
 import { resetAppData } from '../../../git/app-data.js';
@@ -19,6 +18,7 @@ import { pauseForTest } from '../../test-pause.js';
 import { buildVerifyContext } from '../../verify-context.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract } from '../checks.js';
+import { attemptPaths } from '../../../evidence/layout.js';
 
 export async function openWindow(attempt: Attempt): Promise<PhaseResult> {
   const { ctx } = attempt;
@@ -43,7 +43,7 @@ export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
   attempt.port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
   attempt.url = ctx.config.app.url.replaceAll('{port}', String(attempt.port));
-  const verifierDir = path.join(input.dir, 'verifier');
+  const verifierDir = attemptPaths(input.dir).verifierDir;
   await startEarlyVerifier(attempt, verifierDir);
   if (ctx.config.app.command) {
     const started = await startTheApp(attempt);
@@ -127,7 +127,7 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
       cwd,
       env: { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') },
       readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
-      logFile: path.join(dir, 'app.log'),
+      logFile: attemptPaths(dir).appLog,
       signal: ctx.signal,
       onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'app', line }),
     });
