@@ -5,7 +5,7 @@ import { InputError, ShardSetError } from '../errors.js';
 import { RunRecordSchema } from '../evidence/run-record.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { SHARD_FORMAT_VERSION, ShardMetadataSchema, compare, type ShardMetadata } from './shard-metadata.js';
+import { SHARD_FORMAT_VERSION, ShardMetadataSchema, compare, type ShardMetadata } from './shard-metadata-schema.js';
 import { joinShards, type ReportedTask, type ShardOutput } from './verifying-join.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 

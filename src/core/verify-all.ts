@@ -12,7 +12,8 @@ import { criteriaWithEvidence } from './attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from './preflight.js';
 import { runTask } from './run-task.js';
 import { selectTasks, shardOf, type Shard } from './select-tasks.js';
-import { buildShardMetadata, type ShardMetadata } from './shard-metadata.js';
+import { buildShardMetadata } from './shard-metadata.js';
+import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 

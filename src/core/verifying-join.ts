@@ -1,6 +1,6 @@
 // The verifying join of `merge`: shard outputs count as one verification only if they are exactly shards
 // 1..n of one n, of one commit and one set of inputs, and every planned task was reported exactly once.
-import type { ShardInput, ShardMetadata } from './shard-metadata.js';
+import type { ShardInput, ShardMetadata } from './shard-metadata-schema.js';
 
 /** What one task's entry in a shard output says about what it verified (a refused task says nothing). */
 export interface ReportedTask {

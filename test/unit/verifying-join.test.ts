@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShardSetError } from '../../src/errors.js';
 import { mergeShards } from '../../src/core/merge.js';
-import { SHARD_FORMAT_VERSION, type ShardMetadata } from '../../src/core/shard-metadata.js';
+import { SHARD_FORMAT_VERSION, type ShardMetadata } from '../../src/core/shard-metadata-schema.js';
 import { joinShards, type ShardOutput } from '../../src/core/verifying-join.js';
 import { tempDir } from '../helpers/temp.js';
 
