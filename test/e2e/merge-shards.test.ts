@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARD_AUTO_VARIABLES } from '../../src/core/shard-ci.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
@@ -102,6 +103,21 @@ describe('elenchos merge of real shard outputs', () => {
     expect(read(SHARD_2).metadata).toMatchObject({ shard: { index: 2, total: 2 }, commit: head, tasks, plan: ['tasks/form.json'] });
     expect(read(SHARD_2).metadata.inputs).toEqual(one.metadata.inputs);
     expect(read('shard-4-of-4.json')).toMatchObject({ metadata: { shard: { index: 4, total: 4 }, plan: [] }, runs: [] });
+  });
+
+  it('--shard auto takes the shard from the CI (Buildkite counts from 0), and without one exits 3', () => {
+    const none = Object.fromEntries([...SHARD_AUTO_VARIABLES, 'GITHUB_ACTIONS'].map((name) => [name, '']));
+    const auto = runCli(['verify', '--shard', 'auto', '--json'], p.root, {
+      ...p.env,
+      ...none,
+      BUILDKITE_PARALLEL_JOB: '3',
+      BUILDKITE_PARALLEL_JOB_COUNT: '4',
+    });
+    expect(auto.code, auto.stderr).toBe(0);
+    expect(JSON.parse(auto.stdout)).toEqual(read('shard-4-of-4.json'));
+    const missing = runCli(['verify', '--shard', 'auto'], p.root, { ...p.env, ...none });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/^elenchos: --shard auto: no CI shard variable is set \(CI_NODE_INDEX, .*\); pass --shard i\/n\n$/);
   });
 
   it('shards 1..n of one commit and inputs merge into one result, and the merged output merges again', () => {
