@@ -12,7 +12,7 @@ import { criteriaWithEvidence } from './attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from './preflight.js';
 import { runTask } from './run-task.js';
 import { selectTasks, shardOf, type Shard } from './select-tasks.js';
-import { buildShardMetadata } from './shard-metadata.js';
+import { buildShardMetadata, labelOf } from './shard-metadata.js';
 import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
@@ -66,7 +66,8 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   const base = options.tasks.length > 0 ? options.cwd : root;
   const all = await selectTasks(patterns, base);
   const files = options.shard ? shardOf(all, options.shard) : all;
-  if (files.length === 0 && !options.shard) {
+  // A shard may have nothing to run, but a verification of no task at all is no verdict (a glob that missed).
+  if (all.length === 0) {
     throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
   }
   // Read once, not per task: every task verifies the same commit, and a big checkout's status is costly.
@@ -100,7 +101,8 @@ async function verifyOne(
   options: VerifyAllOptions,
   shared: { repoRoot?: string; checkout?: CheckoutState },
 ): Promise<VerifiedTask> {
-  const shown = path.relative(root, file) || file;
+  // Named as the run record and the shard's plan name it, so that merge can match the three.
+  const shown = labelOf(root, file);
   try {
     const result = await runTask({
       cwd: options.cwd,

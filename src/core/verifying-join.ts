@@ -118,6 +118,8 @@ function inputDifference(odd: readonly ShardInput[], usual: readonly ShardInput[
 function checkPlans(outputs: readonly ShardOutput[]): string | null {
   const sorted = bySharding(outputs);
   const tasks = new Set(sorted[0]!.metadata.tasks);
+  // "0/0 VERIFIED" is no verdict: shards split from an empty list verified nothing.
+  if (tasks.size === 0) return 'the shards were split from an empty task list: nothing was verified (check "tasks" in the config)';
   const plannedBy = new Map<string, ShardOutput>();
   for (const o of sorted) {
     for (const task of o.metadata.plan) {

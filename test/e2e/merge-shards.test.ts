@@ -115,6 +115,11 @@ describe('elenchos merge of real shard outputs', () => {
     });
     expect(auto.code, auto.stderr).toBe(0);
     expect(JSON.parse(auto.stdout)).toEqual(read('shard-4-of-4.json'));
+    // A shard may have nothing to run; a whole verification of nothing is refused on every shard.
+    expect(runCli(['verify', '--shard', '2/2', '--json', 'nothing/*.json'], p.root, p.env)).toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('elenchos: no task contract matched nothing/*.json'),
+    });
     const missing = runCli(['verify', '--shard', 'auto'], p.root, { ...p.env, ...none });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/^elenchos: --shard auto: no CI shard variable is set \(CI_NODE_INDEX, .*\); pass --shard i\/n\n$/);

@@ -64,6 +64,11 @@ describe('joinShards', () => {
     const empties = [2, 3].map((i) => ({ file: `s${i}.json`, metadata: { ...one, shard: { index: i, total: 3 } }, reported: [] }));
     expect(problem(empties)).toBe('shard 1/3 missing: its output was not given (did that job fail before writing it?)');
     expect(problem([shard(1, 4), shard(4, 4)])).toBe('shards 2/4, 3/4 missing: their outputs were not given');
+    // Every shard present, but split from nothing: "0/0 VERIFIED" is refused, not passed.
+    const nothing = { ...metadata(1, 2), tasks: [] as string[], plan: [] as string[], inputs: [] };
+    expect(
+      problem([1, 2].map((i) => ({ file: `s${i}.json`, metadata: { ...nothing, shard: { index: i, total: 2 } }, reported: [] }))),
+    ).toBe('the shards were split from an empty task list: nothing was verified (check "tasks" in the config)');
   });
 
   it('a duplicated shard, and shards of two splits', () => {
