@@ -5,6 +5,8 @@ export const ExitCode = {
   FAILED: 1,
   ERROR: 2,
   INPUT: 3,
+  /** `merge`: the shard outputs are not one complete verification (missing, duplicated or mixed shards). */
+  INCOMPLETE: 4,
   INTERRUPTED: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -64,6 +66,12 @@ export class PreflightError extends InputError {
   ) {
     super(message, options);
   }
+}
+
+/** `merge` refuses shard outputs that do not make exactly one whole verification. Exit 4, never 0. */
+export class ShardSetError extends ElenchosError {
+  override readonly code = 'ELENCHOS_SHARDS_INCOMPLETE';
+  override readonly exitCode: ExitCodeValue = ExitCode.INCOMPLETE;
 }
 
 /** The run was interrupted (SIGINT/SIGTERM). Exit 130. */

@@ -4,6 +4,7 @@ import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
 import { RunRecordSchema } from './evidence/run-record.js';
 import { TestLockSchema } from './contract/test-lock-schema.js';
+import { ShardMetadataSchema } from './core/shard-metadata-schema.js';
 
 const BASE = 'https://elenchos.dev/schemas';
 
@@ -16,5 +17,10 @@ export function renderSchemas(): Record<string, string> {
     'config.schema.json': render(ConfigSchema, 'config.schema.json', 'Elenchos configuration (elenchos.config.json)'),
     'test-lock.schema.json': render(TestLockSchema, 'test-lock.schema.json', 'Elenchos test lock (<task>.lock.json)'),
     'run.schema.json': render(RunRecordSchema, 'run.schema.json', 'Elenchos run record (.elenchos/runs/<run-id>/run.json)'),
+    'shard-metadata.schema.json': render(
+      ShardMetadataSchema,
+      'shard-metadata.schema.json',
+      'Elenchos shard metadata (the "metadata" of elenchos verify --json and merge --json)',
+    ),
   };
 }

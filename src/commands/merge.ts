@@ -6,9 +6,11 @@ import { writeLine, type CliIO } from '../cli-io.js';
 export function registerMerge(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('merge')
-    .description('combine the `verify --json` outputs of several shards into one result (exit 0 only if every task is VERIFIED)')
+    .description(
+      'combine the `verify --json` outputs of shards 1..n into one result (exit 4 unless they are one whole verification; 0 only if every task is VERIFIED)',
+    )
     .argument('<files...>', 'outputs of elenchos verify --shard i/n --json')
-    .option('--json', 'print the merged { "runs": [...] }')
+    .option('--json', 'print the merged { "metadata", "runs" } (itself a shard 1/1 output)')
     .option('--junit <file>', 'write the merged JUnit XML')
     .action(async (files: string[], options: { json?: boolean; junit?: string }) => {
       const { mergeShards } = await import('../core/merge.js');
@@ -16,7 +18,14 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
       const { renderJunit } = await import('../reporters/junit.js');
       const merged = await mergeShards(files, io.cwd);
       if (options.json)
-        writeLine(io.stdout, JSON.stringify({ runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2));
+        writeLine(
+          io.stdout,
+          JSON.stringify(
+            { metadata: merged.metadata, runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) },
+            null,
+            2,
+          ),
+        );
       else printSummary(io, merged.tasks, { title: 'elenchos merge', shard: null });
       if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));
       if (io.env.GITHUB_ACTIONS === 'true') {

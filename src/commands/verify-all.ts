@@ -3,7 +3,7 @@ import path from 'node:path';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { RunReporter } from '../core/events.js';
 import { verifyAll } from '../core/verify-all.js';
-import { parseShard } from '../core/select-tasks.js';
+import { resolveShard } from '../core/shard-ci.js';
 import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
 import { renderJunit } from '../reporters/junit.js';
 import { terminalReporter } from '../reporters/terminal.js';
@@ -13,7 +13,7 @@ import { printSummary, writeReportFile } from './verify-summary.js';
 
 /** Runs the tasks and writes the terminal summary, JSON, JUnit and GitHub outputs; returns the exit code. */
 export async function verifyAllCommand(tasks: string[], options: VerifyCommandOptions, io: CliIO): Promise<number> {
-  const shard = options.shard ? parseShard(options.shard) : undefined;
+  const shard = options.shard ? resolveShard(options.shard, io.env) : undefined;
   const workers = options.workers ?? 1;
   const reporterFor = (file: string): RunReporter => {
     if (options.json) return { onEvent: () => undefined };
@@ -46,6 +46,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       io.stdout,
       JSON.stringify(
         {
+          metadata: result.metadata,
           runs: result.tasks.map((t) =>
             t.record ? { ...t.record, needsHuman: t.needsHuman ?? null } : { file: t.file, refused: t.refused },
           ),

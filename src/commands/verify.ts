@@ -22,7 +22,10 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .description('check the committed code against task contracts, with no agent (exit 0 only if every task is VERIFIED)')
     .argument('[tasks...]', 'task files or globs (default: "tasks" from the config); exactly one with --verifier-only')
     .option('--workers <n>', 'tasks verified in parallel, each in its own worktree and port', parseCount, 1)
-    .option('--shard <i/n>', 'verify only shard i of n (split deterministically across CI machines)')
+    .option(
+      '--shard <i/n>',
+      "verify only shard i of n (split deterministically across CI machines); 'auto' (or auto/<n>) reads the CI's parallel-job index and total",
+    )
     .option('--in-place', 'verify in the checkout itself instead of a worktree (it must be clean; one task at a time)')
     .option('--junit <file>', 'also write JUnit XML (one testcase per criterion)')
     .option('--keep', 'keep the worktrees (retainWorkspace)')

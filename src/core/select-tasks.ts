@@ -34,6 +34,10 @@ export async function selectTasks(patterns: readonly string[], base: string, sha
     for (const file of matches) found.add(file);
   }
   const sorted = [...found].sort();
-  // Deterministic across machines: the same sorted list, every n-th task from i.
-  return shard ? sorted.filter((_, i) => i % shard.count === shard.index - 1) : sorted;
+  return shard ? shardOf(sorted, shard) : sorted;
+}
+
+/** Shard i of n of a sorted list: deterministic across machines, every n-th item from the i-th. */
+export function shardOf<T>(sorted: readonly T[], shard: Shard): T[] {
+  return sorted.filter((_, i) => i % shard.count === shard.index - 1);
 }

@@ -11,7 +11,9 @@ import { needsHumanIn } from './needs-human.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from './preflight.js';
 import { runTask } from './run-task.js';
-import { selectTasks, type Shard } from './select-tasks.js';
+import { selectTasks, shardOf, type Shard } from './select-tasks.js';
+import { buildShardMetadata, labelOf } from './shard-metadata.js';
+import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 
@@ -36,6 +38,8 @@ export interface VerifyAllResult {
   root: string;
   tasks: VerifiedTask[];
   exitCode: number;
+  /** Which shard of which commit and inputs this was, for `--json` (an unsharded verify is shard 1/1). */
+  metadata: ShardMetadata;
 }
 
 /** Verifies each selected task in its own worktree with `workers` at a time; exit 0 only if every one is VERIFIED. */
@@ -44,7 +48,7 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   const root = repoRoot ?? options.cwd;
   if (options.inPlace && options.workers > 1)
     throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
-  const { config } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
+  const { config, path: configPath } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes('{port}'))) {
     throw new InputError(
       '--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)',
@@ -60,12 +64,22 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   }
   const patterns = options.tasks.length > 0 ? options.tasks : config.tasks;
   const base = options.tasks.length > 0 ? options.cwd : root;
-  const files = await selectTasks(patterns, base, options.shard);
-  if (files.length === 0 && !options.shard) {
+  const all = await selectTasks(patterns, base);
+  const files = options.shard ? shardOf(all, options.shard) : all;
+  // A shard may have nothing to run, but a verification of no task at all is no verdict (a glob that missed).
+  if (all.length === 0) {
     throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
   }
   // Read once, not per task: every task verifies the same commit, and a big checkout's status is costly.
   const checkout = repoRoot ? readCheckoutState(repoRoot) : undefined;
+  // Hashed before any task runs, from the commit every task verifies: `merge` joins shards on these.
+  const metadata = await buildShardMetadata({
+    root,
+    commit: (await checkout?.head) ?? null,
+    configPath,
+    files: all,
+    shard: options.shard ?? { index: 1, count: 1 },
+  });
   const results: VerifiedTask[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
@@ -78,7 +92,7 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   const tasks = results.filter(Boolean);
   const flags = await needsHumanIn(root, options.env);
   for (const task of tasks) task.needsHuman = task.record ? (flags.get(task.record.task.id) ?? null) : null;
-  return { root, tasks, exitCode: overallExit(tasks, options.signal.aborted) };
+  return { root, tasks, exitCode: overallExit(tasks, options.signal.aborted), metadata };
 }
 
 async function verifyOne(
@@ -87,7 +101,8 @@ async function verifyOne(
   options: VerifyAllOptions,
   shared: { repoRoot?: string; checkout?: CheckoutState },
 ): Promise<VerifiedTask> {
-  const shown = path.relative(root, file) || file;
+  // Named as the run record and the shard's plan name it, so that merge can match the three.
+  const shown = labelOf(root, file);
   try {
     const result = await runTask({
       cwd: options.cwd,

@@ -1,11 +1,12 @@
 // `elenchos init --ci github`: the workflow it writes is the one docs/ci.md shows, parses, and its
 // commands, run here shard by shard with the artifacts passed by hand, give one merged result.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ATTEST_MARKER } from '../../src/core/init/github-workflow.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir, tempRepo } from '../helpers/temp.js';
@@ -64,10 +65,25 @@ describe('elenchos init --ci github', () => {
       KANE_CLI_CHROME_PATH: '${{ steps.chromium.outputs.chrome-path }}',
     });
     const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
-    expect(upload).toMatchObject({ if: 'always()', with: { name: 'elenchos-shard-${{ matrix.shard }}', 'include-hidden-files': true } });
+    // A shard that wrote no output fails its own job, not just warns.
+    expect(upload).toMatchObject({
+      if: 'always()',
+      with: { name: 'elenchos-shard-${{ matrix.shard }}', 'include-hidden-files': true, 'if-no-files-found': 'error' },
+    });
     expect(String(upload.with!.path).trim().split('\n')).toEqual(['elenchos-shard-${{ matrix.shard }}.json', '.elenchos/runs/']);
-    expect(workflow.jobs.merge).toMatchObject({ needs: 'verify', if: 'always()' });
-    expect(runs(workflow, 'merge')).toEqual(['npm ci', 'npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml']);
+    // The required check: never skipped (a skipped job counts as passed), and failed by a failed shard even
+    // when the merged verdict is VERIFIED: the guard step runs only after merge succeeded (no status function).
+    expect(workflow.jobs.merge).toMatchObject({ name: 'elenchos result', needs: 'verify', if: 'always()' });
+    const mergeSteps = workflow.jobs.merge.steps as Step[];
+    expect(runs(workflow, 'merge').slice(0, 2)).toEqual([
+      'npm ci',
+      'npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml',
+    ]);
+    const guard = mergeSteps.findIndex((s) => s.if === "needs.verify.result != 'success'");
+    expect(guard).toBeGreaterThan(mergeSteps.findIndex((s) => s.run?.includes('elenchos merge')));
+    expect(mergeSteps[guard]!.run).toMatch(/exit 1\s*$/);
+    expect(mergeSteps.filter((s) => s.if !== undefined).map((s) => s.if)).toEqual(["needs.verify.result != 'success'", 'always()']);
+    expect(text).toContain(`      ${ATTEST_MARKER}\n      - name: Every shard job succeeded\n`);
     expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({
       pattern: 'elenchos-shard-*',
       path: 'shards',
@@ -168,5 +184,12 @@ describe('elenchos init --ci github', () => {
     expect(merged.stdout.match(/^::error /gm)).toHaveLength(1);
     expect(readFileSync(path.join(p.root, 'elenchos-junit.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(4);
     expect(readFileSync(path.join(summaries, 'merge.md'), 'utf8').match(/^\| (add-task|example|form|title) \|/gm)).toHaveLength(4);
+    // A shard whose job died before writing its output (its artifact absent): the required check fails, naming it.
+    rmSync(path.join(p.root, String(download.path), expand(String(upload.name), 2)), { recursive: true });
+    const partial = shell(mergeRun, 'merge-partial');
+    expect(partial.status).toBe(4);
+    expect(partial.stderr).toBe(
+      'elenchos: merge refused: shard 2/3 missing: its output was not given (did that job fail before writing it?)\n',
+    );
   });
 });

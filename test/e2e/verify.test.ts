@@ -94,17 +94,17 @@ describe('elenchos verify', () => {
 
   it('--shard i/n splits the task list deterministically, every task in exactly one shard', () => {
     const p = project();
-    const ids = (shard: string) =>
-      JSON.parse(runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout).runs.map((r: any) => r.task.id);
-    const one = ids('1/2');
-    const two = ids('2/2');
+    const dir = tempDir();
+    const ids = (shard: string, i: number) => {
+      const { stdout } = runCli(['verify', '--shard', shard, '--json'], p.root, p.env);
+      writeFileSync(path.join(dir, `shard-${i}.json`), stdout);
+      return JSON.parse(stdout).runs.map((r: any) => r.task.id);
+    };
+    const one = ids('1/2', 1);
+    const two = ids('2/2', 2);
     expect([...one, ...two].sort()).toEqual(['form', 'milk', 'title']);
     expect(one).toEqual(['form', 'title']);
     // The shards' JSON outputs merge back into one result, JUnit and exit code.
-    const dir = tempDir();
-    for (const [i, shard] of ['1/2', '2/2'].entries()) {
-      writeFileSync(path.join(dir, `shard-${i + 1}.json`), runCli(['verify', '--shard', shard, '--json'], p.root, p.env).stdout);
-    }
     const merged = runCli(
       ['merge', path.join(dir, 'shard-1.json'), path.join(dir, 'shard-2.json'), '--junit', path.join(dir, 'all.xml')],
       p.root,

@@ -33,10 +33,20 @@ const VERIFIER_ENV: Record<InitVerifier, string> = {
   playwright: '',
 };
 
-/** The whole workflow file. Shards: edit the matrix list; each job reads the total from the matrix. */
+/** Marks where the attestation step goes (issue #26: `elenchos attest`), so that it can be found and filled in. */
+export const ATTEST_MARKER = '# ── attestation: sign the merged verdict here (docs/ci.md#attestation) ──';
+
+/**
+ * The whole workflow file. Shards: edit the matrix list; each job reads the total from the matrix.
+ * The merge job is the one check to require: it runs whatever the shards did (a skipped job counts as
+ * success for branch protection), `merge` refuses a missing or mixed shard (exit 4), and a last step
+ * fails it when any shard job did not succeed even though the merged verdict did.
+ */
 export function renderGithubWorkflow(options: WorkflowOptions): string {
   return `# Written by \`elenchos init --ci github\` (docs/ci.md): every task contract verified against the
 # pushed commit, split across a matrix of machines, then merged into one result and one exit code.
+# Require the check "elenchos result" in branch protection (not the shards'): it fails unless every
+# shard ran, reported every task of one commit, and every task is VERIFIED.
 name: elenchos verify
 
 on:
@@ -75,13 +85,17 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
             elenchos-shard-\${{ matrix.shard }}.json
             .elenchos/runs/
           include-hidden-files: true
-          if-no-files-found: warn
+          # A shard that wrote no output fails here too; merge then names it missing.
+          if-no-files-found: error
 
   merge:
     name: elenchos result
     needs: verify
+    # Never skipped, whatever the shards did: GitHub counts a skipped required job as passed. This job
+    # fails instead when a shard failed or is missing (merge refuses with exit 4, or the last step).
     if: always()
     runs-on: ubuntu-latest
+    timeout-minutes: 30
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-node@v4
@@ -95,6 +109,12 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
           path: shards
       - name: One summary, one JUnit file, one exit code
         run: npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
+      ${ATTEST_MARKER}
+      - name: Every shard job succeeded
+        if: needs.verify.result != 'success'
+        run: |
+          echo "::error::a verify shard job ended \${{ needs.verify.result }}; its result cannot count as verified"
+          exit 1
       - name: Keep the JUnit file
         if: always()
         uses: actions/upload-artifact@v4
