@@ -137,7 +137,7 @@ describe('verify --attest', () => {
     expect(good.stdout).toContain('Signature Verified Successfully');
     // The control: one byte of the signed text changed, and openssl refuses.
     const pae = readFileSync(path.join(dir, 'pae.bin'));
-    pae[pae.length - 2] ^= 1;
+    pae[pae.length - 2] = pae[pae.length - 2]! ^ 1;
     writeFileSync(path.join(dir, 'pae-changed.bin'), pae);
     expect(openssl(path.join(dir, 'pae-changed.bin')).status).not.toBe(0);
   });
