@@ -9,19 +9,12 @@ import { resolveCommit } from '../git/commit-files.js';
 import { sha256 } from '../util/sha256.js';
 import { ciRunUrl } from './ci-url.js';
 import { signEnvelope } from './dsse.js';
-import { buildStatement, type ConfigurationFile } from './statement.js';
+import { buildStatement, type ConfigurationFile, type Statement } from './statement.js';
 import { readVerdict } from './verdict.js';
 
-export interface AttestVerdictOptions {
-  cwd: string;
-  /** The exact `--json` document the command printed: the verdict subject is its sha256. */
-  document: string;
-  /** The command's exit code: only 0 can be PASSED. */
+export interface AttestVerdictOptions extends VerdictStatementOptions {
   exitCode: number;
   privateKey: KeyObject;
-  /** `--config`, for a verdict whose runs name none (no task reached its run). */
-  configFile?: string;
-  env: NodeJS.ProcessEnv;
   /** Where the envelope goes (absolute). */
   out: string;
 }
@@ -32,8 +25,19 @@ export interface AttestVerdictResult {
   result: 'PASSED' | 'FAILED';
 }
 
-/** Builds, signs and writes the attestation of one verdict document. */
-export async function attestVerdict(options: AttestVerdictOptions): Promise<AttestVerdictResult> {
+export interface VerdictStatementOptions {
+  cwd: string;
+  /** The exact `--json` document: the verdict subject is its sha256. */
+  document: string;
+  /** The command's exit code when it is known (only 0 can be PASSED); null: the document alone decides. */
+  exitCode: number | null;
+  /** `--config`, for a verdict whose runs name none (no task reached its run). */
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The in-toto statement of one verdict document: its commit, the files its runs locked, each criterion's result. */
+export async function statementOfVerdict(options: VerdictStatementOptions): Promise<Statement> {
   const facts = readVerdict(options.document);
   const root = await findRepoRoot(options.cwd);
   if (!root) throw new InputError(`--attest: ${options.cwd} is not in a git repository; an attestation names a commit`);
@@ -44,15 +48,20 @@ export async function attestVerdict(options: AttestVerdictOptions): Promise<Atte
   const commit = facts.commits[0] ?? (await resolveCommit(root, 'HEAD'));
   if (!commit) throw new InputError('--attest: the repository has no commit yet; commit, verify, then attest');
   const config = await readConfigFile(root, facts.configFiles, options.configFile);
-  const statement = buildStatement({
+  return buildStatement({
     commit,
     verdictSha256: sha256(options.document),
-    result: options.exitCode === 0 && facts.allVerified ? 'PASSED' : 'FAILED',
+    result: (options.exitCode ?? 0) === 0 && facts.allVerified ? 'PASSED' : 'FAILED',
     configuration: config ? [config, ...facts.contractFiles] : facts.contractFiles,
     passedTests: facts.passedTests,
     failedTests: facts.failedTests,
     url: ciRunUrl(options.env),
   });
+}
+
+/** Builds, signs and writes the attestation of one verdict document. */
+export async function attestVerdict(options: AttestVerdictOptions): Promise<AttestVerdictResult> {
+  const statement = await statementOfVerdict(options);
   const envelope = signEnvelope(Buffer.from(JSON.stringify(statement), 'utf8'), options.privateKey);
   try {
     await mkdir(path.dirname(options.out), { recursive: true });
@@ -61,6 +70,7 @@ export async function attestVerdict(options: AttestVerdictOptions): Promise<Atte
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new InputError(`--attest ${options.out}: cannot write it (${code}); choose a writable path`, { cause: error });
   }
+  const commit = statement.subject[0]!.digest!.gitCommit!;
   return { file: options.out, commit, result: statement.predicate.result === 'PASSED' ? 'PASSED' : 'FAILED' };
 }
 

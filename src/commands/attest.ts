@@ -1,6 +1,6 @@
 // `elenchos attest keygen` and `elenchos attest verify`: the keys of signed verdicts, and their check.
 import type { Command } from 'commander';
-import { writeHuman, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
 
 interface AttestVerifyFlags {
@@ -24,6 +24,24 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
       writeHuman(io.stdout, `private key: ${made.privateKeyFile} (mode 0600: a CI secret, never commit it)`);
       writeHuman(io.stdout, `public key:  ${made.publicKeyFile} (give it to whoever checks: attest verify --key)`);
       writeHuman(io.stdout, `key id:      ${made.keyId}`);
+      setExit(ExitCode.VERIFIED);
+    });
+  attest
+    .command('predicate')
+    .description('print the test-result predicate of a verdict document (for a keyless signer such as actions/attest)')
+    .argument('<verdict>', 'the --json output of verify or merge')
+    .option('--config <file>', 'the config file, when no run of the verdict names it')
+    .action(async (verdict: string, options: { config?: string }) => {
+      const { readFile } = await import('node:fs/promises');
+      const path = await import('node:path');
+      const document = await readFile(path.resolve(io.cwd, verdict), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new InputError(
+          `${verdict}: cannot read the verdict (${error.code ?? String(error)}); pass the --json output of verify or merge`,
+        );
+      });
+      const { statementOfVerdict } = await import('../attest/write-attestation.js');
+      const statement = await statementOfVerdict({ cwd: io.cwd, document, exitCode: null, configFile: options.config, env: io.env });
+      writeLine(io.stdout, JSON.stringify(statement.predicate, null, 2));
       setExit(ExitCode.VERIFIED);
     });
   attest

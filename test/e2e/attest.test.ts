@@ -105,6 +105,13 @@ describe('verify --attest', () => {
       expect(files[name], name).toBe(sha256(readFileSync(path.join(project.root, name))));
   });
 
+  it('attest predicate prints the same predicate from the verdict file alone (for actions/attest)', () => {
+    const env = { ...project.env, GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' };
+    const run = runCli(['attest', 'predicate', verdict], project.root, env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(statementOf(attestation).predicate);
+  });
+
   it('verifies with plain openssl over the DSSE pre-authentication encoding', () => {
     const envelope = JSON.parse(readFileSync(attestation, 'utf8')) as {
       payloadType: string;
@@ -140,6 +147,18 @@ describe('verify --attest', () => {
     pae[pae.length - 2] = pae[pae.length - 2]! ^ 1;
     writeFileSync(path.join(dir, 'pae-changed.bin'), pae);
     expect(openssl(path.join(dir, 'pae-changed.bin')).status).not.toBe(0);
+  });
+
+  it('verifies with the openssl recipe of docs/ci.md, run as written', () => {
+    const docs = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
+    const recipe = /With plain openssl[^`]*```sh\n([\s\S]*?)```/.exec(docs)?.[1];
+    expect(recipe).toContain('openssl pkeyutl -verify -rawin');
+    const work = tempDir('elenchos-recipe-');
+    writeFileSync(path.join(work, 'att.json'), readFileSync(attestation));
+    writeFileSync(path.join(work, 'elenchos-attest.pub'), readFileSync(path.join(keys, 'elenchos-attest.pub')));
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', recipe!], { cwd: work, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Signature Verified Successfully');
   });
 
   it('holds for its commit, its verdict file and its key', () => {
