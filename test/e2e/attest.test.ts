@@ -311,6 +311,16 @@ describe('bad input', () => {
     expect(publicKey.stderr).toContain('not a private key');
   });
 
+  it('the keyless flags of attest verify point at gh attestation verify (exit 3)', () => {
+    const run = attestVerify(
+      attestation,
+      '--certificate-identity',
+      'https://github.com/o/r/.github/workflows/elenchos.yml@refs/heads/main',
+    );
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('gh attestation verify');
+  });
+
   it('a private key given to attest verify is refused, not used', () => {
     const run = runCli(['attest', 'verify', attestation, '--key', path.join(keys, 'elenchos-attest.key')], project.root);
     expect(run.code).toBe(3);
