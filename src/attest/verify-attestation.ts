@@ -1,6 +1,7 @@
 // `elenchos attest verify`: does this attestation vouch for this commit, these contracts, every task, PASSED?
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ConfigSchema } from '../config/config-schema.js';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { ElenchosError, ExitCode, InputError, type ExitCodeValue } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
@@ -10,6 +11,9 @@ import { selectTasksInTree } from './commit-tasks.js';
 import { EnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, keyIdOf, openEnvelope } from './dsse.js';
 import { readVerifyKey } from './keys.js';
 import { StatementSchema, type Statement } from './statement.js';
+
+/** The config's `tasks` when it sets none: the schema's own default, so the two cannot drift apart. */
+const DEFAULT_TASKS: readonly string[] = ConfigSchema.shape.tasks.parse(undefined);
 
 /** An attestation that does not hold: exit 1, one line naming the check that failed. */
 export class AttestationRefusedError extends ElenchosError {
@@ -93,8 +97,6 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
   return { commit, keyId: keyIdOf(publicKey), tasks: attested, files: described.length };
 }
 
-const DEFAULT_TASKS = ['tasks/**/*.json'];
-
 async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1]): Promise<Statement> {
   let text: string;
   try {
@@ -142,7 +144,7 @@ async function checkVerdict(statement: Statement, file: string, label: string): 
 }
 
 /** The config's `tasks` globs (its default when it sets none); a config that does not parse is refused. */
-function configTaskPatterns(bytes: Buffer, label: string): string[] {
+function configTaskPatterns(bytes: Buffer, label: string): readonly string[] {
   let config: unknown;
   try {
     config = JSON.parse(bytes.toString('utf8'));

@@ -12,6 +12,17 @@ import { signEnvelope } from './dsse.js';
 import { buildStatement, type ConfigurationFile, type Statement } from './statement.js';
 import { readVerdict } from './verdict.js';
 
+export interface VerdictStatementOptions {
+  cwd: string;
+  /** The exact `--json` document: the verdict subject is its sha256. */
+  document: string;
+  /** The command's exit code when it is known (only 0 can be PASSED); null: the document alone decides. */
+  exitCode: number | null;
+  /** `--config`, for a verdict whose runs name none (no task reached its run). */
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+}
+
 export interface AttestVerdictOptions extends VerdictStatementOptions {
   exitCode: number;
   privateKey: KeyObject;
@@ -23,17 +34,6 @@ export interface AttestVerdictResult {
   file: string;
   commit: string;
   result: 'PASSED' | 'FAILED';
-}
-
-export interface VerdictStatementOptions {
-  cwd: string;
-  /** The exact `--json` document: the verdict subject is its sha256. */
-  document: string;
-  /** The command's exit code when it is known (only 0 can be PASSED); null: the document alone decides. */
-  exitCode: number | null;
-  /** `--config`, for a verdict whose runs name none (no task reached its run). */
-  configFile?: string;
-  env: NodeJS.ProcessEnv;
 }
 
 /** The in-toto statement of one verdict document: its commit, the files its runs locked, each criterion's result. */
