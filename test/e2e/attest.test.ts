@@ -210,6 +210,40 @@ describe('verify --attest', () => {
   });
 });
 
+describe('an uncommitted config', () => {
+  it('is attested as it was read, and refused at the commit', () => {
+    const config = path.join(project.root, 'elenchos.config.json');
+    const committed = readFileSync(config, 'utf8');
+    // The same settings, another file: verify reads the checkout's config, the commit has the other one.
+    writeFileSync(config, `${committed}\n`);
+    const dirty = path.join(dir, 'dirty.att.json');
+    try {
+      const run = runCli(
+        [
+          'verify',
+          'tasks/form.json',
+          'tasks/add-task.json',
+          '--json',
+          '--attest',
+          dirty,
+          '--attest-key',
+          path.join(keys, 'elenchos-attest.key'),
+        ],
+        project.root,
+        project.env,
+      );
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      writeFileSync(config, committed);
+    }
+    const refused = attestVerify(dirty);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `elenchos: attestation refused (configuration): elenchos.config.json (config) at commit ${first} is not the file that was verified (sha256 differs)`,
+    );
+  });
+});
+
 describe('merge --attest', () => {
   it("attests the merged verdict of the shards, which holds like verify's", () => {
     const merged = path.join(dir, 'merged.att.json');
