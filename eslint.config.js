@@ -9,7 +9,7 @@ const LEVELS = [
   ['commands'],
   ['mcp'],
   ['reporters'],
-  ['core'],
+  ['core', 'attest'],
   ['agents', 'verifiers'],
   ['config', 'evidence'],
   ['contract'],

@@ -19,6 +19,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerLock } from './commands/lock.js';
 import { registerAck } from './commands/ack.js';
 import { registerAuthor } from './commands/author.js';
+import { registerAttest } from './commands/attest.js';
 
 /** Builds the program; `setExit` records the outcome's exit code. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerGc(program, io, setExit);
   registerRestore(program, io, setExit);
   registerMerge(program, io, setExit);
+  registerAttest(program, io, setExit);
   registerLock(program, io, setExit);
   registerAck(program, io, setExit);
   registerAuthor(program, io, setExit);

@@ -14,6 +14,9 @@ export { listRuns, readRunRecord, RunRecordSchema, type RunRecord } from './evid
 export { verifyManifest, writeManifest } from './evidence/manifest.js';
 export { writeReport, type ReportInput, type WriteReportOptions } from './core/report.js';
 export { renderHtmlReport } from './reporters/html-report.js';
+export { attestVerdict, statementOfVerdict } from './attest/write-attestation.js';
+export { verifyAttestation, AttestationRefusedError } from './attest/verify-attestation.js';
+export { preAuthEncoding, signEnvelope, openEnvelope, type Envelope } from './attest/dsse.js';
 export type { VerifierAdapter, VerificationResult, Finding, Verdict } from './verifiers/types.js';
 export type { AgentAdapter } from './agents/types.js';
 export * from './errors.js';

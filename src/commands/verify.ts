@@ -6,6 +6,7 @@ import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
 import type { VerifyCommandOptions } from './verify-options.js';
+import { withAttestation, type AttestFlags } from './attest-option.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { verifierOnlyDir } from '../evidence/layout.js';
 
@@ -42,10 +43,12 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     )
     .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
     .option('--json', 'print the verification result as JSON')
+    .option('--attest <file>', 'also write a signed in-toto attestation of the --json verdict (docs/ci.md)')
+    .option('--attest-key <key>', 'the Ed25519 private key for --attest (a PEM file, or env:NAME)')
     .option('--headed', 'with --verifier-only, Playwright: show the browser')
     .option('--grep <pattern>', 'with --verifier-only, Playwright: run only the tests whose title matches')
     .option('--debug', 'with --verifier-only, Playwright: step through in the Playwright Inspector (no time limit)')
-    .action(async (tasks: string[], options: VerifyCommandOptions) => {
+    .action(async (tasks: string[], options: VerifyCommandOptions & AttestFlags) => {
       const iterate = { headed: options.headed === true, grep: options.grep ?? null, debug: options.debug === true };
       if (!options.verifierOnly && (iterate.headed || iterate.debug || iterate.grep !== null)) {
         throw new InputError(
@@ -54,9 +57,10 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       }
       if (!options.verifierOnly) {
         const { verifyAllCommand } = await import('./verify-all.js');
-        setExit(await verifyAllCommand(tasks, options, io));
+        setExit(await withAttestation(io, options, (out) => verifyAllCommand(tasks, options, out)));
         return;
       }
+      if (options.attest) throw new InputError('--attest signs the verdict of every task, not a --verifier-only run; drop one of them');
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify-once.js');

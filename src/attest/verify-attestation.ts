@@ -1,0 +1,159 @@
+// `elenchos attest verify`: does this attestation vouch for this commit, these contracts, every task, PASSED?
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigSchema } from '../config/config-schema.js';
+import { CONFIG_FILE } from '../config/load-config.js';
+import { ElenchosError, ExitCode, InputError, type ExitCodeValue } from '../errors.js';
+import { findRepoRoot } from '../git/git.js';
+import { listCommitFiles, readCommitFiles, resolveCommit } from '../git/commit-files.js';
+import { sha256 } from '../util/sha256.js';
+import { selectTasksInTree } from './commit-tasks.js';
+import { EnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, keyIdOf, openEnvelope } from './dsse.js';
+import { readVerifyKey } from './keys.js';
+import { StatementSchema, type Statement } from './statement.js';
+
+/** The config's `tasks` when it sets none: the schema's own default, so the two cannot drift apart. */
+const DEFAULT_TASKS: readonly string[] = ConfigSchema.shape.tasks.parse(undefined);
+
+/** An attestation that does not hold: exit 1, one line naming the check that failed. */
+export class AttestationRefusedError extends ElenchosError {
+  override readonly code = 'ELENCHOS_ATTESTATION_REFUSED';
+  override readonly exitCode: ExitCodeValue = ExitCode.FAILED;
+  constructor(
+    readonly check: string,
+    message: string,
+  ) {
+    super(`attestation refused (${check}): ${message}`);
+  }
+}
+
+export interface VerifyAttestationOptions {
+  cwd: string;
+  file: string;
+  keyFile: string;
+  /** The commit it must be about (default HEAD). */
+  commit?: string;
+  /** The verdict document it must name (its `--json` output), when given. */
+  verdictFile?: string;
+}
+
+export interface VerifyAttestationResult {
+  commit: string;
+  keyId: string;
+  tasks: string[];
+  files: number;
+}
+
+/** Checks signature, result, commit, every file digest at the commit and the task set; throws AttestationRefusedError on the first that fails. */
+export async function verifyAttestation(options: VerifyAttestationOptions): Promise<VerifyAttestationResult> {
+  const publicKey = await readVerifyKey(options.keyFile, options.cwd);
+  const root = await findRepoRoot(options.cwd);
+  if (!root)
+    throw new InputError(`attest verify: ${options.cwd} is not in a git repository; run it in a checkout of the commit's repository`);
+  const rev = options.commit ?? 'HEAD';
+  const commit = await resolveCommit(root, rev);
+  if (!commit) throw new InputError(`--commit ${rev}: names no commit in ${root}; fetch it or pass a commit id`);
+  const statement = await openStatement(options, publicKey);
+
+  if (statement.predicate.result !== 'PASSED')
+    throw new AttestationRefusedError('result', `the verdict is ${statement.predicate.result}, not PASSED`);
+  const subjects = statement.subject.filter((s) => s.digest?.gitCommit !== undefined).map((s) => s.digest!.gitCommit!);
+  if (subjects.length !== 1 || subjects[0] !== commit)
+    throw new AttestationRefusedError('commit', `it is about commit ${subjects.join(', ') || '(none)'}, not ${commit} (${rev})`);
+  if (options.verdictFile !== undefined) await checkVerdict(statement, path.resolve(options.cwd, options.verdictFile), options.verdictFile);
+
+  const described = statement.predicate.configuration.map((d, i) => {
+    const role = d.annotations?.role;
+    if (!d.name || !d.digest?.sha256 || typeof role !== 'string')
+      throw new AttestationRefusedError('configuration', `configuration[${i}] has no name, sha256 digest or role`);
+    return { path: d.name, sha256: d.digest.sha256, role };
+  });
+  const atCommit = await readCommitFiles(root, commit, [...new Set([...described.map((d) => d.path), CONFIG_FILE])]);
+  for (const d of described) {
+    const bytes = atCommit.get(d.path);
+    if (!bytes) throw new AttestationRefusedError('configuration', `${d.path} (${d.role}) is not a file in commit ${commit}`);
+    if (sha256(bytes) !== d.sha256)
+      throw new AttestationRefusedError(
+        'configuration',
+        `${d.path} (${d.role}) at commit ${commit} is not the file that was verified (sha256 differs)`,
+      );
+  }
+
+  const config = described.find((d) => d.role === 'config');
+  if (!config && atCommit.get(CONFIG_FILE))
+    throw new AttestationRefusedError('configuration', `it names no config file, but commit ${commit} has ${CONFIG_FILE}`);
+  const patterns = config ? configTaskPatterns(atCommit.get(config.path)!, config.path) : DEFAULT_TASKS;
+  const planned = selectTasksInTree(patterns, await listCommitFiles(root, commit));
+  const attested = [...new Set(described.filter((d) => d.role === 'task').map((d) => d.path))].sort();
+  const missing = planned.filter((t) => !attested.includes(t));
+  const extra = attested.filter((t) => !planned.includes(t));
+  if (missing.length > 0)
+    throw new AttestationRefusedError(
+      'tasks',
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} in the config's task set at ${commit} but not verified`,
+    );
+  if (extra.length > 0)
+    throw new AttestationRefusedError('tasks', `${extra.join(', ')} verified but not in the config's task set at ${commit}`);
+  return { commit, keyId: keyIdOf(publicKey), tasks: attested, files: described.length };
+}
+
+async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1]): Promise<Statement> {
+  let text: string;
+  try {
+    text = await readFile(path.resolve(options.cwd, options.file), 'utf8');
+  } catch (error) {
+    throw new InputError(`${options.file}: cannot read the attestation (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
+      cause: error,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AttestationRefusedError('envelope', `${options.file} is not JSON`);
+  }
+  const envelope = EnvelopeSchema.safeParse(json);
+  if (!envelope.success)
+    throw new AttestationRefusedError('envelope', `${options.file} is not a DSSE envelope (payloadType, payload, signatures)`);
+  if (envelope.data.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    throw new AttestationRefusedError(
+      'envelope',
+      `payloadType is ${JSON.stringify(envelope.data.payloadType)}, not ${IN_TOTO_PAYLOAD_TYPE}`,
+    );
+  const payload = openEnvelope(envelope.data, publicKey);
+  if (!payload)
+    throw new AttestationRefusedError('signature', `no signature holds for ${options.keyFile} (signed with another key, or changed since)`);
+  let statement: unknown;
+  try {
+    statement = JSON.parse(payload.toString('utf8'));
+  } catch {
+    throw new AttestationRefusedError('statement', 'the signed payload is not JSON');
+  }
+  const parsed = StatementSchema.safeParse(statement);
+  if (!parsed.success)
+    throw new AttestationRefusedError('statement', 'the signed payload is not an in-toto Statement v1 with the test-result v0.1 predicate');
+  return parsed.data;
+}
+
+async function checkVerdict(statement: Statement, file: string, label: string): Promise<void> {
+  const bytes = await readFile(file).catch(() => null);
+  if (!bytes) throw new InputError(`--verdict ${label}: cannot read it; pass the --json output the attestation was made with`);
+  const digests = statement.subject.map((s) => s.digest?.sha256).filter((d) => d !== undefined);
+  if (!digests.includes(sha256(bytes)))
+    throw new AttestationRefusedError('verdict', `${label} is not the verdict document the attestation names (sha256 differs)`);
+}
+
+/** The config's `tasks` globs (its default when it sets none); a config that does not parse is refused. */
+function configTaskPatterns(bytes: Buffer, label: string): readonly string[] {
+  let config: unknown;
+  try {
+    config = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new AttestationRefusedError('tasks', `${label} at the commit is not JSON; its task set cannot be read`);
+  }
+  const tasks = (config as { tasks?: unknown } | null)?.tasks;
+  if (tasks === undefined) return DEFAULT_TASKS;
+  if (!Array.isArray(tasks) || !tasks.every((t) => typeof t === 'string'))
+    throw new AttestationRefusedError('tasks', `${label} at the commit: "tasks" is not a list of globs`);
+  return tasks;
+}

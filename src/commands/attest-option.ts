@@ -1,0 +1,62 @@
+// `--attest <file> --attest-key <key>` of `verify` and `merge`: sign the verdict the command printed.
+import { InputError } from '../errors.js';
+import { writeHuman, type CliIO } from '../cli-io.js';
+
+export interface AttestFlags {
+  attest?: string;
+  attestKey?: string;
+  json?: boolean;
+  config?: string;
+}
+
+/** Where keyless signing is documented (the Sigstore route is GitHub's own action, not Elenchos). */
+const KEYLESS_DOC = 'docs/ci.md#keyless-attestations-on-github-actions';
+
+/**
+ * Runs the command (`run` gets the IO to write to) and, with `--attest`, signs the `--json` document it
+ * printed. The key is read first: a wrong key is refused before a long verify, not after it.
+ */
+export async function withAttestation(io: CliIO, flags: AttestFlags, run: (io: CliIO) => Promise<number>): Promise<number> {
+  if (flags.attest === undefined && flags.attestKey === undefined) return run(io);
+  if (flags.attest === undefined || flags.attestKey === undefined)
+    throw new InputError('--attest <file> and --attest-key <key> go together: the file to write and the key to sign it with');
+  if (flags.attestKey === 'sigstore')
+    throw new InputError(
+      `--attest-key sigstore: keyless signing is not built into Elenchos; on GitHub Actions sign the verdict file with actions/attest and check it with gh attestation verify (${KEYLESS_DOC})`,
+    );
+  if (!flags.json)
+    throw new InputError('--attest signs the --json verdict: add --json and redirect it to the verdict file (… --json > verdict.json)');
+  const { readSigningKey } = await import('../attest/keys.js');
+  const privateKey = await readSigningKey(flags.attestKey, io.cwd, io.env);
+  const printed: Buffer[] = [];
+  const code = await run({ ...io, stdout: recordWrites(io.stdout, printed) });
+  const { attestVerdict } = await import('../attest/write-attestation.js');
+  const { resolve } = await import('node:path');
+  const attested = await attestVerdict({
+    cwd: io.cwd,
+    document: Buffer.concat(printed).toString('utf8'),
+    exitCode: code,
+    privateKey,
+    configFile: flags.config,
+    env: io.env,
+    out: resolve(io.cwd, flags.attest),
+  });
+  // stderr: stdout is the verdict document alone.
+  writeHuman(io.stderr, `elenchos: attestation ${flags.attest}: ${attested.result} for commit ${attested.commit}`);
+  return code;
+}
+
+/** `stream` as it is, except that every write is also kept in `into`: the verdict is exactly the bytes printed. */
+function recordWrites(stream: NodeJS.WritableStream, into: Buffer[]): NodeJS.WritableStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write')
+        return (chunk: string | Uint8Array, ...rest: unknown[]) => {
+          into.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+          return (target.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,79 @@
+// `elenchos attest keygen` and `elenchos attest verify`: the keys of signed verdicts, and their check.
+import type { Command } from 'commander';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
+import { ExitCode, InputError } from '../errors.js';
+
+interface AttestVerifyFlags {
+  key?: string;
+  commit?: string;
+  verdict?: string;
+  certificateIdentity?: string;
+  certificateOidcIssuer?: string;
+}
+
+export function registerAttest(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  const attest = program.command('attest').description('sign verdicts (verify/merge --attest) and check them: keys and verification');
+  attest
+    .command('keygen')
+    .description('write a new Ed25519 key pair: elenchos-attest.key (private, mode 0600) and elenchos-attest.pub')
+    .requiredOption('--out <dir>', 'the folder to write both files into (never overwrites)')
+    .action(async (options: { out: string }) => {
+      const path = await import('node:path');
+      const { generateKeyFiles } = await import('../attest/keys.js');
+      const made = await generateKeyFiles(path.resolve(io.cwd, options.out));
+      writeHuman(io.stdout, `private key: ${made.privateKeyFile} (mode 0600: a CI secret, never commit it)`);
+      writeHuman(io.stdout, `public key:  ${made.publicKeyFile} (give it to whoever checks: attest verify --key)`);
+      writeHuman(io.stdout, `key id:      ${made.keyId}`);
+      setExit(ExitCode.VERIFIED);
+    });
+  attest
+    .command('predicate')
+    .description('print the test-result predicate of a verdict document (for a keyless signer such as actions/attest)')
+    .argument('<verdict>', 'the --json output of verify or merge')
+    .option('--config <file>', 'the config file, when no run of the verdict names it')
+    .action(async (verdict: string, options: { config?: string }) => {
+      const { readFile } = await import('node:fs/promises');
+      const path = await import('node:path');
+      const document = await readFile(path.resolve(io.cwd, verdict), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new InputError(
+          `${verdict}: cannot read the verdict (${error.code ?? String(error)}); pass the --json output of verify or merge`,
+        );
+      });
+      const { statementOfVerdict } = await import('../attest/write-attestation.js');
+      const statement = await statementOfVerdict({ cwd: io.cwd, document, exitCode: null, configFile: options.config, env: io.env });
+      writeLine(io.stdout, JSON.stringify(statement.predicate, null, 2));
+      setExit(ExitCode.VERIFIED);
+    });
+  attest
+    .command('verify')
+    .description(
+      "exit 0 only if the attestation is signed by --key, PASSED, about --commit, and its contracts and task set are the commit's",
+    )
+    .argument('<file>', 'the attestation (verify/merge --attest)')
+    .option('--key <pub>', 'the public key (elenchos-attest.pub)')
+    .option('--commit <rev>', 'the commit it must be about', 'HEAD')
+    .option('--verdict <file>', 'also check that it names this verdict document (the --json output)')
+    .option('--certificate-identity <id>', 'keyless: not checked by Elenchos; see docs/ci.md (gh attestation verify)')
+    .option('--certificate-oidc-issuer <url>', 'keyless: not checked by Elenchos; see docs/ci.md (gh attestation verify)')
+    .action(async (file: string, options: AttestVerifyFlags) => {
+      if (options.certificateIdentity !== undefined || options.certificateOidcIssuer !== undefined)
+        throw new InputError(
+          'attest verify checks Ed25519-signed attestations (--key); a keyless one from actions/attest is checked with gh attestation verify (docs/ci.md#keyless-attestations-on-github-actions)',
+        );
+      if (options.key === undefined)
+        throw new InputError('attest verify needs --key <pub>: the public key of the signer (elenchos-attest.pub)');
+      const { verifyAttestation } = await import('../attest/verify-attestation.js');
+      const held = await verifyAttestation({
+        cwd: io.cwd,
+        file,
+        keyFile: options.key,
+        commit: options.commit,
+        verdictFile: options.verdict,
+      });
+      writeHuman(
+        io.stdout,
+        `attestation holds: PASSED for commit ${held.commit}, ${held.tasks.length} task(s), ${held.files} file(s) as committed, key ${held.keyId.slice(0, 16)}`,
+      );
+      setExit(ExitCode.VERIFIED);
+    });
+}
