@@ -82,8 +82,18 @@ describe('elenchos init --ci github', () => {
     const guard = mergeSteps.findIndex((s) => s.if === "needs.verify.result != 'success'");
     expect(guard).toBeGreaterThan(mergeSteps.findIndex((s) => s.run?.includes('elenchos merge')));
     expect(mergeSteps[guard]!.run).toMatch(/exit 1\s*$/);
-    expect(mergeSteps.filter((s) => s.if !== undefined).map((s) => s.if)).toEqual(["needs.verify.result != 'success'", 'always()']);
-    expect(text).toContain(`      ${ATTEST_MARKER}\n      - name: Every shard job succeeded\n`);
+    expect(mergeSteps.filter((s) => s.if !== undefined).map((s) => s.if)).toEqual([
+      "steps.attest.outputs.sign == 'yes'",
+      "steps.attest.outputs.sign == 'yes'",
+      "needs.verify.result != 'success'",
+      'always()',
+    ]);
+    expect(text).toContain(`      ${ATTEST_MARKER}\n`);
+    // The key reaches the signing step alone, and a repository without the secret still gets its verdict.
+    expect(text).toMatch(
+      /- name: Sign the merged verdict\n {8}if: steps\.attest\.outputs\.sign == 'yes'\n {8}env:\n {10}ELENCHOS_ATTEST_KEY: \$\{\{ secrets\.ELENCHOS_ATTEST_KEY \}\}\n {8}run: npx elenchos merge [^\n]*--attest elenchos\.att\.json --attest-key env:ELENCHOS_ATTEST_KEY/,
+    );
+    expect(text.match(/secrets\.ELENCHOS_ATTEST_KEY/g)).toHaveLength(2);
     expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({
       pattern: 'elenchos-shard-*',
       path: 'shards',

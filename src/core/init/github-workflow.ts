@@ -33,8 +33,8 @@ const VERIFIER_ENV: Record<InitVerifier, string> = {
   playwright: '',
 };
 
-/** Marks where the attestation step goes (issue #26: `elenchos attest`), so that it can be found and filled in. */
-export const ATTEST_MARKER = '# ── attestation: sign the merged verdict here (docs/ci.md#attestation) ──';
+/** Heads the steps that sign the merged verdict (docs/ci.md#signed-verdicts-attestations). */
+export const ATTEST_MARKER = '# ── attestation: sign the merged verdict (docs/ci.md#signed-verdicts-attestations) ──';
 
 /**
  * The whole workflow file. Shards: edit the matrix list; each job reads the total from the matrix.
@@ -110,6 +110,28 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
       - name: One summary, one JUnit file, one exit code
         run: npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
       ${ATTEST_MARKER}
+      # Signed only when the repository has the secret ELENCHOS_ATTEST_KEY (\`elenchos attest keygen\`); the
+      # key reaches this one step, never the install or the shards. A deploy job checks the result with
+      # \`elenchos attest verify elenchos.att.json --key elenchos-attest.pub --commit <sha> --verdict elenchos-verdict.json\`.
+      - name: Is there a signing key
+        id: attest
+        env:
+          KEY: \${{ secrets.ELENCHOS_ATTEST_KEY }}
+        run: echo "sign=\$([ -n "\$KEY" ] && echo yes || echo no)" >> "\$GITHUB_OUTPUT"
+      - name: Sign the merged verdict
+        if: steps.attest.outputs.sign == 'yes'
+        env:
+          ELENCHOS_ATTEST_KEY: \${{ secrets.ELENCHOS_ATTEST_KEY }}
+        run: npx elenchos merge shards/*/elenchos-shard-*.json --json --attest elenchos.att.json --attest-key env:ELENCHOS_ATTEST_KEY > elenchos-verdict.json
+      - name: Keep the signed verdict
+        if: steps.attest.outputs.sign == 'yes'
+        uses: actions/upload-artifact@v4
+        with:
+          name: elenchos-attestation
+          path: |
+            elenchos.att.json
+            elenchos-verdict.json
+          if-no-files-found: error
       - name: Every shard job succeeded
         if: needs.verify.result != 'success'
         run: |
