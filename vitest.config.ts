@@ -1,11 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/longest-first.js';
+import { SLOW_FILES } from './test/slow-files.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real-stack suite installs real apps and takes minutes: `npm run test:stacks` (vitest.stacks.config.ts).
-    exclude: [...configDefaults.exclude, 'test/stacks/**'],
+    // The slow files (test/slow-files.ts) run in `npm run test:slow` (vitest.slow.config.ts).
+    exclude: [...configDefaults.exclude, 'test/stacks/**', ...SLOW_FILES],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end tests spawn real git, apps and fake tools; two cores cannot take more.

@@ -37,7 +37,12 @@ for (const t of tests.slice(0, top))
   console.log(`${fmt(t.seconds)} s  ${t.file} > ${t.name}${t.status === 'passed' ? '' : `  (${t.status})`}`);
 
 if (args.includes('--write')) {
-  const durations = Object.fromEntries(files.map((f) => [f.file, Math.round(f.seconds * 10) / 10]));
-  writeFileSync(path.join(root, 'test/durations.json'), `${JSON.stringify(durations, null, 2)}\n`);
+  // Merged into the committed file: a report of one suite (`npm test` or `npm run test:slow`) keeps the
+  // other suite's files. Slowest first, as test/longest-first.ts reads them.
+  const durationsFile = path.join(root, 'test/durations.json');
+  const previous = JSON.parse(readFileSync(durationsFile, 'utf8'));
+  const measured = Object.fromEntries(files.map((f) => [f.file, Math.round(f.seconds * 10) / 10]));
+  const durations = Object.fromEntries(Object.entries({ ...previous, ...measured }).sort((a, b) => b[1] - a[1]));
+  writeFileSync(durationsFile, `${JSON.stringify(durations, null, 2)}\n`);
   console.log('\nwrote test/durations.json');
 }
