@@ -31,8 +31,8 @@ export interface SettledObjects {
   forged: string[];
 }
 
-const LOOSE_NAME = /^[0-9a-f]{2}$/;
-const LOOSE_REST = /^[0-9a-f]{38}([0-9a-f]{24})?$/;
+export const LOOSE_NAME = /^[0-9a-f]{2}$/;
+export const LOOSE_REST = /^[0-9a-f]{38}([0-9a-f]{24})?$/;
 
 /**
  * Checks every object of the quarantine against its id and copies the valid ones into the store (a fresh
@@ -103,8 +103,13 @@ async function settleLoose(file: string, storeDir: string, id: string, algorithm
   }
 }
 
-/** Copies `source` to `target` byte for byte; returns the hash of its inflated content (a loose object's id), or null when it is not one zlib stream. */
-async function copyHashingInflated(source: FileHandle, target: FileHandle, algorithm: string): Promise<string | null> {
+/** The id a loose object file's content has (the hash of its inflated bytes), or null when it is not one zlib stream. */
+export async function looseObjectId(source: FileHandle, algorithm: string): Promise<string | null> {
+  return copyHashingInflated(source, null, algorithm);
+}
+
+/** Copies `source` to `target` (when given) byte for byte; returns the hash of its inflated content (a loose object's id), or null when it is not one zlib stream. */
+async function copyHashingInflated(source: FileHandle, target: FileHandle | null, algorithm: string): Promise<string | null> {
   const hash = createHash(algorithm);
   const inflate = createInflate();
   inflate.on('data', (chunk: Buffer) => hash.update(chunk));
@@ -116,7 +121,7 @@ async function copyHashingInflated(source: FileHandle, target: FileHandle, algor
   for await (const chunk of source.createReadStream({ autoClose: false, start: 0 })) {
     const bytes = chunk as Buffer;
     total += bytes.length;
-    await target.write(bytes);
+    if (target) await target.write(bytes);
     if (!inflate.write(bytes)) await new Promise((resolve) => inflate.once('drain', resolve));
   }
   inflate.end();
@@ -173,7 +178,7 @@ async function settlePacks(
 }
 
 /** The object ids a pack index (version 2) names; none when it is missing or not one. */
-async function idxObjects(file: string, algorithm: string): Promise<string[]> {
+export async function idxObjects(file: string, algorithm: string): Promise<string[]> {
   const handle = await openRegular(file);
   if (!handle) return [];
   try {
@@ -190,7 +195,7 @@ async function idxObjects(file: string, algorithm: string): Promise<string[]> {
 }
 
 /** Opens a regular file without following a symlink; null for anything else (a FIFO never blocks the open). */
-async function openRegular(file: string): Promise<FileHandle | null> {
+export async function openRegular(file: string): Promise<FileHandle | null> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
   if (!handle) return null;
   if ((await handle.stat()).isFile()) return handle;

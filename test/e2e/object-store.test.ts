@@ -9,13 +9,13 @@ import { gitSync } from '../helpers/temp.js';
 
 const ORIGINAL = '<h1>Tasks</h1>\n';
 
-/** A project whose agent (committed into it: the sandbox's /tmp is private) is `script`, run in bwrap. */
-function sandboxedProject(script: string, extra: Record<string, unknown> = {}) {
+/** A project whose agent (committed into it: the sandbox's /tmp is private) is `script`, run in bwrap by default. */
+function sandboxedProject(script: string, sandbox: 'bwrap' | 'none' = 'bwrap') {
   const p = makeProject({ files: { 'agent.js': readFileSync(path.join(FIXTURES, 'agents', script), 'utf8') } });
   const config = path.join(p.root, 'elenchos.config.json');
   const settings = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
-  settings.agent = { type: 'command', command: process.execPath, args: ['agent.js'], timeoutSeconds: 30, sandbox: 'bwrap' };
-  Object.assign(settings, { maxRepairAttempts: 0, ...extra });
+  settings.agent = { type: 'command', command: process.execPath, args: ['agent.js'], timeoutSeconds: 30, sandbox };
+  settings.maxRepairAttempts = 0;
   writeFileSync(config, JSON.stringify(settings));
   gitSync(p.root, 'commit', '-qam', 'sandboxed agent');
   return p;
@@ -56,5 +56,24 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the object store under agent.san
     const patch = readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8');
     expect(patch).toContain('Buy milk');
     expect(gitSync(p.root, 'cat-file', '-t', String(worker!.commitId)).trim()).toBe('commit');
+  }, 120_000);
+});
+
+describe('the object store without the sandbox', () => {
+  it('an object renamed over the base commit’s page is found by its ctime and removed: the run ends ERROR, verify --fresh is never VERIFIED', () => {
+    const p = sandboxedProject('object-forger.js', 'none');
+    const blob = gitSync(p.root, 'rev-parse', 'HEAD:page.html').trim();
+    const run = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(run.stdout).toContain('FORGER {"store":"written"');
+    const { record } = onlyRun(p.root);
+    expect(record.state, run.stdout).toBe('ERROR');
+    expect(record.reason).toBe('UNSTABLE_WORKSPACE');
+    expect(record.message).toContain(blob);
+    expect(record.message).toContain('removed from the repository');
+    expect(existsSync(path.join(p.root, '.git/objects', blob.slice(0, 2), blob.slice(2)))).toBe(false);
+    // Before: VERIFIED. Now git fails on the missing object rather than reading the agent's page.
+    const verify = runCli(['verify', '--fresh', 'tasks/add-task.json'], p.root, p.env);
+    expect(verify.code, verify.stdout + verify.stderr).not.toBe(0);
+    expect(verify.stdout).not.toMatch(/\bVERIFIED\b.*add-task/);
   }, 120_000);
 });
