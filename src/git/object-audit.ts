@@ -3,6 +3,7 @@
 // the base commit read its content. What was written there since a moment is found by its ctime (which no
 // one can set back) and checked against its id; a forged object is removed, so git fails on it rather than
 // reading it. Cost: a stat per loose object and per pack file, and hashing only what is new.
+import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,22 +20,23 @@ export interface ObjectAudit {
 // ctime is kept in whole nanoseconds but Date.now() in ms, and clocks of file systems can lag: a margin.
 const SLACK_MS = 2000;
 
-/** Checks every loose object and pack index of the repository's store changed since `sinceMs`; removes the forged ones. */
-export async function auditObjectsSince(root: string, sinceMs: number): Promise<ObjectAudit> {
+/**
+ * Checks every loose object and pack index of the repository's store changed since `sinceMs`; removes the
+ * forged ones. `onStart` gets the moment the walk began: a later audit from then on misses nothing.
+ */
+export async function auditObjectsSince(root: string, sinceMs: number, onStart?: (at: number) => void): Promise<ObjectAudit> {
+  onStart?.(Date.now());
   const objects = path.join(await commonGitDir(root), 'objects');
   const since = sinceMs - SLACK_MS;
   const algorithm = (await git(['rev-parse', '--show-object-format'], { cwd: root })).trim() === 'sha256' ? 'sha256' : 'sha1';
   const audit: ObjectAudit = { checked: 0, forged: [] };
   for (const dir of await readdir(objects)) {
     if (!LOOSE_NAME.test(dir)) continue;
-    for (const name of await readdir(path.join(objects, dir)).catch(() => [] as string[])) {
+    for (const name of readdirOrNone(path.join(objects, dir))) {
       if (!LOOSE_REST.test(name)) continue;
       const file = path.join(objects, dir, name);
-      const changed = await stat(file).then(
-        (s) => s.ctimeMs >= since,
-        () => false,
-      );
-      if (!changed) continue;
+      // A stat per loose object, synchronous: thousands of them cost milliseconds, not a trip each to the thread pool.
+      if (!((statSync(file, { throwIfNoEntry: false })?.ctimeMs ?? 0) >= since)) continue;
       audit.checked++;
       const handle = await openRegular(file);
       const id = handle ? await looseObjectId(handle, algorithm).finally(() => handle.close()) : null;
@@ -80,5 +82,13 @@ async function auditPacks(root: string, packs: string, since: number, audit: Obj
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function readdirOrNone(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
