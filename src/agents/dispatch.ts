@@ -39,6 +39,7 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
           promptFile: context.promptFile,
           writableHome: spec.writableHome ?? [],
           home: env.HOME,
+          objectQuarantine: context.objectQuarantine,
         })
       : spec;
   const result = await runProcess(confined.command, confined.args, {

@@ -33,19 +33,21 @@ export interface SandboxOptions {
   /** The agent's own state under HOME that it must write (e.g. `.claude`), when it exists. */
   writableHome: readonly string[];
   home: string | undefined;
+  /** The turn's quarantine folder for new git objects (src/git/object-quarantine.ts); without it, git cannot write objects at all. */
+  objectQuarantine?: string;
 }
 
 /** `bwrap <args> -- command args`: the command wrapped in the sandbox (see docs/security.md for what it isolates). */
 export function sandboxCommand(command: string, args: readonly string[], options: SandboxOptions): { command: string; args: string[] } {
   const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   out.push('--tmpfs', options.checkout);
-  // git in the worktree needs the repository it belongs to: its own admin folder and new objects writable,
-  // the rest (refs, config, hooks) read-only, so the agent cannot plant a hook or move a branch.
+  // git in the worktree needs the repository it belongs to: its own admin folder writable, the rest (refs,
+  // config, hooks, the object store) read-only, so the agent cannot plant a hook, move a branch or replace
+  // an object; its new objects go to the quarantine folder, checked and copied in after its turn.
   const git = worktreeGitDirs(options.worktree);
   if (git) {
     out.push('--ro-bind', git.common, git.common);
-    if (existsSync(path.join(git.common, 'objects')))
-      out.push('--bind', path.join(git.common, 'objects'), path.join(git.common, 'objects'));
+    out.push(...objectStoreBinds(git.common, options.objectQuarantine ?? null));
     out.push('--bind', git.admin, git.admin);
   }
   out.push('--bind', options.worktree, options.worktree);
@@ -66,6 +68,23 @@ export function sandboxCommand(command: string, args: readonly string[], options
   out.push('--ro-bind', options.promptFile, SANDBOX_PROMPT_FILE, '--setenv', 'ELENCHOS_PROMPT_FILE', SANDBOX_PROMPT_FILE);
   out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', options.worktree, '--', command, ...args);
   return { command: BWRAP, args: out };
+}
+
+/**
+ * bwrap arguments for a repository's object store (`<common>/objects`): read-only whatever was bound
+ * before, and, with a quarantine folder, that folder writable as git's object directory with the store as
+ * its alternate, so `git add`/`commit`/`stash` write there (#25 item 1). Without one (the app), git
+ * reads objects and writes none. For every sandbox that shows a repository.
+ */
+export function objectStoreBinds(gitCommon: string, quarantine: string | null): string[] {
+  const objects = path.join(gitCommon, 'objects');
+  if (!existsSync(objects)) return [];
+  const out = ['--ro-bind', objects, objects];
+  if (quarantine) {
+    out.push('--bind', quarantine, quarantine);
+    out.push('--setenv', 'GIT_OBJECT_DIRECTORY', quarantine, '--setenv', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', objects);
+  }
+  return out;
 }
 
 /** The worktree's admin folder (`.git/worktrees/<name>`) and the repository's common git folder, from its `.git` file. */

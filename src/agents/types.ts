@@ -16,6 +16,8 @@ export interface AgentContext {
   /** Absolute path of the task file inside the worktree. */
   taskFile: string;
   attempt: number;
+  /** `agent.sandbox`: the folder the agent's new git objects go to (src/git/object-quarantine.ts). */
+  objectQuarantine?: string;
   /** Inherited by the agent and everything it starts (ELENCHOS_PROCESS_TAG), to find what escapes its group. */
   processTag?: string;
   config: AgentConfig;

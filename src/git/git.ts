@@ -36,6 +36,10 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
   'core.ignoreStat=false',
   'core.trustctime=true',
   'core.checkStat=default',
+  // Both map an id to data without reading the object (a commit's tree, an object's place in a pack): files
+  // an agent without the sandbox can forge in `objects/`. Speed-ups only; our calls do without them.
+  'core.commitGraph=false',
+  'core.multiPackIndex=false',
 ];
 
 /** The same settings as `-c` arguments, for the calls that go through execa. */

@@ -43,6 +43,8 @@ export class Attempt {
   readonly record: AttemptRecord;
   readonly teardowns = new Teardowns();
   readonly started = Date.now();
+  /** Without the sandbox: from when the object store is checked again after the verifier (set by the agent's turn's check). */
+  objectsSince: number | null = null;
   /** A verify's first attempt right after the baselines were read: nothing has run since. */
   fresh = false;
   /** Paths the app writes by design (`app.writes`): left out of the snapshots and the window. */

@@ -57,3 +57,13 @@ export async function guardPool(ctx: AttemptContext, say: (message: string) => v
 export function afterAppStart(message: string, problems: readonly string[]): [Terminal['state'], Terminal['reason'], string, boolean] {
   return ['ERROR', 'CONTRACT_CHANGED', onlyToolConfigsChanged(problems) ? `${message}; ${TOOL_CONFIG_FIX}` : message, true];
 }
+
+/** The message for git objects written under an id their content does not have, or null when there are none. */
+export function describeForged(ids: readonly string[], who: string, inStore: boolean): string | null {
+  if (ids.length === 0) return null;
+  const named = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
+  const done = inStore
+    ? 'they were removed from the repository, so git now reports them missing instead of reading them (fetch them again from a clone or remote, or run `git fsck`)'
+    : "they were not kept, the repository's objects are unchanged";
+  return `${who} wrote ${ids.length} git object(s) whose content does not match their id (${named}); ${done}`;
+}

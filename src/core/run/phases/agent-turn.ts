@@ -11,15 +11,21 @@ import { buildPrompt } from '../../prompt.js';
 import type { AttemptContext } from '../../run-context.js';
 import { processTag, sweepEscaped } from '../../sweep-escaped.js';
 import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
-import { gitSettingsChanged, guardPool } from '../checks.js';
+import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
+import { auditObjectsSince } from '../../../git/object-audit.js';
+import { openObjectQuarantine, removeObjectQuarantine, settleObjectQuarantine } from '../../../git/object-quarantine.js';
 
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
   if (input.kind !== 'agent') return CONTINUE;
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
-  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message));
+  // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
+  const quarantine = ctx.config.agent.sandbox === 'bwrap' ? await openObjectQuarantine(ctx.root) : null;
+  if (quarantine) attempt.teardowns.add('remove the object quarantine', () => removeObjectQuarantine(quarantine));
+  const agentStarted = Date.now();
+  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine?.dir);
   record.agent = outcome;
   Object.assign(record.cost, cost);
   // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
@@ -31,10 +37,16 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
       `stopped ${leftBehind.stopped.length} process(es) that outlived the agent's turn: ${leftBehind.stopped.map((p) => p.pid).join(', ')}`,
     );
   attempt.checkInterrupted();
+  // Its processes are gone: only objects that hash to their name reach the store, and none replaces one.
+  // Without the sandbox, what it wrote into the store itself since its turn began is checked there.
+  const forged = quarantine
+    ? describeForged((await settleObjectQuarantine(ctx.root, quarantine)).forged, 'the agent', false)
+    : describeForged((await auditObjectsSince(ctx.root, agentStarted, (at) => (attempt.objectsSince = at))).forged, 'the agent', true);
   await guardPool(ctx, (message) => attempt.say('agent', message));
   // Before any other git call: git would obey what the agent planted in its config.
   const settings = await gitSettingsChanged(ctx, 'the agent');
   if (settings) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settings, true);
+  if (forged) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', forged, true);
   if (!outcome.ok) return attempt.end('ERROR', outcome.reason, outcome.message);
   if (leftBehind.survivors.length > 0) {
     return attempt.end(
@@ -51,6 +63,7 @@ async function dispatchAgent(
   ctx: AttemptContext,
   input: AttemptInput,
   say: (message: string) => void,
+  objectQuarantine: string | undefined,
 ): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
   const adapter = agentAdapter(ctx.config.agent.type);
   const prompt = buildPrompt(
@@ -72,6 +85,7 @@ async function dispatchAgent(
     adapter.dispatch({
       cwd: ctx.workspace,
       checkout: ctx.root,
+      objectQuarantine,
       prompt,
       promptFile,
       taskFile: path.join(ctx.workspace, ctx.resolved.label),

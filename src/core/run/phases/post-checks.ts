@@ -6,7 +6,8 @@ import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../contract-lock.js';
 import { sweepEscaped } from '../../sweep-escaped.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
-import { afterAppStart, checkContract, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
+import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
+import { auditObjectsSince } from '../../../git/object-audit.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
 const WRITE_FIX =
@@ -23,6 +24,15 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   // Put back at once (before any other git call), but reported only after the checks that find
   // tampering: a hook dropped beside a rewritten test must not hide the rewrite.
   const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
+  // An app outside the sandbox (the agent's code) can write the object store as the agent could.
+  const objectsAfter =
+    ctx.config.agent.sandbox === 'bwrap'
+      ? null
+      : describeForged(
+          (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
+          'something during verification',
+          true,
+        );
   const window = await attempt.watch!.close();
   attempt.watch = null;
   record.window = window;
@@ -48,6 +58,7 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   if (tamperedAfter.length > 0)
     return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
+  if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
   if (window.written.length > 0) {
     const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
     return attempt.end(
