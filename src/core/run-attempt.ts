@@ -19,6 +19,7 @@ import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { freePort } from '../process/free-port.js';
 import { startApp } from './app.js';
 import { appEnvironment } from './app-env.js';
+import { appSandboxed } from './app-sandbox.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from './app-blame.js';
 import { dropTouchedSlots, markPool } from './pool-guard.js';
 import { sweepAfterPass } from './sweep-step.js';
@@ -186,11 +187,16 @@ export async function runAttempt(ctx: RunContext, input: AttemptInput): Promise<
       const command = appCommand.replaceAll('{port}', String(port));
       const launch: AppLauncher = (cwd, dir, p) => {
         const at = ctx.config.app.url.replaceAll('{port}', String(p));
+        const env: NodeJS.ProcessEnv = {
+          ...appEnvironment(ctx.config, ctx.env, p, at),
+          [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app'),
+        };
         return startApp({
           command: appCommand.replaceAll('{port}', String(p)),
           url: at,
           cwd,
-          env: { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') },
+          env,
+          sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME } : null,
           readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
           logFile: path.join(dir, 'app.log'),
           signal: ctx.signal,
