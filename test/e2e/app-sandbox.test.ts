@@ -10,8 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readCacheManifest } from '../../src/core/setup-cache-store.js';
 import { readAcks } from '../../src/evidence/acks.js';
 import { runCli } from '../helpers/cli.js';
+import { killWithWatchdog, processesOwnedBy, startCli, waitForFile, waitUntil } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
-import { gitSync } from '../helpers/temp.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -58,9 +59,9 @@ function project(sandbox: 'none' | 'bwrap') {
 }
 
 /** `verify` on HEAD (the finished page), then the probe's report from the run's app.log. */
-function verify(p: ReturnType<typeof project>) {
+function verify(p: ReturnType<typeof project>, ...flags: string[]) {
   const before = new Set(existsSync(path.join(p.root, '.elenchos/runs')) ? readdirSync(path.join(p.root, '.elenchos/runs')) : []);
-  const run = runCli(['verify', 'tasks/add-task.json'], p.root, { ...p.env, ...SECRETS });
+  const run = runCli(['verify', 'tasks/add-task.json', ...flags], p.root, { ...p.env, ...SECRETS });
   const id = readdirSync(path.join(p.root, '.elenchos/runs')).find((name) => !before.has(name));
   expect(id, run.stdout + run.stderr).toBeDefined();
   const appLog = readFileSync(path.join(p.root, '.elenchos/runs', id!, 'attempts/01/app.log'), 'utf8');
@@ -134,5 +135,53 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     expect(stateOf(p.root)).toEqual(before);
     expect(cachedFile(p.root)).toContain('pristine');
     expect(existsSync(path.join(p.root, '.git/objects/ee/planted-by-the-app'))).toBe(false);
+
+    // In place, the worktree is the checkout: its .elenchos/ is hidden and its .git read-only all the same.
+    const inPlace = verify(p, '--in-place');
+    expect(inPlace.probe).toMatchObject({
+      forgeAck: false,
+      poisonCache: false,
+      environLeak: false,
+      plantHook: false,
+      writeConfig: false,
+      writeObject: false,
+    });
+    expect(inPlace.run.code, inPlace.run.stdout + inPlace.run.stderr).toBe(0);
+    expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
+    expect(stateOf(p.root)).toEqual(before);
   }, 120_000);
+
+  // The group Elenchos records and stops is bwrap's; what the app starts lives in bwrap's PID namespace,
+  // which ends with it (--die-with-parent): a daemon of its own session that ignores SIGTERM included.
+  const killedWhileServing = async (how: 'elenchos' | 'elenchos and its watchdog') => {
+    const p = project('bwrap');
+    const pauses = tempDir('elenchos-pause-');
+    const cli = startCli(['verify', 'tasks/add-task.json'], p.root, {
+      ...p.env,
+      ELENCHOS_TEST_PAUSE_AT: 'app',
+      ELENCHOS_TEST_PAUSE_DIR: pauses,
+    });
+    await waitForFile(path.join(pauses, 'app.reached'));
+    const elenchos = cli.child.pid!;
+    await waitUntil(() => processesInside(p.root).length >= 4, 'bwrap, its init, the shell, the app and its daemon');
+    const children = processesOwnedBy(elenchos);
+    if (how === 'elenchos') cli.child.kill('SIGKILL');
+    else killWithWatchdog(elenchos);
+    await cli.exited;
+    if (how === 'elenchos and its watchdog') {
+      expect(processesInside(p.root).length).toBeGreaterThan(0); // nobody stopped them yet
+      const gc = runCli(['gc'], p.root, p.env);
+      expect(gc.code, gc.stderr).toBe(0);
+    }
+    await waitUntil(() => processesInside(p.root).length === 0, 'the sandboxed app outlived its elenchos');
+    await waitUntil(() => children.every((pid) => !existsSync(`/proc/${pid}/environ`)), 'a child outlived its elenchos');
+  };
+
+  it('SIGKILL of elenchos while the sandboxed app serves: its watchdog stops the sandbox and all in it', async () => {
+    await killedWhileServing('elenchos');
+  }, 60_000);
+
+  it('SIGKILL of elenchos and its watchdog: gc stops the sandbox and all in it', async () => {
+    await killedWhileServing('elenchos and its watchdog');
+  }, 60_000);
 });
