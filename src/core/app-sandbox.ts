@@ -21,6 +21,13 @@ export interface AppSandboxOptions {
   visibleHome?: readonly string[];
 }
 
+/**
+ * What stays open when `agent.sandbox` is "none" (said by `doctor` and in each run's header line; the
+ * table is docs/security.md#what-the-sandbox-closes).
+ */
+export const OPEN_WITHOUT_SANDBOX =
+  'no sandbox (agent.sandbox "none"): the agent and the app it writes run as you and can forge an ack, poison the setup cache, read Elenchos\'s credentials from /proc/<pid>/environ and write .git (hooks, config, objects); docs/security.md#what-the-sandbox-closes';
+
 /** Where a setup's package manager keeps its downloads: writable for `setup.command` in the sandbox, when they exist. */
 export const SETUP_CACHES = ['.npm', '.cache/yarn', '.yarn/berry', '.cache/pnpm', '.local/share/pnpm', '.bun/install/cache'];
 

@@ -4,7 +4,17 @@ import type { VerifierProgress } from '../verifiers/types.js';
 export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; taskId: string; taskFile: string; runDir: string; workspace: string; mode: 'run' | 'verify' }
+  | {
+      type: 'run-start';
+      runId: string;
+      taskId: string;
+      taskFile: string;
+      runDir: string;
+      workspace: string;
+      mode: 'run' | 'verify';
+      /** Without `agent.sandbox`: which attacks of the agent's code stay open (OPEN_WITHOUT_SANDBOX). */
+      unsandboxed?: string;
+    }
   | { type: 'attempt-start'; attempt: number; kind: 'agent' | 'reverify' | 'verify' }
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
   | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }

@@ -96,7 +96,16 @@ const cachedFile = (root: string) =>
 describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', () => {
   it('without the sandbox, the app forges an ack, poisons the setup cache, reads Elenchos’s environment and writes .git', async () => {
     const p = project('none');
-    verify(p); // fills the setup cache
+    const first = verify(p); // fills the setup cache
+    // Said plainly where the user looks: the run's header line and doctor.
+    const header = first.run.stdout.split('\n').find((line) => line.startsWith('elenchos verify add-task'));
+    expect(header).toMatch(
+      /· no sandbox \(agent\.sandbox "none"\): the agent and the app it writes run as you and can forge an ack, poison the setup cache, read Elenchos's credentials/,
+    );
+    const doctor = runCli(['doctor', '--no-app'], p.root, p.env);
+    expect(doctor.stdout).toMatch(
+      /^! sandbox +no sandbox \(agent\.sandbox "none"\): .* write \.git \(hooks, config, objects\); docs\/security\.md#what-the-sandbox-closes; fix: set agent\.sandbox to "bwrap"/m,
+    );
     const { probe } = verify(p); // a hit: the entry is there for the app to poison
     expect(probe).toMatchObject({ runId: true, forgeAck: true, poisonCache: true, environLeak: true, writeObject: true });
     // The forged ack names a stored run (its own): it counts (test/unit/needs-human.test.ts).
@@ -112,6 +121,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     const first = verify(p);
     expect(first.run.code, first.run.stdout + first.run.stderr).toBe(0);
     expect(first.run.stdout).toMatch(/setup cache miss/);
+    expect(first.run.stdout).not.toMatch(/no sandbox/);
     const before = stateOf(p.root);
     expect(cachedFile(p.root)).toContain('pristine');
     const { run, probe } = verify(p);
@@ -149,7 +159,22 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     expect(inPlace.run.code, inPlace.run.stdout + inPlace.run.stderr).toBe(0);
     expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
     expect(stateOf(p.root)).toEqual(before);
-  }, 120_000);
+
+    // doctor's probe starts the app the same way.
+    const doctor = runCli(['doctor'], p.root, { ...p.env, ...SECRETS });
+    expect(doctor.stdout).toMatch(/^✓ sandbox +bwrap \(\/usr\/bin\/bwrap\): the agent, the app and setup\.command each run in bubblewrap/m);
+    expect(doctor.stdout).toMatch(/^✓ app +`node app\.js/m);
+    const doctorProbe = JSON.parse(/PROBE (\{.*\})/.exec(readFileSync(path.join(p.root, '.elenchos/doctor/app.log'), 'utf8'))![1]!);
+    expect(doctorProbe).toMatchObject({
+      forgeAck: false,
+      poisonCache: false,
+      environLeak: false,
+      plantHook: false,
+      writeConfig: false,
+      writeObject: false,
+    });
+    expect(stateOf(p.root)).toEqual(before);
+  }, 180_000);
 
   // The group Elenchos records and stops is bwrap's; what the app starts lives in bwrap's PID namespace,
   // which ends with it (--die-with-parent): a daemon of its own session that ignores SIGTERM included.
