@@ -56,7 +56,7 @@ export const AgentConfigSchema = z.strictObject({
     .enum(SANDBOX_KINDS)
     .default('none')
     .describe(
-      "`bwrap` runs the agent in bubblewrap (Linux): only its worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
+      "`bwrap` runs the agent, the app and setup.command in bubblewrap (Linux): only their worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
     ),
   passEnv: passEnvList.describe(
     "Variables of the caller's environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.",

@@ -4,6 +4,7 @@ import { startProcess, type RunningProcess, type SpawnResult } from '../process/
 import { probeUrl } from '../process/url-probe.js';
 import { waitUntilReady } from '../process/wait-ready.js';
 import { lastLines } from '../util/text.js';
+import { appSandboxCommand } from './app-sandbox.js';
 
 export interface StartAppOptions {
   command: string;
@@ -16,6 +17,8 @@ export interface StartAppOptions {
   onLine?: (line: string) => void;
   /** Poll interval while waiting for the URL. */
   pollMs?: number;
+  /** `agent.sandbox: bwrap`: the app runs in bubblewrap like the agent (app-sandbox.ts); `cwd` is its worktree. */
+  sandbox?: { checkout: string; home: string | undefined } | null;
 }
 
 export type AppStart =
@@ -42,7 +45,10 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
     };
   }
   const started = Date.now();
-  const app = startProcess('/bin/sh', ['-c', options.command], {
+  const shell = { command: '/bin/sh', args: ['-c', options.command] };
+  // bwrap stays the group's leader: stopping the group stops it, and its PID namespace ends with it.
+  const spawned = options.sandbox ? appSandboxCommand(shell.command, shell.args, { workspace: options.cwd, ...options.sandbox }) : shell;
+  const app = startProcess(spawned.command, spawned.args, {
     cwd: options.cwd,
     env: options.env,
     logFile: options.logFile,

@@ -5,7 +5,17 @@ import type { VerifierProgress } from '../verifiers/types.js';
 export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; taskId: string; taskFile: string; runDir: string; workspace: string; mode: RunMode }
+  | {
+      type: 'run-start';
+      runId: string;
+      taskId: string;
+      taskFile: string;
+      runDir: string;
+      workspace: string;
+      mode: RunMode;
+      /** Without `agent.sandbox`: which attacks of the agent's code stay open (OPEN_WITHOUT_SANDBOX). */
+      unsandboxed?: string;
+    }
   | { type: 'attempt-start'; attempt: number; kind: AttemptKind }
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
   | { type: 'output'; source: 'agent' | 'app' | 'setup'; line: string }

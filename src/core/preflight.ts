@@ -142,6 +142,8 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
   const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
   checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
+  // A verify needs it too: the app and setup.command run in the sandbox (app-sandbox.ts).
+  await checkSandbox(config, root);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (!config.app.command) {
@@ -192,13 +194,7 @@ async function isFile(file: string): Promise<boolean> {
   );
 }
 
-async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
-  if (config.agent.type === 'command' && !config.agent.command) {
-    throw new PreflightError(
-      'NO_AGENT_COMMAND',
-      'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
-    );
-  }
+async function checkSandbox(config: Config, root: string): Promise<void> {
   if (
     config.agent.sandbox === 'bwrap' &&
     (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))
@@ -206,6 +202,15 @@ async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv):
     throw new PreflightError(
       'SANDBOX_UNAVAILABLE',
       `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`,
+    );
+  }
+}
+
+async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (config.agent.type === 'command' && !config.agent.command) {
+    throw new PreflightError(
+      'NO_AGENT_COMMAND',
+      'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
     );
   }
   const { command } = agentAdapter(config.agent.type).command(config.agent);

@@ -23,6 +23,7 @@ import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
+import { appSandboxed, OPEN_WITHOUT_SANDBOX } from './app-sandbox.js';
 import { BudgetTracker } from './budget.js';
 
 export interface RunTaskOptions {
@@ -123,7 +124,17 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     budget: new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
+  reporter.onEvent({
+    type: 'run-start',
+    runId,
+    taskId: resolved.task.id,
+    taskFile: resolved.label,
+    runDir: dir,
+    workspace,
+    mode,
+    ...unsandboxed,
+  });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];

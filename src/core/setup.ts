@@ -11,6 +11,8 @@ import type { RunContext } from './run-context.js';
 import { pauseForTest } from './test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
 import { attemptPaths, setupCacheDir } from '../evidence/layout.js';
+import { CREDENTIAL_ENV } from '../util/credentials.js';
+import { appSandboxCommand, appSandboxed, setupSandboxOptions } from './app-sandbox.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -32,6 +34,11 @@ export interface PrepareWorktreeOptions {
   commit?: string;
   /** Told once the cache decided (hit, or setup.command about to run), and again after a save. */
   onCache?: (report: SetupCacheReport) => void;
+  /**
+   * `agent.sandbox: bwrap`: setup.command runs the repository's install scripts (the agent's code), so it
+   * runs in the app's sandbox (app-sandbox.ts), unable to reach the setup cache, the acks or `.git`.
+   */
+  sandboxed?: boolean;
 }
 
 /** The setup cache's copy of a miss, going on while the run works (see PendingSave). */
@@ -124,9 +131,16 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
 
 async function runCommand(options: PrepareWorktreeOptions, command: string): Promise<PrepareOutcome> {
   const { setup } = options;
-  const result = await runProcess('/bin/sh', ['-c', command], {
+  // Elenchos's own credentials (the verifier's, the signing key) are never setup's business.
+  const env = { ...options.env };
+  for (const key of CREDENTIAL_ENV) delete env[key];
+  const shell = { command: '/bin/sh', args: ['-c', command] };
+  const spawned = options.sandboxed
+    ? appSandboxCommand(shell.command, shell.args, setupSandboxOptions(options.workspace, options.root, env.HOME))
+    : shell;
+  const result = await runProcess(spawned.command, spawned.args, {
     cwd: options.workspace,
-    env: { ...options.env },
+    env,
     timeoutMs: setup.timeoutSeconds * 1000,
     signal: options.signal,
     logFile: options.logFile,
@@ -168,6 +182,7 @@ export async function runSetup(
     workspace,
     setup: ctx.config.setup,
     env: ctx.env,
+    sandboxed: appSandboxed(ctx.config),
     signal: ctx.signal,
     logFile: attemptPaths(dir).setupLog,
     onLine: (line) => ctx.reporter.onEvent({ type: 'output', source: 'setup', line }),

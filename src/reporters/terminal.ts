@@ -27,7 +27,9 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
       switch (event.type) {
         case 'run-start':
           started = now();
-          out(`elenchos ${event.mode} ${event.taskId} (${event.taskFile}) · run ${event.runId}`);
+          out(
+            `elenchos ${event.mode} ${event.taskId} (${event.taskFile}) · run ${event.runId}${event.unsandboxed ? ` · ${event.unsandboxed}` : ''}`,
+          );
           break;
         case 'attempt-start':
           out(`${clock()} attempt ${event.attempt}${event.kind === 'reverify' ? ' (re-verify only, no repair charged)' : ''}`);

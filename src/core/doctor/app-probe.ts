@@ -14,6 +14,7 @@ import { probeUrl } from '../../process/url-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { startApp, type AppStart } from '../app.js';
 import { appEnvironment } from '../app-env.js';
+import { appSandboxed } from '../app-sandbox.js';
 import { prepareWorktree } from '../setup.js';
 import { APP_WRITES_CHECK, appWriteFindings, type WrittenPath } from './app-writes-findings.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
@@ -66,11 +67,13 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
     const watch = await watchWindow(workspace, { skip: globMatcher(globs), folders: declaredFolders(globs) }).catch((error: unknown) =>
       describeError(error),
     );
+    const env = appEnvironment(config, options.env, port, url);
     const start = await startApp({
       command,
       url,
       cwd: workspace,
-      env: appEnvironment(config, options.env, port, url),
+      env,
+      sandbox: appSandboxed(config) ? { checkout: root, home: env.HOME } : null,
       readyTimeoutMs: config.app.readyTimeoutSeconds * 1000,
       logFile,
       signal: options.signal,
@@ -149,6 +152,7 @@ async function runSetup(options: AppProbeOptions, workspace: string, logFile: st
     workspace,
     setup,
     env: options.env,
+    sandboxed: appSandboxed(options.config),
     signal: options.signal,
     logFile,
     label: options.configLabel,

@@ -9,6 +9,7 @@ import { createOutputParents, watchWindow } from '../../../git/window-watch.js';
 import { PROCESS_TAG_ENV } from '../../../process/escaped-processes.js';
 import { freePort } from '../../../process/free-port.js';
 import { appEnvironment } from '../../app-env.js';
+import { appSandboxed } from '../../app-sandbox.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../../app-blame.js';
 import { startApp } from '../../app.js';
 import { statContract } from '../../contract-lock.js';
@@ -121,11 +122,13 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
   const command = appCommand.replaceAll('{port}', String(port));
   const launch: AppLauncher = (cwd, dir, p) => {
     const at = ctx.config.app.url.replaceAll('{port}', String(p));
+    const env: NodeJS.ProcessEnv = { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') };
     return startApp({
       command: appCommand.replaceAll('{port}', String(p)),
       url: at,
       cwd,
-      env: { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') },
+      env,
+      sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME } : null,
       readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
       logFile: attemptPaths(dir).appLog,
       signal: ctx.signal,

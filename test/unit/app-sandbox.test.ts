@@ -1,0 +1,83 @@
+// The app's bubblewrap command line (src/core/app-sandbox.ts) and doctor's sandbox line: what is bound how.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appSandboxCommand, OPEN_WITHOUT_SANDBOX, setupSandboxOptions } from '../../src/core/app-sandbox.js';
+import { checkSandbox } from '../../src/core/doctor/sandbox-check.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+
+/** The pairs `flag src dest` (or `flag dest`) of a bwrap command line, as one string each. */
+function mounts(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length && args[i] !== '--'; i++) {
+    const flag = args[i]!;
+    if (['--ro-bind', '--bind'].includes(flag)) out.push(`${flag} ${args[++i]} ${args[++i]}`);
+    else if (['--tmpfs', '--remount-ro', '--chdir', '--dev', '--proc'].includes(flag)) out.push(`${flag} ${args[++i]}`);
+    else out.push(flag);
+  }
+  return out;
+}
+
+describe('appSandboxCommand', () => {
+  it('a worktree: the checkout hidden, .git read-only whole (objects too), the worktree writable, its .git file read-only', () => {
+    const root = tempRepo({ 'a.txt': 'a\n' });
+    const tree = path.join(root, '.elenchos/workspaces/r1');
+    gitSync(root, 'worktree', 'add', '-q', '--detach', tree);
+    const home = tempDir('elenchos-home-');
+    mkdirSync(path.join(home, '.testmuai'));
+    writeFileSync(path.join(home, '.npmrc'), '//registry/:_authToken=x\n');
+    const { command, args } = appSandboxCommand('/bin/sh', ['-c', 'node app.js'], { workspace: tree, checkout: root, home });
+    expect(command).toBe('/usr/bin/bwrap');
+    expect(args.slice(args.indexOf('--'))).toEqual(['--', '/bin/sh', '-c', 'node app.js']);
+    const m = mounts(args);
+    expect(m).toEqual([
+      '--ro-bind / /',
+      '--dev /dev',
+      '--proc /proc',
+      '--tmpfs /tmp',
+      `--tmpfs ${root}`,
+      `--ro-bind ${root}/.git ${root}/.git`,
+      `--bind ${tree} ${tree}`,
+      `--ro-bind ${tree}/.git ${tree}/.git`,
+      `--tmpfs ${home}/.testmuai`,
+      `--ro-bind /dev/null ${home}/.npmrc`,
+      `--remount-ro ${root}`,
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--die-with-parent',
+      `--chdir ${tree}`,
+    ]);
+    // Nothing under .git is bound writable: not objects (the agent's sandbox needs them), not the admin folder.
+    expect(m.filter((x) => x.startsWith('--bind') && x.includes('.git'))).toEqual([]);
+  });
+
+  it('in place: the checkout writable but its .git read-only and its .elenchos/ hidden, bound after it', () => {
+    const root = tempRepo({ 'a.txt': 'a\n' });
+    mkdirSync(path.join(root, '.elenchos/acks'), { recursive: true });
+    const m = mounts(appSandboxCommand('/bin/sh', ['-c', 'x'], { workspace: root, checkout: root, home: undefined }).args);
+    const at = (entry: string) => m.indexOf(entry);
+    expect(at(`--bind ${root} ${root}`)).toBeGreaterThan(0);
+    expect(at(`--ro-bind ${root}/.git ${root}/.git`)).toBeGreaterThan(at(`--bind ${root} ${root}`));
+    expect(at(`--tmpfs ${root}/.elenchos`)).toBeGreaterThan(at(`--bind ${root} ${root}`));
+    expect(m).toContain(`--remount-ro ${root}/.elenchos`);
+    expect(m).not.toContain(`--tmpfs ${root}`);
+  });
+
+  it("setup: the package manager's download cache writable, .npmrc readable, the verifier's credentials still hidden", () => {
+    const root = tempRepo({ 'a.txt': 'a\n' });
+    const home = tempDir('elenchos-home-');
+    mkdirSync(path.join(home, '.testmuai'));
+    writeFileSync(path.join(home, '.npmrc'), 'x\n');
+    const m = mounts(appSandboxCommand('/bin/sh', ['-c', 'npm ci'], setupSandboxOptions(root, root, home)).args);
+    expect(m).toContain(`--bind ${home}/.npm ${home}/.npm`); // made when missing: npm would make it
+    expect(m).toContain(`--tmpfs ${home}/.testmuai`);
+    expect(m.some((x) => x.includes('.npmrc'))).toBe(false);
+  });
+});
+
+describe('doctor: sandbox', () => {
+  it('names what stays open without the sandbox, and a missing bwrap', () => {
+    expect(checkSandbox({ agent: { sandbox: 'none' } } as never)).toMatchObject({ status: 'warn', message: OPEN_WITHOUT_SANDBOX });
+    expect(checkSandbox({ agent: { sandbox: 'bwrap' } } as never, '/nonexistent/bwrap')).toMatchObject({ status: 'fail' });
+  });
+});
