@@ -1,5 +1,4 @@
 // `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
-import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { DiskFullError, ElenchosError, InputError, describeError } from '../errors.js';
 import { attemptDir, attemptPaths } from '../evidence/layout.js';

@@ -117,7 +117,7 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
         id: attest
         env:
           KEY: \${{ secrets.ELENCHOS_ATTEST_KEY }}
-        run: echo "sign=\$([ -n "\$KEY" ] && echo yes || echo no)" >> "\$GITHUB_OUTPUT"
+        run: echo "sign=$([ -n "$KEY" ] && echo yes || echo no)" >> "$GITHUB_OUTPUT"
       - name: Sign the merged verdict
         if: steps.attest.outputs.sign == 'yes'
         env:
