@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export function registerEvidence(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -12,7 +13,7 @@ export function registerEvidence(program: Command, io: CliIO, setExit: (code: nu
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .action(async (runId: string) => {
       const { verifyEvidence } = await import('../core/verify-evidence.js');
-      const check = await verifyEvidence({ cwd: io.cwd, runId, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+      const check = await verifyEvidence({ cwd: io.cwd, runId, signingKey: signingKeyFor(io.env) });
       if (check.ok) writeLine(io.stdout, `${check.runId}: evidence intact (${check.dir})`);
       else {
         writeLine(io.stdout, `${check.runId}: evidence does NOT match its manifest`);

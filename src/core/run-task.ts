@@ -22,6 +22,9 @@ import { exitCodeFor } from './outcome.js';
 import { preflight, type CheckoutState } from './preflight.js';
 import type { RepairEvidence } from './prompt.js';
 import { runAttempt } from './run-attempt.js';
+import { sealEndedAttempt } from './attempt-seals.js';
+import { signingKeyExposure } from './key-exposure.js';
+import { loadSigningKey, loadedSigningKey } from '../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { finishWithinMs, runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
@@ -65,6 +68,8 @@ export interface RunTaskResult {
 /** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
+  // Read now (the CLI already did, before anything ran): a key file rewritten during the run signs nothing.
+  signingKeyOrLoad(options.env);
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   const pre = await preflight({
@@ -134,6 +139,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   reporter.onEvent({ type: 'run-start', runId, taskId: resolved.task.id, taskFile: resolved.label, runDir: dir, workspace, mode });
+  const exposed = mode === 'run' ? signingKeyExposure(options.env, config.agent.sandbox) : null;
+  if (exposed)
+    reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
@@ -248,6 +256,10 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
 }
 
+function signingKeyOrLoad(env: NodeJS.ProcessEnv): void {
+  if (!loadedSigningKey(env)) loadSigningKey(env);
+}
+
 /** Runs attempts until a decision ends the run. */
 async function attemptLoop(ctx: RunContext, attempts: AttemptRecord[], draft: RunRecordDraft): Promise<Terminal> {
   const { config } = ctx;
@@ -272,6 +284,8 @@ async function attemptLoop(ctx: RunContext, attempts: AttemptRecord[], draft: Ru
     if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
+    // Sealed now, before the next agent turn: that agent (or its app) could otherwise rewrite this evidence.
+    await sealEndedAttempt(ctx, number, dir);
     ctx.reporter.onEvent({
       type: 'attempt-end',
       attempt: number,

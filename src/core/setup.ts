@@ -11,6 +11,7 @@ import type { RunContext } from './run-context.js';
 import { pauseForTest } from './test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
 import { setupCacheDir } from '../evidence/layout.js';
+import { noteElenchosAppend } from '../evidence/seal-attempt.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -145,7 +146,9 @@ async function runCommand(options: PrepareWorktreeOptions, command: string): Pro
 // setup.log says whether the cache answered, so the evidence shows what the app ran on.
 async function logCache(logFile: string, report: SetupCacheReport): Promise<void> {
   const lines = [...report.warnings.map((warning) => `warning: ${warning}`), `setup cache ${report.status}: ${report.message}`];
-  await appendFile(logFile, lines.map((line) => `[elenchos] ${line}\n`).join(''));
+  const text = lines.map((line) => `[elenchos] ${line}\n`).join('');
+  await appendFile(logFile, text);
+  noteElenchosAppend(logFile, text); // the cache's copy may end after the attempt was sealed
 }
 
 /**

@@ -43,6 +43,11 @@ export function loadSigningKey(env: NodeJS.ProcessEnv, file?: string): SigningKe
   return found;
 }
 
+/** The key as loaded for `env` already, or undefined when it was not loaded yet. */
+export function loadedSigningKey(env: NodeJS.ProcessEnv): SigningKey | undefined {
+  return loaded.get(env);
+}
+
 /** The signing key for `env`: as loaded at the start (loadSigningKey), or loaded now. */
 export function signingKeyFor(env: NodeJS.ProcessEnv): string | undefined {
   return signingKeySource(env).key;

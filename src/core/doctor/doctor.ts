@@ -15,6 +15,7 @@ import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { checkLocalDependencies } from './local-dependencies.js';
+import { signingKeyExposure } from '../key-exposure.js';
 import { checkAgent, checkChromium, checkGit, checkNode, checkVerifier } from './tool-checks.js';
 
 export interface DoctorOptions {
@@ -100,6 +101,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (type !== 'command') checks.push(await checkChromium(type, config, root, env));
   }
   checks.push(await checkAgent(config, root, env));
+  const exposed = signingKeyExposure(env, config.agent.sandbox);
+  if (exposed) checks.push(warn('signing key', exposed.message, exposed.fix));
   checks.push(await checkPort(config.app.port));
   // Before the probe: its setup would fail on such a dependency, and this says why.
   checks.push(...(await checkLocalDependencies(root, config.setup.command)));
