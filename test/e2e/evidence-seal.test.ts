@@ -1,7 +1,7 @@
 // Forged evidence (issue #25, item 8), the attacks written as the agent would: a repair agent rewrites
 // attempt 1's agent.log before the run ends; an agent reads the signing key from its parents'
 // /proc/<pid>/environ. Each assertion marked "on main" did not hold on the build before this change.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -89,6 +89,53 @@ describe('the signing key out of the environment', () => {
     expect(runCli(['evidence', 'verify'], q.root, { ...q.env, ELENCHOS_SIGNING_KEY_FILE: file }).code).toBe(0);
     expect(runCli(['evidence', 'verify'], q.root, { ...q.env, ELENCHOS_SIGNING_KEY: 'not-the-key-000000' }).code).toBe(1);
   });
+
+  // Under /var/tmp: inside the sandbox /tmp is a private tmpfs, which would hide anything there anyway.
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'with agent.sandbox "bwrap" the agent reads neither the key file nor the cache key',
+    () => {
+      const base = mkdtempSync('/var/tmp/elenchos-keys-');
+      try {
+        const file = path.join(base, 'config/signing.key');
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, `${KEY}\n`, { mode: 0o600 });
+        const cacheKey = path.join(base, 'state/elenchos/cache.key');
+        mkdirSync(path.dirname(cacheKey), { recursive: true, mode: 0o700 });
+        writeFileSync(cacheKey, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+        const seen = (sandbox: 'none' | 'bwrap') => {
+          const p = makeProject({
+            config: {
+              agent: {
+                type: 'command',
+                command: process.execPath,
+                args: [FORGER, 'read-keys'],
+                timeoutSeconds: 30,
+                sandbox,
+                env: { FORGER_KEY_FILE: file, FORGER_CACHE_KEY: cacheKey },
+              },
+            },
+          });
+          const run = runCli(['run', 'tasks/add-task.json', '--signing-key-file', file], p.root, {
+            ...p.env,
+            XDG_STATE_HOME: path.join(base, 'state'),
+          });
+          const line = /\[agent\] KEYS (\{.*\})/.exec(run.stdout)?.[1];
+          expect(line, run.stdout + run.stderr).toBeDefined();
+          return { run, keys: JSON.parse(line!) as Record<string, boolean> };
+        };
+        const open = seen('none');
+        expect(open.keys).toEqual({ signingKeyFile: true, cacheKey: true }); // same user, no sandbox: what the warning says
+        expect(open.run.stdout).toContain('signing key file');
+        const hidden = seen('bwrap');
+        expect(hidden.run.code, hidden.run.stdout + hidden.run.stderr).toBe(0);
+        expect(hidden.keys).toEqual({ signingKeyFile: false, cacheKey: false }); // on main: both true
+        expect(hidden.run.stdout).not.toContain('warning: the evidence signing key');
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 
   it('refuses a key file others can read, an empty one, or a file and ELENCHOS_SIGNING_KEY both: one line, exit 3', () => {
     const p = makeProject();
