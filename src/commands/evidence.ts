@@ -9,7 +9,9 @@ export function registerEvidence(program: Command, io: CliIO, setExit: (code: nu
     .command('evidence')
     .description('check stored evidence')
     .command('verify')
-    .description("check a run's files against its manifest (and its HMAC when ELENCHOS_SIGNING_KEY is set); exit 1 on any mismatch")
+    .description(
+      "check a run's files against its manifests, the run's and each attempt's (and their HMACs with a signing key: --signing-key-file, ELENCHOS_SIGNING_KEY_FILE or ELENCHOS_SIGNING_KEY); exit 1 on any mismatch",
+    )
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .action(async (runId: string) => {
       const { verifyEvidence } = await import('../core/verify-evidence.js');

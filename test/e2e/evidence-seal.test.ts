@@ -137,6 +137,15 @@ describe('the signing key out of the environment', () => {
     180_000,
   );
 
+  it("doctor says when the key is readable by the agent's code, and not with a key file and the sandbox", () => {
+    const p = makeProject();
+    const inEnv = runCli(['doctor', '--no-app'], p.root, { ...p.env, ELENCHOS_SIGNING_KEY: KEY });
+    expect(inEnv.stdout).toMatch(/! signing key +the evidence signing key \(ELENCHOS_SIGNING_KEY\) is readable by the agent's code/);
+    const q = makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FORGER], sandbox: 'bwrap' } } });
+    const withFile = runCli(['doctor', '--no-app', '--signing-key-file', keyFile()], q.root, q.env);
+    expect(withFile.stdout + withFile.stderr).not.toContain('signing key');
+  });
+
   it('refuses a key file others can read, an empty one, or a file and ELENCHOS_SIGNING_KEY both: one line, exit 3', () => {
     const p = makeProject();
     const open = keyFile();
