@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { processIO, writeHuman, writeLine, type CliIO } from './cli-io.js';
 import { ElenchosError, ExitCode } from './errors.js';
 import { elenchosVersion } from './version.js';
+import { loadSigningKey } from './util/signing-key.js';
 import { registerCheck } from './commands/check.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRun } from './commands/run.js';
@@ -31,6 +32,14 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+    })
+    .option(
+      '--signing-key-file <file>',
+      'sign and check evidence with the key in this 0600 file (or ELENCHOS_SIGNING_KEY_FILE); kept out of the environment, hidden by agent.sandbox',
+    )
+    // Read once, before any command does anything: a key file rewritten later is not what signs this run.
+    .hook('preAction', (thisCommand) => {
+      loadSigningKey(io.env, (thisCommand.opts() as { signingKeyFile?: string }).signingKeyFile);
     });
   registerCheck(program, io, setExit);
   registerVerify(program, io, setExit);

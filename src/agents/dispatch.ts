@@ -4,6 +4,7 @@ import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import { buildAgentEnv } from './agent-env.js';
 import { sandboxCommand } from './sandbox.js';
+import { secretPathsToHide } from '../util/secret-paths.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
 export interface DispatchSpec {
@@ -40,6 +41,7 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
           writableHome: spec.writableHome ?? [],
           home: env.HOME,
           objectQuarantine: context.objectQuarantine,
+          hidden: secretPathsToHide(context.baseEnv),
         })
       : spec;
   const result = await runProcess(confined.command, confined.args, {

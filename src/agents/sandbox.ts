@@ -35,6 +35,8 @@ export interface SandboxOptions {
   home: string | undefined;
   /** The turn's quarantine folder for new git objects (src/git/object-quarantine.ts); without it, git cannot write objects at all. */
   objectQuarantine?: string;
+  /** Key files and folders to hide as well (util/secret-paths.ts: secretPathsToHide). */
+  hidden?: readonly string[];
 }
 
 /** `bwrap <args> -- command args`: the command wrapped in the sandbox (see docs/security.md for what it isolates). */
@@ -62,6 +64,11 @@ export function sandboxCommand(command: string, args: readonly string[], options
       const full = path.join(options.home, own);
       if (existsSync(full)) out.push('--bind', full, full);
     }
+  }
+  for (const full of options.hidden ?? []) {
+    // Inside the checkout: hidden with it already.
+    if (full === options.checkout || full.startsWith(`${options.checkout}${path.sep}`)) continue;
+    out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
   }
   // The checkout's tmpfs holds only the mount points above: read-only, so nothing written there can pass for the checkout.
   out.push('--remount-ro', options.checkout);

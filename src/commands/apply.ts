@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import type { ApplyRunResult } from '../core/apply-run.js';
 import { ExitCode } from '../errors.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export interface ApplyCommandOptions {
   commit?: boolean;
@@ -25,7 +26,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
         runId,
         commit: options.commit,
         branch: options.branch,
-        signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined,
+        signingKey: signingKeyFor(io.env),
       });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else for (const line of describeApply(result)) writeHuman(io.stdout, line);

@@ -2,17 +2,20 @@
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export function registerEvidence(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('evidence')
     .description('check stored evidence')
     .command('verify')
-    .description("check a run's files against its manifest (and its HMAC when ELENCHOS_SIGNING_KEY is set); exit 1 on any mismatch")
+    .description(
+      "check a run's files against its manifests, the run's and each attempt's (and their HMACs with a signing key: --signing-key-file, ELENCHOS_SIGNING_KEY_FILE or ELENCHOS_SIGNING_KEY); exit 1 on any mismatch",
+    )
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .action(async (runId: string) => {
       const { verifyEvidence } = await import('../core/verify-evidence.js');
-      const check = await verifyEvidence({ cwd: io.cwd, runId, signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined });
+      const check = await verifyEvidence({ cwd: io.cwd, runId, signingKey: signingKeyFor(io.env) });
       if (check.ok) writeLine(io.stdout, `${check.runId}: evidence intact (${check.dir})`);
       else {
         writeLine(io.stdout, `${check.runId}: evidence does NOT match its manifest`);

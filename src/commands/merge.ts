@@ -28,7 +28,11 @@ async function mergeCommand(files: string[], options: { json?: boolean; junit?: 
   if (options.json)
     writeLine(
       io.stdout,
-      JSON.stringify({ metadata: merged.metadata, runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) }, null, 2),
+      JSON.stringify(
+        { metadata: merged.metadata, runs: merged.tasks.map((t) => t.record ?? { file: t.file, refused: t.refused }) },
+        null,
+        2,
+      ),
     );
   else printSummary(io, merged.tasks, { title: 'elenchos merge', shard: null });
   if (options.junit) await writeReportFile(path.resolve(io.cwd, options.junit), renderJunit(merged.tasks));

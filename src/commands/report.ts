@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { writeHuman, type CliIO } from '../cli-io.js';
 import { ExitCode } from '../errors.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export function registerReport(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -12,7 +13,7 @@ export function registerReport(program: Command, io: CliIO, setExit: (code: numb
     .action(async (runId: string, options: { out?: string }) => {
       const { writeReport } = await import('../core/report.js');
       const { renderHtmlReport } = await import('../reporters/html-report.js');
-      const signingKey = io.env.ELENCHOS_SIGNING_KEY || undefined;
+      const signingKey = signingKeyFor(io.env);
       const file = await writeReport({ cwd: io.cwd, runId, out: options.out, signingKey, render: renderHtmlReport });
       writeHuman(io.stdout, file);
       setExit(ExitCode.VERIFIED);

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { budgetOverrides, parseCount, parsePositive } from './options.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export interface RunCommandOptions {
   config?: string;
@@ -74,7 +75,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
           runId: result.record.runId,
           commit: options.commit,
           branch: options.branch,
-          signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined,
+          signingKey: signingKeyFor(io.env),
         });
         // With --json stdout is the run record alone.
         for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);

@@ -19,6 +19,8 @@ export interface AppSandboxOptions {
   writableHome?: readonly string[];
   /** Home-relative entries of HIDDEN_HOME_PATHS left readable (`.npmrc`, for setup's private registries). */
   visibleHome?: readonly string[];
+  /** Key files and folders hidden as well (util/secret-paths.ts: secretPathsToHide). */
+  hidden?: readonly string[];
 }
 
 /**
@@ -72,16 +74,25 @@ export function appSandboxCommand(
       if (isDirectory(full)) out.push('--bind', full, full);
     }
   }
+  for (const full of options.hidden ?? []) {
+    if (!inPlace && (full === checkout || full.startsWith(`${checkout}${path.sep}`))) continue; // hidden with the checkout
+    out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+  }
   if (!inPlace) out.push('--remount-ro', checkout);
   out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', workspace, '--', command, ...args);
   return { command: BWRAP, args: out };
 }
 
 /** `setup.command`'s sandbox: the app's, with the package manager's download cache writable and `.npmrc` readable. */
-export function setupSandboxOptions(workspace: string, checkout: string, home: string | undefined): AppSandboxOptions {
+export function setupSandboxOptions(
+  workspace: string,
+  checkout: string,
+  home: string | undefined,
+  hidden: readonly string[] = [],
+): AppSandboxOptions {
   // npm creates its cache on first use: made here, where it would be made outside the sandbox anyway.
   if (home && isDirectory(home)) mkdirSync(path.join(home, '.npm'), { recursive: true });
-  return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'] };
+  return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'], hidden };
 }
 
 /** The repository's common git folder (`<checkout>/.git`), from the worktree's `.git` file, or `.git` itself. */

@@ -16,6 +16,7 @@ import { listProcStats, processAliveSince, type ProcStat } from '../process/proc
 import { findRunProcesses, stopProcesses } from './run-processes.js';
 import { trimSetupCache, type TrimmedEntry } from './setup-cache-gc.js';
 import { trimPool } from './worktree-pool.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export interface GcResult {
   /** Runs left unsealed (RUNNING, or killed while sealing) whose process is gone, now ERROR ABANDONED. */
@@ -156,7 +157,7 @@ async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEn
   );
   await sealRun(dir, () => abandoned, {
     values: collectSecretValues({ env, redactEnv: redact }),
-    signingKey: env.ELENCHOS_SIGNING_KEY || undefined,
+    signingKey: signingKeyFor(env),
   });
 }
 

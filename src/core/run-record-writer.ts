@@ -14,6 +14,8 @@ import { pauseForTest } from './test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 import { runSecretValues } from './run-secrets.js';
 import { attemptPaths, runJsonPath } from '../evidence/layout.js';
+import { sealsOf } from './attempt-seals.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 /** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
 export type RunRecordDraft = RunRecord;
@@ -103,8 +105,16 @@ export async function finishRun(
   };
   const sealed = await sealRun(ctx.runDir, finalRecord, {
     values: secretValues(ctx),
-    signingKey: ctx.env.ELENCHOS_SIGNING_KEY || undefined,
+    signingKey: signingKeyFor(ctx.env),
     onSealing: () => pauseForTest('sealing', ctx.env),
+    sealed: sealsOf(ctx),
+    onSealsBroken: (problems) =>
+      ctx.reporter.onEvent({
+        type: 'phase',
+        attempt: null,
+        phase: 'evidence',
+        message: `warning: evidence sealed when its attempt ended was changed since (kept as sealed in the manifest, so evidence verify names it): ${problems.join('; ')}`,
+      }),
   });
   Object.assign(draft, sealed);
   return draft;

@@ -17,6 +17,8 @@ import type { RunReporter } from './events.js';
 import { finishRun, startRunRecord, type RunRecordDraft } from './run-record-writer.js';
 import { exitCodeFor } from './outcome.js';
 import { preflight, type CheckoutState } from './preflight.js';
+import { signingKeyExposure } from './key-exposure.js';
+import { loadSigningKey, loadedSigningKey } from '../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { finishWithinMs, runSetup } from './setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
@@ -58,6 +60,8 @@ export interface RunTaskResult {
 /** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
+  // Read now (the CLI already did, before anything ran): a key file rewritten during the run signs nothing.
+  signingKeyOrLoad(options.env);
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   const pre = await preflight({
@@ -135,6 +139,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     mode,
     ...unsandboxed,
   });
+  const exposed = mode === 'run' ? signingKeyExposure(options.env, config.agent.sandbox) : null;
+  if (exposed)
+    reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
 
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
@@ -197,4 +204,8 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   });
   // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
+}
+
+function signingKeyOrLoad(env: NodeJS.ProcessEnv): void {
+  if (!loadedSigningKey(env)) loadSigningKey(env);
 }

@@ -10,6 +10,7 @@ import { sha256 } from '../util/sha256.js';
 import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
 import { setupCacheEntryFiles } from '../evidence/layout.js';
+import { cacheHmac, cacheHmacValid } from './setup-cache-auth.js';
 
 export interface CacheManifest {
   version: 1;
@@ -19,6 +20,8 @@ export interface CacheManifest {
   entries: ManifestEntry[];
   /** sha256 of the rest: an edited manifest no longer matches itself. */
   digest: string;
+  /** HMAC of `digest` with the machine's cache key (setup-cache-auth.ts): a recomputed digest does not pass. */
+  hmac: string;
 }
 
 export type ManifestRead = { ok: true; manifest: CacheManifest } | { ok: false; exists: boolean; reason: string };
@@ -28,7 +31,10 @@ export type RestoreResult = { ok: true; files: number; bytes: number; signatures
 const entryDir = (cacheDir: string, key: string) => path.join(cacheDir, key);
 const filesDir = (cacheDir: string, key: string) => path.join(cacheDir, key, 'files');
 
-function digestOf(manifest: Omit<CacheManifest, 'digest'>): string {
+// What the HMAC covers: the entry's key and its manifest's digest (which covers every other field).
+const signedText = (key: string, digest: string) => `elenchos-setup-cache-v1\n${key}\n${digest}`;
+
+function digestOf(manifest: Omit<CacheManifest, 'digest' | 'hmac'>): string {
   return sha256(JSON.stringify([manifest.version, manifest.key, manifest.platform, manifest.paths, manifest.entries]));
 }
 
@@ -67,11 +73,17 @@ export async function readCacheManifest(cacheDir: string, key: string): Promise<
 function parseManifest(text: string, key: string): ManifestRead {
   try {
     const manifest = JSON.parse(text) as CacheManifest;
-    const { digest, ...rest } = manifest;
+    const { digest, hmac, ...rest } = manifest;
     if (manifest.version !== 1 || manifest.key !== key || !Array.isArray(manifest.entries) || digest !== digestOf(rest))
       return { ok: false, exists: true, reason: 'the manifest was edited or is not for this key' };
     const outside = manifest.entries.find((entry) => !insidePaths(entry, manifest.paths));
     if (outside) return { ok: false, exists: true, reason: `the manifest names ${outside.path}, outside setup.cache.paths` };
+    if (!cacheHmacValid(signedText(key, digest), hmac))
+      return {
+        ok: false,
+        exists: true,
+        reason: "the manifest does not carry this machine's cache key signature (written or rewritten by something other than Elenchos)",
+      };
     return { ok: true, manifest };
   } catch {
     return { ok: false, exists: true, reason: 'the manifest is not valid JSON' };
@@ -200,7 +212,8 @@ export async function saveFromSnapshot(
     if (changed) return { ok: false, reason: changed };
     if (options.signal?.aborted) return { ok: false, reason: String(options.signal.reason ?? 'abandoned') };
     const body = { version: 1 as const, key, platform: platformTag(), paths: [...snapshot.paths], entries };
-    await writeFile(setupCacheEntryFiles(stage).manifest, JSON.stringify({ ...body, digest: digestOf(body) }));
+    const digest = digestOf(body);
+    await writeFile(setupCacheEntryFiles(stage).manifest, JSON.stringify({ ...body, digest, hmac: cacheHmac(signedText(key, digest)) }));
     const files = entries.filter((entry) => entry.type === 'file').length;
     try {
       await rename(stage, entryDir(cacheDir, key));
@@ -355,7 +368,9 @@ export async function writeStamps(
       return;
   }
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ identity, signatures: Object.fromEntries(signatures) }));
+  const listed = Object.fromEntries(signatures);
+  // Signed: a stamp says which files need not be read again, so a forged one would let a changed file pass.
+  await writeFile(file, JSON.stringify({ identity, signatures: listed, hmac: cacheHmac(stampText(key, identity, listed)) }));
   const names = await readdir(path.dirname(file));
   if (names.length <= STAMPS_KEPT) return;
   const aged = await Promise.all(
@@ -364,6 +379,9 @@ export async function writeStamps(
   aged.sort((a, b) => b.at - a.at);
   for (const { name } of aged.slice(STAMPS_KEPT)) await rm(path.join(path.dirname(file), name), { force: true });
 }
+
+const stampText = (key: string, identity: string, signatures: Record<string, unknown>) =>
+  `elenchos-setup-cache-stamp-v1\n${key}\n${JSON.stringify([identity, Object.entries(signatures).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])}`;
 
 function sameSignatures(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;
@@ -378,8 +396,10 @@ export async function readStamps(cacheDir: string, key: string, workspace: strin
     const value = JSON.parse(await readFile(stampFile(cacheDir, key, identity), 'utf8')) as {
       identity?: unknown;
       signatures?: Record<string, unknown>;
+      hmac?: unknown;
     };
     if (value.identity !== identity || typeof value.signatures !== 'object' || value.signatures === null) return new Map();
+    if (!cacheHmacValid(stampText(key, identity, value.signatures), value.hmac)) return new Map();
     return new Map(Object.entries(value.signatures).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
   } catch {
     return new Map();

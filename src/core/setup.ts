@@ -13,6 +13,8 @@ import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './set
 import { attemptPaths, setupCacheDir } from '../evidence/layout.js';
 import { CREDENTIAL_ENV } from '../util/credentials.js';
 import { appSandboxCommand, appSandboxed, setupSandboxOptions } from './app-sandbox.js';
+import { noteElenchosAppend } from '../evidence/seal-attempt.js';
+import { secretPathsToHide } from '../util/secret-paths.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -136,7 +138,11 @@ async function runCommand(options: PrepareWorktreeOptions, command: string): Pro
   for (const key of CREDENTIAL_ENV) delete env[key];
   const shell = { command: '/bin/sh', args: ['-c', command] };
   const spawned = options.sandboxed
-    ? appSandboxCommand(shell.command, shell.args, setupSandboxOptions(options.workspace, options.root, env.HOME))
+    ? appSandboxCommand(
+        shell.command,
+        shell.args,
+        setupSandboxOptions(options.workspace, options.root, env.HOME, secretPathsToHide(options.env)),
+      )
     : shell;
   const result = await runProcess(spawned.command, spawned.args, {
     cwd: options.workspace,
@@ -159,7 +165,9 @@ async function runCommand(options: PrepareWorktreeOptions, command: string): Pro
 // setup.log says whether the cache answered, so the evidence shows what the app ran on.
 async function logCache(logFile: string, report: SetupCacheReport): Promise<void> {
   const lines = [...report.warnings.map((warning) => `warning: ${warning}`), `setup cache ${report.status}: ${report.message}`];
-  await appendFile(logFile, lines.map((line) => `[elenchos] ${line}\n`).join(''));
+  const text = lines.map((line) => `[elenchos] ${line}\n`).join('');
+  await appendFile(logFile, text);
+  noteElenchosAppend(logFile, text); // the cache's copy may end after the attempt was sealed
 }
 
 /**

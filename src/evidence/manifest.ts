@@ -32,6 +32,11 @@ export interface WriteManifestOptions extends ManifestOptions {
    * place only after the manifest exists, so the final state is never visible unsealed (docs/evidence.md).
    */
   pending?: Record<string, string>;
+  /**
+   * Folders sealed earlier (an attempt's, see seal-attempt.ts), relative to `runDir`, with the entries
+   * they were sealed with: listed as sealed, never re-read, so a change made since shows in `verify`.
+   */
+  sealed?: Record<string, Record<string, ManifestEntry>>;
 }
 
 export interface ManifestCheck {
@@ -47,7 +52,16 @@ export async function writeManifest(runDir: string, options: WriteManifestOption
     const bytes = Buffer.from(text, 'utf8');
     files[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
   }
-  const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files };
+  for (const [dir, entries] of Object.entries(options.sealed ?? {})) {
+    for (const name of Object.keys(files)) if (name.startsWith(`${dir}/`)) delete files[name];
+    for (const [name, entry] of Object.entries(entries)) files[`${dir}/${name}`] = entry;
+  }
+  const sorted = Object.fromEntries(
+    Object.keys(files)
+      .sort()
+      .map((name) => [name, files[name]!]),
+  );
+  const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files: options.sealed ? sorted : files };
   if (options.signingKey) manifest.hmac = signFiles(files, options.signingKey);
   await writeJsonAtomic(manifestPath(runDir), manifest);
   return manifest;
@@ -87,17 +101,18 @@ export function canonicalFiles(files: Record<string, ManifestEntry>): string {
   return `{${sorted.map((k) => `${JSON.stringify(k)}:{"sha256":${JSON.stringify(files[k]?.sha256)},"size":${files[k]?.size}}`).join(',')}}`;
 }
 
-function signFiles(files: Record<string, ManifestEntry>, key: string): string {
+export function signFiles(files: Record<string, ManifestEntry>, key: string): string {
   return createHmac('sha256', key).update(canonicalFiles(files)).digest('hex');
 }
 
-function sameHex(a: string, b: string): boolean {
+export function sameHex(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-async function hashTree(runDir: string): Promise<Record<string, ManifestEntry>> {
+/** The sha256 and size of every file under `dir` (its own manifest.json left out), by POSIX relative path. */
+export async function hashTree(runDir: string): Promise<Record<string, ManifestEntry>> {
   const self = manifestPath(runDir);
   const files: Record<string, ManifestEntry> = {};
   for (const file of await listFiles(runDir)) {
@@ -107,7 +122,7 @@ async function hashTree(runDir: string): Promise<Record<string, ManifestEntry>> 
   return files;
 }
 
-async function hashFile(file: string): Promise<ManifestEntry> {
+export async function hashFile(file: string): Promise<ManifestEntry> {
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of createReadStream(file)) {

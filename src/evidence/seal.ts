@@ -4,6 +4,7 @@ import path from 'node:path';
 import { runJsonPath } from './layout.js';
 import { writeManifest } from './manifest.js';
 import { Redactor } from './redact.js';
+import { checkSeals, sealedListing, type AttemptSeal } from './seal-attempt.js';
 import type { RunRecord } from './run-record.js';
 import { jsonText, writeJsonAtomic, writeTextAtomic } from './write-json.js';
 
@@ -14,6 +15,10 @@ export interface SealOptions {
   signingKey?: string;
   /** Runs once the RUNNING/sealing record is on disk, before redaction (the test pause point). */
   onSealing?: () => Promise<void>;
+  /** Attempts sealed when they ended (seal-attempt.ts): listed as sealed, whatever their folders hold now. */
+  sealed?: readonly AttemptSeal[];
+  /** Told what changed in a sealed attempt's folder since it was sealed (`attempt 1: modified: agent.log`). */
+  onSealsBroken?: (problems: string[]) => void;
 }
 
 /**
@@ -25,8 +30,13 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
   const first = finalRecord();
   await writeJsonAtomic(file, sealingRecord(first));
   await options.onSealing?.();
+  const seals = options.sealed ?? [];
+  // Before the redaction below, which could rewrite what was changed since.
+  const broken = await checkSeals(seals);
+  if (broken.problems.length > 0) options.onSealsBroken?.(broken.problems);
   const redactor = new Redactor({ values: options.values });
   await redactor.redactTree(runDir);
+  const sealed = await sealedListing(seals, broken.grown);
   let record = first;
   let text = '';
   for (let round = 0; round < 3; round++) {
@@ -34,7 +44,7 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
     // The record itself can carry a secret (an error message quoting a value): redact its text too.
     text = redactor.redactText(jsonText(withoutSealing(record)));
     JSON.parse(text); // redaction keeps JSON valid (escaped forms are matched too); never seal a broken record
-    await writeManifest(runDir, { signingKey: options.signingKey, pending: { [path.basename(file)]: text } });
+    await writeManifest(runDir, { signingKey: options.signingKey, pending: { [path.basename(file)]: text }, sealed });
     if (sameOutcome(record, finalRecord())) break;
   }
   await writeTextAtomic(file, text);

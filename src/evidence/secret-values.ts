@@ -1,5 +1,6 @@
 // Which values count as secrets for a run: gathered once, handed to the Redactor.
 import { CREDENTIAL_ENV, credentialNames } from '../util/credentials.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export interface SecretSources {
   /** The environment the run was started with. */
@@ -22,6 +23,13 @@ export function collectSecretValues(sources: SecretSources): string[] {
   for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV, ...credentialNames(sources.env)]) {
     const value = sources.env[name];
     if (value) values.push(value);
+  }
+  // A key read from a key file (--signing-key-file) is in no environment variable.
+  try {
+    const key = signingKeyFor(sources.env);
+    if (key) values.push(key);
+  } catch {
+    // a bad key file is reported where the key is used, not here
   }
   for (const env of sources.configEnv ?? []) {
     for (const name of credentialNames(env)) values.push(env[name]!);

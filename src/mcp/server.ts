@@ -11,6 +11,7 @@ import { verifyEvidence } from '../core/verify-evidence.js';
 import { ElenchosError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { elenchosVersion } from '../version.js';
+import { signingKeyFor } from '../util/signing-key.js';
 
 export interface McpOptions {
   cwd: string;
@@ -87,7 +88,7 @@ export function createMcpServer(options: McpOptions): McpServer {
         const { ok, problems } = await verifyEvidence({
           cwd: options.cwd,
           runId,
-          signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined,
+          signingKey: signingKeyFor(options.env),
         });
         return { ok, problems };
       }),

@@ -10,6 +10,7 @@ import type { RepairEvidence } from '../prompt.js';
 import { updateRunRecord, type RunRecordDraft } from '../run-record-writer.js';
 import type { AttemptContext, AttemptRecord, Terminal } from '../run-context.js';
 import { runSecretValues } from '../run-secrets.js';
+import { sealEndedAttempt } from '../attempt-seals.js';
 import { afterAttempt, firstState } from './accounting.js';
 import { runAttempt } from './attempt.js';
 
@@ -38,6 +39,8 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
     if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
+    // Sealed now, before the next agent turn: that agent (or its app) could otherwise rewrite this evidence.
+    await sealEndedAttempt(ctx, number, dir);
     ctx.reporter.onEvent({
       type: 'attempt-end',
       attempt: number,

@@ -10,6 +10,7 @@ import { PROCESS_TAG_ENV } from '../../../process/escaped-processes.js';
 import { freePort } from '../../../process/free-port.js';
 import { appEnvironment } from '../../app-env.js';
 import { appSandboxed } from '../../app-sandbox.js';
+import { secretPathsToHide } from '../../../util/secret-paths.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../../app-blame.js';
 import { startApp } from '../../app.js';
 import { statContract } from '../../contract-lock.js';
@@ -122,13 +123,16 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
   const command = appCommand.replaceAll('{port}', String(port));
   const launch: AppLauncher = (cwd, dir, p) => {
     const at = ctx.config.app.url.replaceAll('{port}', String(p));
-    const env: NodeJS.ProcessEnv = { ...appEnvironment(ctx.config, ctx.env, p, at), [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app') };
+    const env: NodeJS.ProcessEnv = {
+      ...appEnvironment(ctx.config, ctx.env, p, at),
+      [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app'),
+    };
     return startApp({
       command: appCommand.replaceAll('{port}', String(p)),
       url: at,
       cwd,
       env,
-      sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME } : null,
+      sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME, hidden: secretPathsToHide(ctx.env) } : null,
       readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
       logFile: attemptPaths(dir).appLog,
       signal: ctx.signal,

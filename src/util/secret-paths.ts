@@ -1,0 +1,47 @@
+// Files and folders holding keys that decide whether evidence and the setup cache are trusted: the
+// evidence signing key file and the per-machine setup cache key. Whatever the agent's code runs as must
+// not read them; a sandbox (the agent's, the app's) hides each path this lists.
+import { existsSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
+
+/** The folder of the per-machine setup cache key: `$XDG_STATE_HOME/elenchos`, else `~/.local/state/elenchos`. */
+export function machineKeyDir(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : null;
+  return path.join(state ?? path.join(env.HOME || os.homedir(), '.local', 'state'), 'elenchos');
+}
+
+/** The setup cache's HMAC key (created 0600 on first use, see core/setup-cache-auth.ts). */
+export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(machineKeyDir(env), 'cache.key');
+}
+
+/**
+ * Absolute paths a sandbox must hide (a folder: an empty tmpfs over it; a file: /dev/null over it):
+ * the signing key file when one is used, and the folder of the machine's setup cache key. Only paths
+ * that exist (a sandbox cannot mount over nothing; with `/` read-only inside, nothing can create them).
+ */
+export function secretPathsToHide(env: NodeJS.ProcessEnv = process.env): string[] {
+  const paths: string[] = [];
+  let keyFile: string | undefined;
+  try {
+    keyFile = signingKeySource(env).file;
+  } catch {
+    keyFile = env[SIGNING_KEY_FILE_ENV] || undefined; // unreadable now, still not for the agent to see
+  }
+  if (keyFile) paths.push(path.resolve(keyFile));
+  paths.push(machineKeyDir(env));
+  const out = new Set<string>();
+  for (const p of paths) {
+    if (!existsSync(p)) continue;
+    out.add(p);
+    // The same file under its real name (a symlinked folder on the way): a mount hides a path, not a name.
+    try {
+      out.add(realpathSync(p));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return [...out];
+}

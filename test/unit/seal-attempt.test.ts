@@ -1,0 +1,66 @@
+// An attempt sealed when it ends: what changes in its folder afterwards is named by `evidence verify`,
+// except the lines Elenchos itself appends to setup.log later (the setup cache's copy ending).
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyManifest } from '../../src/evidence/manifest.js';
+import { checkSeals, noteElenchosAppend, sealAttempt } from '../../src/evidence/seal-attempt.js';
+import { sealRun } from '../../src/evidence/seal.js';
+import type { RunRecord } from '../../src/evidence/run-record.js';
+import { tempDir, writeFiles } from '../helpers/temp.js';
+
+const SECRET = 'attempt-secret-value-1234';
+
+const record = (): RunRecord =>
+  ({
+    schemaVersion: 1,
+    runId: 'r1',
+    mode: 'run',
+    task: { id: 't', file: 'tasks/t.json', title: 'T' },
+    state: 'VERIFIED',
+    reason: null,
+    message: null,
+    tools: { elenchos: '0', node: 'v20', git: '2', verifier: null, agent: null },
+    contract: { files: [] },
+    configFingerprint: 'x',
+    startedAt: '2026-11-30T04:56:12.123Z',
+    finishedAt: '2026-11-30T05:00:00.000Z',
+    durationMs: 5,
+    pid: 1,
+    host: 'h',
+    workspace: { path: '.', base: 'b', kept: false },
+    attempts: [],
+  }) as RunRecord;
+
+describe('sealAttempt', () => {
+  it('redacts and seals the folder; a later rewrite, addition or deletion is kept out of the run manifest and named', async () => {
+    const run = tempDir();
+    writeFiles(run, { 'attempts/01/agent.log': `said ${SECRET}\n`, 'attempts/01/app.log': 'app\n', 'attempts/02/agent.log': 'two\n' });
+    const dir = path.join(run, 'attempts/01');
+    const seal = await sealAttempt(run, dir, 1, { values: [SECRET], signingKey: 'k3y' });
+    expect(readFileSync(path.join(dir, 'agent.log'), 'utf8')).toBe('said [REDACTED]\n');
+    expect(await verifyManifest(dir, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });
+    // The next attempt's agent, same user: rewrites, adds, deletes.
+    writeFileSync(path.join(dir, 'agent.log'), 'said nothing\n');
+    writeFileSync(path.join(dir, 'planted.txt'), 'x');
+    const problems: string[] = [];
+    await sealRun(run, record, { values: [SECRET], signingKey: 'k3y', sealed: [seal], onSealsBroken: (p) => problems.push(...p) });
+    expect(problems).toEqual(['attempt 1: modified: agent.log', 'attempt 1: extra: planted.txt']);
+    const check = await verifyManifest(run, { signingKey: 'k3y' });
+    expect(check.problems).toEqual(['modified: attempts/01/agent.log', 'extra: attempts/01/planted.txt']);
+  });
+
+  it('accepts setup.log grown by exactly what Elenchos appended after the seal, and nothing else', async () => {
+    const run = tempDir();
+    writeFiles(run, { 'attempts/01/setup.log': '[elenchos] setup cache miss\n' });
+    const dir = path.join(run, 'attempts/01');
+    const log = path.join(dir, 'setup.log');
+    const seal = await sealAttempt(run, dir, 1, { values: [] });
+    const line = '[elenchos] setup cache miss: saved 2 files\n';
+    appendFileSync(log, line);
+    noteElenchosAppend(log, line);
+    expect(await checkSeals([seal])).toEqual({ problems: [], grown: [log] });
+    appendFileSync(log, '[elenchos] setup cache hit (written by the app)\n');
+    expect((await checkSeals([seal])).problems).toEqual(['attempt 1: modified: setup.log']);
+  });
+});
