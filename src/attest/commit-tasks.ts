@@ -3,9 +3,10 @@
 import path from 'node:path';
 import fg from 'fast-glob';
 import picomatch from 'picomatch';
+import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 // The same exclusions as selectTasks: dependencies, Elenchos's own folder, test locks.
-const IGNORED = ['**/node_modules/**', '.elenchos/**', '**/*.lock.json'];
+const IGNORED = ['**/node_modules/**', `${ELENCHOS_DIR_NAME}/**`, '**/*.lock.json'];
 
 /** The task files (repository-relative, sorted) `patterns` select among `files`, as `verify` would on a checkout of that commit. */
 export function selectTasksInTree(patterns: readonly string[], files: readonly string[]): string[] {

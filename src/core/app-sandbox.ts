@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BWRAP, HIDDEN_HOME_PATHS } from '../agents/sandbox.js';
 import type { Config } from '../config/config-schema.js';
+import { elenchosDir } from '../evidence/layout.js';
 
 export interface AppSandboxOptions {
   /** The app's worktree (the checkout itself with `verify --in-place`): its cwd and the only folder it may write. */
@@ -59,7 +60,7 @@ export function appSandboxCommand(
   const dotGit = path.join(workspace, '.git');
   if (dotGit !== common && existsSync(dotGit)) out.push('--ro-bind', dotGit, dotGit);
   if (inPlace) {
-    const elenchos = path.join(checkout, '.elenchos');
+    const elenchos = elenchosDir(checkout);
     if (existsSync(elenchos)) out.push('--tmpfs', elenchos, '--remount-ro', elenchos);
   }
   if (options.home) {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { manifestPath } from './layout.js';
+import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { hashFile, hashTree, signFiles, type Manifest, type ManifestEntry } from './manifest.js';
 import { Redactor } from './redact.js';
 import { jsonText, writeTextAtomic } from './write-json.js';
@@ -45,7 +45,7 @@ export async function sealAttempt(runDir: string, dir: string, number: number, o
   const text = jsonText(manifest);
   await writeTextAtomic(manifestPath(dir), text);
   const bytes = Buffer.from(text, 'utf8');
-  const entries = { ...files, 'manifest.json': { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length } };
+  const entries = { ...files, [EVIDENCE_FILES.manifest]: { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length } };
   for (const name of Object.keys(files)) {
     const abs = path.resolve(dir, name);
     sealedFiles.add(abs);
@@ -65,7 +65,7 @@ export async function checkSeals(seals: readonly AttemptSeal[]): Promise<{ probl
   const grown: string[] = [];
   for (const seal of seals) {
     const now = await hashTree(seal.dir);
-    now['manifest.json'] = await hashFile(manifestPath(seal.dir)).catch(() => ({ sha256: '', size: -1 }));
+    now[EVIDENCE_FILES.manifest] = await hashFile(manifestPath(seal.dir)).catch(() => ({ sha256: '', size: -1 }));
     for (const [name, entry] of Object.entries(seal.entries)) {
       const current = now[name];
       const abs = path.resolve(seal.dir, name);
