@@ -8,6 +8,8 @@ import type { ResolvedTask } from './resolve-task.js';
 export interface TestLockCheckOptions {
   /** A commit the history is checked from (`--lock-base origin/main`): a lock changed since without its contract fails. */
   base?: string;
+  /** `--config`: the config file whose verdict keys the lock holds. */
+  configFile?: string;
 }
 
 export interface TestLockCheck {
@@ -21,7 +23,7 @@ export interface TestLockCheck {
 export async function checkTestLock(root: string, resolved: ResolvedTask, options: TestLockCheckOptions = {}): Promise<TestLockCheck> {
   const stored = await readTestLock(root, resolved.label);
   if (!stored) return { file: null, problems: [], notes: [] };
-  const current = await buildTestLock(resolved);
+  const current = await buildTestLock(resolved, { root, configFile: options.configFile });
   const { problems, notes } = compareTestLock(stored.lock, current);
   const lines: string[] = [];
   if (problems.length > 0) {
