@@ -2,6 +2,7 @@
 import { InputError } from '../errors.js';
 import { git } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
+import { TestLockSchema, type TestLock } from '../contract/test-lock-schema.js';
 import { buildTestLock, compareTestLock, readTestLock } from './test-lock.js';
 import type { ResolvedTask } from './resolve-task.js';
 
@@ -36,6 +37,16 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     );
   }
   if (options.base) {
+    // The lock as the base has it: an agent that also rewrote the lock (and touched the contract to pass
+    // the rule below) is still held to what the reviewer last accepted.
+    const baseLock = await lockAtBase(root, stored.file, options.base);
+    if (baseLock) {
+      const where = await lastChange(root, resolved.testFileLabel);
+      for (const p of compareTestLock(baseLock, current).problems) {
+        const line = `${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`;
+        if (!lines.includes(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
+      }
+    }
     for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
       lines.push(
         `${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`,
@@ -43,6 +54,20 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     }
   }
   return { file: stored.file, problems: lines, notes };
+}
+
+/** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */
+async function lockAtBase(root: string, lockFile: string, base: string): Promise<TestLock | null> {
+  const text = await git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = TestLockSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 /** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */

@@ -218,3 +218,27 @@ describe('the lock catches a Kane step or a config weakened as an agent would', 
     ]);
   });
 });
+
+describe('what the lock keys on', () => {
+  it('a criterion description is whitespace-normalised: a doubled space does not free its steps', async () => {
+    const { descriptionHash } = await import('../../src/core/test-lock.js');
+    expect(descriptionHash('the list  shows\nthe task ')).toBe(descriptionHash('the list shows the task'));
+    expect(descriptionHash('the list shows no task')).not.toBe(descriptionHash('the list shows the task'));
+  });
+
+  it('hashes every verdict config key, and a changed one differs', async () => {
+    const { configKeyHashes, VERDICT_CONFIG_KEYS } = await import('../../src/core/lock-config.js');
+    const { ConfigSchema } = await import('../../src/config/config-schema.js');
+    const honest = configKeyHashes(ConfigSchema.parse({ app: { command: 'node app.js {port}' } }));
+    expect(Object.keys(honest)).toEqual([...VERDICT_CONFIG_KEYS]);
+    for (const [key, value] of [
+      ['app', { command: 'npx serve fixtures/done -l {port}' }],
+      ['verifier', { command: './pass.sh' }],
+      ['verifier', { args: ['--grep', 'nothing'] }],
+      ['app', { command: 'node app.js {port}', writes: ['public/**'] }],
+    ] as const) {
+      const changed = configKeyHashes(ConfigSchema.parse({ app: { command: 'node app.js {port}' }, [key]: value }));
+      expect(Object.entries(changed).filter(([k, h]) => honest[k] !== h).length).toBeGreaterThan(0);
+    }
+  });
+});
