@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { git } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
 import { TestLockSchema, type TestLock } from '../contract/test-lock-schema.js';
-import { buildTestLock, compareTestLock, readTestLock } from './test-lock.js';
+import { buildTestLock, compareTestLock, readTestLock, type LockFinding } from './test-lock.js';
 import type { ResolvedTask } from './resolve-task.js';
 
 export interface TestLockCheckOptions {
@@ -27,10 +27,7 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
   const current = await buildTestLock(resolved, { root, configFile: options.configFile });
   const { problems, notes } = compareTestLock(stored.lock, current);
   const lines: string[] = [];
-  if (problems.length > 0) {
-    const where = await lastChange(root, resolved.testFileLabel);
-    for (const p of problems) lines.push(`${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`);
-  }
+  for (const p of problems) lines.push(await problemLine(root, resolved, p));
   if (stored.lock.testFile !== resolved.testFileLabel) {
     lines.push(
       `${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`,
@@ -41,9 +38,8 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     // the rule below) is still held to what the reviewer last accepted.
     const baseLock = await lockAtBase(root, stored.file, options.base);
     if (baseLock) {
-      const where = await lastChange(root, resolved.testFileLabel);
       for (const p of compareTestLock(baseLock, current).problems) {
-        const line = `${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`;
+        const line = await problemLine(root, resolved, p);
         if (!lines.includes(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
       }
     }
@@ -54,6 +50,12 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     }
   }
   return { file: stored.file, problems: lines, notes };
+}
+
+/** `task: criterion: message (file, commit abc1234 "subject")`, naming the file the change is in (the test, unless said). */
+async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding): Promise<string> {
+  const file = p.file ?? resolved.testFileLabel;
+  return `${resolved.label}: ${p.criterion}: ${p.message} (${file}, ${await lastChange(root, file)})`;
 }
 
 /** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */

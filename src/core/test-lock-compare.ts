@@ -5,6 +5,8 @@ export interface LockFinding {
   criterion: string;
   step: string;
   message: string;
+  /** The file whose change it is, when not the test file (a config file, an input the verifier reads). */
+  file?: string;
 }
 
 export interface LockComparison {
@@ -105,16 +107,22 @@ function sharedChanges(locked: TestLock, current: TestLock, held: readonly strin
       add(`new code every test shares: \`${clip(line)}\` (imports and top-level code are locked; it could replace what the tests call)`);
     for (const [file, hash] of Object.entries(locked.inputs)) {
       if (current.inputs[file] !== hash)
-        add(`${file} ${current.inputs[file] ? 'changed' : 'is gone'}: the verifier reads it with ${current.testFile}`);
+        out.push({
+          criterion,
+          step: '',
+          file,
+          message: `${file} ${current.inputs[file] ? 'changed' : 'is gone'}: the verifier reads it with ${current.testFile}`,
+        });
     }
     for (const file of Object.keys(current.inputs).filter((f) => !(f in locked.inputs)))
-      add(`${file} is new: the verifier would read it with ${current.testFile}`);
+      out.push({ criterion, step: '', file, message: `${file} is new: the verifier would read it with ${current.testFile}` });
   }
   for (const [key, hash] of Object.entries(locked.config.keys)) {
     if (current.config.keys[key] !== hash)
       out.push({
         criterion: 'every criterion',
         step: '',
+        file: current.config.file,
         message: `${current.config.file}: ${key} changed since the lock: it decides what the verifier looks at or how it judges`,
       });
   }

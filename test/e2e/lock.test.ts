@@ -184,8 +184,8 @@ describe('elenchos lock (Playwright spec, real git history)', { timeout: 300_000
   it.each([
     [
       'shadows expect with a top-level const',
-      "const TITLE = 'Tasks';\n",
-      "const TITLE = 'Tasks';\nconst expect = (_: unknown) => ({ toHaveText: async (_x: unknown) => {}, toHaveCount: async (_n: number) => {} });\n",
+      "import { test, expect } from '@playwright/test';\n",
+      "import { test } from '@playwright/test';\nconst expect = (_: unknown) => ({ toHaveText: async (_x: unknown) => {}, toHaveCount: async (_n: number) => {} });\n",
       /AC-001, AC-002: new code every test shares: `const expect = /,
     ],
     [

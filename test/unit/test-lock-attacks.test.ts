@@ -64,8 +64,8 @@ describe('the lock catches a Playwright test weakened as an agent would', () => 
   it.each([
     [
       'a top-level const expect shadowing Playwright’s',
-      "const TITLE = 'Tasks';\n",
-      "const TITLE = 'Tasks';\nconst expect = (_: unknown) => ({ toHaveText: async () => {}, toHaveCount: async () => {} });\n",
+      "import { test, expect } from '@playwright/test';\n",
+      "import { test } from '@playwright/test';\nconst expect = (_: unknown) => ({ toHaveText: async () => {}, toHaveCount: async () => {} });\n",
       /AC-001, AC-002: new code every test shares: `const expect = /,
     ],
     [
