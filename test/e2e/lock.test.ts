@@ -252,6 +252,21 @@ describe('elenchos lock (Playwright spec, real git history)', { timeout: 300_000
     expect(changed.stdout).toContain('elenchos.config.json: app.command changed since the lock');
   });
 
+  it('with --lock-base, a weakening hidden by lock --update and a touched contract is caught against the base lock', () => {
+    const root = lockedPlaywrightRepo();
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    writeFiles(root, {
+      'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
+      'tasks/add-task.json': edit(root, 'tasks/add-task.json', '"id": "add-task"', '"id":  "add-task"'),
+    });
+    expect(runCli(['lock', '--update', 'tasks/add-task.json'], root).code).toBe(0);
+    commit(root, 'agent: tidy the contract', {});
+    const check = runCli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain(`AC-002: "lists the task" is now test.skip(), so it can no longer prove AC-002`);
+    expect(check.stdout).toContain(`against tasks/add-task.lock.json as of ${base}`);
+  });
+
   it('a lock of the old format gets a message, not a crash, and lock --update rewrites it', () => {
     const root = lockedPlaywrightRepo();
     const file = path.join(root, 'tasks/add-task.lock.json');
