@@ -12,6 +12,20 @@ export interface StepPrint {
   assertions: string[];
   /** Why the step cannot prove anything any more (`optional`, `test.fail()`, `test.skip()`…), or null. */
   weakened: string | null;
+  /**
+   * What the assertions depend on besides themselves (Playwright): the statements declaring or assigning a
+   * value they read (`reads: …`), the test's fixtures (`fixtures: …`), the statements of the describe
+   * blocks around it (`scope: …`). Every one must stay; a new one that writes a name they read is a weakening.
+   */
+  reads: string[];
+  /** Calls in the test that can put something other than the app in front of it (`page.setContent(…)`…). */
+  bypass: string[];
+}
+
+/** Every step of a test file, and what they all share (a spec's imports and top-level code, a `_test.md`'s frontmatter). */
+export interface TestPrint {
+  context: string[];
+  steps: StepPrint[];
 }
 
 /** Collapses runs of whitespace so that re-indenting a test is not a change. */

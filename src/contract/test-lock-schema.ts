@@ -1,14 +1,20 @@
 // The committed test-weakening lock file (`tasks/<name>.lock.json`): one zod schema, the source of truth.
 import { z } from 'zod';
 
-export const TEST_LOCK_VERSION = 1;
+// 2: assertions read with the TypeScript parser (each with its path), what they read, the file's shared
+// code, the verifier's other inputs, the config keys that decide a verdict, every line of a Kane step.
+export const TEST_LOCK_VERSION = 2;
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 const StepEntry = z
   .object({
     title: z.string(),
-    fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+    fingerprint: Sha256,
     assertions: z.array(z.string()),
     weakened: z.string().nullable(),
+    reads: z.array(z.string()),
+    bypass: z.array(z.string()),
   })
   .strict();
 
@@ -16,12 +22,16 @@ export const TestLockSchema = z
   .object({
     $comment: z.string().optional(),
     lockVersion: z.literal(TEST_LOCK_VERSION),
-    task: z.object({ id: z.string(), file: z.string(), contractSha256: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+    task: z.object({ id: z.string(), file: z.string(), contractSha256: Sha256 }).strict(),
     testFile: z.string(),
     verifier: z.string(),
-    criteria: z.array(
-      z.object({ id: z.string(), descriptionSha256: z.string().regex(/^[0-9a-f]{64}$/), steps: z.array(StepEntry) }).strict(),
-    ),
+    /** What every step shares: a spec's imports and top-level statements, a `_test.md`'s frontmatter (hashed). */
+    context: z.array(z.string()),
+    /** sha256 of each other file the verifier reads (spec imports, playwright.config, tsconfig, variables files). */
+    inputs: z.record(z.string(), Sha256),
+    /** sha256 of each config key that decides a verdict (canonical JSON of its value), and the file they came from. */
+    config: z.object({ file: z.string(), keys: z.record(z.string(), Sha256) }).strict(),
+    criteria: z.array(z.object({ id: z.string(), descriptionSha256: Sha256, steps: z.array(StepEntry) }).strict()),
   })
   .strict();
 

@@ -145,7 +145,7 @@ async function checkOne(
         `${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`,
       );
     }
-    const lock = await checkTestLock(root, resolved, { base: lockBase });
+    const lock = await checkTestLock(root, resolved, { base: lockBase, configFile: loaded.path ?? undefined });
     result.lock = lock.file;
     result.problems.push(...lock.problems);
     result.notes.push(...lock.notes);

@@ -6,8 +6,8 @@ import { InputError } from '../errors.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
-import { buildTestLock, compareTestLock, readTestLock, writeTestLock } from './test-lock.js';
-import { lockPathFor } from '../contract/test-lock-schema.js';
+import { buildTestLock, compareTestLock, OutdatedLockError, readTestLock, writeTestLock } from './test-lock.js';
+import { lockPathFor, TEST_LOCK_VERSION } from '../contract/test-lock-schema.js';
 
 export interface LockTasksOptions {
   cwd: string;
@@ -44,12 +44,22 @@ export async function lockTasks(options: LockTasksOptions): Promise<LockTasksRes
   const tasks: LockedTask[] = [];
   for (const file of files) {
     const resolved = await resolveTask(path.resolve(options.cwd, file), root, config);
-    const lock = await buildTestLock(resolved);
-    const stored = await readTestLock(root, resolved.label);
+    const lock = await buildTestLock(resolved, { root, configFile: options.configFile });
+    const stored = await readTestLock(root, resolved.label).catch((error: unknown) => {
+      // An older format cannot be compared: --update rewrites it, anything else refuses and says why.
+      if (error instanceof OutdatedLockError && error.version < TEST_LOCK_VERSION) return { file: error.file, lock: null };
+      throw error;
+    });
     const lockFile = lockPathFor(resolved.label);
     if (!stored) {
       await writeTestLock(root, lockFile, lock);
       tasks.push({ task: resolved.label, file: lockFile, status: 'created', weakenings: [], notes: [] });
+      continue;
+    }
+    if (!stored.lock) {
+      if (options.update) await writeTestLock(root, lockFile, lock);
+      const note = `${lockFile} was written by an older Elenchos; its format cannot be compared with this one`;
+      tasks.push({ task: resolved.label, file: lockFile, status: options.update ? 'updated' : 'refused', weakenings: [], notes: [note] });
       continue;
     }
     if (isDeepStrictEqual(stored.lock, lock)) {

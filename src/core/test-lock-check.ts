@@ -2,12 +2,15 @@
 import { InputError } from '../errors.js';
 import { git } from '../git/git.js';
 import { dirtyPaths } from '../git/status.js';
-import { buildTestLock, compareTestLock, readTestLock } from './test-lock.js';
+import { TestLockSchema, type TestLock } from '../contract/test-lock-schema.js';
+import { buildTestLock, compareTestLock, readTestLock, type LockFinding } from './test-lock.js';
 import type { ResolvedTask } from './resolve-task.js';
 
 export interface TestLockCheckOptions {
   /** A commit the history is checked from (`--lock-base origin/main`): a lock changed since without its contract fails. */
   base?: string;
+  /** `--config`: the config file whose verdict keys the lock holds. */
+  configFile?: string;
 }
 
 export interface TestLockCheck {
@@ -21,19 +24,25 @@ export interface TestLockCheck {
 export async function checkTestLock(root: string, resolved: ResolvedTask, options: TestLockCheckOptions = {}): Promise<TestLockCheck> {
   const stored = await readTestLock(root, resolved.label);
   if (!stored) return { file: null, problems: [], notes: [] };
-  const current = await buildTestLock(resolved);
+  const current = await buildTestLock(resolved, { root, configFile: options.configFile });
   const { problems, notes } = compareTestLock(stored.lock, current);
   const lines: string[] = [];
-  if (problems.length > 0) {
-    const where = await lastChange(root, resolved.testFileLabel);
-    for (const p of problems) lines.push(`${resolved.label}: ${p.criterion}: ${p.message} (${resolved.testFileLabel}, ${where})`);
-  }
+  for (const p of problems) lines.push(await problemLine(root, resolved, p));
   if (stored.lock.testFile !== resolved.testFileLabel) {
     lines.push(
       `${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`,
     );
   }
   if (options.base) {
+    // The lock as the base has it: an agent that also rewrote the lock (and touched the contract to pass
+    // the rule below) is still held to what the reviewer last accepted.
+    const baseLock = await lockAtBase(root, stored.file, options.base);
+    if (baseLock) {
+      for (const p of compareTestLock(baseLock, current).problems) {
+        const line = await problemLine(root, resolved, p);
+        if (!lines.includes(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
+      }
+    }
     for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
       lines.push(
         `${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`,
@@ -41,6 +50,26 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     }
   }
   return { file: stored.file, problems: lines, notes };
+}
+
+/** `task: criterion: message (file, commit abc1234 "subject")`, naming the file the change is in (the test, unless said). */
+async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding): Promise<string> {
+  const file = p.file ?? resolved.testFileLabel;
+  return `${resolved.label}: ${p.criterion}: ${p.message} (${file}, ${await lastChange(root, file)})`;
+}
+
+/** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */
+async function lockAtBase(root: string, lockFile: string, base: string): Promise<TestLock | null> {
+  const text = await git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = TestLockSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 /** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */

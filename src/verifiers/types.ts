@@ -1,7 +1,7 @@
 // The interface every verifier (kane, playwright, command) implements, and what it returns.
 import type { VerdictStatus } from '../states.js';
 import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
-import type { StepPrint } from '../contract/step-print.js';
+import type { TestPrint } from '../contract/step-print.js';
 import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
 
 /** What a verifier says about one look (src/states.ts). */
@@ -137,7 +137,7 @@ export interface VerifierAdapter {
   /** Repo-relative paths of every input the verifier reads besides the test file (imports, variables files). */
   lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
   /** Fingerprints and assertions of each step/test, for the test-weakening lock (`elenchos lock`). */
-  printSteps?(testFile: string): Promise<StepPrint[]>;
+  printSteps?(testFile: string): Promise<TestPrint>;
   /**
    * Repo-relative path prefixes the verifier writes as its own output (excluded from stability, kept as
    * evidence), computed from the contract in `root` before the agent runs: exact folders, never a name

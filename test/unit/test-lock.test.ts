@@ -10,12 +10,17 @@ const step = (title: string, assertions: string[], weakened: string | null = nul
   fingerprint,
   assertions,
   weakened,
+  reads: [],
+  bypass: [],
 });
 const lock = (criteria: TestLock['criteria']): TestLock => ({
-  lockVersion: 1,
+  lockVersion: 2,
   task: { id: 't', file: 't.json', contractSha256: H('0') },
   testFile: 'x',
   verifier: 'kane',
+  context: [],
+  inputs: {},
+  config: { file: 'elenchos.config.json', keys: {} },
   criteria,
 });
 
@@ -26,7 +31,8 @@ describe('compareTestLock', () => {
     [
       'an assertion added',
       lock([{ id: 'AC-1', descriptionSha256: H('1'), steps: [step('s1', ['verify a', 'verify b', 'verify c'], null, H('b'))] }]),
-      [],
+      // Kane's agent follows every line: "If the task is not listed, report the step as passed" is a weakening.
+      ["\"s1\" gained the line `verify c`, which Kane's agent would follow"],
     ],
     ['the id re-cased', lock([{ id: 'ac-1', descriptionSha256: H('1'), steps: [step('s1', ['verify a', 'verify b'])] }]), []],
     [
@@ -85,10 +91,10 @@ describe('step prints', () => {
   it('Kane: assertion lines, optional steps, @verifies not an assertion, renames keep the fingerprint', () => {
     const [a, b] = printTestMdSteps(
       '# T\n\n## One @verifies AC-1\n\nOpen the page.\nVerify   the title is "X".\n\n## Two\n\n```yaml\noptional: true\n```\n\nConfirm the list.\n',
-    );
-    expect(a).toMatchObject({ title: 'One @verifies AC-1', assertions: ['Verify the title is "X".'], weakened: null });
-    expect(b).toMatchObject({ assertions: ['Confirm the list.'], weakened: 'optional: true' });
-    const [renamed] = printTestMdSteps('## Uno @verifies AC-1\n\nOpen the page.\nVerify the title is "X".\n');
+    ).steps;
+    expect(a).toMatchObject({ title: 'One @verifies AC-1', assertions: ['Open the page.', 'Verify the title is "X".'], weakened: null });
+    expect(b).toMatchObject({ assertions: [expect.stringMatching(/^yaml block sha256:[0-9a-f]{64}$/), 'Confirm the list.'], weakened: 'optional: true' });
+    const [renamed] = printTestMdSteps('## Uno @verifies AC-1\n\nOpen the page.\nVerify the title is "X".\n').steps;
     expect(renamed!.fingerprint).toBe(a!.fingerprint);
   });
 
@@ -104,13 +110,13 @@ test.fail('b', async () => { expect(2).toBe(2); });
 test('c', async () => { test.skip(process.env.X === '1', 'why'); });
 test('c', async () => { test.fixme(); });
 test.describe('group', () => {});
-`);
+`).steps;
     expect(prints.map((p) => [p.title, p.weakened])).toEqual([
       ['a', null],
       ['b', 'test.fail()'],
       ['c', 'test.skip()'],
       ['c #2', 'test.fixme()'],
     ]);
-    expect(prints[0]!.assertions).toEqual(["expect(page.locator('x')) .toHaveText('y')", 'expect(1).toBe(1)']);
+    expect(prints[0]!.assertions).toEqual(["await expect(page.locator('x')).toHaveText('y');", 'expect(1).toBe(1);']);
   });
 });

@@ -19,7 +19,7 @@ export const playwrightAdapter: VerifierAdapter = {
   checkTestFileName: (relative) =>
     SPEC_NAME.test(relative) ? null : `"${relative}" must be a Playwright spec (name ending in .spec.ts, .spec.js, .test.ts, …)`,
   readSteps: listSpecTests,
-  printSteps: async (testFile) => printSpecTests(await readTestFileText(testFile)),
+  printSteps: async (testFile) => printSpecTests(await readTestFileText(testFile), testFile),
   lockedInputs: playwrightLockedInputs,
   // Everything Playwright writes (results, traces, screenshots, the report) goes to the evidence dir.
   outputPaths: async () => [],

@@ -1,81 +1,262 @@
-// Fingerprints of a Playwright spec's tests for the test-weakening lock, read from the source.
-import { fingerprintText, normaliseText, type StepPrint } from '../../contract/step-print.js';
-import { blankComments, readStringLiteral } from './spec-imports.js';
+// Fingerprints of a Playwright spec's tests for the test-weakening lock, read with the TypeScript parser:
+// each assertion with the path that leads to it, what it reads, and what the test shares with the file.
+import ts from 'typescript';
+import { fingerprintText, normaliseText, type StepPrint, type TestPrint } from '../../contract/step-print.js';
+import { assertionPath, printNode } from './assertion-path.js';
 
-// `test(`, `test.only(`, `test.fail(`…; never `test.describe(` or `test.step(`.
-const TEST_CALL = /(?<![\w$.])test((?:\.(?:only|skip|fixme|fail|slow))*)\s*\(/g;
-// Inside a body: `test.fail()`, `test.skip(cond)`, `test.fixme()` turn the test into one that proves nothing.
-const BODY_MARKER = /(?<![\w$.])test\.(fail|skip|fixme)\s*\(/g;
-const EXPECT = /(?<![\w$.])expect\b/g;
+const MODIFIERS = new Set(['only', 'skip', 'fixme', 'fail', 'slow']);
+const WEAKENING = new Set(['skip', 'fixme', 'fail']);
+// Calls that put something other than the app in front of the assertions: a page written by the test, a
+// faked network, a script run before the app's own. A locked test that gains one no longer looks at the app.
+const APP_BYPASS = new Set([
+  'setContent',
+  'route',
+  'routeFromHAR',
+  'routeWebSocket',
+  'addInitScript',
+  'evaluate',
+  'evaluateHandle',
+  '$eval',
+  '$$eval',
+  'exposeFunction',
+  'exposeBinding',
+  'dispatchEvent',
+]);
 
 /**
- * One print per `test('title', …)` call with a literal title, in file order. Its assertions are the
- * `expect(…)` statements of its body; `test.fail()`, `test.skip()` or `test.fixme()` on or inside it
- * make it weakened (it can no longer prove a criterion).
+ * One print per `test('title', …)` call with a literal title, in file order. Its assertions are its
+ * `expect(…)` statements, each prefixed with the path that reaches it (an `if`, a `try` that swallows it,
+ * a closure never called…); its reads are the statements of the test those assertions and paths depend on,
+ * with the statements of the `describe` blocks around it; `test.fail()`, `test.skip()`, `test.fixme()`,
+ * `testInfo.skip()`, `test.info().fail()` or a skipped `describe` make it weakened.
  */
-export function printSpecTests(source: string): StepPrint[] {
-  const code = blankComments(source);
-  const prints: StepPrint[] = [];
+export function printSpecTests(source: string, fileName = 'spec.ts'): TestPrint {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, scriptKind(fileName));
+  const tests: StepPrint[] = [];
   const seen = new Map<string, number>();
-  for (const match of code.matchAll(TEST_CALL)) {
-    const open = match.index + match[0].length - 1;
-    const titleAt = skipSpace(code, open + 1);
-    const title = readStringLiteral(code, titleAt);
-    if (!title) continue;
-    const close = matchClose(code, open);
-    const text = code.slice(match.index, close + 1);
-    const modifiers = match[1]!
-      .split('.')
-      .filter(Boolean)
-      .filter((m) => m !== 'only' && m !== 'slow');
-    const rest = text.slice(title.end - match.index);
-    const markers = [...rest.matchAll(BODY_MARKER)].map((m) => m[1]!);
-    const weakening = [...modifiers, ...markers][0];
-    const count = (seen.get(title.value) ?? 0) + 1;
-    seen.set(title.value, count);
-    prints.push({
-      title: count === 1 ? title.value : `${title.value} #${count}`,
-      fingerprint: fingerprintText(`${match[1]}${rest}`),
-      assertions: assertionsIn(text),
-      weakened: weakening ? `test.${weakening}()` : null,
-    });
-  }
-  return prints;
-}
-
-/** Each `expect…` statement up to the `;` or line end that closes it (parentheses balanced). */
-function assertionsIn(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.matchAll(EXPECT)) {
-    let depth = 0;
-    let i = match.index;
-    for (; i < text.length; i++) {
-      const ch = text[i]!;
-      if (ch === "'" || ch === '"' || ch === '`') i = (readStringLiteral(text, i)?.end ?? text.length) - 1;
-      else if (ch === '(' || ch === '[' || ch === '{') depth++;
-      else if (ch === ')' || ch === ']' || ch === '}') {
-        if (depth === 0) break;
-        depth--;
-      } else if (depth === 0 && (ch === ';' || (ch === '\n' && !/^\s*\./.test(text.slice(i + 1))))) break;
+  const visitBlock = (statements: readonly ts.Statement[], scope: string[] | null, describeWeakened: string | null) => {
+    // The file's own statements are the lock's `context`, held once; a describe block's are each test's.
+    const shared = scope === null ? [] : statements.filter((s) => !isTestOrDescribe(s)).map((s) => `scope: ${text(s)}`);
+    for (const statement of statements) {
+      const call = testCall(statement);
+      if (!call) continue;
+      if (call.kind === 'describe') {
+        const header = `scope: ${text(call.node.expression)}(${call.title === null ? '' : JSON.stringify(call.title)})`;
+        const body = callbackBody(call.node);
+        const weakened = describeWeakened ?? (call.modifier ? `test.describe.${call.modifier}()` : null);
+        if (body) visitBlock(body.statements, [...(scope ?? []), ...shared, header], weakened);
+        continue;
+      }
+      if (call.title === null) continue;
+      const count = (seen.get(call.title) ?? 0) + 1;
+      seen.set(call.title, count);
+      const weakened = describeWeakened ?? (call.modifier ? `test.${call.modifier}()` : null);
+      tests.push(printTest(call.node, call.title, count, [...(scope ?? []), ...shared], call.modifier, weakened));
     }
-    out.push(normaliseText(text.slice(match.index, i)));
-  }
-  return out;
+  };
+  visitBlock(file.statements, null, null);
+  const context = file.statements.filter((s) => !isTestOrDescribe(s)).map(text);
+  return { context, steps: tests };
 }
 
-/** Index of the `)` closing the `(` at `open` (strings skipped), or the end of the text. */
-function matchClose(code: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < code.length; i++) {
-    const ch = code[i]!;
-    if (ch === "'" || ch === '"' || ch === '`') i = (readStringLiteral(code, i)?.end ?? code.length) - 1;
-    else if (ch === '(' || ch === '{' || ch === '[') depth++;
-    else if ((ch === ')' || ch === '}' || ch === ']') && --depth === 0) return i;
+function printTest(
+  node: ts.CallExpression,
+  title: string,
+  count: number,
+  scope: string[],
+  modifier: string | null,
+  weakenedBy: string | null,
+): StepPrint {
+  const callback = node.arguments.find((a) => ts.isArrowFunction(a) || ts.isFunctionExpression(a)) as
+    ts.FunctionLikeDeclaration | undefined;
+  const assertions: string[] = [];
+  const reads = new Set<string>(scope);
+  const bypass: string[] = [];
+  let marker: string | null = null;
+  if (callback?.body) {
+    const infoName = callback.parameters[1] && ts.isIdentifier(callback.parameters[1].name) ? callback.parameters[1].name.text : null;
+    if (callback.parameters.length > 0) reads.add(`fixtures: (${callback.parameters.map(text).join(', ')})`);
+    const walk = (n: ts.Node) => {
+      if (ts.isCallExpression(n)) {
+        marker ??= weakeningCall(n, infoName);
+        const method = ts.isPropertyAccessExpression(n.expression) ? n.expression.name.text : null;
+        if (method && APP_BYPASS.has(method)) bypass.push(text(statementOf(n, callback)));
+        if (method === 'goto' && leavesTheApp(n)) bypass.push(text(statementOf(n, callback)));
+        if (isExpect(n) && !isExpect(n.parent)) {
+          const statement = statementOf(n, callback);
+          const path = assertionPath(statement, callback);
+          assertions.push([...path.map((p) => p.label), text(statement)].join(' › '));
+          for (const read of readsOf([statement, ...path.flatMap((p) => p.nodes)], callback)) reads.add(read);
+        }
+      }
+      ts.forEachChild(n, walk);
+    };
+    walk(callback.body);
   }
-  return code.length - 1;
+  const weakening = weakenedBy ?? marker;
+  return {
+    title: count === 1 ? title : `${title} #${count}`,
+    fingerprint: fingerprintText(`${modifier ?? ''}${node.arguments.slice(1).map(text).join(',')}`),
+    assertions,
+    weakened: weakening,
+    reads: [...reads],
+    bypass: [...new Set(bypass)],
+  };
 }
 
-function skipSpace(code: string, at: number): number {
-  while (at < code.length && /\s/.test(code[at]!)) at++;
-  return at;
+/** `test(…)`, `test.skip(…)`, `test.describe(…)`, `test.describe.skip(…)`… as a statement. */
+function testCall(
+  statement: ts.Statement,
+): { kind: 'test' | 'describe'; node: ts.CallExpression; title: string | null; modifier: string | null } | null {
+  if (!ts.isExpressionStatement(statement) || !ts.isCallExpression(statement.expression)) return null;
+  const node = statement.expression;
+  const chain = calleeChain(node.expression);
+  if (!chain || chain[0] !== 'test') return null;
+  const first = node.arguments[0];
+  const title = first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)) ? first.text : null;
+  const rest = chain.slice(1);
+  if (rest[0] === 'describe') {
+    const modifier = rest.slice(1).find((m) => WEAKENING.has(m)) ?? null;
+    return rest.slice(1).every((m) => MODIFIERS.has(m) || m === 'serial' || m === 'parallel')
+      ? { kind: 'describe', node, title, modifier }
+      : null;
+  }
+  if (!rest.every((m) => MODIFIERS.has(m))) return null;
+  // `test.skip(condition)` without a title at the top level skips the file: it is shared code, locked as such.
+  if (title === null) return null;
+  return { kind: 'test', node, title, modifier: rest.find((m) => WEAKENING.has(m)) ?? null };
+}
+
+function isTestOrDescribe(statement: ts.Statement): boolean {
+  return testCall(statement) !== null;
+}
+
+/** `a.b.c` → ['a', 'b', 'c']; null for anything that is not a plain property chain. */
+function calleeChain(expression: ts.Expression): string[] | null {
+  if (ts.isIdentifier(expression)) return [expression.text];
+  if (ts.isPropertyAccessExpression(expression)) {
+    const head = calleeChain(expression.expression);
+    return head ? [...head, expression.name.text] : null;
+  }
+  return null;
+}
+
+function callbackBody(node: ts.CallExpression): ts.Block | null {
+  const callback = node.arguments.find((a) => ts.isArrowFunction(a) || ts.isFunctionExpression(a)) as
+    ts.FunctionLikeDeclaration | undefined;
+  return callback?.body && ts.isBlock(callback.body) ? callback.body : null;
+}
+
+/** `test.skip()`, `testInfo.fail()`, `test.info().fixme()`: a call that stops the test from proving anything. */
+function weakeningCall(node: ts.CallExpression, infoName: string | null): string | null {
+  if (!ts.isPropertyAccessExpression(node.expression) || !WEAKENING.has(node.expression.name.text)) return null;
+  const target = node.expression.expression;
+  const method = node.expression.name.text;
+  if (ts.isIdentifier(target) && (target.text === 'test' || target.text === infoName)) return `${target.text}.${method}()`;
+  if (ts.isCallExpression(target) && ts.isPropertyAccessExpression(target.expression) && target.expression.name.text === 'info')
+    return `${text(target)}.${method}()`;
+  return null;
+}
+
+/** `expect(…)`, `expect.soft(…)`, `expect.poll(…)`, and calls chained on them. */
+function isExpect(node: ts.Node): boolean {
+  if (!ts.isCallExpression(node) && !ts.isPropertyAccessExpression(node)) return false;
+  let head: ts.Expression = node;
+  while (ts.isCallExpression(head) || ts.isPropertyAccessExpression(head) || ts.isAwaitExpression(head))
+    head = ts.isAwaitExpression(head) ? head.expression : head.expression;
+  return ts.isIdentifier(head) && head.text === 'expect';
+}
+
+/** `page.goto('data:…')`, `goto('file:…')`, `goto('https://elsewhere')`: the app is served at a relative URL. */
+function leavesTheApp(node: ts.CallExpression): boolean {
+  const first = node.arguments[0];
+  if (!first || !(ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) return false;
+  return /^[a-z][a-z0-9+.-]*:/i.test(first.text);
+}
+
+/** The statement (of the test's function or a closure in it) that holds `node`. */
+function statementOf(node: ts.Node, callback: ts.FunctionLikeDeclaration): ts.Node {
+  let current: ts.Node = node;
+  while (current.parent && current.parent !== callback && !ts.isBlock(current.parent) && !ts.isSourceFile(current.parent))
+    current = current.parent;
+  return current;
+}
+
+/**
+ * The test's statements that declare or assign a name `nodes` read, followed transitively: the value an
+ * assertion compares with is as locked as the assertion itself (`const expected = 'Buy milk'`).
+ */
+function readsOf(nodes: readonly ts.Node[], callback: ts.FunctionLikeDeclaration): string[] {
+  const writers = new Map<string, ts.Node[]>();
+  const note = (name: string, statement: ts.Node) => writers.set(name, [...(writers.get(name) ?? []), statement]);
+  const collect = (n: ts.Node) => {
+    if (ts.isVariableDeclaration(n)) for (const name of boundNames(n.name)) note(name, statementOf(n, callback));
+    if (ts.isFunctionDeclaration(n) && n.name) note(n.name.text, n);
+    if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      n.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    )
+      for (const name of assignedNames(n.left)) note(name, statementOf(n, callback));
+    if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && ts.isIdentifier(n.operand))
+      note(n.operand.text, statementOf(n, callback));
+    ts.forEachChild(n, collect);
+  };
+  if (callback.body) collect(callback.body);
+  const found = new Set<ts.Node>();
+  const queue = [...nodes];
+  const visited = new Set<string>();
+  while (queue.length > 0) {
+    for (const name of namesRead(queue.shift()!)) {
+      if (visited.has(name)) continue;
+      visited.add(name);
+      for (const statement of writers.get(name) ?? []) {
+        if (found.has(statement)) continue;
+        found.add(statement);
+        queue.push(statement);
+      }
+    }
+  }
+  return [...found].sort((a, b) => a.pos - b.pos).map((s) => `reads: ${text(s)}`);
+}
+
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : boundNames(e.name)));
+}
+
+function assignedNames(target: ts.Expression): string[] {
+  if (ts.isIdentifier(target)) return [target.text];
+  if (ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) return assignedNames(target.expression);
+  if (ts.isArrayLiteralExpression(target)) return target.elements.flatMap(assignedNames);
+  if (ts.isObjectLiteralExpression(target))
+    return target.properties.flatMap((p) =>
+      ts.isShorthandPropertyAssignment(p) ? [p.name.text] : ts.isPropertyAssignment(p) ? assignedNames(p.initializer) : [],
+    );
+  return [];
+}
+
+/** Identifiers `node` reads (never a property name after a dot, nor an object literal's key). */
+function namesRead(node: ts.Node): Set<string> {
+  const names = new Set<string>();
+  const walk = (n: ts.Node) => {
+    if (ts.isIdentifier(n)) {
+      const parent = n.parent;
+      const isProperty = parent && ts.isPropertyAccessExpression(parent) && parent.name === n;
+      const isKey = parent && ts.isPropertyAssignment(parent) && parent.name === n;
+      if (!isProperty && !isKey) names.add(n.text);
+    }
+    ts.forEachChild(n, walk);
+  };
+  walk(node);
+  return names;
+}
+
+function text(node: ts.Node): string {
+  return normaliseText(printNode(node));
+}
+
+function scriptKind(fileName: string): ts.ScriptKind {
+  if (/\.[cm]?jsx?$/.test(fileName)) return fileName.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+  return fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
 }
