@@ -89,6 +89,24 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     expect(JSON.parse(shown.stdout).candidates.map((c: any) => c.attempts.length)).toEqual([2, 2]);
     const listed = runCli(['runs', '--json'], p.root, p.env);
     expect(JSON.parse(listed.stdout).runs).toHaveLength(1);
+    expect(runCli(['runs'], p.root, p.env).stdout).toContain('best of 2, winner fixer');
+    const human = runCli(['show', record.runId], p.root, p.env).stdout;
+    expect(human).toContain('winner: fixer — the only VERIFIED candidate of 2');
+    expect(human).toMatch(
+      /── candidate lazy ──[\s\S]*attempt 2 \(agent\) → FAIL[\s\S]*── candidate fixer ──[\s\S]*attempt 2 \(agent\) → PASS/,
+    );
+    const report = runCli(['report', record.runId], p.root, p.env);
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(path.join(p.root, `.elenchos/reports/${record.runId}.html`), 'utf8');
+    expect(html).toContain('<h2>Candidates</h2>');
+    expect(html).toContain('winner <b>fixer</b>');
+    // Side by side: AC-002 failed for lazy and passed for fixer, in one row; each candidate's change is shown.
+    expect(html).toMatch(
+      /<tr><th>AC-002<\/th><td><span class="s FAIL">FAIL<\/span><\/td><td><span class="s PASS">PASS<\/span><\/td><\/tr>/,
+    );
+    expect(html).toContain('<h2>Candidate lazy <span class="s FAILED">FAILED</span></h2>');
+    expect(html.match(/its change \(attempt 2, the one apply takes\)/g)).toHaveLength(2);
+    expect(html).toContain('+&lt;h1&gt;Tasks&lt;/h1&gt;&lt;form&gt;New task&lt;/form&gt;&lt;ul&gt;&lt;li&gt;Buy milk');
 
     const refused = runCli(['apply', record.runId, '--candidate', 'lazy'], p.root, p.env);
     expect(refused.code).toBe(3);
