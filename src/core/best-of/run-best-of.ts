@@ -58,11 +58,12 @@ export function candidateDir(runDir: string, name: string): string {
 
 /** Runs every candidate, chooses, and seals one run folder holding them all. Throws only before the run exists (bad input, preflight). */
 export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
-  const pre = await preflight({ ...options, needsAgent: true, requireClean: true });
+  // The config first (the plan needs it); the default agent is checked only when a candidate uses it.
+  const pre = await preflight({ ...options, needsAgent: false, requireClean: true });
   const { root, config, resolved } = pre;
   const plan = planCandidates(config, pre.loaded.label, { agents: options.agents, bestOf: options.bestOf });
-  // Each named agent must be runnable (executable, sandbox, an enforceable cost cap) before any starts.
-  const checked = new Set<string>(['default']);
+  // Each agent of the plan must be runnable (executable, sandbox, an enforceable cost cap; the task not NEEDS_HUMAN) before any starts.
+  const checked = new Set<string>();
   for (const c of plan) {
     if (checked.has(c.agentName)) continue;
     checked.add(c.agentName);
