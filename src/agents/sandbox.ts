@@ -50,7 +50,13 @@ export function sandboxCommand(command: string, args: readonly string[], options
   if (git) {
     out.push('--ro-bind', git.common, git.common);
     out.push(...objectStoreBinds(git.common, options.objectQuarantine ?? null));
+    // Other worktrees' admin folders (another best-of candidate's index, a pooled slot's) are out of sight:
+    // only this worktree's own is mounted over an empty, read-only `worktrees/`.
+    const others = path.dirname(git.admin);
+    const hideOthers = path.basename(others) === 'worktrees' && path.dirname(others) === git.common;
+    if (hideOthers) out.push('--tmpfs', others);
     out.push('--bind', git.admin, git.admin);
+    if (hideOthers) out.push('--remount-ro', others);
   }
   out.push('--bind', options.worktree, options.worktree);
   if (options.home) {

@@ -9,6 +9,7 @@ export interface ApplyCommandOptions {
   commit?: boolean;
   branch?: string | true;
   json?: boolean;
+  candidate?: string;
 }
 
 export function registerApply(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -18,6 +19,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .option('--commit', 'commit it, with trailers naming the run and the contract hashes')
     .option('--branch [name]', "put it on a new branch from the run's base (default elenchos/<task>-<run-id>); the checkout is not touched")
+    .option('--candidate <name>', "a best-of run: take this VERIFIED candidate's change instead of the winner's")
     .option('--json', 'print the result as JSON')
     .action(async (runId: string, options: ApplyCommandOptions) => {
       const { applyRun } = await import('../core/apply-run.js');
@@ -26,6 +28,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
         runId,
         commit: options.commit,
         branch: options.branch,
+        candidate: options.candidate,
         signingKey: signingKeyFor(io.env),
       });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));

@@ -1,8 +1,10 @@
 // `elenchos run <task.json>`: the agent loop; prints progress, or the run record with --json.
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
+import { InputError } from '../errors.js';
 import { budgetOverrides, parseCount, parsePositive } from './options.js';
 import { signingKeyFor } from '../util/signing-key.js';
+import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
 
 export interface RunCommandOptions {
   config?: string;
@@ -17,6 +19,10 @@ export interface RunCommandOptions {
   maxCostUsd?: number;
   maxKaneCredits?: number;
   maxMinutes?: number;
+  agents?: string[];
+  bestOf?: number;
+  parallel?: number;
+  stopAtFirst?: boolean;
 }
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -40,11 +46,22 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       parsePositive,
     )
     .option('--max-minutes <n>', 'end it before a step would pass this many minutes (budget.maxMinutes)', parsePositive)
+    .option(
+      '--agents <names>',
+      'best of several: one candidate per named agent (config `agents`; `default` is `agent`), comma-separated',
+      parseNames,
+    )
+    .option('--best-of <n>', 'best of several: n candidates of the default agent (or of each --agents one)', parseAtLeastOne)
+    .option('--parallel <k>', 'candidates running at once (default: the number of cores, at most the candidates)', parseAtLeastOne)
+    .option('--stop-at-first', 'stop the other candidates (STOPPED) as soon as one is VERIFIED')
     .option('--verbose', "show the app's output too")
     .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
     .option('--commit', 'when VERIFIED, apply the change and commit it, with trailers naming the run and the contract')
     .option('--branch [name]', 'when VERIFIED, put the change on a new branch from the base (as elenchos apply --branch)')
     .action(async (taskFile: string, options: RunCommandOptions) => {
+      if (options.agents !== undefined || options.bestOf !== undefined) return runBestOfCommand(taskFile, options, io, setExit);
+      if (options.parallel !== undefined || options.stopAtFirst)
+        throw new InputError('--parallel and --stop-at-first are for several candidates: add --agents a,b or --best-of <n>');
       const { runTask } = await import('../core/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
       const { withInterrupts } = await import('./interrupts.js');

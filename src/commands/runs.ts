@@ -26,7 +26,14 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
       const { renderRun } = await import('../reporters/run-detail.js');
       const shown = await showStoredRun(io.cwd, runId);
       if (options.json)
-        writeLine(io.stdout, JSON.stringify({ record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman }, null, 2));
+        writeLine(
+          io.stdout,
+          JSON.stringify(
+            { record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman, candidates: shown.candidates },
+            null,
+            2,
+          ),
+        );
       else renderRun(shown, io);
       setExit(ExitCode.VERIFIED);
     });

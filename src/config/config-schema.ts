@@ -63,6 +63,21 @@ export const AgentConfigSchema = z.strictObject({
   ),
 });
 
+/** A named agent's name (`agents`, `run --agents`): it names folders and env values, so a plain slug. */
+export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** `default` names the config's `agent` in `run --agents`. */
+export const DEFAULT_AGENT_NAME = 'default';
+
+export const AgentsConfigSchema = z
+  .record(
+    z
+      .string()
+      .regex(AGENT_NAME_PATTERN, 'an agent name is 1 to 32 of a-z, 0-9, "-" and "_", starting with a letter or digit (e.g. "claude-opus")')
+      .refine((name) => name !== DEFAULT_AGENT_NAME, '"default" names the config\'s `agent`; pick another name'),
+    AgentConfigSchema,
+  )
+  .default({});
+
 export const AppConfigSchema = z.strictObject({
   command: processString().min(1).optional().describe("Starts the app in the worktree; `{port}` is replaced by the run's port."),
   url: appUrl.default('http://127.0.0.1:{port}/').describe('Where the app answers once ready (http or https).'),
@@ -125,6 +140,9 @@ export const VerifierConfigSchema = z.strictObject({
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   agent: AgentConfigSchema.prefault({}),
+  agents: AgentsConfigSchema.describe(
+    'Named agents beside `agent` (the default), for `elenchos run --agents a,b` and `--best-of N` (see docs/best-of.md).',
+  ),
   app: AppConfigSchema.prefault({}),
   setup: SetupConfigSchema.prefault({}),
   verifier: VerifierConfigSchema.prefault({}),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { attemptDir, attemptPaths, elenchosDir } from '../evidence/layout.js';
 import { verifyManifest } from '../evidence/manifest.js';
-import type { RunRecord } from '../evidence/run-record.js';
+import { readRunRecord, type RunRecord } from '../evidence/run-record.js';
 import { git } from '../git/git.js';
 import { dirtyPaths, headCommit } from '../git/status.js';
 import { diffSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from '../git/snapshot.js';
@@ -12,7 +12,7 @@ import { applyStoredWorkspace, restoreWorkspace } from '../git/workspace-archive
 import { removeWorktree } from '../git/worktree.js';
 import type { VerifierType } from '../contract/task-schema.js';
 import { loadVerifier } from '../verifiers/registry.js';
-import { showStoredRun } from './inspect-runs.js';
+import { readAttempts, showStoredRun } from './inspect-runs.js';
 
 export interface ApplyRunOptions {
   cwd: string;
@@ -22,6 +22,8 @@ export interface ApplyRunOptions {
   /** Put the change on a new branch from the run's base instead of the checkout; `true` picks the name. */
   branch?: string | true;
   signingKey?: string;
+  /** A best-of run: take this VERIFIED candidate instead of the winner. */
+  candidate?: string;
 }
 
 export type ApplyRunResult =
@@ -30,7 +32,7 @@ export type ApplyRunResult =
 
 /** Takes the verified change of `runId`; refuses (InputError, exit 3) anything it cannot take exactly. */
 export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
-  const shown = await showStoredRun(options.cwd, options.runId);
+  const shown = await pickCandidate(await showStoredRun(options.cwd, options.runId), options);
   const { record, root } = shown;
   const id = record.runId;
   if (record.mode !== 'run')
@@ -81,6 +83,50 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   const paths = await dirtyPaths(root);
   const commit = options.commit && paths.length > 0 ? await commitAll(root, record) : null;
   return { into: 'checkout', runId: id, attempt, base, commit, paths };
+}
+
+type Shown = Awaited<ReturnType<typeof showStoredRun>>;
+
+/**
+ * A best-of run's change is one candidate's: the winner, or `--candidate <name>` when that one is
+ * VERIFIED too. The best-of run's manifest (over every candidate) must hold first; then the
+ * candidate's own folder is applied like a plain run.
+ */
+async function pickCandidate(shown: Shown, options: ApplyRunOptions): Promise<Shown> {
+  const { record } = shown;
+  if (!record.candidates) {
+    if (options.candidate !== undefined)
+      throw new InputError(`run ${record.runId} is not a best-of run (run --agents / --best-of): it has no candidates; drop --candidate`);
+    return shown;
+  }
+  const id = record.runId;
+  const name = options.candidate ?? record.winner?.name;
+  if (name === undefined) {
+    throw new InputError(
+      `run ${id} is ${record.state}${record.reason ? ` (${record.reason})` : ''}: no candidate was VERIFIED, so there is no change to apply; elenchos show ${id} says how far each got`,
+    );
+  }
+  const entry = record.candidates.find((c) => c.name === name);
+  if (!entry) {
+    throw new InputError(`run ${id} has no candidate "${name}"; pick one of: ${record.candidates.map((c) => c.name).join(', ')}`);
+  }
+  if (entry.state !== 'VERIFIED') {
+    const verified = record.candidates.filter((c) => c.state === 'VERIFIED').map((c) => c.name);
+    throw new InputError(
+      `run ${id}: candidate ${name} is ${entry.state}${entry.reason ? ` (${entry.reason})` : ''}, not VERIFIED: only a verified change can be applied${verified.length > 0 ? `; VERIFIED: ${verified.join(', ')}` : ''}`,
+    );
+  }
+  const whole = await verifyManifest(shown.dir, { signingKey: options.signingKey });
+  if (!whole.ok) {
+    throw new InputError(
+      `run ${id}: its evidence does not match its manifest (${whole.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`,
+    );
+  }
+  const dir = path.join(shown.dir, entry.dir);
+  if (path.relative(shown.dir, dir).startsWith('..')) throw new InputError(`run ${id}: candidate ${name}'s folder is outside the run`);
+  const candidate = await readRunRecord(dir);
+  const attempts = await readAttempts(dir, candidate);
+  return { ...shown, dir, record: candidate, attempts };
 }
 
 /**

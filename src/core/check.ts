@@ -60,6 +60,11 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
     configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
     const costCap = costCapProblem(loaded.config, loaded.label);
     if (costCap) configProblems.push(costCap);
+    // Each named agent is a run's agent too (run --agents): the same cap must be enforceable with it.
+    for (const [name, agent] of Object.entries(loaded.config.agents)) {
+      const problem = costCapProblem({ agent, budget: loaded.config.budget }, `${loaded.label}: agents.${name}`);
+      if (problem) configProblems.push(problem);
+    }
     configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
   } catch (error) {
     configProblems.push(...problemLines(error));

@@ -74,10 +74,13 @@ export async function collectGarbage(options: {
   for (const run of runs) {
     const folder = runDir(root, run.runId);
     const sealed = run.state !== 'RUNNING' && (await exists(manifestPath(folder)));
+    // A best-of run's candidates (docs/best-of.md) each have a worktree and a process log of their own.
+    const candidates = run.candidates ?? [];
     if (run.host !== hostname()) {
       if (!sealed) {
         result.foreign.push(run.runId);
         live.add(run.runId);
+        for (const c of candidates) live.add(c.runId);
       }
       continue;
     }
@@ -85,16 +88,19 @@ export async function collectGarbage(options: {
       if (!sealed) {
         result.running.push(run.runId);
         live.add(run.runId);
+        for (const c of candidates) live.add(c.runId);
       }
       continue;
     }
     // Its owner is dead (or a zombie, or the pid now names another process): nothing of it may keep running.
-    const leftovers = await findRunProcesses(folder, run.pidStartTime ?? null, procTable);
+    const leftovers = [];
+    for (const from of [folder, ...candidates.map((c) => path.join(folder, c.dir))])
+      leftovers.push(...(await findRunProcesses(from, run.pidStartTime ?? null, procTable)));
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
     // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
     // an in-place run's workspace is the checkout, where the user's own shell and editor live.
-    const tagged = { tagPrefixes: [`${run.runId}/`] };
+    const tagged = { tagPrefixes: [`${run.runId}/`, ...candidates.map((c) => `${c.runId}/`)] };
     const escaped = options.dryRun ? findEscapedProcesses(tagged) : (await killEscapedProcesses(tagged)).killed;
     for (const p of escaped) if (!leftovers.some((l) => l.pid === p.pid)) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (sealed) continue;

@@ -1,6 +1,7 @@
 // Reading stored evidence for people: list runs, open one run with its attempts.
+import path from 'node:path';
 import { InputError } from '../errors.js';
-import { listRuns, readRunRecord } from '../evidence/run-record.js';
+import { listRuns, readRunRecord, type RunRecord } from '../evidence/run-record.js';
 import { attemptDir, attemptPaths, runDir, runsDir } from '../evidence/layout.js';
 import { repoRootOrCwd } from '../git/git.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
@@ -19,7 +20,15 @@ export async function showStoredRun(cwd: string, runId: string) {
   const id = await resolveRunId(root, runId);
   const dir = runDir(root, id);
   const record = await readRunRecord(dir);
-  const attempts = [];
+  const attempts = await readAttempts(dir, record);
+  const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
+  const candidates = await readCandidates(dir, record);
+  return { root, dir, record, attempts, needsHuman, candidates };
+}
+
+/** Each attempt's attempt.json of the run in `dir` (null where missing: the attempt crashed). */
+export async function readAttempts(dir: string, record: RunRecord): Promise<(Record<string, unknown> | null)[]> {
+  const attempts: (Record<string, unknown> | null)[] = [];
   for (const summary of record.attempts) {
     const file = attemptPaths(attemptDir(dir, summary.number)).attemptJson;
     attempts.push(
@@ -29,8 +38,18 @@ export async function showStoredRun(cwd: string, runId: string) {
       ),
     );
   }
-  const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
-  return { root, dir, record, attempts, needsHuman };
+  return attempts;
+}
+
+/** A best-of run's candidates, each with its own record and attempts (empty for a plain run; a candidate that never started has no record). */
+export async function readCandidates(dir: string, record: RunRecord) {
+  const out: { name: string; dir: string; record: RunRecord | null; attempts: (Record<string, unknown> | null)[] }[] = [];
+  for (const entry of record.candidates ?? []) {
+    const cdir = path.join(dir, entry.dir);
+    const candidate = await readRunRecord(cdir).catch(() => null);
+    out.push({ name: entry.name, dir: cdir, record: candidate, attempts: candidate ? await readAttempts(cdir, candidate) : [] });
+  }
+  return out;
 }
 
 /** Accepts a full run id, a unique prefix, or "latest". */

@@ -18,6 +18,8 @@ export interface ReportInput {
   needsHuman?: { reasons: string[] } | null;
   /** Attempt number → screenshots, traces and Playwright's report beside its findings. */
   evidence?: Map<number, AttemptEvidence>;
+  /** A best-of run: each candidate's own run, gathered the same way (side by side in the report). */
+  candidates?: ({ name: string } & Omit<ReportInput, 'manifest' | 'needsHuman' | 'candidates'>)[];
 }
 
 export interface WriteReportOptions {
@@ -44,9 +46,36 @@ const MAX_TEXT = 64 * 1024;
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
 export async function writeReport(options: WriteReportOptions): Promise<string> {
   const shown = await showStoredRun(options.cwd, options.runId);
+  const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
+  const out = options.out ? path.resolve(options.cwd, options.out) : path.join(reportsDir(shown.root), `${shown.record.runId}.html`);
+  const candidates: NonNullable<ReportInput['candidates']> = [];
+  for (const c of shown.candidates) {
+    if (!c.record) continue;
+    candidates.push({ name: c.name, record: c.record, attempts: c.attempts, ...(await gatherRun(c.dir, c.record, c.attempts, out)) });
+  }
+  const html = options.render({
+    record: shown.record,
+    attempts: shown.attempts,
+    ...(await gatherRun(shown.dir, shown.record, shown.attempts, out)),
+    manifest,
+    needsHuman: shown.needsHuman,
+    ...(candidates.length > 0 ? { candidates } : {}),
+  });
+  await mkdir(path.dirname(out), { recursive: true });
+  await writeFile(out, html);
+  return out;
+}
+
+/** The texts and evidence files of one run's attempts (a plain run, or one candidate of a best-of run). */
+async function gatherRun(
+  runDir: string,
+  record: RunRecord,
+  attempts: (Record<string, unknown> | null)[],
+  out: string,
+): Promise<{ texts: ReportInput['texts']; evidence: Map<number, AttemptEvidence> }> {
   const texts = new Map<number, { name: string; text: string }[]>();
-  for (const summary of shown.record.attempts) {
-    const dir = attemptDir(shown.dir, summary.number);
+  for (const summary of record.attempts) {
+    const dir = attemptDir(runDir, summary.number);
     const files: { name: string; text: string }[] = [];
     for (const name of SHOWN_FILES) {
       const text = await readFile(path.join(dir, name), 'utf8').catch(() => null);
@@ -58,15 +87,10 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
     }
     texts.set(summary.number, files);
   }
-  const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
-  const out = options.out ? path.resolve(options.cwd, options.out) : path.join(reportsDir(shown.root), `${shown.record.runId}.html`);
   const evidence = new Map<number, AttemptEvidence>();
-  for (const [i, summary] of shown.record.attempts.entries()) {
-    const findings = (shown.attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];
-    evidence.set(summary.number, await gatherAttemptEvidence(attemptDir(shown.dir, summary.number), findings, path.dirname(out)));
+  for (const [i, summary] of record.attempts.entries()) {
+    const findings = (attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];
+    evidence.set(summary.number, await gatherAttemptEvidence(attemptDir(runDir, summary.number), findings, path.dirname(out)));
   }
-  const html = options.render({ record: shown.record, attempts: shown.attempts, texts, manifest, needsHuman: shown.needsHuman, evidence });
-  await mkdir(path.dirname(out), { recursive: true });
-  await writeFile(out, html);
-  return out;
+  return { texts, evidence };
 }

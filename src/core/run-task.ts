@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { appWriteGlobs } from '../config/app-writes.js';
-import { DiskFullError, ElenchosError, ExitCode, InterruptedError, describeError } from '../errors.js';
+import { DiskFullError, ElenchosError, ExitCode, InputError, InterruptedError, describeError } from '../errors.js';
 import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../evidence/layout.js';
 import { newRunId } from '../evidence/run-id.js';
 import { Redactor } from '../evidence/redact.js';
@@ -49,6 +49,21 @@ export interface RunTaskOptions {
   repoRoot?: string;
   /** `verify`: the checkout's HEAD and status, read once for every task (all verify the same commit). */
   checkout?: CheckoutState;
+  /** Best-of (src/core/best-of/): this run is one candidate of a larger run, which chose its folder, locked the contract once and holds the shared budget. */
+  candidate?: CandidateSlot;
+}
+
+/** What a best-of run hands each of its candidates. */
+export interface CandidateSlot {
+  runId: string;
+  /** The candidate's folder inside the best-of run's folder. */
+  dir: string;
+  /** The commit every candidate starts from (HEAD when the best-of run began). */
+  base: string;
+  /** The contract as locked once, before any candidate started. */
+  locked: Awaited<ReturnType<typeof lockContract>>;
+  /** Caps over the whole best-of run; its totals are this candidate's. */
+  budget: BudgetTracker;
 }
 
 export interface RunTaskResult {
@@ -70,8 +85,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
   });
   const { root } = pre;
-  const runId = newRunId();
-  const dir = runDirOf(root, runId);
+  if (options.candidate && options.candidate.base !== pre.head)
+    throw new InputError(`HEAD moved from ${options.candidate.base.slice(0, 12)} while the candidates ran; start the run again`);
+  const runId = options.candidate?.runId ?? newRunId();
+  const dir = options.candidate?.dir ?? runDirOf(root, runId);
   const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
   try {
     await ensureExcluded(root);
@@ -108,7 +125,9 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
-  const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
+  const locked =
+    options.candidate?.locked ??
+    (await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs }));
   const ctx: RunContext = {
     runId,
     mode,
@@ -125,7 +144,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     signal: guard.signal,
     reporter,
     startedAt: Date.now(),
-    budget: new BudgetTracker(config.budget, Date.now()),
+    budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };

@@ -46,6 +46,55 @@ export const ContractFileSchema = z.looseObject({
   role: z.enum(CONTRACT_ROLES),
 });
 
+export const CANDIDATE_STATES = ['PENDING', 'RUNNING', 'VERIFIED', 'FAILED', 'ERROR', 'STOPPED'] as const;
+
+const CostSchema = z.looseObject({
+  agentUsd: z.number().nonnegative(),
+  agentTurns: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  kaneCredits: z.number().nonnegative(),
+});
+
+/** One candidate of a best-of run (docs/best-of.md): a full run kept in `candidates/<name>/`. */
+export const CandidateSummarySchema = z.looseObject({
+  name: z.string().min(1),
+  /** `default` (the config's `agent`) or a key of the config's `agents`. */
+  agent: z.string().min(1),
+  agentType: z.string(),
+  /** 1-based position in the plan; the agent sees it as ELENCHOS_CANDIDATE_INDEX. */
+  index: z.number().int().positive(),
+  /** Its own run id (its worktree is named after it) and folder, relative to the best-of run's. */
+  runId: z.string().min(1),
+  dir: z.string().min(1),
+  /** STOPPED: ended by --stop-at-first (or never started) once another was VERIFIED. */
+  state: z.enum(CANDIDATE_STATES),
+  reason: z.enum(RUN_REASONS).nullable(),
+  message: z.string().nullable(),
+  tampering: z.boolean().optional(),
+  /** Agent attempts (1 + repairs): the first criterion of the winner rule. */
+  attempts: z.number().int().nonnegative(),
+  /** Every attempt, re-verifications included. */
+  verifications: z.number().int().nonnegative(),
+  cost: CostSchema.nullable(),
+  /** The change `apply` would take: lines added + removed, binary files by size (null: none stored). */
+  change: z
+    .looseObject({
+      attempt: z.number().int().positive(),
+      files: z.number().int().nonnegative(),
+      added: z.number().int().nonnegative(),
+      removed: z.number().int().nonnegative(),
+      binaryBytes: z.number().int().nonnegative(),
+      size: z.number().int().nonnegative(),
+    })
+    .nullable(),
+  startedAt: timestamp.nullable(),
+  finishedAt: timestamp.nullable(),
+  durationMs: z.number().int().nonnegative().nullable(),
+  /** Its last attempt's verdict per criterion: how far it got. */
+  criteria: z.array(z.looseObject({ id: z.string(), status: z.enum(CRITERION_STATUSES) })),
+});
+
 export const RunRecordSchema = z
   .looseObject({
     schemaVersion: z.literal(RUN_SCHEMA_VERSION),
@@ -88,6 +137,14 @@ export const RunRecordSchema = z
         kaneCredits: z.number().nonnegative(),
       })
       .optional(),
+    /** A best-of run (run --agents / --best-of): every candidate, in the plan's order (absent in a plain run). */
+    candidates: z.array(CandidateSummarySchema).optional(),
+    /** The chosen candidate and why (docs/best-of.md); null when none was VERIFIED. */
+    winner: z
+      .looseObject({ name: z.string().min(1), reason: z.string() })
+      .nullable()
+      .optional(),
+    bestOf: z.looseObject({ parallel: z.number().int().positive(), stopAtFirst: z.boolean() }).optional(),
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({
@@ -106,6 +163,7 @@ export type CriterionSummary = z.infer<typeof CriterionSummarySchema>;
 export type AttemptSummary = z.infer<typeof AttemptSummarySchema>;
 export type ContractFile = z.infer<typeof ContractFileSchema>;
 export type RunRecord = z.infer<typeof RunRecordSchema>;
+export type CandidateSummary = z.infer<typeof CandidateSummarySchema>;
 
 /** Reads and validates `<runDir>/run.json`; every schema problem is listed at once. */
 export async function readRunRecord(runDir: string): Promise<RunRecord> {

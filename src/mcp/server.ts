@@ -66,14 +66,15 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     'show_run',
     {
-      description: "One run's record and every attempt's criteria, findings and verdicts.",
+      description:
+        "One run's record and every attempt's criteria, findings and verdicts; a best-of run's `candidates` (each with its record and attempts) and `winner`.",
       inputSchema: { runId: z.string().describe('A run id, a unique prefix, or "latest"') },
       annotations: readOnly,
     },
     ({ runId }) =>
       answer(async () => {
         const shown = await showStoredRun(options.cwd, runId);
-        return { dir: shown.dir, record: shown.record, attempts: shown.attempts };
+        return { dir: shown.dir, record: shown.record, attempts: shown.attempts, candidates: shown.candidates };
       }),
   );
   server.registerTool(

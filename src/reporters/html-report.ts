@@ -14,7 +14,7 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto;max-height:24rem;white-space:
 img{max-width:100%;border:1px solid #d0d7de}td pre{max-height:16rem;margin:0}
 td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}.s{font-weight:600;border-radius:4px;padding:0 .35rem}
 .PASS,.VERIFIED{background:#dafbe1;color:#116329}.FAIL,.FAILED{background:#ffebe9;color:#a40e26}
-.NEEDS_HUMAN{background:#ffebe9;color:#a40e26}
+.NEEDS_HUMAN{background:#ffebe9;color:#a40e26}.STOPPED,.PENDING{background:#eaeef2;color:#57606a}
 .ERROR,.VERIFIER_ERROR,.INCONCLUSIVE,.UNVERIFIED,.NOT_VERIFIED,.RUNNING{background:#fff8c5;color:#7d4e00}`;
 
 /** Renders the report. */
@@ -69,7 +69,88 @@ export function renderHtmlReport(input: ReportInput): string {
       `<tr><td>${escapeHtml(file.path)}</td><td>${escapeHtml(file.role)}</td><td><code>${escapeHtml(file.sha256)}</code></td></tr>`,
     );
   parts.push('</table>');
-  record.attempts.forEach((summary, i) => {
+  if (input.candidates && record.candidates) parts.push(...renderCandidates(input, badge));
+  parts.push(...renderAttempts(input, badge));
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+}
+
+/**
+ * A best-of run: the candidates side by side (state, attempts, per-criterion status of the last attempt,
+ * change size, cost, time), the winner and why, then each candidate's attempts with their diffs.
+ */
+function renderCandidates(input: ReportInput, badge: (status: string) => string): string[] {
+  const { record } = input;
+  const entries = record.candidates ?? [];
+  const parts: string[] = [];
+  const winner = record.winner?.name ?? null;
+  parts.push(
+    `<h2>Candidates</h2><p>${winner ? `winner <b>${escapeHtml(winner)}</b>: ${escapeHtml(record.winner!.reason)}` : 'no winner: no candidate was VERIFIED'}</p>`,
+  );
+  parts.push(
+    `<p>${escapeHtml('The rule: only VERIFIED candidates win; then fewest attempts, smallest change (lines added + removed, binary files by size), lowest cost, earliest to finish.')}</p>`,
+  );
+  const head = entries.map(
+    (c) => `<th>${escapeHtml(c.name)}${c.name === winner ? ' ★' : ''}<br><small>${escapeHtml(`${c.agent} (${c.agentType})`)}</small></th>`,
+  );
+  parts.push(`<table><tr><th></th>${head.join('')}</tr>`);
+  const row = (label: string, cells: string[]) =>
+    parts.push(`<tr><th>${escapeHtml(label)}</th>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`);
+  row(
+    'state',
+    entries.map((c) => `${badge(c.state)} ${c.reason ? `<code>${escapeHtml(c.reason)}</code>` : ''}`),
+  );
+  row(
+    'attempts',
+    entries.map((c) => escapeHtml(`${c.attempts} (${c.verifications} verification(s))`)),
+  );
+  const ids = [...new Set(entries.flatMap((c) => c.criteria.map((k) => k.id)))];
+  for (const id of ids)
+    row(
+      id,
+      entries.map((c) => {
+        const status = c.criteria.find((k) => k.id === id)?.status;
+        return status ? badge(status) : '–';
+      }),
+    );
+  row(
+    'change',
+    entries.map((c) =>
+      escapeHtml(
+        c.change
+          ? `${c.change.size}: +${c.change.added} −${c.change.removed}${c.change.binaryBytes ? `, ${c.change.binaryBytes} binary bytes` : ''}, ${c.change.files} file(s)`
+          : 'none stored',
+      ),
+    ),
+  );
+  row(
+    'cost',
+    entries.map((c) => escapeHtml(c.cost ? `$${c.cost.agentUsd}, ${c.cost.kaneCredits} Kane credit(s)` : '–')),
+  );
+  row(
+    'time',
+    entries.map((c) => escapeHtml(c.durationMs === null ? '–' : `${(c.durationMs / 1000).toFixed(1)} s`)),
+  );
+  row(
+    'message',
+    entries.map((c) => escapeHtml(c.message ?? '')),
+  );
+  parts.push('</table>');
+  for (const c of input.candidates ?? []) {
+    const entry = entries.find((e) => e.name === c.name);
+    parts.push(`<h2>Candidate ${escapeHtml(c.name)} ${badge(entry?.state ?? c.record.state)}</h2>`);
+    const diff = entry?.change ? c.texts.get(entry.change.attempt)?.find((t) => t.name === 'workspace/diff.patch') : undefined;
+    if (diff)
+      parts.push(
+        `<details open><summary>its change (attempt ${entry!.change!.attempt}, the one apply takes)</summary><pre>${escapeHtml(diff.text)}</pre></details>`,
+      );
+    parts.push(...renderAttempts(c, badge).map((html) => html.replace(/^<h2>/, '<h3>').replace(/<\/h2>/, '</h3>')));
+  }
+  return parts;
+}
+
+function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: string) => string): string[] {
+  const parts: string[] = [];
+  input.record.attempts.forEach((summary, i) => {
     const detail = input.attempts[i];
     parts.push(
       `<h2>Attempt ${summary.number} (${escapeHtml(summary.kind)}) ${badge(summary.status)}</h2><p>${escapeHtml(summary.summary)}</p>`,
@@ -95,5 +176,5 @@ export function renderHtmlReport(input: ReportInput): string {
       parts.push(`<details><summary>${escapeHtml(name)}</summary><pre>${escapeHtml(text)}</pre></details>`);
     }
   });
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+  return parts;
 }

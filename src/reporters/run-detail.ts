@@ -7,6 +7,7 @@ import { describeFinding } from '../core/prompt.js';
 import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
+import { candidateTable } from './best-of-summary.js';
 
 interface ShownRun {
   root: string;
@@ -14,6 +15,8 @@ interface ShownRun {
   record: RunRecord;
   attempts: (Record<string, unknown> | null)[];
   needsHuman?: NeedsHuman | null;
+  /** A best-of run's candidates, each a run of its own. */
+  candidates?: { name: string; dir: string; record: RunRecord | null; attempts: (Record<string, unknown> | null)[] }[];
 }
 
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
@@ -41,6 +44,20 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
       .map((f) => `${f.path} ${f.sha256.slice(0, 12)}`)
       .join(', ')}`,
   );
+  if (record.candidates) {
+    out();
+    out(
+      `best of ${record.candidates.length} (${record.bestOf?.parallel ?? '?'} at a time${record.bestOf?.stopAtFirst ? ', --stop-at-first' : ''}):`,
+    );
+    for (const line of candidateTable(record.candidates, record.winner?.name ?? null)) out(line);
+    out(record.winner ? `winner: ${record.winner.name} — ${record.winner.reason}` : 'no winner: no candidate was VERIFIED');
+    for (const c of shown.candidates ?? []) {
+      out();
+      out(`── candidate ${c.name} ──`);
+      if (c.record) renderRun({ root: shown.root, dir: c.dir, record: c.record, attempts: c.attempts }, io);
+      else out('  (never started, or its run.json is missing)');
+    }
+  }
   record.attempts.forEach((summary, i) => {
     const detail = shown.attempts[i];
     out();

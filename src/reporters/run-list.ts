@@ -27,7 +27,7 @@ export function renderRunList(
     const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
     writeHuman(
       io.stdout,
-      `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.attempts.length} attempt(s)  ${duration}${describeSpend(run.cost)}${flag}`,
+      `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.candidates ? `best of ${run.candidates.length}${run.winner ? `, winner ${run.winner.name}` : ''}` : `${run.attempts.length} attempt(s)`}  ${duration}${describeSpend(run.cost)}${flag}`,
     );
   }
   for (const bad of unreadable) writeHuman(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);
