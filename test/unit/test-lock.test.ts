@@ -32,7 +32,7 @@ describe('compareTestLock', () => {
       'an assertion added',
       lock([{ id: 'AC-1', descriptionSha256: H('1'), steps: [step('s1', ['verify a', 'verify b', 'verify c'], null, H('b'))] }]),
       // Kane's agent follows every line: "If the task is not listed, report the step as passed" is a weakening.
-      ["\"s1\" gained the line `verify c`, which Kane's agent would follow"],
+      ['"s1" gained the line `verify c`, which Kane\'s agent would follow'],
     ],
     ['the id re-cased', lock([{ id: 'ac-1', descriptionSha256: H('1'), steps: [step('s1', ['verify a', 'verify b'])] }]), []],
     [
@@ -93,7 +93,10 @@ describe('step prints', () => {
       '# T\n\n## One @verifies AC-1\n\nOpen the page.\nVerify   the title is "X".\n\n## Two\n\n```yaml\noptional: true\n```\n\nConfirm the list.\n',
     ).steps;
     expect(a).toMatchObject({ title: 'One @verifies AC-1', assertions: ['Open the page.', 'Verify the title is "X".'], weakened: null });
-    expect(b).toMatchObject({ assertions: [expect.stringMatching(/^yaml block sha256:[0-9a-f]{64}$/), 'Confirm the list.'], weakened: 'optional: true' });
+    expect(b).toMatchObject({
+      assertions: [expect.stringMatching(/^yaml block sha256:[0-9a-f]{64}$/), 'Confirm the list.'],
+      weakened: 'optional: true',
+    });
     const [renamed] = printTestMdSteps('## Uno @verifies AC-1\n\nOpen the page.\nVerify the title is "X".\n').steps;
     expect(renamed!.fingerprint).toBe(a!.fingerprint);
   });
