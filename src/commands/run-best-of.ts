@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { Writable } from 'node:stream';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { AGENT_NAME_PATTERN } from '../config/config-schema.js';
-import type { RunCommandOptions } from './run.js';
+import type { RunCommandOptions } from './run-options.js';
 import { budgetOverrides } from './options.js';
 
 /** `a,b,c`: agent names (config `agents` keys, or `default`). */

@@ -5,25 +5,8 @@ import { InputError } from '../errors.js';
 import { budgetOverrides, parseCount, parsePositive } from './options.js';
 import { signingKeyFor } from '../util/signing-key.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
+import type { RunCommandOptions } from './run-options.js';
 
-export interface RunCommandOptions {
-  config?: string;
-  json?: boolean;
-  keep?: boolean;
-  fresh?: boolean;
-  verbose?: boolean;
-  maxRepairs?: number;
-  apply?: boolean;
-  commit?: boolean;
-  branch?: string | true;
-  maxCostUsd?: number;
-  maxKaneCredits?: number;
-  maxMinutes?: number;
-  agents?: string[];
-  bestOf?: number;
-  parallel?: number;
-  stopAtFirst?: boolean;
-}
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program

@@ -5,6 +5,7 @@ import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
 import { renderFindings } from './html-findings.js';
+import { EVIDENCE_FILES } from '../evidence/layout.js';
 
 export type { ReportInput };
 
@@ -138,7 +139,9 @@ function renderCandidates(input: ReportInput, badge: (status: string) => string)
   for (const c of input.candidates ?? []) {
     const entry = entries.find((e) => e.name === c.name);
     parts.push(`<h2>Candidate ${escapeHtml(c.name)} ${badge(entry?.state ?? c.record.state)}</h2>`);
-    const diff = entry?.change ? c.texts.get(entry.change.attempt)?.find((t) => t.name === 'workspace/diff.patch') : undefined;
+    const diff = entry?.change
+      ? c.texts.get(entry.change.attempt)?.find((t) => t.name === `${EVIDENCE_FILES.workspace}/${EVIDENCE_FILES.diff}`)
+      : undefined;
     if (diff)
       parts.push(
         `<details open><summary>its change (attempt ${entry!.change!.attempt}, the one apply takes)</summary><pre>${escapeHtml(diff.text)}</pre></details>`,

@@ -3,7 +3,7 @@
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { list } from 'tar';
-import { attemptDir } from '../../evidence/layout.js';
+import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { WORKSPACE_FILES } from '../../git/workspace-archive.js';
 
 export type ChangeSize = {
@@ -29,7 +29,7 @@ export async function measureChange(runDir: string, attempts: readonly AttemptLi
   const passed = attempts.findLast((a) => a.status === 'PASS');
   const stored = attempts.filter((a) => a.kind === 'agent' && (!passed || a.number <= passed.number)).reverse();
   for (const a of stored) {
-    const dir = path.join(attemptDir(runDir, a.number), 'workspace');
+    const dir = attemptPaths(attemptDir(runDir, a.number)).workspaceDir;
     const has = await access(path.join(dir, WORKSPACE_FILES.base)).then(
       () => true,
       () => false,

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { ExitCode, describeError } from '../../errors.js';
-import { runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
+import { runDir as runDirOf, runJsonPath, workspacesDir } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { sealRun } from '../../evidence/seal.js';
 import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
@@ -133,7 +133,7 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
   };
   // Candidates end concurrently: one write at a time keeps run.json whole.
   let writing = Promise.resolve();
-  const save = () => (writing = writing.then(() => writeJsonAtomic(path.join(dir, 'run.json'), draft)));
+  const save = () => (writing = writing.then(() => writeJsonAtomic(runJsonPath(dir), draft)));
   await save();
 
   const say = options.onLine ?? (() => undefined);

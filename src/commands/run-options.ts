@@ -1,0 +1,19 @@
+// The flags of `elenchos run`, shared by the plain run and the best-of run (commands/run-best-of.ts).
+export interface RunCommandOptions {
+  config?: string;
+  json?: boolean;
+  keep?: boolean;
+  fresh?: boolean;
+  verbose?: boolean;
+  maxRepairs?: number;
+  apply?: boolean;
+  commit?: boolean;
+  branch?: string | true;
+  maxCostUsd?: number;
+  maxKaneCredits?: number;
+  maxMinutes?: number;
+  agents?: string[];
+  bestOf?: number;
+  parallel?: number;
+  stopAtFirst?: boolean;
+}
