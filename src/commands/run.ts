@@ -7,7 +7,6 @@ import { signingKeyFor } from '../util/signing-key.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
 import type { RunCommandOptions } from './run-options.js';
 
-
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('run')
