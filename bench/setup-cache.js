@@ -24,7 +24,7 @@ import { homedir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEPENDENCY_SETS, gitSync, lockfileFor, makeRepo, median, oneStepTasks, timeOnce } from './lib.js';
-import { beginCachedSetup } from '../dist/core/setup-cache.js';
+import { beginCachedSetup } from '../dist/core/workspace/setup-cache.js';
 
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const depsFlag = process.argv.find((arg) => arg.startsWith('--deps='));

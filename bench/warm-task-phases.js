@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { DEPENDENCY_SETS, lockfileFor, makeRepo, median, oneStepTasks } from './lib.js';
 
 const dist = process.env.ELENCHOS_DIST ?? fileURLToPath(new URL('../dist', import.meta.url));
-const { verifyAll } = await import(path.join(dist, 'core/verify-all.js'));
+const { verifyAll } = await import(path.join(dist, 'core/verify/verify-all.js'));
 const set = (process.argv.find((arg) => arg.startsWith('--deps=')) ?? '--deps=webapp').slice('--deps='.length);
 const count = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 4);
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gitSync, median, timeOnce } from './lib.js';
-import { returnWorktree, takeWorktree } from '../dist/core/worktree-pool.js';
+import { returnWorktree, takeWorktree } from '../dist/core/workspace/worktree-pool.js';
 import { addWorktree, removeWorktree } from '../dist/git/worktree.js';
 
 const { values } = parseArgs({ options: { files: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '3' } } });

@@ -4,7 +4,7 @@ import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
 import { RunRecordSchema } from './evidence/run-record.js';
 import { TestLockSchema } from './contract/test-lock-schema.js';
-import { ShardMetadataSchema } from './core/shard-metadata-schema.js';
+import { ShardMetadataSchema } from './core/verify/shard-metadata-schema.js';
 
 const BASE = 'https://elenchos.dev/schemas';
 

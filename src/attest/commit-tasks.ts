@@ -1,4 +1,4 @@
-// The task set a commit's config names: `verify`'s own selection (core/select-tasks.ts), asked of the
+// The task set a commit's config names: `verify`'s own selection (core/verify/select-tasks.ts), asked of the
 // commit's tree instead of the disk, so that an attestation can be compared with it.
 import path from 'node:path';
 import fg from 'fast-glob';

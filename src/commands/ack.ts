@@ -20,7 +20,7 @@ export function registerAck(program: Command, io: CliIO, setExit: (code: number)
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the acknowledgement as JSON')
     .action(async (taskFile: string, options: AckCommandOptions) => {
-      const { ackTask } = await import('../core/ack.js');
+      const { ackTask } = await import('../core/stored-runs/ack.js');
       const { file, ack } = await ackTask({
         cwd: io.cwd,
         taskFile,

@@ -1,7 +1,7 @@
 // `elenchos apply <run-id>`: take a VERIFIED run's exact change into the checkout, or onto a branch.
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
-import type { ApplyRunResult } from '../core/apply-run.js';
+import type { ApplyRunResult } from '../core/stored-runs/apply-run.js';
 import { ExitCode } from '../errors.js';
 import { signingKeyFor } from '../util/signing-key.js';
 
@@ -22,7 +22,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
     .option('--candidate <name>', "a best-of run: take this VERIFIED candidate's change instead of the winner's")
     .option('--json', 'print the result as JSON')
     .action(async (runId: string, options: ApplyCommandOptions) => {
-      const { applyRun } = await import('../core/apply-run.js');
+      const { applyRun } = await import('../core/stored-runs/apply-run.js');
       const result = await applyRun({
         cwd: io.cwd,
         runId,

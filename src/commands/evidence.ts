@@ -14,7 +14,7 @@ export function registerEvidence(program: Command, io: CliIO, setExit: (code: nu
     )
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .action(async (runId: string) => {
-      const { verifyEvidence } = await import('../core/verify-evidence.js');
+      const { verifyEvidence } = await import('../core/verify/verify-evidence.js');
       const check = await verifyEvidence({ cwd: io.cwd, runId, signingKey: signingKeyFor(io.env) });
       if (check.ok) writeLine(io.stdout, `${check.runId}: evidence intact (${check.dir})`);
       else {

@@ -14,7 +14,7 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
     .option('--cache', 'also remove every idle setup cache entry (by default only old ones, and the least used beyond setupCache.maxBytes)')
     .option('--json', 'print the result as JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean; cache?: boolean }) => {
-      const { collectGarbage } = await import('../core/gc.js');
+      const { collectGarbage } = await import('../core/stored-runs/gc.js');
       const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool, cache: options.cache });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {

@@ -18,7 +18,7 @@ export function registerLock(program: Command, io: CliIO, setExit: (code: number
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the result as JSON')
     .action(async (files: string[], options: LockCommandOptions) => {
-      const { lockTasks } = await import('../core/lock-tasks.js');
+      const { lockTasks } = await import('../core/lock/lock-tasks.js');
       const { renderLockResult } = await import('../reporters/lock-report.js');
       const result = await lockTasks({ cwd: io.cwd, files, configFile: options.config, env: io.env, update: options.update === true });
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));

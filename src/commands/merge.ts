@@ -21,7 +21,7 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
 }
 
 async function mergeCommand(files: string[], options: { json?: boolean; junit?: string }, io: CliIO): Promise<number> {
-  const { mergeShards } = await import('../core/merge.js');
+  const { mergeShards } = await import('../core/verify/merge.js');
   const { printSummary, writeReportFile } = await import('./verify-summary.js');
   const { renderJunit } = await import('../reporters/junit.js');
   const merged = await mergeShards(files, io.cwd);

@@ -11,7 +11,7 @@ export function registerReport(program: Command, io: CliIO, setExit: (code: numb
     .argument('[run-id]', 'a run id, a unique prefix, or "latest"', 'latest')
     .option('--out <file>', 'where to write it (default .elenchos/reports/<run-id>.html)')
     .action(async (runId: string, options: { out?: string }) => {
-      const { writeReport } = await import('../core/report.js');
+      const { writeReport } = await import('../core/stored-runs/report.js');
       const { renderHtmlReport } = await import('../reporters/html-report.js');
       const signingKey = signingKeyFor(io.env);
       const file = await writeReport({ cwd: io.cwd, runId, out: options.out, signingKey, render: renderHtmlReport });

@@ -12,7 +12,7 @@ export function registerRestore(program: Command, io: CliIO, setExit: (code: num
     .option('--attempt <n>', 'which attempt (default: the last one)', parseCount)
     .option('--to <dir>', 'where (default: .elenchos/restored/<run-id>-<attempt>)')
     .action(async (runId: string, options: { attempt?: number; to?: string }) => {
-      const { restoreAttempt } = await import('../core/restore.js');
+      const { restoreAttempt } = await import('../core/stored-runs/restore.js');
       const restored = await restoreAttempt({ cwd: io.cwd, runId, attempt: options.attempt, to: options.to });
       writeLine(
         io.stdout,

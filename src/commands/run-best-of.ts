@@ -66,7 +66,7 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
   else for (const line of describeBestOf(result.record, result.runDir, result.exitCode)) writeHuman(io.stdout, line);
   setExit(result.exitCode);
   if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
-    const { applyRun } = await import('../core/apply-run.js');
+    const { applyRun } = await import('../core/stored-runs/apply-run.js');
     const { describeApply } = await import('./apply.js');
     const applied = await applyRun({
       cwd: io.cwd,

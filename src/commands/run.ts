@@ -44,7 +44,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       if (options.agents !== undefined || options.bestOf !== undefined) return runBestOfCommand(taskFile, options, io, setExit);
       if (options.parallel !== undefined || options.stopAtFirst)
         throw new InputError('--parallel and --stop-at-first are for several candidates: add --agents a,b or --best-of <n>');
-      const { runTask } = await import('../core/run-task.js');
+      const { runTask } = await import('../core/run/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
       const { withInterrupts } = await import('./interrupts.js');
       const reporter = options.json ? { onEvent: () => undefined } : terminalReporter({ stream: io.stdout, verbose: options.verbose });
@@ -67,7 +67,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
       setExit(result.exitCode);
       if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
-        const { applyRun } = await import('../core/apply-run.js');
+        const { applyRun } = await import('../core/stored-runs/apply-run.js');
         const { describeApply } = await import('./apply.js');
         const applied = await applyRun({
           cwd: io.cwd,

@@ -9,7 +9,7 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
     .description('list stored runs, newest first')
     .option('--json', 'print the run records as JSON')
     .action(async (options: { json?: boolean }) => {
-      const { listStoredRuns } = await import('../core/inspect-runs.js');
+      const { listStoredRuns } = await import('../core/stored-runs/inspect-runs.js');
       const { renderRunList } = await import('../reporters/run-list.js');
       const { runs, unreadable, needsHuman } = await listStoredRuns(io.cwd);
       if (options.json) writeLine(io.stdout, JSON.stringify({ runs, unreadable, needsHuman }, null, 2));
@@ -22,7 +22,7 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
     .argument('[run-id]', 'a run id, a unique prefix of one, or "latest"', 'latest')
     .option('--json', 'print the run record and every attempt.json as JSON')
     .action(async (runId: string, options: { json?: boolean }) => {
-      const { showStoredRun } = await import('../core/inspect-runs.js');
+      const { showStoredRun } = await import('../core/stored-runs/inspect-runs.js');
       const { renderRun } = await import('../reporters/run-detail.js');
       const shown = await showStoredRun(io.cwd, runId);
       if (options.json)

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { RunReporter } from '../core/events.js';
-import { verifyAll } from '../core/verify-all.js';
-import { resolveShard } from '../core/shard-ci.js';
+import { verifyAll } from '../core/verify/verify-all.js';
+import { resolveShard } from '../core/verify/shard-ci.js';
 import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
 import { renderJunit } from '../reporters/junit.js';
 import { terminalReporter } from '../reporters/terminal.js';

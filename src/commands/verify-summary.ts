@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeHuman, type CliIO } from '../cli-io.js';
-import type { VerifiedTask } from '../core/verify-summary.js';
+import type { VerifiedTask } from '../core/verify/verify-summary.js';
 import { InputError } from '../errors.js';
 
 /** Writes a report file, creating its folder; a path that cannot be written is the user's to fix (exit 3). */

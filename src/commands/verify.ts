@@ -63,7 +63,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       if (options.attest) throw new InputError('--attest signs the verdict of every task, not a --verifier-only run; drop one of them');
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
-      const { verifyOnce } = await import('../core/verify-once.js');
+      const { verifyOnce } = await import('../core/verify/verify-once.js');
       const evidenceDir = path.resolve(io.cwd, options.evidence ?? verifierOnlyDir(new Date().toISOString().replace(/[:.]/g, '-')));
       const { withInterrupts } = await import('./interrupts.js');
       let interrupted = false;

@@ -21,7 +21,7 @@ export const EVIDENCE_FILES = {
   verifierStderr: 'stderr.log',
   kane: 'kane',
   playwrightReport: 'playwright-report',
-  /** The app and setup tried on the base commit when the app did not start (core/app-blame.ts). */
+  /** The app and setup tried on the base commit when the app did not start (core/app/app-blame.ts). */
   baseProbe: 'base-probe',
   workspace: WORKSPACE_DIR_NAME,
   ...WORKSPACE_FILES,
@@ -47,7 +47,7 @@ export function workspacesDir(root: string): string {
   return path.join(elenchosDir(root), 'workspaces');
 }
 
-/** `<root>/.elenchos/cache`: setup cache entries, one folder per key (core/setup-cache.ts). */
+/** `<root>/.elenchos/cache`: setup cache entries, one folder per key (core/workspace/setup-cache.ts). */
 export function setupCacheDir(root: string): string {
   return path.join(elenchosDir(root), 'cache');
 }
@@ -107,7 +107,7 @@ export interface AttemptPaths {
   kaneDir: string;
   /** Playwright's HTML report, when one was kept. */
   playwrightReport: string;
-  /** The app and setup tried on the base commit (core/app-blame.ts). */
+  /** The app and setup tried on the base commit (core/app/app-blame.ts). */
   baseProbeDir: string;
   workspaceDir: string;
   diffPatch: string;

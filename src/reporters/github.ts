@@ -1,6 +1,6 @@
 // GitHub Actions: an error annotation per task that is not VERIFIED, and a job-summary table.
 import { appendFile } from 'node:fs/promises';
-import type { VerifiedTask } from '../core/verify-summary.js';
+import type { VerifiedTask } from '../core/verify/verify-summary.js';
 
 /** Workflow commands for stdout (`::error file=…,title=…::message`), one per task not VERIFIED. */
 export function githubAnnotations(tasks: readonly VerifiedTask[]): string[] {

@@ -1,7 +1,7 @@
 // The findings of one attempt in the HTML report: a table, then each failing test's evidence (its whole
 // error with line breaks kept, screenshots inline, the trace and how to open it). Every value escaped.
 import type { Finding } from '../verifiers/types.js';
-import type { AttemptEvidence } from '../core/report-evidence.js';
+import type { AttemptEvidence } from '../core/stored-runs/report-evidence.js';
 import { escapeHtml } from './html-escape.js';
 
 type ShownFinding = Finding & { location?: string | null; detail?: string | null };

@@ -1,5 +1,5 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
-import type { ReportInput } from '../core/report.js';
+import type { ReportInput } from '../core/stored-runs/report.js';
 import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';

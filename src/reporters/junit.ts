@@ -1,5 +1,5 @@
 // JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
-import type { VerifiedTask } from '../core/verify-summary.js';
+import type { VerifiedTask } from '../core/verify/verify-summary.js';
 import { relativeRunDir } from '../evidence/layout.js';
 
 /** Escapes text for XML attributes and content. */

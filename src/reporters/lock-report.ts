@@ -1,6 +1,6 @@
 // Human output of `elenchos lock`.
 import { writeLine, type CliIO } from '../cli-io.js';
-import type { LockTasksResult } from '../core/lock-tasks.js';
+import type { LockTasksResult } from '../core/lock/lock-tasks.js';
 
 const SAID = {
   created: 'written',

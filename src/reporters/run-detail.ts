@@ -1,9 +1,9 @@
 // Human rendering of `elenchos show <run-id>`.
 import path from 'node:path';
 import { writeHuman, type CliIO } from '../cli-io.js';
-import type { NeedsHuman } from '../core/needs-human.js';
+import type { NeedsHuman } from '../core/stored-runs/needs-human.js';
 import type { RunRecord } from '../evidence/run-record.js';
-import { describeFinding } from '../core/prompt.js';
+import { describeFinding } from '../core/run/prompt.js';
 import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';

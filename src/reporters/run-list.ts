@@ -1,6 +1,6 @@
 // Human rendering of `elenchos runs`.
 import { writeHuman, type CliIO } from '../cli-io.js';
-import type { NeedsHuman } from '../core/needs-human.js';
+import type { NeedsHuman } from '../core/stored-runs/needs-human.js';
 import type { RunRecord, UnreadableRun } from '../evidence/run-record.js';
 
 /** `  $0.0421, 11 credits` (what a run spent), empty when it spent nothing anyone reported. */

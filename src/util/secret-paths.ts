@@ -12,7 +12,7 @@ export function machineKeyDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(state ?? path.join(env.HOME || os.homedir(), '.local', 'state'), 'elenchos');
 }
 
-/** The setup cache's HMAC key (created 0600 on first use, see core/setup-cache-auth.ts). */
+/** The setup cache's HMAC key (created 0600 on first use, see core/workspace/setup-cache-auth.ts). */
 export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(machineKeyDir(env), 'cache.key');
 }

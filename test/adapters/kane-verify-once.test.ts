@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyOnce } from '../../src/core/verify-once.js';
+import { verifyOnce } from '../../src/core/verify/verify-once.js';
 import { BIN } from '../helpers/cli.js';
 import { taskJson, tempDir, tempRepo } from '../helpers/temp.js';
 import { FAKE_BIN, simpleTest } from './kane-harness.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCacheManifest } from '../../src/core/setup-cache-store.js';
+import { readCacheManifest } from '../../src/core/workspace/setup-cache-store.js';
 import { readAcks } from '../../src/evidence/acks.js';
 import { runCli } from '../helpers/cli.js';
 import { killWithWatchdog, processesOwnedBy, startCli, waitForFile, waitUntil } from '../helpers/live-cli.js';

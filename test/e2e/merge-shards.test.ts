@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARD_AUTO_VARIABLES } from '../../src/core/shard-ci.js';
+import { SHARD_AUTO_VARIABLES } from '../../src/core/verify/shard-ci.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';

@@ -1,8 +1,8 @@
-// The app's bubblewrap command line (src/core/app-sandbox.ts) and doctor's sandbox line: what is bound how.
+// The app's bubblewrap command line (src/core/app/app-sandbox.ts) and doctor's sandbox line: what is bound how.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appSandboxCommand, OPEN_WITHOUT_SANDBOX, setupSandboxOptions } from '../../src/core/app-sandbox.js';
+import { appSandboxCommand, OPEN_WITHOUT_SANDBOX, setupSandboxOptions } from '../../src/core/app/app-sandbox.js';
 import { checkSandbox } from '../../src/core/doctor/sandbox-check.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 

@@ -1,6 +1,6 @@
 // The best-of winner rule, the change measure and the shared budget, without running anything.
 import { describe, expect, it } from 'vitest';
-import { BudgetTracker } from '../../src/core/budget.js';
+import { BudgetTracker } from '../../src/core/run/budget.js';
 import { patchSize } from '../../src/core/best-of/change-size.js';
 import { chooseWinner, type Contender } from '../../src/core/best-of/choose.js';
 import { planCandidates } from '../../src/core/best-of/plan.js';

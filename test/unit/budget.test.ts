@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetTracker } from '../../src/core/budget.js';
+import { BudgetTracker } from '../../src/core/run/budget.js';
 
 const MIN = 60_000;
 

@@ -9,7 +9,7 @@ import {
   statContract,
   touchedBetween,
   verifyContract,
-} from '../../src/core/contract-lock.js';
+} from '../../src/core/lock/contract-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 

@@ -1,7 +1,7 @@
 // The run's decision after each verified attempt, as a table (SPEC §3 step 4.10).
 import { describe, expect, it } from 'vitest';
-import { decideNext, type Budget, type Decision, type VerifiedStatus } from '../../src/core/decide.js';
-import { exitCodeFor } from '../../src/core/outcome.js';
+import { decideNext, type Budget, type Decision, type VerifiedStatus } from '../../src/core/run/decide.js';
+import { exitCodeFor } from '../../src/core/run/outcome.js';
 
 const budget = (repairsUsed: number, maxRepairAttempts: number, verifierRetriesUsed: number, maxVerifierRetries: number): Budget => ({
   repairsUsed,

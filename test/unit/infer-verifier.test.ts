@@ -1,6 +1,6 @@
 // Without a verifier in the config or the task, the test file's name picks it; the mapping hint speaks that verifier.
 import { describe, expect, it } from 'vitest';
-import { howToVerify } from '../../src/core/mapping-hint.js';
+import { howToVerify } from '../../src/core/lock/mapping-hint.js';
 import { inferVerifier } from '../../src/core/resolve-task.js';
 
 describe('inferVerifier', () => {

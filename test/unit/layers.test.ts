@@ -34,7 +34,9 @@ describe('layer boundaries', () => {
   });
 
   it('keeps git/, process/ and util/ below everything else, and each other apart', async () => {
-    expect(await layerErrors('src/git/zz.ts', "import { runTask } from '../core/run-task.js';\nexport const x = runTask;")).toHaveLength(1);
+    expect(
+      await layerErrors('src/git/zz.ts', "import { runTask } from '../core/run/run-task.js';\nexport const x = runTask;"),
+    ).toHaveLength(1);
     expect(
       await layerErrors('src/git/zz.ts', "import { runProcess } from '../process/spawn.js';\nexport const x = runProcess;"),
     ).toHaveLength(1);
@@ -59,7 +61,7 @@ describe('layer boundaries', () => {
 
   it('lets imports flow downward and within a folder', async () => {
     const code = [
-      "import { runTask } from '../core/run-task.js';",
+      "import { runTask } from '../core/run/run-task.js';",
       "import { renderJunit } from '../reporters/junit.js';",
       "import { ExitCode } from '../errors.js';",
       "import { parseCount } from './options.js';",

@@ -2,7 +2,7 @@
 // and what the loop does after each, up to how the run ends.
 import { describe, expect, it } from 'vitest';
 import { afterAttempt, firstState, type LoopLimits, type LoopState } from '../../src/core/run/accounting.js';
-import type { AttemptRecord } from '../../src/core/run-context.js';
+import type { AttemptRecord } from '../../src/core/run/run-context.js';
 
 type Status = AttemptRecord['status'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeNeedsHuman } from '../../src/core/needs-human.js';
+import { judgeNeedsHuman } from '../../src/core/stored-runs/needs-human.js';
 import type { Ack } from '../../src/evidence/acks.js';
 import type { RunRecord } from '../../src/evidence/run-record.js';
 

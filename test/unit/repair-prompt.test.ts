@@ -1,7 +1,7 @@
 // The repair prompt: every confirmed failure quoted whole, the criteria that could not be judged named apart.
 import { describe, expect, it } from 'vitest';
 import type { CriterionResult } from '../../src/contract/criteria-map.js';
-import { buildPrompt, fence } from '../../src/core/prompt.js';
+import { buildPrompt, fence } from '../../src/core/run/prompt.js';
 import type { Finding } from '../../src/verifiers/types.js';
 
 const task = {

@@ -3,8 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { criteriaWithEvidence } from '../../src/core/attempt-criteria.js';
-import { gatherAttemptEvidence } from '../../src/core/report-evidence.js';
+import { criteriaWithEvidence } from '../../src/core/run/attempt-criteria.js';
+import { gatherAttemptEvidence } from '../../src/core/stored-runs/report-evidence.js';
 import { renderFindings } from '../../src/reporters/html-findings.js';
 import { renderJunit } from '../../src/reporters/junit.js';
 import type { Finding } from '../../src/verifiers/types.js';

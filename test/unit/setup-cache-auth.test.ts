@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
+import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { cacheKeyPath, secretPathsToHide } from '../../src/util/secret-paths.js';
 import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 

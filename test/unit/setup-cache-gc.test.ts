@@ -3,10 +3,10 @@
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { trimSetupCache } from '../../src/core/setup-cache-gc.js';
-import { computeCacheKey } from '../../src/core/setup-cache-key.js';
-import { saveCacheEntry } from '../../src/core/setup-cache-store.js';
-import { beginCachedSetup } from '../../src/core/setup-cache.js';
+import { trimSetupCache } from '../../src/core/workspace/setup-cache-gc.js';
+import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
+import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
+import { beginCachedSetup } from '../../src/core/workspace/setup-cache.js';
 import { tryExclusiveLock } from '../../src/process/exclusive-lock.js';
 import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeCacheKey } from '../../src/core/setup-cache-key.js';
+import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
 import {
   readCacheManifest,
   readStamps,
@@ -24,8 +24,8 @@ import {
   saveCacheEntry,
   snapshotForSave,
   writeStamps,
-} from '../../src/core/setup-cache-store.js';
-import { beginCachedSetup, verifyCachedPaths } from '../../src/core/setup-cache.js';
+} from '../../src/core/workspace/setup-cache-store.js';
+import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { compareTree, statSignature, walkTree } from '../../src/util/tree-manifest.js';

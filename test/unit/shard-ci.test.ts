@@ -1,7 +1,7 @@
 // `verify --shard auto`: each CI's own parallel-job variables, their bases, and a clear exit-3 refusal otherwise.
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { resolveShard } from '../../src/core/shard-ci.js';
+import { resolveShard } from '../../src/core/verify/shard-ci.js';
 
 const refusal = (value: string, env: NodeJS.ProcessEnv) => {
   try {

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildShardMetadata } from '../../src/core/shard-metadata.js';
-import { ShardMetadataSchema } from '../../src/core/shard-metadata-schema.js';
+import { buildShardMetadata } from '../../src/core/verify/shard-metadata.js';
+import { ShardMetadataSchema } from '../../src/core/verify/shard-metadata-schema.js';
 import { gitSync, taskJson, tempRepo } from '../helpers/temp.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');

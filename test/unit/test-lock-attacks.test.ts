@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestLock } from '../../src/contract/test-lock-schema.js';
 import type { TestPrint } from '../../src/contract/step-print.js';
-import { compareTestLock } from '../../src/core/test-lock.js';
+import { compareTestLock } from '../../src/core/lock/test-lock.js';
 import { printTestMdSteps } from '../../src/verifiers/kane/step-prints.js';
 import { printSpecTests } from '../../src/verifiers/playwright/test-prints.js';
 
@@ -221,13 +221,13 @@ describe('the lock catches a Kane step or a config weakened as an agent would', 
 
 describe('what the lock keys on', () => {
   it('a criterion description is whitespace-normalised: a doubled space does not free its steps', async () => {
-    const { descriptionHash } = await import('../../src/core/test-lock.js');
+    const { descriptionHash } = await import('../../src/core/lock/test-lock.js');
     expect(descriptionHash('the list  shows\nthe task ')).toBe(descriptionHash('the list shows the task'));
     expect(descriptionHash('the list shows no task')).not.toBe(descriptionHash('the list shows the task'));
   });
 
   it('hashes every verdict config key, and a changed one differs', async () => {
-    const { configKeyHashes, VERDICT_CONFIG_KEYS } = await import('../../src/core/lock-config.js');
+    const { configKeyHashes, VERDICT_CONFIG_KEYS } = await import('../../src/core/lock/lock-config.js');
     const { ConfigSchema } = await import('../../src/config/config-schema.js');
     const honest = configKeyHashes(ConfigSchema.parse({ app: { command: 'node app.js {port}' } }));
     expect(Object.keys(honest)).toEqual([...VERDICT_CONFIG_KEYS]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestLock } from '../../src/contract/test-lock-schema.js';
-import { compareTestLock } from '../../src/core/test-lock.js';
+import { compareTestLock } from '../../src/core/lock/test-lock.js';
 import { printTestMdSteps } from '../../src/verifiers/kane/step-prints.js';
 import { printSpecTests } from '../../src/verifiers/playwright/test-prints.js';
 

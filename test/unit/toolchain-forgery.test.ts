@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolchainChanges } from '../../src/core/toolchain.js';
+import { toolchainChanges } from '../../src/core/run/toolchain.js';
 import { playwrightToolchain } from '../../src/verifiers/playwright/toolchain.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 

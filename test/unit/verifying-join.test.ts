@@ -4,9 +4,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShardSetError } from '../../src/errors.js';
-import { mergeShards } from '../../src/core/merge.js';
-import { SHARD_FORMAT_VERSION, type ShardMetadata } from '../../src/core/shard-metadata-schema.js';
-import { joinShards, type ShardOutput } from '../../src/core/verifying-join.js';
+import { mergeShards } from '../../src/core/verify/merge.js';
+import { SHARD_FORMAT_VERSION, type ShardMetadata } from '../../src/core/verify/shard-metadata-schema.js';
+import { joinShards, type ShardOutput } from '../../src/core/verify/verifying-join.js';
 import { tempDir } from '../helpers/temp.js';
 
 const COMMIT = 'a'.repeat(40);

@@ -17,8 +17,8 @@ import {
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dropTouchedSlots, markPool } from '../../src/core/pool-guard.js';
-import { returnWorktree, takeWorktree, trimPool } from '../../src/core/worktree-pool.js';
+import { dropTouchedSlots, markPool } from '../../src/core/workspace/pool-guard.js';
+import { returnWorktree, takeWorktree, trimPool } from '../../src/core/workspace/worktree-pool.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -131,7 +131,7 @@ describe('worktree pool: take and return', () => {
         keep: [],
         size: 4,
       });
-    const built = pathToFileURL(path.resolve('dist/core/worktree-pool.js')).href;
+    const built = pathToFileURL(path.resolve('dist/core/workspace/worktree-pool.js')).href;
     const takers = [1, 2, 3, 4].map((i) => {
       const target = path.join(root, '.elenchos', 'workspaces', `proc-${i}`);
       const script = `const { takeWorktree } = await import(${JSON.stringify(built)});

@@ -1,6 +1,6 @@
 // One candidate's share of a best-of run's budget: its own totals (its run.json `cost`), every step
 // added to the whole run's too, and the caps asked of the whole run.
-import { BudgetTracker, type AgentSpend, type NextStep } from '../budget.js';
+import { BudgetTracker, type AgentSpend, type NextStep } from '../run/budget.js';
 
 export class CandidateBudget extends BudgetTracker {
   constructor(

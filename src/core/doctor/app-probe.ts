@@ -12,10 +12,10 @@ import { addWorktree, ensureExcluded, removeWorktree } from '../../git/worktree.
 import { freePort } from '../../process/free-port.js';
 import { probeUrl } from '../../process/url-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
-import { startApp, type AppStart } from '../app.js';
-import { appEnvironment } from '../app-env.js';
-import { appSandboxed } from '../app-sandbox.js';
-import { prepareWorktree } from '../setup.js';
+import { startApp, type AppStart } from '../app/app.js';
+import { appEnvironment } from '../app/app-env.js';
+import { appSandboxed } from '../app/app-sandbox.js';
+import { prepareWorktree } from '../workspace/setup.js';
 import { APP_WRITES_CHECK, appWriteFindings, type WrittenPath } from './app-writes-findings.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { attemptPaths, DOCTOR_DIR, workspacesDir } from '../../evidence/layout.js';

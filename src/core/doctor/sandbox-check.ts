@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { BWRAP } from '../../agents/sandbox.js';
 import type { Config } from '../../config/config-schema.js';
-import { OPEN_WITHOUT_SANDBOX } from '../app-sandbox.js';
+import { OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 
 /** ok with the sandbox, a warning naming the open attacks without it, a failure when bwrap is missing. */

@@ -1,7 +1,7 @@
 // The loop's accounting, as a pure value: repairs used against their bound, verifier retries since the
 // last agent turn (they start again after each repair), and what the run ends as once one is exhausted.
-import { decideNext } from '../decide.js';
-import type { AttemptRecord, Terminal } from '../run-context.js';
+import { decideNext } from './decide.js';
+import type { AttemptRecord, Terminal } from './run-context.js';
 
 export interface LoopLimits {
   maxRepairAttempts: number;

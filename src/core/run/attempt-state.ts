@@ -4,9 +4,9 @@ import { InterruptedError } from '../../errors.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import type { WindowWatch } from '../../git/window-watch.js';
 import type { StartedVerification } from '../../verifiers/types.js';
-import type { RepairEvidence } from '../prompt.js';
-import type { AttemptContext, AttemptRecord, Terminal } from '../run-context.js';
-import { Teardowns } from '../teardown.js';
+import type { RepairEvidence } from './prompt.js';
+import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
+import { Teardowns } from './teardown.js';
 import { globMatcher } from '../../util/glob-match.js';
 
 export interface AttemptInput {

@@ -6,7 +6,7 @@ import { appAndVerifier, openWindow } from './phases/app-and-verifier.js';
 import { contractCheck, workspaceGuard } from './phases/workspace-guard.js';
 import { postChecks, verdict } from './phases/post-checks.js';
 import { Attempt, type AttemptInput, type AttemptResult, type Phase } from './attempt-state.js';
-import type { AttemptContext } from '../run-context.js';
+import type { AttemptContext } from './run-context.js';
 
 export type { AttemptInput, AttemptResult } from './attempt-state.js';
 

@@ -2,9 +2,9 @@
 import { captureGitState } from '../../git/git-state.js';
 import { hiddenFiles } from '../../git/worktree-integrity.js';
 import { readWorktreeIndex, worktreeGitDirs } from '../../git/worktree-reset.js';
-import { PoolWatch } from '../pool-guard.js';
-import type { Baselines, RunContext } from '../run-context.js';
-import { verifierToolchain } from '../toolchain.js';
+import { PoolWatch } from '../workspace/pool-guard.js';
+import type { Baselines, RunContext } from './run-context.js';
+import { verifierToolchain } from './toolchain.js';
 
 /** Reads every baseline of the run's workspace (`inPlace`: the checkout itself, which has no worktree index). */
 export async function takeBaselines(ctx: RunContext, inPlace: boolean): Promise<Baselines> {

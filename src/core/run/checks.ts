@@ -2,9 +2,9 @@
 import { gitStateChanges } from '../../git/git-state.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { hiddenEdits } from '../../git/worktree-integrity.js';
-import { onlyToolConfigsChanged, TOOL_CONFIG_FIX, verifyContract } from '../contract-lock.js';
-import type { AttemptContext, Terminal } from '../run-context.js';
-import { toolchainChanges, verifierToolchain } from '../toolchain.js';
+import { onlyToolConfigsChanged, TOOL_CONFIG_FIX, verifyContract } from '../lock/contract-lock.js';
+import type { AttemptContext, Terminal } from './run-context.js';
+import { toolchainChanges, verifierToolchain } from './toolchain.js';
 
 /** Problems with the contract in the workspace and in the main checkout (empty when intact). */
 export async function checkContract(ctx: AttemptContext): Promise<string[]> {

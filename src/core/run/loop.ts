@@ -6,11 +6,11 @@ import { Redactor } from '../../evidence/redact.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { saveWorkspace } from '../../git/workspace-archive.js';
 import { isDiskFull } from '../../process/run-scope.js';
-import type { RepairEvidence } from '../prompt.js';
-import { updateRunRecord, type RunRecordDraft } from '../run-record-writer.js';
-import type { AttemptContext, AttemptRecord, Terminal } from '../run-context.js';
-import { runSecretValues } from '../run-secrets.js';
-import { sealEndedAttempt } from '../attempt-seals.js';
+import type { RepairEvidence } from './prompt.js';
+import { updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
+import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
+import { runSecretValues } from './run-secrets.js';
+import { sealEndedAttempt } from './attempt-seals.js';
 import { afterAttempt, firstState } from './accounting.js';
 import { runAttempt } from './attempt.js';
 

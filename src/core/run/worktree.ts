@@ -1,9 +1,9 @@
 // The run's worktree: taken from the warm pool (or added), and given back reset (or removed) on every way out.
 import path from 'node:path';
 import { addWorktree, removeWorktree } from '../../git/worktree.js';
-import type { RunContext } from '../run-context.js';
-import type { Teardowns } from '../teardown.js';
-import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from '../worktree-pool.js';
+import type { RunContext } from './run-context.js';
+import type { Teardowns } from './teardown.js';
+import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from '../workspace/worktree-pool.js';
 
 /** Puts a detached worktree of the base commit at `ctx.workspace`; its return is registered before it is taken. */
 export async function prepareWorktree(ctx: RunContext, teardowns: Teardowns): Promise<void> {

@@ -3,8 +3,8 @@
 // verifier's verdict the attempt's (phase 7).
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
-import { statContract, touchedBetween } from '../../contract-lock.js';
-import { sweepEscaped } from '../../sweep-escaped.js';
+import { statContract, touchedBetween } from '../../lock/contract-lock.js';
+import { sweepEscaped } from '../sweep-escaped.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';

@@ -1,0 +1,115 @@
+// With `agent.sandbox: bwrap`, the app Elenchos starts (and `setup.command`, which runs the repository's
+// install scripts) is the agent's code too: it runs in the same kind of bubblewrap sandbox as the agent.
+// Its worktree writable (the `app.writes` paths live there), the checkout around it hidden (acks, the
+// setup cache, the pool, the evidence), `.git` read-only whole (the app makes no commit: no hook, config
+// or object can be planted), no view of Elenchos's processes, none of the credentials. The network is
+// shared: the verifier reaches the app's port on localhost. See docs/security.md#the-app-sandbox.
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { BWRAP, HIDDEN_HOME_PATHS } from '../../agents/sandbox.js';
+import type { Config } from '../../config/config-schema.js';
+import { elenchosDir } from '../../evidence/layout.js';
+
+export interface AppSandboxOptions {
+  /** The app's worktree (the checkout itself with `verify --in-place`): its cwd and the only folder it may write. */
+  workspace: string;
+  /** The main checkout: hidden around the worktree; in place, its `.elenchos/` hidden and its `.git` read-only. */
+  checkout: string;
+  home: string | undefined;
+  /** Home-relative folders left writable (a package manager's download cache, for setup only). */
+  writableHome?: readonly string[];
+  /** Home-relative entries of HIDDEN_HOME_PATHS left readable (`.npmrc`, for setup's private registries). */
+  visibleHome?: readonly string[];
+  /** Key files and folders hidden as well (util/secret-paths.ts: secretPathsToHide). */
+  hidden?: readonly string[];
+}
+
+/**
+ * What stays open when `agent.sandbox` is "none" (said by `doctor` and in each run's header line; the
+ * table is docs/security.md#what-the-sandbox-closes).
+ */
+export const OPEN_WITHOUT_SANDBOX =
+  'no sandbox (agent.sandbox "none"): the agent and the app it writes run as you and can forge an ack, poison the setup cache, read Elenchos\'s credentials from /proc/<pid>/environ and write .git (hooks, config, objects); docs/security.md#what-the-sandbox-closes';
+
+/** Where a setup's package manager keeps its downloads: writable for `setup.command` in the sandbox, when they exist. */
+export const SETUP_CACHES = ['.npm', '.cache/yarn', '.yarn/berry', '.cache/pnpm', '.local/share/pnpm', '.bun/install/cache'];
+
+/** Where the sandbox settings of the app and setup come from: the agent's (they run the agent's code). */
+export function appSandboxed(config: Pick<Config, 'agent'>): boolean {
+  return config.agent.sandbox === 'bwrap';
+}
+
+/** `bwrap <args> -- command args`: the app (or setup) in its sandbox. */
+export function appSandboxCommand(
+  command: string,
+  args: readonly string[],
+  options: AppSandboxOptions,
+): { command: string; args: string[] } {
+  const { workspace, checkout } = options;
+  const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const inPlace = path.resolve(workspace) === path.resolve(checkout);
+  if (!inPlace) out.push('--tmpfs', checkout);
+  // The repository whole, read-only: objects included (a new object could pass for an old one's id
+  // nowhere, but nothing the app does needs one), hooks, config, refs, the worktree's admin folder.
+  // Bound after the worktree when it lies inside it (in place): the later mount wins.
+  const common = gitCommonDir(workspace);
+  if (common && !inPlace) out.push('--ro-bind', common, common);
+  out.push('--bind', workspace, workspace);
+  if (common && inPlace) out.push('--ro-bind', common, common);
+  // The worktree's `.git` (a file naming its admin folder) cannot be repointed either.
+  const dotGit = path.join(workspace, '.git');
+  if (dotGit !== common && existsSync(dotGit)) out.push('--ro-bind', dotGit, dotGit);
+  if (inPlace) {
+    const elenchos = elenchosDir(checkout);
+    if (existsSync(elenchos)) out.push('--tmpfs', elenchos, '--remount-ro', elenchos);
+  }
+  if (options.home) {
+    const visible = new Set(options.visibleHome ?? []);
+    for (const hidden of HIDDEN_HOME_PATHS) {
+      const full = path.join(options.home, hidden);
+      if (visible.has(hidden) || !existsSync(full)) continue;
+      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+    }
+    for (const own of options.writableHome ?? []) {
+      const full = path.join(options.home, own);
+      if (isDirectory(full)) out.push('--bind', full, full);
+    }
+  }
+  for (const full of options.hidden ?? []) {
+    if (!inPlace && (full === checkout || full.startsWith(`${checkout}${path.sep}`))) continue; // hidden with the checkout
+    out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+  }
+  if (!inPlace) out.push('--remount-ro', checkout);
+  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', workspace, '--', command, ...args);
+  return { command: BWRAP, args: out };
+}
+
+/** `setup.command`'s sandbox: the app's, with the package manager's download cache writable and `.npmrc` readable. */
+export function setupSandboxOptions(
+  workspace: string,
+  checkout: string,
+  home: string | undefined,
+  hidden: readonly string[] = [],
+): AppSandboxOptions {
+  // npm creates its cache on first use: made here, where it would be made outside the sandbox anyway.
+  if (home && isDirectory(home)) mkdirSync(path.join(home, '.npm'), { recursive: true });
+  return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'], hidden };
+}
+
+/** The repository's common git folder (`<checkout>/.git`), from the worktree's `.git` file, or `.git` itself. */
+function gitCommonDir(workspace: string): string | null {
+  const dotGit = path.join(workspace, '.git');
+  try {
+    if (isDirectory(dotGit)) return dotGit;
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    if (!pointer) return null;
+    const admin = path.resolve(workspace, pointer);
+    return path.resolve(admin, readFileSync(path.join(admin, 'commondir'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}

@@ -1,0 +1,101 @@
+// Holds a task's test to its committed lock, naming the commit that weakened it.
+import { InputError } from '../../errors.js';
+import { git } from '../../git/git.js';
+import { dirtyPaths } from '../../git/status.js';
+import { TestLockSchema, type TestLock } from '../../contract/test-lock-schema.js';
+import { buildTestLock, compareTestLock, readTestLock, type LockFinding } from './test-lock.js';
+import type { ResolvedTask } from '../resolve-task.js';
+
+export interface TestLockCheckOptions {
+  /** A commit the history is checked from (`--lock-base origin/main`): a lock changed since without its contract fails. */
+  base?: string;
+  /** `--config`: the config file whose verdict keys the lock holds. */
+  configFile?: string;
+}
+
+export interface TestLockCheck {
+  /** The lock file, or null when the task has none (nothing to hold it to). */
+  file: string | null;
+  problems: string[];
+  notes: string[];
+}
+
+/** Compares the task's test with its lock; each problem names the criterion, the step and the commit. */
+export async function checkTestLock(root: string, resolved: ResolvedTask, options: TestLockCheckOptions = {}): Promise<TestLockCheck> {
+  const stored = await readTestLock(root, resolved.label);
+  if (!stored) return { file: null, problems: [], notes: [] };
+  const current = await buildTestLock(resolved, { root, configFile: options.configFile });
+  const { problems, notes } = compareTestLock(stored.lock, current);
+  const lines: string[] = [];
+  for (const p of problems) lines.push(await problemLine(root, resolved, p));
+  if (stored.lock.testFile !== resolved.testFileLabel) {
+    lines.push(
+      `${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`,
+    );
+  }
+  if (options.base) {
+    // The lock as the base has it: an agent that also rewrote the lock (and touched the contract to pass
+    // the rule below) is still held to what the reviewer last accepted.
+    const baseLock = await lockAtBase(root, stored.file, options.base);
+    if (baseLock) {
+      for (const p of compareTestLock(baseLock, current).problems) {
+        const line = await problemLine(root, resolved, p);
+        if (!lines.includes(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
+      }
+    }
+    for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
+      lines.push(
+        `${stored.file}: changed in ${commit} without a change of ${resolved.label}: a lock follows its contract; revert it, or change the contract in the same commit`,
+      );
+    }
+  }
+  return { file: stored.file, problems: lines, notes };
+}
+
+/** `task: criterion: message (file, commit abc1234 "subject")`, naming the file the change is in (the test, unless said). */
+async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding): Promise<string> {
+  const file = p.file ?? resolved.testFileLabel;
+  return `${resolved.label}: ${p.criterion}: ${p.message} (${file}, ${await lastChange(root, file)})`;
+}
+
+/** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */
+async function lockAtBase(root: string, lockFile: string, base: string): Promise<TestLock | null> {
+  const text = await git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = TestLockSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */
+async function lastChange(root: string, file: string): Promise<string> {
+  if ((await dirtyPaths(root)).includes(file)) return 'uncommitted change';
+  const out = (await git(['log', '-1', '--format=%h %s', '--', file], { cwd: root }).catch(() => '')).trim();
+  if (!out) return 'not committed';
+  const [hash, ...subject] = out.split(' ');
+  return `commit ${hash} "${subject.join(' ')}"`;
+}
+
+/** Commits in `base..HEAD` that touched the lock but not the task it locks. */
+async function lockChangesWithoutContract(root: string, lockFile: string, taskFile: string, base: string): Promise<string[]> {
+  const known = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root }).catch(() => '');
+  if (!known.trim())
+    throw new InputError(
+      `--lock-base ${base}: no such commit in ${root}; fetch it first (for example git fetch origin main) or drop --lock-base`,
+    );
+  const out = await git(['log', '--format=%x01%h %s', '--name-only', `${base}..HEAD`, '--', lockFile, taskFile], { cwd: root });
+  const found: string[] = [];
+  for (const block of out.split('\x01').filter((b) => b.trim() !== '')) {
+    const [header, ...files] = block.split('\n').filter((l) => l !== '');
+    if (files.includes(lockFile) && !files.includes(taskFile)) {
+      const [hash, ...subject] = (header ?? '').split(' ');
+      found.push(`commit ${hash} "${subject.join(' ')}"`);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,269 @@
+// Preflight: everything that must hold before a run exists. Each failure is one line naming the fix (exit 3).
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { agentAdapter } from '../../agents/registry.js';
+import { agentNotFoundFix } from '../../agents/not-found-fix.js';
+import { costCapProblem } from '../../agents/cost-cap.js';
+import { BWRAP } from '../../agents/sandbox.js';
+import { appPortProblems } from '../../config/app-port-rule.js';
+import type { Config } from '../../config/config-schema.js';
+import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
+import { checkSetupCopy } from '../../config/setup-copy.js';
+import { PreflightError } from '../../errors.js';
+import { findRepoRoot } from '../../git/git.js';
+import { dirtyPaths, filesInHead, headCommit } from '../../git/status.js';
+import { findExecutable } from '../../process/find-executable.js';
+import { globMatcher } from '../../util/glob-match.js';
+import { checkJsonInputs } from '../json-inputs.js';
+import { howToVerify } from '../lock/mapping-hint.js';
+import { resolveTask, type ResolvedTask } from '../resolve-task.js';
+import { checkTestLock } from '../lock/test-lock-check.js';
+import { loadNeedsHuman } from '../stored-runs/needs-human.js';
+import { verifierInvocation } from './verify-context.js';
+import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
+
+/** An `app.writes` glob may not cover what the run locks: the contract would be put back and left out of every check. */
+function checkAppWrites(config: Config, configLabel: string, locked: readonly string[]): void {
+  for (const glob of config.app.writes) {
+    const hit = locked.find(globMatcher([glob]));
+    if (hit) {
+      throw new PreflightError(
+        'APP_WRITES_LOCKED',
+        `${configLabel}: app.writes "${glob}" covers ${hit}, which the run locks; declare only what the app writes (e.g. "data/db.json")`,
+      );
+    }
+  }
+}
+
+export interface PreflightOptions {
+  cwd: string;
+  taskFile: string;
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  overrides?: Record<string, unknown>;
+  /** `verify` runs no agent. */
+  needsAgent: boolean;
+  /** Refuse uncommitted changes (run: the agent works on HEAD; verify --in-place: the checkout is verified). */
+  requireClean?: boolean;
+  /** `--lock-base <ref>`: a test lock changed since this commit without its contract is refused. */
+  lockBase?: string;
+  /** The repository's top level, when the caller already asked git for it (`verify` of many tasks). */
+  repoRoot?: string;
+  /** The checkout's HEAD and uncommitted paths as the caller read them once for all its tasks (`verify`). */
+  checkout?: CheckoutState;
+}
+
+/** `repoRoot`'s HEAD (null: no commit) and dirty paths, read once; a failed read is asked again per task. */
+export interface CheckoutState {
+  head: Promise<string | null>;
+  dirty: Promise<string[] | null>;
+}
+
+/** Starts reading the checkout's HEAD and status, for every task of one `verify` to share. */
+export function readCheckoutState(root: string): CheckoutState {
+  const state = { head: headCommit(root).catch(() => null), dirty: dirtyPaths(root).catch(() => null) };
+  return state;
+}
+
+export interface Preflight {
+  root: string;
+  head: string;
+  loaded: LoadedConfig;
+  config: Config;
+  resolved: ResolvedTask;
+  /** Repo-relative inputs the verifier reads besides the task and test file (all present, committed or copied). */
+  extraInputs: string[];
+}
+
+/** Checks repository, tree, inputs and executables; throws PreflightError/InputError before anything runs. */
+export async function preflight(options: PreflightOptions): Promise<Preflight> {
+  const root = options.repoRoot ?? (await findRepoRoot(options.cwd));
+  if (root === null) {
+    throw new PreflightError(
+      'NOT_A_REPOSITORY',
+      `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
+    );
+  }
+  const head = (await options.checkout?.head) ?? (await headCommit(root).catch(() => null));
+  if (head === null)
+    throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
+  const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
+  const config = loaded.config;
+  const portProblems = appPortProblems(config.app, loaded.label);
+  if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
+  const costCap = options.needsAgent ? costCapProblem(config, loaded.label) : null;
+  if (costCap) throw new PreflightError('COST_CAP_UNENFORCEABLE', costCap);
+  // run and verify write into .elenchos/ anyway: the Playwright listing is kept there for the next one.
+  const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env, { keepListing: true });
+  if (options.needsAgent) await refuseNeedsHuman(root, config, resolved.label, resolved.task.id);
+  if (resolved.label.startsWith('/') || resolved.label.startsWith('..')) {
+    throw new PreflightError(
+      'TASK_OUTSIDE_REPOSITORY',
+      `${resolved.label}: the task file must be inside the repository ${root}; move it there and commit it`,
+    );
+  }
+  // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
+  const testLock = await checkTestLock(root, resolved, { base: options.lockBase, configFile: options.configFile });
+  if (testLock.problems.length > 0) {
+    throw new PreflightError(
+      'TEST_WEAKENED',
+      `${resolved.label}: the test no longer verifies what ${testLock.file} locked (${testLock.problems.length} problem(s)); restore it, or if the change is intended run elenchos lock --update ${resolved.label} and have the lock's diff reviewed`,
+      { details: testLock.problems },
+    );
+  }
+  checkMapping(resolved);
+  refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
+  const dirty = (await options.checkout?.dirty) ?? (await dirtyPaths(root));
+  if (dirty.length > 0 && options.requireClean !== false) {
+    const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
+    const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';
+    throw new PreflightError('DIRTY_TREE', `the working tree is not clean (${shown}); commit or stash these changes first: ${why}`, {
+      details: dirty.length > 10 ? dirty : [],
+    });
+  }
+  // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
+  // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
+  const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
+  const broken = await checkJsonInputs(root, extras);
+  if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
+  const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
+  const changed = new Set(dirty);
+  for (const [what, file] of [
+    ['task file', resolved.label],
+    ['test file', resolved.testFileLabel],
+  ] as const) {
+    if (!inHead.has(file) || changed.has(file)) {
+      throw new PreflightError(
+        'NOT_COMMITTED',
+        `${file}: the ${what} is not committed as it is; git add and commit it (the run locks the committed contract)`,
+      );
+    }
+  }
+  for (const file of extras) if (changed.has(file)) inHead.delete(file);
+  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
+  checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
+  // A verify needs it too: the app and setup.command run in the sandbox (app-sandbox.ts).
+  await checkSandbox(config, root);
+  if (options.needsAgent) await checkAgent(config, root, options.env);
+  await checkVerifier(resolved, config, root, options.env);
+  if (!config.app.command) {
+    throw new PreflightError(
+      'NO_APP_COMMAND',
+      `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`,
+    );
+  }
+  return { root, head, loaded, config, resolved, extraInputs };
+}
+
+/**
+ * Every other file the verifier reads must reach the worktree the same: committed, or copied by
+ * `setup.copy` (a git-ignored variables file with secrets). Otherwise the lock would blame the agent.
+ */
+async function checkVerifierInputs(
+  resolved: ResolvedTask,
+  config: Config,
+  root: string,
+  configLabel: string,
+  extra: string[],
+  inHead: ReadonlySet<string>,
+): Promise<string[]> {
+  const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
+  if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
+  const copied = new Set(copy.files);
+  for (const file of extra) {
+    if (!(await isFile(path.join(root, file)))) {
+      throw new PreflightError(
+        'VERIFIER_INPUT_MISSING',
+        `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`,
+      );
+    }
+    if (!copied.has(file) && !inHead.has(file)) {
+      throw new PreflightError(
+        'VERIFIER_INPUT_NOT_COMMITTED',
+        `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`,
+      );
+    }
+  }
+  return extra;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+async function checkSandbox(config: Config, root: string): Promise<void> {
+  if (
+    config.agent.sandbox === 'bwrap' &&
+    (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))
+  ) {
+    throw new PreflightError(
+      'SANDBOX_UNAVAILABLE',
+      `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`,
+    );
+  }
+}
+
+async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (config.agent.type === 'command' && !config.agent.command) {
+    throw new PreflightError(
+      'NO_AGENT_COMMAND',
+      'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
+    );
+  }
+  const { command } = agentAdapter(config.agent.type).command(config.agent);
+  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+    throw new PreflightError(
+      'AGENT_NOT_FOUND',
+      `agent executable "${command}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(command)}`,
+    );
+  }
+}
+
+async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  // "npx playwright" is a command and its first argument: look up the executable only.
+  const configured = verifierInvocation(config, resolved).command;
+  const command = (configured ?? resolved.verifier.defaultCommand().command).trim().split(/\s+/)[0]!;
+  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+    const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
+    throw new PreflightError(
+      'VERIFIER_NOT_FOUND',
+      `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
+    );
+  }
+}
+
+/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
+async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
+  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
+  if (!flagged) return;
+  throw new PreflightError(
+    'NEEDS_HUMAN',
+    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
+    { details: flagged.reasons },
+  );
+}
+
+/** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */
+export function checkMapping(resolved: ResolvedTask): void {
+  const { map } = resolved;
+  const problems = [
+    ...map.unmapped.map(
+      (id) =>
+        `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`,
+    ),
+    ...map.unknown.map(
+      (u) =>
+        `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`,
+    ),
+  ];
+  if (problems.length > 0) {
+    throw new PreflightError(
+      'UNMAPPED_CRITERIA',
+      `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`,
+      { details: problems },
+    );
+  }
+}

@@ -1,0 +1,169 @@
+// Writes run.json as the run goes (RUNNING first, so a killed run is recognisable) and seals it at the end.
+import path from 'node:path';
+import { sealRun } from '../../evidence/seal.js';
+import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
+import { writeJsonAtomic } from '../../evidence/write-json.js';
+import { git } from '../../git/git.js';
+import { readProcStat } from '../../process/proc-stat.js';
+import { elenchosVersion } from '../../version.js';
+import { sha256 } from '../../util/sha256.js';
+import { canonicalJson } from '../lock/contract-lock.js';
+import { criteriaWithEvidence } from './attempt-criteria.js';
+import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { pauseForTest } from './test-pause.js';
+import { verifierInvocation } from './verify-context.js';
+import { runSecretValues } from './run-secrets.js';
+import { attemptPaths, runJsonPath } from '../../evidence/layout.js';
+import { sealsOf } from './attempt-seals.js';
+import { signingKeyFor } from '../../util/signing-key.js';
+
+/** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
+export type RunRecordDraft = RunRecord;
+
+/** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
+export async function startRunRecord(
+  ctx: RunContext,
+  extra: { configFile: string | null; host: string; keep: boolean },
+): Promise<RunRecordDraft> {
+  // Asking the verifier its version spawns it: do that beside the run, not in front of it.
+  versions.set(ctx, verifierVersion(ctx));
+  const draft: RunRecordDraft = {
+    schemaVersion: 1,
+    runId: ctx.runId,
+    mode: ctx.mode,
+    task: { id: ctx.resolved.task.id, file: ctx.resolved.label, title: ctx.resolved.task.title },
+    state: 'RUNNING',
+    reason: null,
+    message: null,
+    tools: {
+      elenchos: elenchosVersion(),
+      node: process.version,
+      git: await gitVersion(ctx.root),
+      verifier: null,
+      agent: ctx.mode === 'run' ? ctx.config.agent.type : null,
+    },
+    contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
+    configFingerprint: sha256(canonicalJson(ctx.config)),
+    configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
+    verifier: { type: ctx.resolved.verifierType, testFile: ctx.resolved.testFileLabel },
+    startedAt: new Date(ctx.startedAt).toISOString(),
+    finishedAt: null,
+    durationMs: null,
+    pid: process.pid,
+    pidStartTime: readProcStat(process.pid)?.startTime ?? null,
+    host: extra.host,
+    workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
+    attempts: [],
+  };
+  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
+  return draft;
+}
+
+/** Writes attempt.json and refreshes run.json after each attempt, so partial evidence stays readable. */
+export async function updateRunRecord(
+  ctx: RunContext,
+  draft: RunRecordDraft,
+  attempts: AttemptRecord[],
+  dir: string,
+  record: AttemptRecord,
+): Promise<void> {
+  await writeJsonAtomic(attemptPaths(dir).attemptJson, { schemaVersion: 1, ...record });
+  const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
+  const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
+  draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
+  draft.attempts = attempts.map(summarize);
+  draft.cost = ctx.budget.totals();
+  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
+}
+
+/**
+ * Seals the run (src/evidence/seal.ts): run.json RUNNING with the outcome under `sealing`, every stored
+ * file redacted, the manifest over the final run.json, then the final run.json renamed into place.
+ * `outcome` is asked again at each step, so an interrupt during sealing changes what is sealed.
+ */
+export async function finishRun(
+  ctx: RunContext,
+  draft: RunRecordDraft,
+  attempts: AttemptRecord[],
+  outcome: () => Terminal,
+): Promise<RunRecordDraft> {
+  draft.attempts = attempts.map(summarize);
+  draft.cost = ctx.budget.totals();
+  draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
+  const finishedAt = new Date();
+  const finalRecord = (): RunRecordDraft => {
+    const terminal = outcome();
+    return {
+      ...draft,
+      state: terminal.state,
+      reason: terminal.reason,
+      message: terminal.message,
+      ...(terminal.state === 'ERROR' ? { tampering: terminal.tampering === true } : {}),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - ctx.startedAt,
+    };
+  };
+  const sealed = await sealRun(ctx.runDir, finalRecord, {
+    values: secretValues(ctx),
+    signingKey: signingKeyFor(ctx.env),
+    onSealing: () => pauseForTest('sealing', ctx.env),
+    sealed: sealsOf(ctx),
+    onSealsBroken: (problems) =>
+      ctx.reporter.onEvent({
+        type: 'phase',
+        attempt: null,
+        phase: 'evidence',
+        message: `warning: evidence sealed when its attempt ended was changed since (kept as sealed in the manifest, so evidence verify names it): ${problems.join('; ')}`,
+      }),
+  });
+  Object.assign(draft, sealed);
+  return draft;
+}
+
+function summarize(record: AttemptRecord): AttemptSummary {
+  return {
+    number: record.number,
+    kind: record.kind,
+    status: record.status,
+    summary: record.summary,
+    // With what a CI report shows beside each (durations, failing tests' messages): `merge` has only this.
+    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({
+      ...c,
+      status: record.criteria[i]!.status,
+      steps: record.criteria[i]!.steps,
+    })),
+    startedAt: record.startedAt,
+    durationMs: record.durationMs,
+    cost: record.cost,
+  };
+}
+
+/** Values that must never reach evidence: configured env names, credential-looking env, secret variables, Kane credentials, the signing key. */
+function secretValues(ctx: RunContext): string[] {
+  return runSecretValues(ctx.config, ctx.resolved.task, ctx.env);
+}
+
+const versions = new WeakMap<RunContext, Promise<string | null>>();
+
+/** The verifier's version, asked once at the start (null when it does not say). */
+async function verifierVersion(ctx: RunContext): Promise<string | null> {
+  const { command } = verifierInvocation(ctx.config, ctx.resolved);
+  const version = await ctx.resolved.verifier.version?.({ command, cwd: ctx.root, env: ctx.env }).catch(() => null);
+  return version ?? null;
+}
+
+// The git on PATH answers the same for every task of one `verify`: asked once per PATH.
+const gitVersions = new Map<string, Promise<string>>();
+
+function gitVersion(cwd: string): Promise<string> {
+  const key = process.env.PATH ?? '';
+  let version = gitVersions.get(key);
+  if (!version) {
+    version = git(['--version'], { cwd }).then(
+      (out) => out.trim().replace(/^git version /, ''),
+      () => 'unknown',
+    );
+    gitVersions.set(key, version);
+  }
+  return version;
+}

@@ -1,0 +1,230 @@
+// `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { appWriteGlobs } from '../../config/app-writes.js';
+import { DiskFullError, ElenchosError, ExitCode, InputError, InterruptedError, describeError } from '../../errors.js';
+import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
+import { newRunId } from '../../evidence/run-id.js';
+import { Redactor } from '../../evidence/redact.js';
+import { isDiskFull, recordChild, withRunScope } from '../../process/run-scope.js';
+import { ensureExcluded } from '../../git/worktree.js';
+import { takeBaselines } from './baselines.js';
+import { attemptLoop } from './loop.js';
+import { prepareWorktree } from './worktree.js';
+import { lockContract } from '../lock/contract-lock.js';
+import type { RunReporter } from '../events.js';
+import { finishRun, startRunRecord, type RunRecordDraft } from './run-record-writer.js';
+import { exitCodeFor } from './outcome.js';
+import { preflight, type CheckoutState } from './preflight.js';
+import { signingKeyExposure } from '../key-exposure.js';
+import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
+import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
+import { finishWithinMs, runSetup } from '../workspace/setup.js';
+import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import { RunGuard, diskFullTerminal } from './run-guard.js';
+import { Teardowns } from './teardown.js';
+import { pauseForTest } from './test-pause.js';
+import { appSandboxed, OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
+import { BudgetTracker } from './budget.js';
+
+export interface RunTaskOptions {
+  cwd: string;
+  taskFile: string;
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  /** Flag values as a partial config (`maxRepairAttempts`, `retainWorkspace`, …). */
+  overrides?: Record<string, unknown>;
+  signal: AbortSignal;
+  reporter: RunReporter;
+  /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
+  mode?: 'run' | 'verify';
+  /** verify only: use the checkout itself instead of a worktree (it must be clean). */
+  inPlace?: boolean;
+  /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
+  cleanChecked?: boolean;
+  /** `--lock-base <ref>`: refuse a test lock changed since then without its contract. */
+  lockBase?: string;
+  /** The repository's top level containing `cwd`, when the caller already found it (not asked again per task). */
+  repoRoot?: string;
+  /** `verify`: the checkout's HEAD and status, read once for every task (all verify the same commit). */
+  checkout?: CheckoutState;
+  /** Best-of (src/core/best-of/): this run is one candidate of a larger run, which chose its folder, locked the contract once and holds the shared budget. */
+  candidate?: CandidateSlot;
+}
+
+/** What a best-of run hands each of its candidates. */
+export interface CandidateSlot {
+  runId: string;
+  /** The candidate's folder inside the best-of run's folder. */
+  dir: string;
+  /** The commit every candidate starts from (HEAD when the best-of run began). */
+  base: string;
+  /** The contract as locked once, before any candidate started. */
+  locked: Awaited<ReturnType<typeof lockContract>>;
+  /** Caps over the whole best-of run; its totals are this candidate's. */
+  budget: BudgetTracker;
+}
+
+export interface RunTaskResult {
+  record: RunRecordDraft;
+  runDir: string;
+  exitCode: number;
+}
+
+/** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
+export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
+  const mode = options.mode ?? 'run';
+  // Read now (the CLI already did, before anything ran): a key file rewritten during the run signs nothing.
+  signingKeyOrLoad(options.env);
+  const inPlace = mode === 'verify' && options.inPlace === true;
+  // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
+  const pre = await preflight({
+    ...options,
+    needsAgent: mode === 'run',
+    requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
+  });
+  const { root } = pre;
+  if (options.candidate && options.candidate.base !== pre.head)
+    throw new InputError(`HEAD moved from ${options.candidate.base.slice(0, 12)} while the candidates ran; start the run again`);
+  const runId = options.candidate?.runId ?? newRunId();
+  const dir = options.candidate?.dir ?? runDirOf(root, runId);
+  const workspace = inPlace ? root : path.join(workspacesDir(root), runId);
+  try {
+    await ensureExcluded(root);
+    await mkdir(dir, { recursive: true });
+    const guard = new RunGuard(options.signal, root, childLogPath(dir));
+    try {
+      return await withRunScope(guard.scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, guard }));
+    } finally {
+      guard.dispose();
+    }
+  } catch (error) {
+    if (isDiskFull(error))
+      throw new DiskFullError(
+        `the disk is full: the run record in ${path.relative(root, dir) || dir} could not be written or sealed (${describeError(error)}); free some space, then run elenchos gc`,
+        { cause: error },
+      );
+    throw error;
+  }
+}
+
+interface RunPlace {
+  runId: string;
+  dir: string;
+  workspace: string;
+  mode: 'run' | 'verify';
+  inPlace: boolean;
+  guard: RunGuard;
+}
+
+async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
+  const { root, config, resolved } = pre;
+  const { runId, dir, workspace, mode, inPlace, guard } = place;
+  // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
+  const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
+  const reporter = redactingReporter(options.reporter, redactor);
+  recordChild(process.pid, 'elenchos');
+  const locked =
+    options.candidate?.locked ??
+    (await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs }));
+  const ctx: RunContext = {
+    runId,
+    mode,
+    root,
+    workspace,
+    base: pre.head,
+    runDir: dir,
+    config,
+    resolved,
+    locked,
+    excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
+    appWrites: appWriteGlobs(config.app.writes),
+    env: options.env,
+    signal: guard.signal,
+    reporter,
+    startedAt: Date.now(),
+    budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
+  };
+  const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
+  reporter.onEvent({
+    type: 'run-start',
+    runId,
+    taskId: resolved.task.id,
+    taskFile: resolved.label,
+    runDir: dir,
+    workspace,
+    mode,
+    ...unsandboxed,
+  });
+  const exposed = mode === 'run' ? signingKeyExposure(options.env, config.agent.sandbox) : null;
+  if (exposed)
+    reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
+
+  const teardowns = new Teardowns();
+  const attempts: AttemptRecord[] = [];
+  let terminal: Terminal;
+  try {
+    if (!inPlace) await prepareWorktree(ctx, teardowns);
+    const firstDir = attemptDir(dir, 1);
+    await mkdir(firstDir, { recursive: true });
+    await pauseForTest('setup', options.env);
+    // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
+    const setupProblem = await runSetup(
+      ctx,
+      firstDir,
+      workspace,
+      (save) => {
+        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
+      },
+      inPlace ? undefined : pre.head,
+    );
+    if (setupProblem) {
+      terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
+    } else {
+      const baselines = await takeBaselines(ctx, inPlace);
+      await pauseForTest('baseline', options.env);
+      terminal = await attemptLoop({ ...ctx, baselines }, attempts, draft);
+    }
+  } catch (error) {
+    if (guard.diskFull || isDiskFull(error)) {
+      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
+      terminal = diskFullTerminal(
+        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
+      );
+    } else if (error instanceof InterruptedError || options.signal.aborted) {
+      terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
+    } else {
+      terminal = {
+        state: 'ERROR',
+        reason: 'INTERNAL_ERROR',
+        message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}`,
+      };
+      draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    }
+  }
+  await pauseForTest('teardown', options.env);
+  const failures = await teardowns.runAll();
+  if (failures.length > 0) draft.cleanupProblems = failures;
+  const decided = terminal;
+  const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
+  // A signal that came after the last look at it still never turns into exit 0.
+  const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
+  reporter.onEvent({
+    type: 'run-end',
+    runId,
+    state: record.state,
+    reason: record.reason,
+    message: record.message,
+    runDir: dir,
+    exitCode,
+    mode,
+  });
+  // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
+  return { record: redactValue(record, redactor), runDir: dir, exitCode };
+}
+
+function signingKeyOrLoad(env: NodeJS.ProcessEnv): void {
+  if (!loadedSigningKey(env)) loadSigningKey(env);
+}

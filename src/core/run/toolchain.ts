@@ -1,0 +1,21 @@
+// The verifier's toolchain fingerprint for a run: the adapter's own, or the resolved executable.
+import { fileStamp } from '../../process/file-stamp.js';
+import { findExecutable } from '../../process/find-executable.js';
+import type { RunContext } from './run-context.js';
+import { verifierInvocation } from './verify-context.js';
+
+/** Lines describing what the verifier runs on, as resolved in the workspace now. */
+export async function verifierToolchain(ctx: RunContext): Promise<string[]> {
+  const { command } = verifierInvocation(ctx.config, ctx.resolved);
+  const adapter = ctx.resolved.verifier;
+  if (adapter.toolchain) return adapter.toolchain({ cwd: ctx.workspace, testFileLabel: ctx.resolved.testFileLabel, command, env: ctx.env });
+  const executable = (command ?? adapter.defaultCommand().command).trim().split(/\s+/)[0]!;
+  const found = await findExecutable(executable, { cwd: ctx.workspace, pathEnv: ctx.env.PATH });
+  return [`executable ${found ? await fileStamp(found) : `${executable} not found`}`];
+}
+
+/** Lines that differ between two fingerprints. */
+export function toolchainChanges(before: readonly string[], after: readonly string[]): string[] {
+  const was = new Set(before);
+  return after.filter((line) => !was.has(line)).map((line) => line.split(' ')[0] ?? line);
+}

@@ -1,0 +1,67 @@
+// Reading stored evidence for people: list runs, open one run with its attempts.
+import path from 'node:path';
+import { InputError } from '../../errors.js';
+import { listRuns, readRunRecord, type RunRecord } from '../../evidence/run-record.js';
+import { attemptDir, attemptPaths, runDir, runsDir } from '../../evidence/layout.js';
+import { repoRootOrCwd } from '../../git/git.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../../util/json-file.js';
+import { needsHumanIn } from './needs-human.js';
+
+/** Every stored run, newest first, and the tasks that need a human. */
+export async function listStoredRuns(cwd: string) {
+  const root = await repoRootOrCwd(cwd);
+  const needsHuman = [...(await needsHumanIn(root)).values()];
+  return { root, ...(await listRuns(root)), needsHuman };
+}
+
+/** One run: its record and each attempt's attempt.json (missing ones are null: the attempt crashed). */
+export async function showStoredRun(cwd: string, runId: string) {
+  const root = await repoRootOrCwd(cwd);
+  const id = await resolveRunId(root, runId);
+  const dir = runDir(root, id);
+  const record = await readRunRecord(dir);
+  const attempts = await readAttempts(dir, record);
+  const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
+  const candidates = await readCandidates(dir, record);
+  return { root, dir, record, attempts, needsHuman, candidates };
+}
+
+/** Each attempt's attempt.json of the run in `dir` (null where missing: the attempt crashed). */
+export async function readAttempts(dir: string, record: RunRecord): Promise<(Record<string, unknown> | null)[]> {
+  const attempts: (Record<string, unknown> | null)[] = [];
+  for (const summary of record.attempts) {
+    const file = attemptPaths(attemptDir(dir, summary.number)).attemptJson;
+    attempts.push(
+      await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then(
+        (r) => r.value as Record<string, unknown>,
+        () => null,
+      ),
+    );
+  }
+  return attempts;
+}
+
+/** A best-of run's candidates, each with its own record and attempts (empty for a plain run; a candidate that never started has no record). */
+export async function readCandidates(dir: string, record: RunRecord) {
+  const out: { name: string; dir: string; record: RunRecord | null; attempts: (Record<string, unknown> | null)[] }[] = [];
+  for (const entry of record.candidates ?? []) {
+    const cdir = path.join(dir, entry.dir);
+    const candidate = await readRunRecord(cdir).catch(() => null);
+    out.push({ name: entry.name, dir: cdir, record: candidate, attempts: candidate ? await readAttempts(cdir, candidate) : [] });
+  }
+  return out;
+}
+
+/** Accepts a full run id, a unique prefix, or "latest". */
+export async function resolveRunId(root: string, wanted: string): Promise<string> {
+  const { runs } = await listRuns(root);
+  if (wanted === 'latest') {
+    const newest = runs[0];
+    if (!newest) throw new InputError(`no runs under ${runsDir(root)}; start one with elenchos run <task.json>`);
+    return newest.runId;
+  }
+  const matches = runs.filter((r) => r.runId.startsWith(wanted));
+  if (matches.length === 1) return matches[0]!.runId;
+  if (matches.length === 0) throw new InputError(`run "${wanted}" not found under ${runsDir(root)}; list runs with elenchos runs`);
+  throw new InputError(`run "${wanted}" is ambiguous (${matches.length} runs start with it); give more of the id`);
+}

@@ -1,0 +1,74 @@
+// `elenchos merge`: the `verify --json` outputs of several shards as one result, refused unless they are
+// exactly one whole verification (src/core/verify/verifying-join.ts).
+import path from 'node:path';
+import { InputError, ShardSetError } from '../../errors.js';
+import { RunRecordSchema } from '../../evidence/run-record.js';
+import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../../util/json-file.js';
+import { formatZodIssues } from '../../util/zod-issues.js';
+import { SHARD_FORMAT_VERSION, ShardMetadataSchema, compare, type ShardMetadata } from './shard-metadata-schema.js';
+import { joinShards, type ReportedTask, type ShardOutput } from './verifying-join.js';
+import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
+
+export interface MergeResult {
+  tasks: VerifiedTask[];
+  exitCode: number;
+  /** The joined shards described as one: shard 1/1 of the same commit and inputs, planning every task. */
+  metadata: ShardMetadata;
+}
+
+/** Reads each shard's output, checks they make one whole verification (else ShardSetError, exit 4), and returns every task once. */
+export async function mergeShards(files: readonly string[], cwd: string): Promise<MergeResult> {
+  const outputs: { output: ShardOutput; tasks: VerifiedTask[] }[] = [];
+  for (const file of files) outputs.push(await readShard(file, cwd));
+  const joined = joinShards(outputs.map((o) => o.output));
+  if (!joined.ok) throw new ShardSetError(`merge refused: ${joined.problem}`);
+  const tasks = outputs.flatMap((o) => o.tasks).sort((a, b) => compare(a.file, b.file));
+  const first = outputs.map((o) => o.output.metadata).find((m) => m.shard.index === 1)!;
+  const metadata: ShardMetadata = { ...first, shard: { index: 1, total: 1 }, plan: first.tasks, mergedShards: outputs.length };
+  return { tasks, exitCode: overallExit(tasks, false), metadata };
+}
+
+async function readShard(file: string, cwd: string): Promise<{ output: ShardOutput; tasks: VerifiedTask[] }> {
+  const { value } = await readJsonFile(path.resolve(cwd, file), file, { maxBytes: EVIDENCE_FILE_LIMIT });
+  const root = value as { runs?: unknown; metadata?: unknown };
+  if (!Array.isArray(root.runs)) throw new InputError(`${file}: (root): not the output of elenchos verify --json (no "runs" array)`);
+  const metadata = readMetadata(root.metadata, file);
+  const tasks: VerifiedTask[] = [];
+  const reported: ReportedTask[] = [];
+  root.runs.forEach((entry, i) => {
+    const refused = entry as { file?: unknown; refused?: unknown };
+    if (typeof refused.refused === 'string' && typeof refused.file === 'string') {
+      tasks.push({ file: refused.file, record: null, runDir: null, refused: refused.refused, criteria: [] });
+      reported.push({ file: refused.file, base: null, contract: [] });
+      return;
+    }
+    const parsed = RunRecordSchema.safeParse(entry);
+    if (!parsed.success)
+      throw new InputError(`${file}: runs[${i}] is not a run record`, {
+        details: formatZodIssues(`${file}: runs[${i}]`, parsed.error.issues),
+      });
+    const record = parsed.data;
+    tasks.push({ file: record.task.file, record, runDir: null, refused: null, criteria: summarizedCriteria(record) });
+    reported.push({ file: record.task.file, base: record.workspace.base, contract: record.contract.files });
+  });
+  return { output: { file, metadata, reported }, tasks };
+}
+
+/** The metadata block, refused when absent (an older verify) or newer than this Elenchos reads. */
+function readMetadata(value: unknown, file: string): ShardMetadata {
+  if (value === undefined)
+    throw new ShardSetError(
+      `merge refused: ${file} has no shard metadata (written by an older elenchos verify); run elenchos verify --shard i/n --json again with this version`,
+    );
+  const version = (value as { formatVersion?: unknown } | null)?.formatVersion;
+  if (typeof version === 'number' && version > SHARD_FORMAT_VERSION)
+    throw new ShardSetError(
+      `merge refused: ${file} is shard format ${version}, newer than this elenchos reads (${SHARD_FORMAT_VERSION}); merge with the elenchos version that wrote it`,
+    );
+  const parsed = ShardMetadataSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InputError(`${file}: metadata is not the shard metadata of elenchos verify --json`, {
+      details: formatZodIssues(`${file}: metadata`, parsed.error.issues),
+    });
+  return parsed.data;
+}

@@ -1,0 +1,43 @@
+// Which task contracts `verify` checks: the paths or globs given, else the config's `tasks`, then a shard.
+import path from 'node:path';
+import fg from 'fast-glob';
+import { InputError } from '../../errors.js';
+import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** Parses `i/n` (1 ≤ i ≤ n). */
+export function parseShard(value: string): Shard {
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count)
+    throw new InputError(`--shard "${value}" must look like i/n with 1 ≤ i ≤ n (for example 2/4)`);
+  return { index, count };
+}
+
+/** Task files (absolute, sorted, unique) matched by `patterns` under `base`; a glob never matches a test lock (`*.lock.json`). */
+export async function selectTasks(patterns: readonly string[], base: string, shard?: Shard): Promise<string[]> {
+  const found = new Set<string>();
+  for (const pattern of patterns) {
+    const matches = fg.isDynamicPattern(pattern)
+      ? await fg(pattern, {
+          cwd: base,
+          absolute: true,
+          onlyFiles: true,
+          ignore: ['**/node_modules/**', `${ELENCHOS_DIR_NAME}/**`, '**/*.lock.json'],
+        })
+      : [path.resolve(base, pattern)];
+    for (const file of matches) found.add(file);
+  }
+  const sorted = [...found].sort();
+  return shard ? shardOf(sorted, shard) : sorted;
+}
+
+/** Shard i of n of a sorted list: deterministic across machines, every n-th item from the i-th. */
+export function shardOf<T>(sorted: readonly T[], shard: Shard): T[] {
+  return sorted.filter((_, i) => i % shard.count === shard.index - 1);
+}

@@ -1,0 +1,68 @@
+// The setup cache's authentication: an HMAC over each entry's manifest (and its stamps) with a
+// per-machine key kept outside every repository (util/secret-paths.ts: cacheKeyPath), created 0600 on
+// first use. A plain sha256 can be recomputed by whoever rewrites a cached file (the app, which is the
+// agent's code: issue #25, item 2); an HMAC only by whoever can read the key, which a sandbox hides.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { cacheKeyPath } from '../../util/secret-paths.js';
+
+const keys = new Map<string, Buffer>();
+
+/** The machine's cache key (read once per process, created on first use); throws when it can be neither read nor created. */
+export function machineCacheKey(env: NodeJS.ProcessEnv = process.env): Buffer {
+  const file = cacheKeyPath(env);
+  const known = keys.get(file);
+  if (known) return known;
+  const key = readOrCreate(file);
+  keys.set(file, key);
+  return key;
+}
+
+function readOrCreate(file: string): Buffer {
+  try {
+    return parse(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const text = `${randomBytes(32).toString('hex')}\n`;
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    // Another process created it first: its key is the machine's.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return parse(readFileSync(file, 'utf8'), file);
+    throw error;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return parse(text, file);
+}
+
+function parse(text: string, file: string): Buffer {
+  const hex = text.trim();
+  // A key being written by another process reads short: never sign with half a key.
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${file} is not a setup cache key (64 hex digits); delete it to make a new one`);
+  return Buffer.from(hex, 'hex');
+}
+
+/** HMAC-SHA256 (hex) of `what` with the machine's cache key. */
+export function cacheHmac(what: string, env: NodeJS.ProcessEnv = process.env): string {
+  return createHmac('sha256', machineCacheKey(env)).update(what).digest('hex');
+}
+
+/** Whether `hmac` is `what`'s HMAC with the machine's cache key (false when the key cannot be read). */
+export function cacheHmacValid(what: string, hmac: unknown, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (typeof hmac !== 'string' || !/^[0-9a-f]{64}$/.test(hmac)) return false;
+  let expected: string;
+  try {
+    expected = cacheHmac(what, env);
+  } catch {
+    return false;
+  }
+  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(hmac, 'hex'));
+}
