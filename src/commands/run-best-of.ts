@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Writable } from 'node:stream';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
-import { AGENT_NAME_PATTERN } from '../config/config-schema.js';
+import { AGENT_NAME_PATTERN } from '../config/agent-name.js';
 import type { RunCommandOptions } from './run-options.js';
 import { budgetOverrides } from './options.js';
 

@@ -64,7 +64,8 @@ export const AgentConfigSchema = z.strictObject({
 });
 
 /** A named agent's name (`agents`, `run --agents`): it names folders and env values, so a plain slug. */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export { AGENT_NAME_PATTERN } from './agent-name.js';
+import { AGENT_NAME_PATTERN } from './agent-name.js';
 /** `default` names the config's `agent` in `run --agents`. */
 export const DEFAULT_AGENT_NAME = 'default';
 
