@@ -27,15 +27,16 @@ export async function verifyEvidence(options: { cwd: string; runId: string; sign
     // Not sealed on its own (an older run, or one killed in the attempt): the run's manifest covers it, or says it is missing.
     if (own.problems.length === 1 && own.problems[0] === 'manifest.json is missing') continue;
     for (const problem of own.problems) {
-      const line = `attempt ${Number(name)}: ${problem}`;
+      // The file as the run folder names it: `attempt 1: modified: attempts/01/agent.log`.
+      const line = `attempt ${Number(name)}: ${problem.replace(/^(modified|missing|extra): /, `$1: ${path.basename(attemptsDir(''))}/${name}/`)}`;
       if (!problems.includes(line)) problems.push(line);
     }
   }
   return { runId: shown.record.runId, dir: shown.dir, ok: check.ok && problems.length === 0, problems };
 }
 
-// `modified: attempts/01/agent.log` → `attempt 1: modified: agent.log`.
+// `modified: attempts/01/agent.log` → `attempt 1: modified: attempts/01/agent.log`.
 function namingAttempt(problem: string): string {
   const match = /^(modified|missing|extra): attempts\/(\d+)\/(.+)$/.exec(problem);
-  return match ? `attempt ${Number(match[2])}: ${match[1]}: ${match[3]}` : problem;
+  return match ? `attempt ${Number(match[2])}: ${problem}` : problem;
 }
