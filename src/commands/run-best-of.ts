@@ -3,8 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { Writable } from 'node:stream';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { AGENT_NAME_PATTERN } from '../config/agent-name.js';
-import type { RunCommandOptions } from './run-options.js';
-import { budgetOverrides } from './options.js';
+import { runOverrides, type RunCommandOptions } from './run-options.js';
 
 /** `a,b,c`: agent names (config `agents` keys, or `default`). */
 export function parseNames(value: string): string[] {
@@ -46,12 +45,7 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
       taskFile,
       configFile: options.config,
       env: io.env,
-      overrides: {
-        retainWorkspace: options.keep ? true : undefined,
-        'worktreePool.enabled': options.fresh ? false : undefined,
-        maxRepairAttempts: options.maxRepairs,
-        ...budgetOverrides(options),
-      },
+      overrides: runOverrides(options),
       signal,
       agents: options.agents,
       bestOf: options.bestOf,

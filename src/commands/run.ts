@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { InputError } from '../errors.js';
-import { budgetOverrides, parseCount, parsePositive } from './options.js';
+import { parseCount, parsePositive } from './options.js';
 import { signingKeyFor } from '../util/signing-key.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
-import type { RunCommandOptions } from './run-options.js';
+import { runOverrides, type RunCommandOptions } from './run-options.js';
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -54,12 +54,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
           taskFile,
           configFile: options.config,
           env: io.env,
-          overrides: {
-            retainWorkspace: options.keep ? true : undefined,
-            'worktreePool.enabled': options.fresh ? false : undefined,
-            maxRepairAttempts: options.maxRepairs,
-            ...budgetOverrides(options),
-          },
+          overrides: runOverrides(options),
           signal,
           reporter,
         }),
