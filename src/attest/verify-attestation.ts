@@ -1,11 +1,11 @@
 // `elenchos attest verify`: does this attestation vouch for this commit, these contracts, every task, PASSED?
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigSchema } from '../config/config-schema.js';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { ElenchosError, ExitCode, InputError, type ExitCodeValue } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { listCommitFiles, readCommitFiles, resolveCommit } from '../git/commit-files.js';
+import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
 import { selectTasksInTree } from './commit-tasks.js';
 import { EnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, keyIdOf, openEnvelope } from './dsse.js';
@@ -100,11 +100,11 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
 async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1]): Promise<Statement> {
   let text: string;
   try {
-    text = await readFile(path.resolve(options.cwd, options.file), 'utf8');
+    text = (await readRegularFile(path.resolve(options.cwd, options.file), { label: options.file, maxBytes: TEST_FILE_LIMIT })).toString(
+      'utf8',
+    );
   } catch (error) {
-    throw new InputError(`${options.file}: cannot read the attestation (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
-      cause: error,
-    });
+    throw new InputError(`cannot read the attestation: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;
   try {
@@ -136,7 +136,7 @@ async function openStatement(options: VerifyAttestationOptions, publicKey: Param
 }
 
 async function checkVerdict(statement: Statement, file: string, label: string): Promise<void> {
-  const bytes = await readFile(file).catch(() => null);
+  const bytes = await readRegularFile(file, { label, maxBytes: TEST_FILE_LIMIT }).catch(() => null);
   if (!bytes) throw new InputError(`--verdict ${label}: cannot read it; pass the --json output the attestation was made with`);
   const digests = statement.subject.map((s) => s.digest?.sha256).filter((d) => d !== undefined);
   if (!digests.includes(sha256(bytes)))

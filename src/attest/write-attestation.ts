@@ -1,11 +1,12 @@
 // `verify --attest` / `merge --attest`: the verdict as a signed in-toto statement in a DSSE envelope.
 import type { KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { InputError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { resolveCommit } from '../git/commit-files.js';
+import { INPUT_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
 import { ciRunUrl } from './ci-url.js';
 import { signEnvelope } from './dsse.js';
@@ -87,7 +88,7 @@ async function readConfigFile(
   if (new Set(files).size > 1)
     throw new InputError(`--attest: the runs used different config files (${files.join(', ')}); attest one configuration`);
   const label = files[0] ?? (flag === undefined ? CONFIG_FILE : path.relative(root, path.resolve(root, flag)).split(path.sep).join('/'));
-  const bytes = await readFile(path.join(root, label)).catch(() => null);
+  const bytes = await readRegularFile(path.join(root, label), { label, maxBytes: INPUT_FILE_LIMIT }).catch(() => null);
   if (bytes === null) {
     // Defaults only: attest verify then requires the commit to have no config file either.
     if (files.length === 0 && flag === undefined) return null;

@@ -12,6 +12,12 @@ export interface CliRun {
 
 /** Runs `elenchos args` in `cwd` and waits for it. */
 export function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): CliRun {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,10 +1,11 @@
 // The metadata block of `verify --json`: which shard of which commit, planned from which inputs, so that
 // `merge` can prove its shards make one complete verification (a "verifying join").
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRepoRelative } from '../../contract/repo-path.js';
 import { lockPathFor } from '../../contract/test-lock-schema.js';
 import { git } from '../../git/git.js';
+import { ElenchosError } from '../../errors.js';
+import { TEST_FILE_LIMIT, readRegularFile } from '../../util/regular-file.js';
 import { sha256 } from '../../util/sha256.js';
 import { elenchosVersion } from '../../version.js';
 import { shardOf, type Shard } from './select-tasks.js';
@@ -69,12 +70,15 @@ function testFileOf(bytes: Buffer, label: string): string | null {
   }
 }
 
-/** A file's bytes, or null when it is absent or not a file (its task is refused and reported as such). */
+/**
+ * A file's bytes, or null when it is absent, not a regular file or too large (its task is refused and reported
+ * as such). Read like every user input: a FIFO named as a task must not hang the verify on its open.
+ */
 async function readIfFile(file: string): Promise<Buffer | null> {
   try {
-    return await readFile(file);
+    return await readRegularFile(file, { maxBytes: TEST_FILE_LIMIT });
   } catch (error) {
-    if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return null;
+    if (error instanceof ElenchosError) return null;
     throw error;
   }
 }
