@@ -11,8 +11,12 @@ import { tempDir } from '../helpers/temp.js';
 const FORGER = path.join(FIXTURES, 'agents/forger-agent.js');
 const KEY = 'e2e-signing-key-0123456789abcdef';
 
-function forger(args: string[]) {
-  return makeProject({ config: { agent: { type: 'command', command: process.execPath, args: [FORGER, ...args], timeoutSeconds: 30 } } });
+// The agent is committed into the project: inside the sandbox /tmp is a private tmpfs, which hides a clone under /tmp.
+function forger(args: string[], agent: Record<string, unknown> = {}) {
+  return makeProject({
+    files: { 'forger-agent.js': readFileSync(FORGER, 'utf8') },
+    config: { agent: { type: 'command', command: process.execPath, args: ['forger-agent.js', ...args], timeoutSeconds: 30, ...agent } },
+  });
 }
 
 function keyFile(key = KEY): string {
@@ -39,10 +43,10 @@ describe('each attempt sealed when it ends', () => {
 
     const check = runCli(['evidence', 'verify', 'latest'], p.root, env);
     expect(check.code, check.stdout + check.stderr).toBe(1); // on main: 0, "evidence intact"
-    expect(check.stdout).toContain('attempt 1: modified: agent.log');
+    expect(check.stdout).toContain('attempt 1: modified: attempts/01/agent.log');
     expect(check.stdout).not.toContain('attempts/02');
     // Without the key, the hashes alone still say it.
-    expect(runCli(['evidence', 'verify', 'latest'], p.root, p.env).stdout).toContain('attempt 1: modified: agent.log');
+    expect(runCli(['evidence', 'verify', 'latest'], p.root, p.env).stdout).toContain('attempt 1: modified: attempts/01/agent.log');
     // apply checks the same manifest: the change is not taken.
     expect(runCli(['apply', 'latest'], p.root, env).code).not.toBe(0);
   });
@@ -103,18 +107,7 @@ describe('the signing key out of the environment', () => {
         mkdirSync(path.dirname(cacheKey), { recursive: true, mode: 0o700 });
         writeFileSync(cacheKey, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
         const seen = (sandbox: 'none' | 'bwrap') => {
-          const p = makeProject({
-            config: {
-              agent: {
-                type: 'command',
-                command: process.execPath,
-                args: [FORGER, 'read-keys'],
-                timeoutSeconds: 30,
-                sandbox,
-                env: { FORGER_KEY_FILE: file, FORGER_CACHE_KEY: cacheKey },
-              },
-            },
-          });
+          const p = forger(['read-keys'], { sandbox, env: { FORGER_KEY_FILE: file, FORGER_CACHE_KEY: cacheKey } });
           const run = runCli(['run', 'tasks/add-task.json', '--signing-key-file', file], p.root, {
             ...p.env,
             XDG_STATE_HOME: path.join(base, 'state'),

@@ -5,18 +5,16 @@ import { signingKeyFor } from '../../util/signing-key.js';
 import type { RunContext } from './run-context.js';
 import { runSecretValues } from './run-secrets.js';
 
-const seals = new WeakMap<RunContext, AttemptSeal[]>();
-
 /** Seals attempt `number`'s folder `dir` (redacted, then its manifest, HMAC-signed when a key is set). */
 export async function sealEndedAttempt(ctx: RunContext, number: number, dir: string): Promise<void> {
   const sealed = await sealAttempt(ctx.runDir, dir, number, {
     values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env),
     signingKey: signingKeyFor(ctx.env),
   });
-  seals.set(ctx, [...(seals.get(ctx) ?? []), sealed]);
+  ctx.attemptSeals.push(sealed);
 }
 
 /** The attempts sealed so far, in order. */
 export function sealsOf(ctx: RunContext): AttemptSeal[] {
-  return seals.get(ctx) ?? [];
+  return ctx.attemptSeals;
 }

@@ -12,6 +12,7 @@ import type { AttemptCost, BudgetTracker } from './budget.js';
 import type { LockedFile } from '../lock/contract-lock.js';
 import type { RunReporter } from '../events.js';
 import type { ResolvedTask } from '../resolve-task.js';
+import type { AttemptSeal } from '../../evidence/seal-attempt.js';
 
 export interface RunContext {
   runId: string;
@@ -36,6 +37,11 @@ export interface RunContext {
   startedAt: number;
   /** Totals and caps: each step asks it first (BUDGET_EXCEEDED), and reports what it spent. */
   budget: BudgetTracker;
+  /**
+   * The attempts sealed when they ended, in order: one array the run and its attempt context (a copy with the
+   * baselines) share, so the final manifest lists what each attempt left (core/run/attempt-seals.ts).
+   */
+  readonly attemptSeals: AttemptSeal[];
 }
 
 /**

@@ -145,6 +145,7 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
     reporter,
     startedAt: Date.now(),
     budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
+    attemptSeals: [],
   };
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
