@@ -107,4 +107,37 @@ describe('agent endings', () => {
     expect(checked.code).toBe(3);
     expect(checked.stdout + checked.stderr).toContain('reports no dollar cost');
   });
+
+  it('a Codex turn that failed on a 429 is tried once more in the same attempt, then verified', () => {
+    const state = path.join(tempDir('elenchos-fake-state-'), 'calls');
+    const project = makeProject({ config: codex({ FAKE_CODEX_MODE: 'rate-limited-once', FAKE_AGENT_STATE: state }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(readFileSync(state, 'utf8')).toBe('2');
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'VERIFIED' });
+    expect(record.attempts).toHaveLength(1);
+    expect(attempt(dir, 1).agent).toMatchObject({
+      ok: true,
+      ending: { kind: 'finished' },
+      retriedAfter: { kind: 'transient-api-error', detail: expect.stringContaining('429 Too Many Requests') },
+    });
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'after one retry of transient-api-error (turn.failed: exceeded retry limit, last status: 429 Too Many Requests',
+    );
+  });
+
+  it('an agent killed at agent.timeoutSeconds: AGENT_TIMEOUT, and show says its turn timed out', () => {
+    const project = makeProject({
+      config: { agent: { ...claude({ FAKE_AGENT_HANG: '1' }).agent, timeoutSeconds: 1 } },
+    });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(2);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_TIMEOUT' });
+    expect(attempt(dir, 1).agent).toMatchObject({ reason: 'AGENT_TIMEOUT', ending: { kind: 'timed-out' } });
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'agent: timed-out (killed after agent.timeoutSeconds (1s)); cost not reported',
+    );
+  });
 });
