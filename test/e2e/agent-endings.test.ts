@@ -140,4 +140,39 @@ describe('agent endings', () => {
       'agent: timed-out (killed after agent.timeoutSeconds (1s)); cost not reported',
     );
   });
+
+  // Named agents (#28): the cap reaches over every agent a run would use.
+  it('--max-cost-usd over named agents none of which reports dollars refuses to start, in one line', () => {
+    const project = makeProject({ config: { ...codex(), agents: { cx: codex().agent, gem: { ...codex().agent, type: 'gemini' } } } });
+    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'cx,gem', '--max-cost-usd', '1'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(
+      '--max-cost-usd 1 can never fire: no agent of this run reports a dollar cost (cx (agent.type "codex"), gem (agent.type "gemini"))',
+    );
+    expect(
+      existsSync(path.join(project.root, '.elenchos', 'runs')) && readdirSync(path.join(project.root, '.elenchos', 'runs')).length,
+    ).toBeFalsy();
+    const again = runCli(
+      ['run', 'tasks/add-task.json', '--agents', 'cx', '--best-of', '2', '--max-cost-usd', '1'],
+      project.root,
+      project.env,
+    );
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('agent.type "codex" reports no dollar cost');
+  });
+
+  it('--max-cost-usd over named agents some of which report dollars runs, its header naming the ones it cannot count', () => {
+    const project = makeProject({ config: { ...claude({}), agents: { cx: codex().agent } } });
+    expect(runCli(['check'], project.root, project.env).code).toBe(0);
+    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'default,cx', '--max-cost-usd', '5'], project.root, project.env);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const note =
+      'elenchos: --max-cost-usd 5 counts only the dollars of default: cx (agent.type "codex") reports no dollar cost, and its spend is not counted';
+    expect(lines).toContain(note);
+    // The header: before any candidate starts.
+    expect(lines.indexOf(note)).toBeLessThan(lines.findIndex((l) => l.includes('candidate default') || l.includes('candidate cx')));
+    expect(onlyRun(project.root).record).toMatchObject({ state: 'VERIFIED' });
+  });
 });
