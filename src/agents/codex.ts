@@ -1,9 +1,10 @@
 // `agent.type: codex`: `codex exec --json -` in the worktree, the prompt on stdin; turns, tokens and ending from its events.
 import { dispatchAgent } from './dispatch.js';
-import type { AgentEnding } from './ending.js';
+import { transientText, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentTokens } from './types.js';
 
-// `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`, newer builds add the last two).
+// `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`): reasoning_output_tokens since openai/codex
+// #19308, cache_write_input_tokens in current builds' output (test/fixtures/bin/codex cites where each is from).
 interface CodexUsage {
   input_tokens?: number;
   cached_input_tokens?: number;
@@ -21,7 +22,7 @@ export const codexAgent: AgentAdapter = {
     let failure: string | null = null;
     let lastMessage: string | null = null;
     let reconnects = 0;
-    const { outcome } = await dispatchAgent(context, {
+    const { result, outcome } = await dispatchAgent(context, {
       ...this.command(context.config),
       passKeys: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
       passPrefixes: ['CODEX_'],
@@ -32,7 +33,8 @@ export const codexAgent: AgentAdapter = {
           // The totals are the thread's so far, not the turn's: the last one counts, each token once.
           if (typeof event.usage === 'object' && event.usage !== null) usage = event.usage as CodexUsage;
         }
-        // Only a failed turn ends the attempt; a top-level `error` ("Reconnecting... 2/5") is Codex retrying.
+        // Only a failed turn ends the attempt; a top-level `error` ("Reconnecting... 2/5") is Codex retrying,
+        // or the same words as the turn.failed that follows.
         if (event.type === 'turn.failed') {
           const error = event.error as { message?: string } | undefined;
           failure = String(error?.message ?? 'turn.failed');
@@ -43,28 +45,36 @@ export const codexAgent: AgentAdapter = {
       },
     });
     const tokens = tokensOf(usage);
-    const noted = reconnects > 0 ? `, ${reconnects} stream error(s) Codex recovered from` : '';
+    // Codex reports tokens only, never dollars: cost stays unknown.
+    const known = { costUsd: null, turns, tokens };
+    // Elenchos's own stop comes first: a turn it cut short ends there, whatever Codex said before.
+    if (result.timedOut || result.aborted) return { ...outcome, ...known };
     if (failure !== null) {
-      const ending: AgentEnding = { kind: 'crashed', detail: `turn.failed: ${String(failure).slice(0, 300)}` };
-      return {
-        ok: false,
-        reason: 'AGENT_FAILED',
-        message: `Codex reported a failure: ${String(failure).slice(0, 300)}`,
-        exitCode: outcome.exitCode,
-        durationMs: outcome.durationMs,
-        costUsd: null,
-        turns,
-        tokens,
-        ending,
-      };
+      const said = String(failure).slice(0, 300);
+      const ending = failureEnding(said);
+      // As for Claude Code (docs/agents.md#endings): only a crash is AGENT_FAILED; a limit or a transient API
+      // error leaves a worktree worth verifying (and a transient error is dispatched once more first).
+      if (verifiable(ending))
+        return { ok: true, exitCode: outcome.exitCode ?? 0, durationMs: outcome.durationMs, ...known, summary: lastMessage, ending };
+      const message = `Codex reported a failure: ${said}`;
+      return { ok: false, reason: 'AGENT_FAILED', message, exitCode: outcome.exitCode, durationMs: outcome.durationMs, ...known, ending };
     }
-    if (!outcome.ok) {
-      const crashed = outcome.reason === 'AGENT_FAILED';
-      return { ...outcome, turns, tokens, ...(crashed ? { ending: { kind: 'crashed' as const, detail: outcome.message } } : {}) };
-    }
-    return { ...outcome, turns, tokens, summary: lastMessage, ending: { kind: 'finished', detail: `${turns} turn(s)${noted}` } };
+    if (!outcome.ok) return { ...outcome, ...known, ending: { kind: 'crashed', detail: outcome.message } };
+    const noted = reconnects > 0 ? `, ${reconnects} stream error(s) Codex recovered from` : '';
+    return { ...outcome, ...known, summary: lastMessage, ending: { kind: 'finished', detail: `${turns} turn(s)${noted}` } };
   },
 };
+
+/**
+ * What a `turn.failed` message means (codex-rs/core/src/error.rs words them): out of context room is the
+ * agent's limit; a 429, a 5xx, "high demand" or a stream that broke off after Codex's own retries is a
+ * transient API error (the shared rule, ending.ts); anything else (401, a bad request, a sandbox error) is a crash.
+ */
+function failureEnding(message: string): AgentEnding {
+  const detail = `turn.failed: ${message}`;
+  if (/context window/i.test(message)) return { kind: 'limit-reached', detail };
+  return { kind: transientText(message) ? 'transient-api-error' : 'crashed', detail };
+}
 
 /** Input and output as Codex counts them: cached and cache-write tokens are inside input, reasoning inside output. */
 function tokensOf(usage: CodexUsage | null): AgentTokens {

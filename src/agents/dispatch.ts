@@ -91,13 +91,19 @@ export function parseJsonLine(line: string): Record<string, unknown> | null {
 /** Maps a process end to the agent outcome (cost and turns are filled in by adapters that know them). */
 export function outcomeOf(result: SpawnResult, command: string, timeoutSeconds: number): AgentOutcome {
   const base = { exitCode: result.exitCode, durationMs: result.durationMs, costUsd: null, turns: null };
-  if (result.aborted) return { ok: false, reason: 'INTERRUPTED', message: 'the agent was stopped by an interrupt', ...base };
+  // Elenchos's own stop, for every adapter: `show` says why the attempt's agent ended even when it said nothing.
+  if (result.aborted) {
+    const ending = { kind: 'interrupted' as const, detail: 'stopped by an interrupt' };
+    return { ok: false, reason: 'INTERRUPTED', message: 'the agent was stopped by an interrupt', ...base, ending };
+  }
   if (result.timedOut) {
+    const ending = { kind: 'timed-out' as const, detail: `killed after agent.timeoutSeconds (${timeoutSeconds}s)` };
     return {
       ok: false,
       reason: 'AGENT_TIMEOUT',
       message: `the agent did not finish within agent.timeoutSeconds (${timeoutSeconds}s) and was killed`,
       ...base,
+      ending,
     };
   }
   if (result.spawnError) {

@@ -5,9 +5,11 @@
  * - `limit-reached`: a turn, budget, context or output limit of the agent's own stopped it, work may be done;
  * - `transient-api-error`: its model API failed in a way a second try may not (429, 5xx, overloaded);
  * - `refused`: the model declined, or a hook or the permission system stopped the turn;
- * - `crashed`: no usable end (non-zero exit without an explained result, no result at all, a dead turn).
+ * - `crashed`: no usable end (non-zero exit without an explained result, no result at all, a dead turn);
+ * - `timed-out`: Elenchos killed it at `agent.timeoutSeconds` (AGENT_TIMEOUT), whatever it had said;
+ * - `interrupted`: an interrupt (Ctrl-C, a best-of candidate stopped) ended it (INTERRUPTED).
  */
-export const AGENT_ENDINGS = ['finished', 'limit-reached', 'transient-api-error', 'refused', 'crashed'] as const;
+export const AGENT_ENDINGS = ['finished', 'limit-reached', 'transient-api-error', 'refused', 'crashed', 'timed-out', 'interrupted'] as const;
 
 export type AgentEndingKind = (typeof AGENT_ENDINGS)[number];
 
@@ -17,9 +19,12 @@ export interface AgentEnding {
   detail: string;
 }
 
-/** Whether the worktree the agent left is worth verifying: all but a crash (a limit may come after the work). */
+/**
+ * Whether the worktree the agent left is worth verifying: all but a crash (a limit may come after the work),
+ * and but a turn Elenchos itself cut short (timed out, interrupted: the run ends there).
+ */
 export function verifiable(ending: AgentEnding): boolean {
-  return ending.kind !== 'crashed';
+  return ending.kind !== 'crashed' && ending.kind !== 'timed-out' && ending.kind !== 'interrupted';
 }
 
 /** HTTP statuses of a model API that a second try may get past: rate limit, server errors, overloaded (529). */
@@ -29,12 +34,14 @@ export function transientStatus(status: number): boolean {
 
 /**
  * Whether an API failure told only in words (an agent's stderr or error message) is one a second try may get
- * past: a transient HTTP status named as such, or the words APIs use for overload and rate limits.
+ * past: a transient HTTP status named as such, the words APIs use for overload and rate limits, or a
+ * response stream that broke off (Codex: "stream disconnected before completion", once its own retries
+ * are used up; "We're currently experiencing high demand", its 5xx).
  */
 export function transientText(text: string): boolean {
   const status = /\b(?:status(?:Code)?|code|HTTP)\W{0,3}(\d{3})\b/i.exec(text);
   if (status && transientStatus(Number(status[1]))) return true;
-  return /\b(overloaded|rate.?limit(ed)?|too many requests|service unavailable|RESOURCE_EXHAUSTED|UNAVAILABLE|DEADLINE_EXCEEDED)\b/i.test(
+  return /\b(overloaded|rate.?limit(ed)?|too many requests|service unavailable|high demand|stream disconnected|RESOURCE_EXHAUSTED|UNAVAILABLE|DEADLINE_EXCEEDED)\b/i.test(
     text,
   );
 }

@@ -58,13 +58,11 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
   try {
     loaded = await loadConfig({ root, file: options.configFile, env: options.env });
     configProblems.push(...appPortProblems(loaded.config.app, loaded.label));
+    // A plain run uses `agent` alone: a cap it cannot report is refused. A named agent that reports no
+    // dollars is no problem by itself: a best-of run refuses the cap only when none of its candidates'
+    // agents reports dollars (run --agents decides which run, so that is checked when it starts).
     const costCap = costCapProblem(loaded.config, loaded.label);
     if (costCap) configProblems.push(costCap);
-    // Each named agent is a run's agent too (run --agents): the same cap must be enforceable with it.
-    for (const [name, agent] of Object.entries(loaded.config.agents)) {
-      const problem = costCapProblem({ agent, budget: loaded.config.budget }, `${loaded.label}: agents.${name}`);
-      if (problem) configProblems.push(problem);
-    }
     configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
   } catch (error) {
     configProblems.push(...problemLines(error));

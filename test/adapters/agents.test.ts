@@ -4,11 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportsDollars } from '../../src/agents/cost-cap.js';
 import { agentAdapter } from '../../src/agents/registry.js';
+import { worthRetrying } from '../../src/agents/retry.js';
 import type { AgentContext } from '../../src/agents/types.js';
-import { FIXTURES } from '../helpers/project.js';
+import { FAKE_AGENT, FIXTURES } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
 
-function context(type: 'claude' | 'codex' | 'command', env: Record<string, string>, extra: Partial<AgentContext['config']> = {}) {
+function context(type: AgentContext['config']['type'], env: Record<string, string>, extra: Partial<AgentContext['config']> = {}) {
   const cwd = tempDir('elenchos-agent-');
   const record = path.join(cwd, '..', `${path.basename(cwd)}.record.json`);
   const promptFile = path.join(cwd, '..', `${path.basename(cwd)}.prompt.md`);
@@ -148,13 +149,47 @@ describe('claude adapter', () => {
     });
   });
 
-  it('an interrupt stays INTERRUPTED, not an ending read from the output', async () => {
+  it('an interrupt stays INTERRUPTED, with the ending interrupted rather than one read from the output', async () => {
     const { ctx } = context('claude', {});
     const controller = new AbortController();
     controller.abort();
     const outcome = await agentAdapter('claude').dispatch({ ...ctx, signal: controller.signal });
-    expect(outcome).toMatchObject({ ok: false, reason: 'INTERRUPTED' });
-    expect(outcome.ending).toBeUndefined();
+    expect(outcome).toMatchObject({ ok: false, reason: 'INTERRUPTED', ending: { kind: 'interrupted', detail: 'stopped by an interrupt' } });
+  });
+
+  // The real `claude -p` exits 1 after a result with is_error (test/fixtures/bin/claude cites the reports):
+  // the non-zero exit is read through the result, not taken for a crash.
+  it('an API error result that exits 1 is read as its result says: 529 is transient and worth one more dispatch, 400 is a crash', async () => {
+    const overloaded = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'api-error' }).ctx);
+    expect(overloaded).toMatchObject({
+      ok: true,
+      exitCode: 1,
+      costUsd: 0.0421,
+      ending: { kind: 'transient-api-error', detail: expect.stringContaining('api_error_status 529') },
+    });
+    expect(worthRetrying(overloaded)).toBe(true);
+    const noStatus = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'terminal-api-error' }).ctx);
+    expect(noStatus).toMatchObject({
+      ok: true,
+      exitCode: 1,
+      ending: { kind: 'transient-api-error', detail: expect.stringContaining('terminal_reason api_error') },
+    });
+    const bad = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'api-error-400' }).ctx);
+    expect(bad).toMatchObject({
+      ok: false,
+      reason: 'AGENT_FAILED',
+      exitCode: 1,
+      message: "Claude Code's turn crashed (api_error_status 400: API Error: 400 invalid_request_error)",
+      ending: { kind: 'crashed' },
+    });
+    expect(worthRetrying(bad)).toBe(false);
+    const long = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'prompt-too-long' }).ctx);
+    expect(long).toMatchObject({ ok: true, exitCode: 1, ending: { kind: 'limit-reached' } });
+  });
+
+  it('an API error result with exit 0 (builds that do so, claude-code issue #79500) ends the same', async () => {
+    const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'api-error-exit-0' }).ctx);
+    expect(outcome).toMatchObject({ ok: true, exitCode: 0, ending: { kind: 'transient-api-error' } });
   });
 });
 
@@ -172,8 +207,34 @@ describe('codex adapter', () => {
 
   it("a failed turn is AGENT_FAILED with Codex's message", async () => {
     const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'turn-failed' }).ctx);
-    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', ending: { kind: 'crashed' } });
-    expect((outcome as { message: string }).message).toContain('stream disconnected before completion');
+    expect(outcome).toMatchObject({ ok: false, reason: 'AGENT_FAILED', exitCode: 1, ending: { kind: 'crashed' } });
+    expect((outcome as { message: string }).message).toBe(
+      'Codex reported a failure: unexpected status 401 Unauthorized: Missing bearer or basic authentication in header',
+    );
+    expect(worthRetrying(outcome)).toBe(false);
+  });
+
+  // codex-rs/core/src/error.rs words: a 429 or a 5xx after Codex's own retries, or a stream that broke off, is
+  // a transient API error as Claude Code's 529 is (the shared rule): left for the verifier, dispatched once more.
+  it.each([
+    ['rate-limited', 'turn.failed: exceeded retry limit, last status: 429 Too Many Requests'],
+    ['overloaded', "turn.failed: We're currently experiencing high demand"],
+    ['stream-dropped', 'turn.failed: stream disconnected before completion'],
+  ])('%s: a transient API error, worth one more dispatch', async (mode, detail) => {
+    const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: mode }).ctx);
+    expect(outcome).toMatchObject({ ok: true, exitCode: 1, costUsd: null, turns: 0, ending: { kind: 'transient-api-error' } });
+    expect(outcome.ending!.detail).toContain(detail);
+    expect(worthRetrying(outcome)).toBe(true);
+  });
+
+  it('out of room in the context window is limit-reached: what it did is verified, not dispatched again', async () => {
+    const outcome = await agentAdapter('codex').dispatch(context('codex', { FAKE_CODEX_MODE: 'context-window' }).ctx);
+    expect(outcome).toMatchObject({
+      ok: true,
+      exitCode: 1,
+      ending: { kind: 'limit-reached', detail: expect.stringContaining('context window') },
+    });
+    expect(worthRetrying(outcome)).toBe(false);
   });
 
   it('"Reconnecting... 2/5" errors are Codex recovering: the turn that then completes is finished', async () => {
@@ -210,6 +271,36 @@ describe('codex adapter', () => {
     expect(reportsDollars('claude')).toBe(true);
     expect(reportsDollars('opencode')).toBe(true);
     expect(reportsDollars('gemini')).toBe(false);
+  });
+});
+
+// Elenchos's own stops, for every adapter: `show` explains the attempt even though the agent said nothing of it.
+const HANGING: [AgentContext['config']['type'], Partial<AgentContext['config']>][] = [
+  ['claude', {}],
+  ['codex', {}],
+  ['gemini', {}],
+  ['opencode', {}],
+  ['command', { command: process.execPath, args: [FAKE_AGENT, 'hang'] }],
+];
+
+describe('an agent Elenchos stopped', () => {
+  it.each(HANGING)('%s killed at agent.timeoutSeconds is AGENT_TIMEOUT, ending timed-out', async (type, extra) => {
+    const { ctx } = context(type, { FAKE_AGENT_HANG: '1' }, { timeoutSeconds: 1, ...extra });
+    const outcome = await agentAdapter(type).dispatch(ctx);
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: 'AGENT_TIMEOUT',
+      ending: { kind: 'timed-out', detail: 'killed after agent.timeoutSeconds (1s)' },
+    });
+    expect(worthRetrying(outcome)).toBe(false);
+  });
+
+  it.each(HANGING)('%s stopped by an interrupt is INTERRUPTED, ending interrupted', async (type, extra) => {
+    const { ctx } = context(type, { FAKE_AGENT_HANG: '1' }, extra);
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await agentAdapter(type).dispatch({ ...ctx, signal: controller.signal });
+    expect(outcome).toMatchObject({ ok: false, reason: 'INTERRUPTED', ending: { kind: 'interrupted', detail: 'stopped by an interrupt' } });
   });
 });
 

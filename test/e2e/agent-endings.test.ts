@@ -107,4 +107,72 @@ describe('agent endings', () => {
     expect(checked.code).toBe(3);
     expect(checked.stdout + checked.stderr).toContain('reports no dollar cost');
   });
+
+  it('a Codex turn that failed on a 429 is tried once more in the same attempt, then verified', () => {
+    const state = path.join(tempDir('elenchos-fake-state-'), 'calls');
+    const project = makeProject({ config: codex({ FAKE_CODEX_MODE: 'rate-limited-once', FAKE_AGENT_STATE: state }) });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(readFileSync(state, 'utf8')).toBe('2');
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'VERIFIED' });
+    expect(record.attempts).toHaveLength(1);
+    expect(attempt(dir, 1).agent).toMatchObject({
+      ok: true,
+      ending: { kind: 'finished' },
+      retriedAfter: { kind: 'transient-api-error', detail: expect.stringContaining('429 Too Many Requests') },
+    });
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'after one retry of transient-api-error (turn.failed: exceeded retry limit, last status: 429 Too Many Requests',
+    );
+  });
+
+  it('an agent killed at agent.timeoutSeconds: AGENT_TIMEOUT, and show says its turn timed out', () => {
+    const project = makeProject({
+      config: { agent: { ...claude({ FAKE_AGENT_HANG: '1' }).agent, timeoutSeconds: 1 } },
+    });
+    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect(result.code).toBe(2);
+    const { dir, record } = onlyRun(project.root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_TIMEOUT' });
+    expect(attempt(dir, 1).agent).toMatchObject({ reason: 'AGENT_TIMEOUT', ending: { kind: 'timed-out' } });
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'agent: timed-out (killed after agent.timeoutSeconds (1s)); cost not reported',
+    );
+  });
+
+  // Named agents (#28): the cap reaches over every agent a run would use.
+  it('--max-cost-usd over named agents none of which reports dollars refuses to start, in one line', () => {
+    const project = makeProject({ config: { ...codex(), agents: { cx: codex().agent, gem: { ...codex().agent, type: 'gemini' } } } });
+    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'cx,gem', '--max-cost-usd', '1'], project.root, project.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(
+      '--max-cost-usd 1 can never fire: no agent of this run reports a dollar cost (cx (agent.type "codex"), gem (agent.type "gemini"))',
+    );
+    expect(
+      existsSync(path.join(project.root, '.elenchos', 'runs')) && readdirSync(path.join(project.root, '.elenchos', 'runs')).length,
+    ).toBeFalsy();
+    const again = runCli(
+      ['run', 'tasks/add-task.json', '--agents', 'cx', '--best-of', '2', '--max-cost-usd', '1'],
+      project.root,
+      project.env,
+    );
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('agent.type "codex" reports no dollar cost');
+  });
+
+  it('--max-cost-usd over named agents some of which report dollars runs, its header naming the ones it cannot count', () => {
+    const project = makeProject({ config: { ...claude({}), agents: { cx: codex().agent } } });
+    expect(runCli(['check'], project.root, project.env).code).toBe(0);
+    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'default,cx', '--max-cost-usd', '5'], project.root, project.env);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const note =
+      'elenchos: --max-cost-usd 5 counts only the dollars of default: cx (agent.type "codex") reports no dollar cost, and its spend is not counted';
+    expect(lines).toContain(note);
+    // The header: before any candidate starts.
+    expect(lines.indexOf(note)).toBeLessThan(lines.findIndex((l) => l.includes('candidate default') || l.includes('candidate cx')));
+    expect(onlyRun(project.root).record).toMatchObject({ state: 'VERIFIED' });
+  });
 });

@@ -1,52 +1,60 @@
-// The newest @playwright/test a user can install, not only the one this repository pins (1.58.2): the
+// The @playwright/test versions a user may have, not only the one this repository pins (1.58.2): the
 // listing, the config merge, the JSON report and the trace's picture, through the built CLI in a real
-// Chromium. The version is pinned exactly in test/fixtures/playwright-newest/ (package.json and lock) and
-// installed once with `npm ci` into a scratch folder keyed by the lock's hash, kept across runs. When
-// Playwright changes a format again (1.65 moved the trace's frames), this fails instead of a user's
-// report silently losing its picture.
+// Chromium, against two installs in scratch folders under the temp dir, kept across runs:
+// - the newest version Elenchos says it has tested, pinned exactly in test/fixtures/playwright-newest/
+//   (package.json and lock), installed with `npm ci` into a folder keyed by the lock's hash;
+// - the registry's latest at test time (`npm view @playwright/test version`), installed with
+//   `npm install` into a folder keyed by that version (the same install when it is the pinned one).
+// When Playwright publishes a newer release, the latest install runs the same checks and one more test
+// fails until the release is tested and PLAYWRIGHT_SUPPORTED.newestTested raised: a changed format (1.65
+// moved the trace's frames) shows up here instead of as a user's report silently losing its picture.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PLAYWRIGHT_SUPPORTED } from '../../src/verifiers/playwright/playwright-version.js';
+import { PLAYWRIGHT_SUPPORTED, playwrightSupport } from '../../src/verifiers/playwright/playwright-version.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/project.js';
 import { tempRepo } from '../helpers/temp.js';
 
 const BROWSER = process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium';
 const PINNED = path.join(FIXTURES, 'playwright-newest');
-const VERSION = (JSON.parse(readFileSync(path.join(PINNED, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+const PINNED_VERSION = (JSON.parse(readFileSync(path.join(PINNED, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
   .devDependencies['@playwright/test']!;
+// PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the verifier drives the system Chromium (docs/playwright.md).
+const NPM_ENV = { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
+
+/** What `npm view` says the registry's latest @playwright/test is, now. */
+function registryLatest(): string {
+  const view = spawnSync('npm', ['view', '@playwright/test', 'version'], { encoding: 'utf8', env: NPM_ENV, timeout: 120_000 });
+  const version = view.stdout?.trim() ?? '';
+  if (view.status !== 0 || !/^\d+\.\d+\.\d+$/.test(version)) {
+    throw new Error(`npm view @playwright/test version failed (${view.status}): ${view.stderr}; the stacks suite needs the npm registry`);
+  }
+  return version;
+}
 
 /**
- * The pinned install's node_modules: `npm ci` into a fresh folder, then renamed into place, so a run
- * that was killed half-way, or another process installing at the same time, never leaves a half install
- * where the next run would take it.
+ * node_modules of an install kept under the temp dir as `name`: `npm <args>` in a fresh folder holding
+ * `files`, then renamed into place, so a run that was killed half-way, or another process installing at
+ * the same time, never leaves a half install where the next run would take it.
  */
-function installNewest(): string {
-  const lock = readFileSync(path.join(PINNED, 'package-lock.json'));
-  const key = createHash('sha256')
-    .update(lock)
-    .update(readFileSync(path.join(PINNED, 'package.json')))
-    .digest('hex')
-    .slice(0, 16);
-  const home = path.join(tmpdir(), `elenchos-playwright-newest-${key}`);
+function installOnce(name: string, files: Record<string, string | Buffer>, args: string[]): string {
+  const home = path.join(tmpdir(), name);
   if (existsSync(path.join(home, 'node_modules/@playwright/test/package.json'))) return path.join(home, 'node_modules');
   const scratch = mkdtempSync(path.join(tmpdir(), 'elenchos-playwright-install-'));
-  copyFileSync(path.join(PINNED, 'package.json'), path.join(scratch, 'package.json'));
-  copyFileSync(path.join(PINNED, 'package-lock.json'), path.join(scratch, 'package-lock.json'));
-  // PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the verifier drives the system Chromium (docs/playwright.md).
-  const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
+  for (const [file, content] of Object.entries(files)) writeFileSync(path.join(scratch, file), content);
+  const npm = spawnSync('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: scratch,
     encoding: 'utf8',
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    env: NPM_ENV,
     timeout: 280_000,
   });
   if (npm.status !== 0) {
     rmSync(scratch, { recursive: true, force: true });
-    throw new Error(`npm ci of @playwright/test ${VERSION} failed (${npm.status}): ${npm.stderr}`);
+    throw new Error(`npm ${args.join(' ')} in ${name} failed (${npm.status}): ${npm.stderr}`);
   }
   try {
     renameSync(scratch, home);
@@ -54,6 +62,20 @@ function installNewest(): string {
     rmSync(scratch, { recursive: true, force: true }); // another process installed it first: take theirs
   }
   return path.join(home, 'node_modules');
+}
+
+/** The pinned version, exactly as its lock says: `npm ci`, keyed by the lock's hash. */
+function installPinned(): string {
+  const lock = readFileSync(path.join(PINNED, 'package-lock.json'));
+  const json = readFileSync(path.join(PINNED, 'package.json'));
+  const key = createHash('sha256').update(lock).update(json).digest('hex').slice(0, 16);
+  return installOnce(`elenchos-playwright-newest-${key}`, { 'package.json': json, 'package-lock.json': lock }, ['ci']);
+}
+
+/** `version` from the registry as a user's `npm install -D @playwright/test` would get it (no lock: it has none). */
+function installFromRegistry(version: string): string {
+  const json = JSON.stringify({ name: 'elenchos-playwright-latest', private: true, devDependencies: { '@playwright/test': version } });
+  return installOnce(`elenchos-playwright-latest-${version}`, { 'package.json': `${json}\n` }, ['install', '--no-package-lock']);
 }
 
 const SPEC = `import { expect, test } from '@playwright/test';
@@ -104,16 +126,44 @@ function project(modules: string): string {
   return root;
 }
 
-describe.runIf(existsSync(BROWSER))(`the newest @playwright/test (${VERSION})`, { timeout: 400_000 }, () => {
+const HAS_BROWSER = existsSync(BROWSER);
+// Asked once, when the file is collected: both the install list and the gate below use the same answer.
+const LATEST = HAS_BROWSER ? registryLatest() : PINNED_VERSION;
+const INSTALLS = [
+  {
+    label: LATEST === PINNED_VERSION ? `${PINNED_VERSION}, pinned, and the registry's latest` : `${PINNED_VERSION}, pinned`,
+    version: PINNED_VERSION,
+    install: installPinned,
+  },
+  ...(LATEST === PINNED_VERSION
+    ? []
+    : [{ label: `${LATEST}, the registry's latest`, version: LATEST, install: () => installFromRegistry(LATEST) }]),
+];
+
+describe.runIf(HAS_BROWSER)('the versions of @playwright/test Elenchos says it supports', () => {
+  it('the pinned fixture is the newest version Elenchos says it has tested', () => {
+    expect(PINNED_VERSION).toBe(PLAYWRIGHT_SUPPORTED.newestTested);
+  });
+
+  it("the registry's latest is not newer than the newest version Elenchos says it has tested", () => {
+    expect(
+      playwrightSupport(LATEST),
+      `@playwright/test ${LATEST} is on the registry, newer than PLAYWRIGHT_SUPPORTED.newestTested ${PLAYWRIGHT_SUPPORTED.newestTested}: ` +
+        "see what this file's checks of it say, fix what broke, then raise newestTested (src/verifiers/playwright/playwright-version.ts) " +
+        `and test/fixtures/playwright-newest (package.json and lock: npm install --package-lock-only) to ${LATEST} together`,
+    ).not.toBe('newer-than-tested');
+  });
+});
+
+describe.runIf(HAS_BROWSER).each(INSTALLS)('@playwright/test $label', { timeout: 400_000 }, ({ version, install }) => {
   let modules = '';
   beforeAll(() => {
-    modules = installNewest();
+    modules = install();
   }, 300_000);
 
-  it('is the newest version Elenchos says it is tested with, and the one installed', () => {
-    expect(VERSION).toBe(PLAYWRIGHT_SUPPORTED.newestTested);
+  it('is the version installed', () => {
     const installed = JSON.parse(readFileSync(path.join(modules, '@playwright/test/package.json'), 'utf8')) as { version: string };
-    expect(installed.version).toBe(VERSION);
+    expect(installed.version).toBe(version);
   });
 
   it('lists the spec through the user config (elenchos check)', () => {
@@ -147,7 +197,7 @@ describe.runIf(existsSync(BROWSER))(`the newest @playwright/test (${VERSION})`, 
       'AC-001': 'PASS',
       'AC-002': 'FAIL',
     });
-    expect(JSON.stringify(record)).toContain(VERSION);
+    expect(JSON.stringify(record)).toContain(version);
 
     const report = runCli(['report', 'latest'], root);
     expect(report.code, report.stderr).toBe(0);

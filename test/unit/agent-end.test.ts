@@ -16,6 +16,15 @@ describe('describeAgentEnd', () => {
     ).toBe('limit-reached (error_max_turns), after one retry of transient-api-error (api_error_status 529); cost not reported');
   });
 
+  it('names a turn Elenchos stopped, so every attempt of a run says why its agent ended', () => {
+    expect(describeAgentEnd({ costUsd: null, ending: { kind: 'timed-out', detail: 'killed after agent.timeoutSeconds (30s)' } })).toBe(
+      'timed-out (killed after agent.timeoutSeconds (30s)); cost not reported',
+    );
+    expect(describeAgentEnd({ costUsd: 0.02, ending: { kind: 'interrupted', detail: 'stopped by an interrupt' } })).toBe(
+      'interrupted (stopped by an interrupt); $0.02',
+    );
+  });
+
   it('says nothing for records without an ending or with one it does not know', () => {
     expect(describeAgentEnd(null)).toBeNull();
     expect(describeAgentEnd({ costUsd: 1 })).toBeNull();

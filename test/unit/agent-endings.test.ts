@@ -1,7 +1,7 @@
 // How a Claude Code `result` event is read (SDKResultMessage), and the one retry after a transient API error.
 import { describe, expect, it } from 'vitest';
 import { claudeEnding, type ClaudeResultEvent } from '../../src/agents/claude-ending.js';
-import { describeEnding, transientStatus, verifiable } from '../../src/agents/ending.js';
+import { describeEnding, transientStatus, transientText, verifiable } from '../../src/agents/ending.js';
 import { addCosts, afterRetry, worthRetrying } from '../../src/agents/retry.js';
 import type { AgentOutcome } from '../../src/agents/types.js';
 
@@ -70,6 +70,32 @@ describe('claudeEnding', () => {
     expect([408, 429, 500, 503, 529].every(transientStatus)).toBe(true);
     expect([400, 401, 403, 404, 413].some(transientStatus)).toBe(false);
   });
+
+  it('a turn Elenchos cut short (timed out, interrupted) is not verified either', () => {
+    expect(verifiable({ kind: 'timed-out', detail: 'killed after agent.timeoutSeconds (30s)' })).toBe(false);
+    expect(verifiable({ kind: 'interrupted', detail: 'stopped by an interrupt' })).toBe(false);
+  });
+
+  // Codex's failed-turn messages, as codex-rs/core/src/error.rs words them (test/fixtures/bin/codex cites it).
+  it('reads a transient API failure from its words: statuses, overload, rate limits, a dropped stream', () => {
+    for (const text of [
+      'exceeded retry limit, last status: 429 Too Many Requests, request id: req_1',
+      'unexpected status 503 Service Unavailable: upstream connect error',
+      "We're currently experiencing high demand, which may cause temporary errors.",
+      'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)',
+      '[API Error: got status: 503 Service Unavailable. The model is overloaded.]',
+      'Rate limit reached for gpt-5 in organization org-1',
+    ])
+      expect(transientText(text), text).toBe(true);
+    for (const text of [
+      'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header',
+      'unexpected status 400 Bad Request: invalid_request_error',
+      "Codex ran out of room in the model's context window. Start a new conversation or clear earlier history before retrying.",
+      "You've hit your usage limit. Try again at 3:00 PM.",
+      'sandbox error: sandbox denied exec error, exit code: 1',
+    ])
+      expect(transientText(text), text).toBe(false);
+  });
 });
 
 describe('the retry after a transient API error', () => {
@@ -86,7 +112,7 @@ describe('the retry after a transient API error', () => {
 
   it('is worth it only after a transient API error', () => {
     expect(worthRetrying(outcome({ ending: { kind: 'transient-api-error', detail: 'api_error_status 529' } }))).toBe(true);
-    for (const k of ['finished', 'limit-reached', 'refused', 'crashed'] as const)
+    for (const k of ['finished', 'limit-reached', 'refused', 'crashed', 'timed-out', 'interrupted'] as const)
       expect(worthRetrying(outcome({ ending: { kind: k, detail: '' } }))).toBe(false);
     expect(worthRetrying(outcome({}))).toBe(false);
   });

@@ -43,6 +43,11 @@ export interface PreflightOptions {
   overrides?: Record<string, unknown>;
   /** `verify` runs no agent. */
   needsAgent: boolean;
+  /**
+   * Refuse a dollar cap this run's one agent cannot report (a plain run). A best-of run checks the cap over
+   * all its candidates' agents at once instead (candidates-cost-cap.ts): one that reports dollars is enough.
+   */
+  costCap?: boolean;
   /** Refuse uncommitted changes (run: the agent works on HEAD; verify --in-place: the checkout is verified). */
   requireClean?: boolean;
   /** `--lock-base <ref>`: a test lock changed since this commit without its contract is refused. */
@@ -91,7 +96,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   const config = loaded.config;
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
-  const costCap = options.needsAgent ? costCapProblem(config, loaded.label) : null;
+  const costCap = options.needsAgent && options.costCap ? costCapProblem(config, loaded.label) : null;
   if (costCap) throw new PreflightError('COST_CAP_UNENFORCEABLE', costCap);
   // run and verify write into .elenchos/ anyway: the Playwright listing is kept there for the next one.
   const resolved = await resolveTask(path.resolve(options.cwd, options.taskFile), root, config, options.env, { keepListing: true });

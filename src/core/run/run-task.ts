@@ -82,6 +82,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const pre = await preflight({
     ...options,
     needsAgent: mode === 'run',
+    // A candidate's agent is one of several: its best-of run checked the cap over all of them.
+    costCap: mode === 'run' && !options.candidate,
     requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
   });
   const { root } = pre;

@@ -19,8 +19,10 @@ export async function playwrightVersion(cwd: string): Promise<string | null> {
 
 /**
  * The @playwright/test versions Elenchos supports: from the oldest it was built on to the newest its
- * CI installs and tests (the JSON report, the listing, the config merge and the trace's pictures:
- * test/stacks/playwright-newest.test.ts). Raise NEWEST_TESTED with that test's fixture.
+ * CI has tested (the JSON report, the listing, the config merge and the trace's pictures:
+ * test/stacks/playwright-newest.test.ts, against the version pinned in test/fixtures/playwright-newest/
+ * and the registry's latest). That test fails when the registry has a newer release than `newestTested`:
+ * test it, then raise `newestTested` and the fixture's version and lock together.
  */
 export const PLAYWRIGHT_SUPPORTED = { oldest: '1.58.0', newestTested: '1.65.2' } as const;
 
