@@ -9,7 +9,15 @@
  * - `timed-out`: Elenchos killed it at `agent.timeoutSeconds` (AGENT_TIMEOUT), whatever it had said;
  * - `interrupted`: an interrupt (Ctrl-C, a best-of candidate stopped) ended it (INTERRUPTED).
  */
-export const AGENT_ENDINGS = ['finished', 'limit-reached', 'transient-api-error', 'refused', 'crashed', 'timed-out', 'interrupted'] as const;
+export const AGENT_ENDINGS = [
+  'finished',
+  'limit-reached',
+  'transient-api-error',
+  'refused',
+  'crashed',
+  'timed-out',
+  'interrupted',
+] as const;
 
 export type AgentEndingKind = (typeof AGENT_ENDINGS)[number];
 
