@@ -4,45 +4,63 @@ import { globBase } from '../util/glob-match.js';
 
 /**
  * Writes of well-known dev servers that land in the tracked tree (not under a folder their templates
- * ignore), looked up in each server's source or docs (issue #23's note lists them):
+ * ignore), looked up in each server's source or docs (issue #23's note lists them, with versions):
  * - Vite 5 (and what runs on it: SvelteKit, Remix, Vitest) bundles its config to
- *   `<config>.timestamp-<ms>-<hex>.mjs` beside it, imports it and deletes it, at every start.
+ *   `<config>.timestamp-<ms>-<hex>.mjs` beside it, imports it and deletes it, at every start (Vite 6.1+
+ *   writes it to `node_modules/.vite-temp/` when there is a node_modules, beside the config when not).
  * - Next.js `next dev` writes `next-env.d.ts` when its content differs, and all of `.next/`; in CI or a
- *   container its telemetry creates `cache/` (for `cache/config.json`). Next 16 also writes `AGENTS.md`
- *   when its managed blocks are not current: not built in (it is the agents' file, and create-next-app
- *   commits it current); a project that lacks it commits it once, as Next's own message says.
+ *   container its telemetry opens a preferences store in `<cwd>/cache/` (next/dist/telemetry/storage.js:
+ *   `conf` creates the folder as it reads, even with NEXT_TELEMETRY_DISABLED=1; `config.json` in it is
+ *   written once `next telemetry` sets a preference). Next 16 also writes `AGENTS.md` when its managed
+ *   blocks are not current: not built in (it is the agents' file, and create-next-app commits it
+ *   current); a project that lacks it commits it once, as Next's own message says.
  * - Nuxt writes `.nuxt/`, Astro `.astro/`, SvelteKit `.svelte-kit/` (their templates ignore them;
- *   a repository that dropped the line would fail every run).
+ *   a repository that dropped the line would fail every run); Nuxt's server (Nitro) keeps its dev
+ *   `data` storage in `.data/kv/` (nitropack core: `devStorage.data`), which the Nuxt starter ignores.
  * - Python (Django's runserver and every other) writes `__pycache__/*.pyc` on import; Django's default
  *   database `db.sqlite3` appears on first use.
- * - Rails in development writes `log/development.log` and, under `tmp/`, pids, cache, sockets, storage,
- *   restart.txt and its development secret.
- * Each is matched at any depth where the tool may run in a subfolder (a monorepo's `apps/web/.next/`).
+ * - Rails in development writes `log/development.log`, its development database
+ *   (`storage/development.sqlite3` since Rails 7.1's template, `db/development.sqlite3` before; with
+ *   `-wal`/`-shm`/`-journal` beside it) and, under `tmp/`, pids, cache, sockets, storage, restart.txt
+ *   and its development secret.
+ * Each is matched at any depth (a monorepo's `apps/web/.next/`, `backend/log/development.log`): a dev
+ * server writes beside its config or in its working folder, wherever that is.
  * None of them can carry the agent's work into a verdict: declared paths go back to the base commit
  * before the app starts (core/run/phases/workspace-guard.ts).
+ *
+ * Looked up and left out (a project that tracks one declares it in app.writes):
+ * - Remix's classic compiler (`remix dev`) writes `build/`, `public/build/` and `.cache/`: its templates
+ *   ignore all three, it is superseded by Remix on Vite (built in above), and `build/` is too common a
+ *   name for a project's own files to be taken from every agent's change.
+ * - Rails' Active Storage uploads (`storage/<xx>/<yy>/<key>` in development): `storage/` is also a common
+ *   name for a project's own folder, and uploads happen only when a test uploads.
+ * - Rails' test and cache databases (`storage/test.sqlite3`, `…_cache.sqlite3`): `rails server` in
+ *   development does not write them.
  */
 export const BUILTIN_APP_WRITES: readonly string[] = [
   '**/*.config.*.timestamp-*.mjs',
   '**/next-env.d.ts',
   '**/.next/**',
   '**/.nuxt/**',
+  '**/.data/kv/**',
   '**/.astro/**',
   '**/.svelte-kit/**',
   '**/__pycache__/**',
   '**/db.sqlite3',
   '**/db.sqlite3-journal',
-  // Next.js telemetry, when it thinks it runs in CI or a container (ci-info, is-docker): `conf` creates
-  // `<cwd>/cache/` for its preferences (next/dist/telemetry/storage.js), even with telemetry disabled.
-  'cache/config.json',
-  'log/development.log',
+  // Next.js telemetry in CI or a container (see above): the folder, and its store once a preference is set.
+  '**/cache/config.json',
+  '**/log/development.log',
+  '**/storage/development.sqlite3*',
+  '**/db/development.sqlite3*',
   // Only what `rails server` writes there: a tracked file of the project's own under tmp/ stays the agent's.
-  'tmp/pids/**',
-  'tmp/cache/**',
-  'tmp/sockets/**',
-  'tmp/storage/**',
-  'tmp/restart.txt',
-  'tmp/local_secret.txt',
-  'tmp/development_secret.txt',
+  '**/tmp/pids/**',
+  '**/tmp/cache/**',
+  '**/tmp/sockets/**',
+  '**/tmp/storage/**',
+  '**/tmp/restart.txt',
+  '**/tmp/local_secret.txt',
+  '**/tmp/development_secret.txt',
 ];
 
 /** Every glob the app may write: the built-in ones, then `app.writes`. */
@@ -50,18 +68,20 @@ export function appWriteGlobs(declared: readonly string[]): string[] {
   return [...new Set([...BUILTIN_APP_WRITES, ...declared])];
 }
 
-/**
- * The folders a declared glob names before its first wildcard (`data/db.json` → `data`, `log/**` →
- * `log`): an app may create those folders; any other folder it creates is a write of its own.
- */
+// The folders a declared glob names before its first wildcard (`data/db.json` → `data`, `log/**` →
+// `log`): an app may create those folders; any other folder it creates is a write of its own. A glob
+// that starts with `**/` names them at any depth (`**/tmp/pids/**` → `**/tmp`, `**/tmp/pids`): the
+// result holds such folder globs beside plain paths, and the window matches both (git/window-watch.ts).
+/** The folders an app may create on its way to what it writes (plain paths, and folder globs at any depth). */
 export function declaredFolders(declared: readonly string[]): string[] {
   const folders = new Set<string>();
   for (const glob of appWriteGlobs(declared)) {
-    const { base, isGlob } = globBase(glob);
+    const anyDepth = glob.startsWith('**/');
+    const { base, isGlob } = globBase(anyDepth ? glob.slice(3) : glob);
     const parts = base.split('/').filter(Boolean);
     // `data/db.json` (no wildcard) names a file: only its parents are folders the app may create.
     const depth = isGlob ? parts.length : parts.length - 1;
-    for (let i = 1; i <= depth; i++) folders.add(parts.slice(0, i).join('/'));
+    for (let i = 1; i <= depth; i++) folders.add(`${anyDepth ? '**/' : ''}${parts.slice(0, i).join('/')}`);
   }
   return [...folders].sort();
 }

@@ -13,6 +13,7 @@ import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { git, splitNul } from './git.js';
+import { globMatcher } from '../util/glob-match.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
 
@@ -35,11 +36,10 @@ export interface WatchOptions {
   exclude?: string[];
   /** Paths the app writes by design (`app.writes` and the built-in list), left out as in the snapshot. */
   skip?: (repoPath: string) => boolean;
-  /**
-   * Folders the verifier or the app may create on their way to what they own (`.testmuai` on the way to
-   * `.testmuai/evidence/`, `data` for `data/db.json`): their creation is no write, and they are watched
-   * from the moment they appear, so what else lands in them still counts.
-   */
+  // Folders the verifier or the app may create on their way to what they own (`.testmuai` on the way to
+  // `.testmuai/evidence/`, `data` for `data/db.json`; a glob starting with `**/` names one at any depth:
+  // `**/log` for `**/log/development.log`): their creation is no write, and they are watched from the
+  // moment they appear, so what else lands in them still counts.
   folders?: string[];
   /** How long an event of our own may take to come back before the watcher is deemed blind. */
   confirmMs?: number;
@@ -58,7 +58,7 @@ const watchRaw: WatchDirectory = (directory, onEvent) => watch(directory, { pers
 export async function watchWindow(cwd: string, options: WatchOptions = {}): Promise<WindowWatch> {
   const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
   const skip = options.skip ?? (() => false);
-  const folders = new Set([...(options.folders ?? []), ...exclude.flatMap(parentFolders)]);
+  const folders = folderMatcher([...(options.folders ?? []), ...exclude.flatMap(parentFolders)]);
   const confirmMs = options.confirmMs ?? 10_000;
   const watchDirectory = options.watchDirectory ?? watchRaw;
   const markerDir = path.join(cwd, ELENCHOS_DIR, 'window');
@@ -108,7 +108,7 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   const record = (rel: string) => {
     waiting.get(rel)?.();
     if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
-    if (folders.has(rel) && !watched.has(rel)) follow(rel);
+    if (folders(rel) && !watched.has(rel)) follow(rel);
     if (seen.size < MAX_PATHS) seen.add(rel);
     else overflow = true;
   };
@@ -201,6 +201,14 @@ export async function createOutputParents(cwd: string, exclude: readonly string[
   }
 }
 
+// Plain paths compared as they are (a Kane folder may hold `[` or `*`); only a `**/…` one is a glob.
+/** Whether a path is one of `folders`. */
+function folderMatcher(folders: readonly string[]): (rel: string) => boolean {
+  const plain = new Set(folders.filter((f) => !f.startsWith('**/')));
+  const anyDepth = globMatcher(folders.filter((f) => f.startsWith('**/')));
+  return (rel) => plain.has(rel) || anyDepth(rel);
+}
+
 /** `a/b/c/` → `a`, `a/b` (the folders on the way to an excluded one). */
 function parentFolders(prefix: string): string[] {
   const parts = prefix.replace(/\/+$/, '').split('/');
@@ -212,11 +220,11 @@ function parentFolders(prefix: string): string[] {
  * snapshot never lists alone: a path that is one of the excluded folders, or a folder on the way to one
  * (`folders`), counts only while it is a folder; what lands inside such a folder is watched and counts.
  */
-async function dropOwnOutput(cwd: string, paths: string[], exclude: string[], folders: ReadonlySet<string>): Promise<string[]> {
+async function dropOwnOutput(cwd: string, paths: string[], exclude: string[], folders: (rel: string) => boolean): Promise<string[]> {
   const kept: string[] = [];
   for (const p of paths) {
     if (isUnderPrefix(p, exclude)) continue;
-    const folderLike = isUnderPrefix(`${p}/-`, exclude) || folders.has(p);
+    const folderLike = isUnderPrefix(`${p}/-`, exclude) || folders(p);
     if (folderLike && (await lstat(path.join(cwd, p)).catch(() => null))?.isDirectory()) continue;
     kept.push(p);
   }

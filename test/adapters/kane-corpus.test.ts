@@ -91,12 +91,18 @@ describe('kane adapter on the real corpus', () => {
         evidencePack: pack,
       },
     ]);
-    // The raw stream and stderr are kept byte for byte; the pack lives on another machine: noted, not fatal.
+    // The raw stream and stderr are kept byte for byte. The pack named on stderr lies under the recorder's HOME;
+    // its copy in the cwd store (kane-cli.md §8.3), which Kane writes on every run, is the one kept.
     const capture = path.join(CORPUS, 't7-cart_discount-author');
     expect(readFileSync(path.join(evidenceDir, 'events.ndjson'))).toEqual(readFileSync(`${capture}.ndjson`));
     expect(readFileSync(path.join(evidenceDir, 'stderr.log'))).toEqual(readFileSync(`${capture}.stderr.txt`));
     expect(result.details.evidencePack).toBe(pack);
-    expect(result.details.missing).toContain(`evidence pack not found locally: ${pack}`);
+    expect(result.details.missing).toEqual([]);
+    expect(
+      readFileSync(path.join(evidenceDir, 'kane', path.basename(pack)))
+        .subarray(0, 2)
+        .toString('latin1'),
+    ).toBe('PK');
     expect(result.details.skippedLines).toBe(0);
   });
 });

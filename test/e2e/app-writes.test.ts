@@ -1,11 +1,11 @@
 // Issue #23, end to end: what the verifier and the app write by design is theirs, not the agent's; an
 // undeclared write still ends the attempt, says how to declare it, and does not flag the task at once.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { makeProject, onlyRun, processesInside, TEST_MD } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
 // A real HTTP app that keeps data in the repository: every request counts itself in data/db.json (tracked),
@@ -76,6 +76,37 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(execFileSync('tar', ['tzf', path.join(dir, 'attempts/01/workspace/untracked.tar.gz')], { encoding: 'utf8' })).toBe('');
     expect(needsHuman(p.root)).toEqual([]);
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it('a Kane test that @imports a helper, in a fresh repository: every folder Kane writes is its own, VERIFIED, nothing flagged', () => {
+    // Step 1 runs the helper; Kane writes tests/helpers/helper-output-open-form-add-task-1/ beside it
+    // (kane-cli.md §8.1), besides output-add-task/, the cwd store and the session folder under HOME.
+    const IMPORTING = TEST_MD.replace(/(## Step 1 — the form is there @verifies AC-001\n\n)[^\n]+\n/, '$1@import ./helpers/open-form.md\n');
+    const HELPER = '# Open the form\n\n## Open the page\n\nOpen {{start_url}} and verify the page shows "New task".\n';
+    const p = makeProject({ agent: 'implement', files: { 'tests/add-task_test.md': IMPORTING, 'tests/helpers/open-form.md': HELPER } });
+    roots.push(p.root);
+    expect(IMPORTING).toContain('@import ./helpers/open-form.md');
+    for (const absent of ['.testmuai', 'tests/output-add-task', 'tests/helpers/helper-output-open-form-add-task-1'])
+      expect(existsSync(path.join(p.root, absent)), absent).toBe(false);
+    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { dir, record } = onlyRun(p.root);
+    expect(record).toMatchObject({ state: 'VERIFIED', reason: null });
+    expect(record.attempts[0].criteria.map((c: { status: string }) => c.status)).toEqual(['PASS', 'PASS']);
+    // The helper really ran as step 1's sub-run, and its call site got its folder (kept as evidence, not as a change).
+    const events = readFileSync(path.join(dir, 'attempts/01/verifier/events.ndjson'), 'utf8');
+    expect(events).toContain('"ref":"./helpers/open-form.md"');
+    expect(readFileSync(path.join(dir, 'attempts/01/verifier/kane/output-add-task/Result.md'), 'utf8')).toContain(
+      'via @import ./helpers/open-form.md — 1 inlined steps',
+    );
+    const diff = readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8');
+    for (const theirs of ['.testmuai', 'output-add-task', 'helper-output']) expect(diff).not.toContain(theirs);
+    expect(execFileSync('tar', ['tzf', path.join(dir, 'attempts/01/workspace/untracked.tar.gz')], { encoding: 'utf8' })).toBe('');
+    expect(needsHuman(p.root)).toEqual([]);
+    expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
+    // Kane's pointer under HOME is gone once it exited (kane-cli.md §2); its session folder stays there.
+    expect(readdirSync(path.join(p.home, '.testmuai/kaneai/sessions/active'))).toEqual([]);
   }, 120_000);
 
   it('an undeclared data file written by the app: UNSTABLE_WORKSPACE naming the path and app.writes, not NEEDS_HUMAN', () => {

@@ -264,6 +264,22 @@ http.createServer((request, response) => {
     ]);
   });
 
+  it('an app that rewrites a file the run locks (a variables file Kane reads): commit what it writes, not an app.writes line', () => {
+    const project = writer({ WRITER_ON_REQUEST: '.testmuai/variables/app.json' }, [], {
+      '.testmuai/variables/app.json': '{"a":{"value":"1"}}\n',
+    });
+    const found = check(doctor(project, ['--json']).stdout, 'app writes');
+    expect(found).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        message: expect.stringMatching(/^the app rewrote \.testmuai\/variables\/app\.json while it started, .*CONTRACT_CHANGED$/),
+        fix: expect.stringContaining('commit .testmuai/variables/app.json as it leaves it'),
+        details: [],
+      }),
+    ]);
+    expect(found[0].fix).toContain('app.writes cannot cover a file the run locks');
+  });
+
   it('attack: a file beside the declared one, in a folder the app may create, is still reported', () => {
     const project = writer({ WRITER_ON_REQUEST: 'data/db.json,data/other.json' }, ['data/db.json']);
     const found = check(doctor(project, ['--json']).stdout, 'app writes');

@@ -149,4 +149,31 @@ describe('warm worktree pool', () => {
     const states = allRuns(project.root).map((r) => `${r.record.state} ${r.record.reason ?? ''}`.trim());
     expect(states.sort()).toEqual(['ERROR AGENT_FAILED', 'ERROR INTERRUPTED', 'FAILED PRODUCT_FAILURE', 'VERIFIED', 'VERIFIED']);
   }, 180_000);
+  it('a secret the agent writes under node_modules/ (a setup.cache path the reset keeps) is gone from the pool after the run', () => {
+    // setup.command makes node_modules/x/index.js; the cache saves it while the agent works. The agent
+    // then hides the key it was given in node_modules/, which the reset leaves to the setup cache.
+    const install = `const fs = require('fs');\nfs.mkdirSync('node_modules/x', { recursive: true });\nfs.writeFileSync('node_modules/x/index.js', 'module.exports = 1;\\n');\n`;
+    const agent = `printf '%s' '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>' > page.html; mkdir -p node_modules/.cache; echo "STRIPE_SECRET_KEY=$STRIPE_SECRET_KEY" > node_modules/.cache/env`;
+    const made = makeProject({
+      config: {
+        agent: { type: 'command', command: '/bin/sh', args: ['-c', agent], timeoutSeconds: 30, passEnv: ['STRIPE_SECRET_KEY'] },
+        redact: ['STRIPE_SECRET_KEY'],
+        setup: { command: 'node install.js', cache: { key: ['package-lock.json'], paths: ['node_modules'] } },
+      },
+      files: { 'install.js': install, 'package-lock.json': '{}\n', '.gitignore': 'node_modules\n' },
+    });
+    const env = { ...made.env, STRIPE_SECRET_KEY: SECRET };
+    const first = runCli(['run', 'tasks/add-task.json'], made.root, env);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
+    expect(first.stdout).toContain("dropped from the kept setup.cache paths: node_modules/.cache (not in the setup cache's entry)");
+    const slot = path.join(made.root, '.elenchos/pool/0');
+    expect(filesHolding(path.join(made.root, '.elenchos'), SECRET)).toEqual([]);
+    // What setup made stays, and the next run keeps it as verified instead of restoring it.
+    expect(readFileSync(path.join(slot, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    const second = runCli(['run', 'tasks/add-task.json'], made.root, env);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/setup cache hit: kept node_modules verified/);
+    expect(filesHolding(path.join(made.root, '.elenchos'), SECRET)).toEqual([]);
+  }, 120_000);
 });

@@ -23,6 +23,28 @@ describe('the built-in app writes', () => {
     ['log/development.log', true],
     ['tmp/pids/server.pid', true],
     ['tmp/restart.txt', true],
+    // At any depth: a dev server writes in its own working folder (docs/verification.md).
+    ['apps/web/cache/config.json', true],
+    ['backend/log/development.log', true],
+    ['backend/tmp/pids/server.pid', true],
+    ['backend/tmp/cache/bootsnap/load-path-cache', true],
+    ['backend/tmp/local_secret.txt', true],
+    ['backend/storage/development.sqlite3', true],
+    ['backend/storage/development.sqlite3-wal', true],
+    ['db/development.sqlite3', true],
+    ['apps/site/.data/kv/counter.json', true],
+    ['apps/site/.nuxt/nuxt.d.ts', true],
+    // Looked up and left out: a project's own files under these common names stay the agent's change.
+    ['backend/tmp/fixtures.json', false],
+    ['backend/log/production.log', false],
+    ['storage/test.sqlite3', false],
+    ['storage/development_cache.sqlite3', false],
+    ['db/seeds.sqlite3', false],
+    ['storage/ab/cd/abcdef123', false],
+    ['build/index.js', false],
+    ['public/build/entry.client-X.js', false],
+    ['.cache/info.json', false],
+    ['.data/seed.json', false],
     // The project's own files stay the agent's change.
     ['vite.config.js', false],
     ['tmp/fixtures.json', false],
@@ -34,20 +56,34 @@ describe('the built-in app writes', () => {
   });
 
   it('an app may create the folders before the first wildcard of a glob, and no other', () => {
-    // `cache` (Next's telemetry), `log` and `tmp` (Rails) come from the built-in list.
-    expect(declaredFolders(['data/db.json', 'var/log/**', 'uploads/*.png'])).toEqual([
-      'cache',
+    // `cache` (Next's telemetry), `log`, `storage`, `db` and `tmp` (Rails), `.data` (Nitro) come from the
+    // built-in list, at any depth; a declared glob that starts with `**/` names its folders at any depth too.
+    expect(declaredFolders(['data/db.json', 'var/log/**', 'uploads/*.png', '**/reports/*.json'])).toEqual([
+      '**/.astro',
+      '**/.data',
+      '**/.data/kv',
+      '**/.next',
+      '**/.nuxt',
+      '**/.svelte-kit',
+      '**/__pycache__',
+      '**/cache',
+      '**/db',
+      '**/log',
+      '**/reports',
+      '**/storage',
+      '**/tmp',
+      '**/tmp/cache',
+      '**/tmp/pids',
+      '**/tmp/sockets',
+      '**/tmp/storage',
       'data',
-      'log',
-      'tmp',
-      'tmp/cache',
-      'tmp/pids',
-      'tmp/sockets',
-      'tmp/storage',
       'uploads',
       'var',
       'var/log',
     ]);
+    const folder = globMatcher(declaredFolders([]));
+    for (const created of ['cache', 'apps/web/cache', 'backend/tmp/pids', 'log']) expect(folder(created), created).toBe(true);
+    for (const other of ['src', 'apps/web/public', 'backend/tmp/served']) expect(folder(other), other).toBe(false);
   });
 });
 

@@ -70,6 +70,34 @@ describe('appWriteFindings', () => {
     expect(appWriteFindings([], [], 'elenchos.config.json')).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 
+  it('a locked file the app rewrites (Next.js and tsconfig.json): commit what it writes, never an app.writes entry preflight refuses', () => {
+    const locked = ['tasks/add.json', 'tests/add.spec.ts', 'tsconfig.json'];
+    const checks = appWriteFindings(
+      [
+        { path: 'tsconfig.json', kind: 'file' },
+        { path: 'data/db.json', kind: 'file' },
+      ],
+      [],
+      'elenchos.config.json',
+      locked,
+    );
+    expect(checks.map((c) => [c.status, c.message.split(' while ')[0]])).toEqual([
+      ['warn', 'the app rewrote tsconfig.json'],
+      ['warn', 'the app wrote data/db.json'],
+    ]);
+    expect(checks[0]!.message).toContain('each run would end CONTRACT_CHANGED');
+    expect(checks[0]!.fix).toContain('commit tsconfig.json as it leaves it');
+    expect(checks[0]!.fix).toContain('app.writes cannot cover a file the run locks');
+    expect(checks[0]!.fix).not.toMatch(/add "tsconfig\.json"/);
+    // The key to paste holds only what may be declared.
+    expect(checks[1]!.details).toEqual(['in elenchos.config.json, under "app": "writes": ["data/db.json"]']);
+    // Only a locked file written: no app.writes line at all.
+    const only = appWriteFindings([{ path: 'tsconfig.json', kind: 'file' }], [], 'elenchos.config.json', locked);
+    expect(only).toHaveLength(1);
+    expect(only[0]!.details).toEqual([]);
+    expect(only[0]!.fix).not.toContain('add "');
+  });
+
   it('past twenty paths, one line counts the rest and the key still lists them all', () => {
     const many = Array.from({ length: 25 }, (_, i) => ({ path: `f${i}.txt`, kind: 'file' as const }));
     const checks = appWriteFindings(many, [], 'c.json');

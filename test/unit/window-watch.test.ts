@@ -78,6 +78,24 @@ describe('watchWindow', () => {
     expect((await watch.close()).written).toEqual(['data/page-override.html']);
   });
 
+  it("a dev server in a monorepo's subfolder: its folders and files at any depth are no write; a file beside them is", async () => {
+    const root = tempRepo({ 'apps/web/page.html': 'good\n', 'backend/Gemfile': 'gem "rails"\n' });
+    const skip = globMatcher(appWriteGlobs([]));
+    const watch = await watchWindow(root, { skip, folders: declaredFolders([]) });
+    // Rails in backend/: its log and tmp folders, created as it starts; Next's telemetry folder in apps/web/.
+    mkdirSync(path.join(root, 'backend/log'));
+    writeFileSync(path.join(root, 'backend/log/development.log'), 'Started GET /\n');
+    mkdirSync(path.join(root, 'backend/tmp/pids'), { recursive: true });
+    writeFileSync(path.join(root, 'backend/tmp/pids/server.pid'), '4242\n');
+    mkdirSync(path.join(root, 'backend/storage'));
+    writeFileSync(path.join(root, 'backend/storage/development.sqlite3-wal'), 'wal');
+    mkdirSync(path.join(root, 'apps/web/cache'));
+    // In those folders, anything else is a write.
+    writeFileSync(path.join(root, 'backend/log/page.html'), '<h1>done</h1>\n');
+    writeFileSync(path.join(root, 'backend/tmp/served.html'), '<h1>done</h1>\n');
+    expect((await watch.close()).written).toEqual(['backend/log/page.html', 'backend/tmp/served.html']);
+  });
+
   it('a file named like a verifier output folder is a write', async () => {
     const root = repo();
     const watch = await watchWindow(root, { exclude: ['tests/helpers/helper-output-login-add-*'] });

@@ -18,8 +18,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropTouchedSlots, markPool } from '../../src/core/workspace/pool-guard.js';
+import { verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
+import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
+import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/workspace/worktree-pool.js';
-import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
 const FILES = {
@@ -41,13 +44,28 @@ const admin = (dir: string) =>
     .replace(/^gitdir: /, '')
     .trim();
 
+type SetupCache = { dir: string; spec: { command: string; key: string[]; paths: string[] } };
+
 /** One use of the pool as a run makes it: take, let `work` act as the agent, return. */
-async function use(root: string, base: string, work: (dir: string) => void | Promise<void>, keep: string[] = []) {
+async function use(root: string, base: string, work: (dir: string) => void | Promise<void>, keep: string[] = [], cache?: SetupCache) {
   const dir = workspace(root);
   const taken = await takeWorktree({ root, target: dir, base, keep });
   await work(dir);
-  const back = await returnWorktree({ root, dir, index: taken.index, base, keep, size: 4 });
+  const back = await returnWorktree({ root, dir, index: taken.index, base, keep, size: 4, ...(cache ? { cache } : {}) });
   return { dir, taken, back };
+}
+
+/** The setup cache entry a `setup.command` that made `files` (under node_modules/) would have saved for this repository. */
+async function setupCacheOf(root: string, files: Record<string, string>): Promise<SetupCache> {
+  const spec = { command: 'npm ci', key: ['README.md'], paths: ['node_modules'] };
+  const dir = path.join(root, '.elenchos', 'cache');
+  const scratch = tempDir('elenchos-setup-');
+  writeFiles(scratch, { 'README.md': FILES['README.md'], ...files });
+  const key = await computeCacheKey(scratch, spec);
+  if (!key.ok) throw new Error(key.reason);
+  const saved = await saveCacheEntry(dir, key.key, scratch, spec.paths);
+  if (!saved.ok) throw new Error(saved.reason);
+  return { dir, spec };
 }
 
 /** Takes a worktree for the next run and says what it holds besides the committed tree. */
@@ -259,6 +277,7 @@ describe('worktree pool: what run 1 plants, run 2 never sees', () => {
         writeFileSync(path.join(dir, 'src/node_modules/x.js'), 'not the declared path\n');
       },
       ['node_modules'],
+      await setupCacheOf(root, { 'node_modules/pkg/index.js': 'cached\n' }),
     );
     const next = await nextRun(root, base, ['node_modules']);
     expect(next.taken.reusedFrom).not.toBeNull();
@@ -301,6 +320,7 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
         gitSync(dir, 'commit', '-qam', `wip ${SECRET}`);
       },
       ['node_modules'],
+      await setupCacheOf(root, { 'node_modules/pkg/index.js': 'cached\n' }),
     );
     const slot = path.join(root, '.elenchos', 'pool', '0');
     expect(back.pooled).toBe(slot);
@@ -314,6 +334,68 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
     const next = await nextRun(root, base, ['node_modules']);
     expect(next.taken.reusedFrom).toBe(slot);
     expect(next.status).toBe('!! node_modules/pkg/index.js\n');
+  });
+
+  // The reset leaves setup.cache paths alone (the setup cache proves them at the next take): on return, what
+  // the cache's signed entry does not vouch for goes, so the idle slot holds none of it either.
+  it('a secret the agent writes under a kept node_modules/ is gone from the slot; what the setup cache vouches for stays', async () => {
+    const { root, base } = repo();
+    const cache = await setupCacheOf(root, { 'node_modules/pkg/index.js': 'cached\n' });
+    const { back } = await use(
+      root,
+      base,
+      (dir) => {
+        writeFiles(dir, {
+          'node_modules/pkg/index.js': 'cached\n', // as setup left it
+          'node_modules/.env': `STRIPE_KEY=${SECRET}\n`,
+          'node_modules/pkg/creds.json': `{"key":"${SECRET}"}\n`,
+          'node_modules/.cache/deep/token': SECRET,
+        });
+        symlinkSync('../.env', path.join(dir, 'node_modules/pkg/link'));
+      },
+      ['node_modules'],
+      cache,
+    );
+    const slot = path.join(root, '.elenchos', 'pool', '0');
+    expect(back.pooled).toBe(slot);
+    expect(filesHolding(path.join(root, '.elenchos', 'pool'), SECRET)).toEqual([]);
+    expect(gitSync(slot, 'status', '--porcelain', '--ignored', '--untracked-files=all')).toBe('!! node_modules/pkg/index.js\n');
+    expect(back.dropped).toBe(
+      "node_modules/.cache, node_modules/.env, node_modules/pkg/creds.json and 1 more (not in the setup cache's entry)",
+    );
+    // What stays is the entry, proven again at the next take without a restore.
+    const next = await nextRun(root, base, ['node_modules']);
+    expect(next.taken.reusedFrom).toBe(slot);
+    const key = await computeCacheKey(next.dir, cache.spec);
+    expect(key.ok && (await verifyCachedPaths(cache.dir, next.dir, key.key, ['node_modules']))).toEqual({ ok: true });
+  });
+
+  it('a file the entry has, rewritten by the agent, takes the whole kept path with it; with no cache entry nothing is kept', async () => {
+    const { root, base } = repo();
+    const cache = await setupCacheOf(root, { 'node_modules/pkg/index.js': 'cached\n' });
+    const poisoned = await use(
+      root,
+      base,
+      (dir) => writeFiles(dir, { 'node_modules/pkg/index.js': `module.exports = "${SECRET}";\n` }),
+      ['node_modules'],
+      cache,
+    );
+    expect(poisoned.back.pooled).not.toBeNull();
+    expect(existsSync(path.join(poisoned.back.pooled!, 'node_modules'))).toBe(false);
+    expect(poisoned.back.dropped).toBe('node_modules (node_modules/pkg/index.js: content differs)');
+    expect(filesHolding(path.join(root, '.elenchos', 'pool'), SECRET)).toEqual([]);
+
+    // setup.cache unused (no command, or never saved): nothing vouches for node_modules, so nothing of it stays.
+    const { root: other, base: otherBase } = repo();
+    const bare = await use(other, otherBase, (dir) => writeFiles(dir, { 'node_modules/.env': `KEY=${SECRET}\n` }), ['node_modules']);
+    expect(existsSync(path.join(bare.back.pooled!, 'node_modules'))).toBe(false);
+    expect(bare.back.dropped).toBe('node_modules (no setup cache vouches for them)');
+    const entryless = await use(other, otherBase, (dir) => writeFiles(dir, { 'node_modules/.env': `KEY=${SECRET}\n` }), ['node_modules'], {
+      dir: path.join(other, '.elenchos', 'cache'),
+      spec: cache.spec,
+    });
+    expect(existsSync(path.join(entryless.back.pooled!, 'node_modules'))).toBe(false);
+    expect(entryless.back.dropped).toBe('node_modules (no setup cache entry vouches for them)');
   });
 
   it('what git cannot see is gone too: an unreadable folder (mode 0311), a FIFO, a socket, an empty folder (#25)', async () => {

@@ -26,6 +26,8 @@ export interface AppProbeOptions {
   configLabel: string;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** Files a run of the configured tasks locks: the app rewriting one is not an `app.writes` entry. */
+  locked?: readonly string[];
 }
 
 /** Where the probe keeps its logs (inside .elenchos/, which git ignores). */
@@ -95,7 +97,7 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
       const fix = 'runs watch their worktree the same way and end INCONCLUSIVE without it; on ENOSPC raise fs.inotify.max_user_watches';
       return [appCheck, warn(APP_WRITES_CHECK, `the worktree could not be watched while the app ran: ${watch}`, fix)];
     }
-    const writes = await describeWrites(workspace, await watch.close(), config.app.writes, configLabel);
+    const writes = await describeWrites(workspace, await watch.close(), config.app.writes, configLabel, options.locked ?? []);
     // An app that never answered wrote less than it will: only what it did write is worth a line.
     return [appCheck, ...(start.ok ? writes : writes.filter((c) => c.status !== 'ok'))];
   } finally {
@@ -104,7 +106,13 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
 }
 
 // What the window saw, read while the worktree still exists (a folder, a file, or gone again).
-async function describeWrites(workspace: string, report: WindowReport, declared: string[], configLabel: string): Promise<DoctorCheck[]> {
+async function describeWrites(
+  workspace: string,
+  report: WindowReport,
+  declared: string[],
+  configLabel: string,
+  locked: readonly string[],
+): Promise<DoctorCheck[]> {
   const written: WrittenPath[] = [];
   for (const p of report.written) {
     const stat = await lstat(path.join(workspace, p)).catch(() => null);
@@ -116,7 +124,7 @@ async function describeWrites(workspace: string, report: WindowReport, declared:
       written.push({ path: p, kind: 'folder', holds: holds.sort().map((f) => `${p}/${f}`) });
     }
   }
-  const checks = appWriteFindings(written, declared, configLabel);
+  const checks = appWriteFindings(written, declared, configLabel, locked);
   if (report.ok) return checks;
   const problem = warn(APP_WRITES_CHECK, `${report.problem}: the app may have written more`, 'runs would end INCONCLUSIVE the same way');
   return [problem, ...checks.filter((c) => c.status !== 'ok')];

@@ -17,14 +17,28 @@ const MAX_LINES = 20;
 
 export const APP_WRITES_CHECK = 'app writes';
 
-/** One warning per undeclared write with the glob to add to `app.writes`; one ok line when there is none. */
-export function appWriteFindings(seen: readonly WrittenPath[], declared: readonly string[], configLabel: string): DoctorCheck[] {
+/**
+ * One warning per undeclared write with the glob to add to `app.writes`; one ok line when there is none.
+ * A write to a file a run locks (`locked`: a task, its test, what the verifier reads, such as the
+ * tsconfig.json Next.js rewrites) cannot be declared (preflight refuses a glob that covers one, and the
+ * run would end CONTRACT_CHANGED): its line says to commit what the app writes there instead.
+ */
+export function appWriteFindings(
+  seen: readonly WrittenPath[],
+  declared: readonly string[],
+  configLabel: string,
+  locked: readonly string[] = [],
+): DoctorCheck[] {
   // What lies in a folder the app created is covered by that folder's glob (a folder it may create, as
   // Rails' `log`, is watched inside and reports both the new subfolder and what it holds).
   const folders = seen.filter((w) => w.kind === 'folder').map((w) => `${w.path}/`);
-  const written = seen.filter((w) => !folders.some((folder) => w.path.startsWith(folder)));
-  if (written.length === 0)
+  const all = seen.filter((w) => !folders.some((folder) => w.path.startsWith(folder)));
+  if (all.length === 0)
     return [ok(APP_WRITES_CHECK, 'the app wrote nothing git tracks or would commit while it started and answered a request')];
+  const lockedSet = new Set(locked);
+  const contract = all.filter((w) => lockedSet.has(w.path)).map((w) => lockedWrite(w));
+  const written = all.filter((w) => !lockedSet.has(w.path));
+  if (written.length === 0) return contract;
   const globs = written.map(suggestedGlob);
   const checks = written.slice(0, MAX_LINES).map((entry, i) => {
     const glob = globs[i]!;
@@ -45,7 +59,17 @@ export function appWriteFindings(seen: readonly WrittenPath[], declared: readonl
   // The whole key as it should read, so several findings need not be merged by hand.
   const line = `"writes": ${JSON.stringify([...new Set([...declared, ...globs])])}`;
   checks.at(-1)!.details.push(`in ${configLabel}, under "app": ${line}`);
-  return checks;
+  return [...contract, ...checks];
+}
+
+/** A locked file the app rewrote (or removed): what it writes there belongs in the commit, not in app.writes. */
+function lockedWrite(entry: WrittenPath): DoctorCheck {
+  const what = entry.kind === 'gone' ? `removed ${entry.path}` : `rewrote ${entry.path}`;
+  return warn(
+    APP_WRITES_CHECK,
+    `the app ${what} while it started, a file a run locks (the task, its test, or what the verifier reads): each run would end CONTRACT_CHANGED`,
+    `start the app once in your checkout and commit ${entry.path} as it leaves it (a dev server such as Next.js rewrites tsconfig.json until it has what it wants); app.writes cannot cover a file the run locks`,
+  );
 }
 
 function holding(files: readonly string[]): string {

@@ -10,7 +10,8 @@ import { collectSecretValues } from '../../evidence/secret-values.js';
 import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths, filesInHead } from '../../git/status.js';
 import { freePort } from '../../process/free-port.js';
-import { checkTasks } from '../check.js';
+import { checkTasks, type TaskCheck } from '../check.js';
+import { resolveTask } from '../resolve-task.js';
 import { selectTasks } from '../verify/select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
@@ -65,6 +66,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   // With no verifier.type, each task's test file names its verifier (see inferVerifier): the tasks add them below.
   const verifiers = new Set<VerifierType>(config.verifier.type ? [config.verifier.type] : []);
   const files = await selectTasks(config.tasks, root);
+  let locked: string[] = [];
   if (files.length === 0) {
     checks.push(
       fail(
@@ -86,6 +88,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       .filter((t) => t.ok)
       .flatMap((t) => [t.file, t.testFile ?? ''])
       .filter(Boolean);
+    locked = await lockedFiles(root, loaded, checked.tasks, env);
     const uncommitted = await uncommittedFiles(root, contracts);
     if (uncommitted.length > 0) {
       checks.push(
@@ -109,7 +112,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   // Before the probe: its setup would fail on such a dependency, and this says why.
   checks.push(...(await checkLocalDependencies(root, config.setup.command)));
   if (!options.skipApp) {
-    const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal });
+    const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal, locked });
     // The app's log may echo a secret (a .env it read): neither the terminal nor the kept log shows it.
     const redactor = new Redactor({ values: collectSecretValues({ env, redactEnv: config.redact, variables: config.verifier.variables }) });
     const logs = path.join(root, DOCTOR_DIR);
@@ -124,6 +127,17 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
   return report(root, checks);
+}
+
+/** What a run of each valid task locks (contract, test lock, what its verifier reads), repository-relative. */
+async function lockedFiles(root: string, loaded: LoadedConfig, tasks: TaskCheck[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  const files = new Set<string>();
+  for (const task of tasks.filter((t) => t.ok)) {
+    for (const file of [task.file, task.testFile, task.lock]) if (file) files.add(file);
+    const resolved = await resolveTask(path.resolve(root, task.file), root, loaded.config, env).catch(() => null);
+    if (resolved) for (const file of await resolved.verifier.lockedInputs(root, resolved.testFileLabel)) files.add(file);
+  }
+  return [...files].sort();
 }
 
 function report(root: string, checks: DoctorCheck[]): DoctorReport {

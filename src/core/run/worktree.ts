@@ -1,5 +1,6 @@
 // The run's worktree: taken from the warm pool (or added), and given back reset (or removed) on every way out.
 import path from 'node:path';
+import { setupCacheDir } from '../../evidence/layout.js';
 import { addWorktree, removeWorktree } from '../../git/worktree.js';
 import type { RunContext } from './run-context.js';
 import type { Teardowns } from './teardown.js';
@@ -9,6 +10,7 @@ import { describeTake, returnWorktree, takeWorktree, type TakenWorktree } from '
 export async function prepareWorktree(ctx: RunContext, teardowns: Teardowns): Promise<void> {
   const { root, workspace, config, reporter, base } = ctx;
   const pool = config.worktreePool.enabled ? config.worktreePool : null;
+  const { command, cache } = config.setup;
   const say = (phase: 'worktree' | 'cleanup', message: string) => reporter.onEvent({ type: 'phase', attempt: null, phase, message });
   let taken: TakenWorktree | null = null;
   teardowns.add('remove the worktree', async () => {
@@ -21,20 +23,23 @@ export async function prepareWorktree(ctx: RunContext, teardowns: Teardowns): Pr
         dir: workspace,
         index: taken.index,
         base,
-        keep: config.setup.cache?.paths ?? [],
+        keep: cache?.paths ?? [],
+        // What the kept paths hold must be the setup cache's entry, or it goes (runSetup uses the same folder).
+        ...(cache && command ? { cache: { dir: setupCacheDir(root), spec: { command, key: cache.key, paths: cache.paths } } } : {}),
         size: pool.size,
       });
       say(
         'cleanup',
         `worktree ${path.relative(root, workspace)} ${back.pooled ? `returned to ${path.relative(root, back.pooled)}` : `removed (${back.reason})`}`,
       );
+      if (back.dropped) say('cleanup', `dropped from the kept setup.cache paths: ${back.dropped}`);
       return;
     }
     say('cleanup', `removing worktree ${path.relative(root, workspace)}`);
     await removeWorktree(root, workspace);
   });
   if (pool) {
-    taken = await takeWorktree({ root, target: workspace, base, keep: config.setup.cache?.paths ?? [] });
+    taken = await takeWorktree({ root, target: workspace, base, keep: cache?.paths ?? [] });
     say('worktree', describeTake(root, workspace, base, taken));
   } else {
     say('worktree', `git worktree add --detach ${path.relative(root, workspace)} ${base.slice(0, 12)}`);

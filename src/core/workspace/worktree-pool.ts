@@ -10,6 +10,8 @@ import { poolDir } from '../../evidence/layout.js';
 import { resetWorktree, readWorktreeIndex, type TrustedIndex } from '../../git/worktree-reset.js';
 import { addWorktree, moveWorktree, removeWorktree } from '../../git/worktree.js';
 import { recordOwnIndex } from './pool-guard.js';
+import { pruneKeptPaths } from './setup-cache-prune.js';
+import type { SetupCacheSpec } from './setup-cache-key.js';
 import { findEscapedProcesses } from '../../process/escaped-processes.js';
 import { tryExclusiveLock } from '../../process/exclusive-lock.js';
 
@@ -63,31 +65,45 @@ export interface ReturnWorktreeOptions {
   base: string;
   /** setup.cache paths that survive the reset, as for `takeWorktree`. */
   keep: readonly string[];
+  /**
+   * The setup cache that vouches for what `keep` holds (its folder and the setup's spec); without it
+   * nothing does, and the kept paths go with the rest.
+   */
+  cache?: { dir: string; spec: SetupCacheSpec };
   /** worktreePool.size: most idle worktrees kept. */
   size: number;
 }
 
+export interface ReturnedWorktree {
+  pooled: string | null;
+  reason: string | null;
+  /** What went from the kept paths because the setup cache does not vouch for it (null: nothing). */
+  dropped: string | null;
+}
+
 /**
  * Resets a used worktree (nothing the agent wrote stays on disk: untracked, ignored, its commits and
- * reflog) and moves it into a free slot of the pool, or removes it when the pool is full, the reset
- * fails or something still runs inside.
+ * reflog, and under the kept setup.cache paths whatever the setup cache does not vouch for) and moves
+ * it into a free slot of the pool, or removes it when the pool is full, the reset fails or something
+ * still runs inside.
  */
-export async function returnWorktree(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
+export async function returnWorktree(options: ReturnWorktreeOptions): Promise<ReturnedWorktree> {
   try {
     return await returnOrRemove(options);
   } catch (error) {
     // Whatever went wrong (a full disk, an unreadable pool folder), the run's worktree must not stay behind.
     await removeWorktree(options.root, options.dir);
-    return { pooled: null, reason: `the pool could not take it: ${(error as Error).message.split('\n')[0]}` };
+    return { pooled: null, reason: `the pool could not take it: ${(error as Error).message.split('\n')[0]}`, dropped: null };
   }
 }
 
-async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled: string | null; reason: string | null }> {
+async function returnOrRemove(options: ReturnWorktreeOptions): Promise<ReturnedWorktree> {
   const { root, dir, index, base, keep, size } = options;
+  const removed = (reason: string): ReturnedWorktree => ({ pooled: null, reason, dropped: null });
   const inside = findEscapedProcesses({ directories: [dir] });
   if (inside.length > 0) {
     await removeWorktree(root, dir);
-    return { pooled: null, reason: `process ${inside[0]!.pid} is still inside` };
+    return removed(`process ${inside[0]!.pid} is still inside`);
   }
   if (size > 0) await mkdir(poolDir(root), { recursive: true });
   for (let n = 0; n < size; n++) {
@@ -100,21 +116,31 @@ async function returnOrRemove(options: ReturnWorktreeOptions): Promise<{ pooled:
       const reset = await resetWorktree(root, dir, base, { keep, trustedIndex: index });
       if (!reset.ok) {
         await removeWorktree(root, dir);
-        return { pooled: null, reason: `it could not be reset: ${reset.reason}` };
+        return removed(`it could not be reset: ${reset.reason}`);
       }
+      // After the reset: the key files are the base's again, the ones the kept paths were set up for.
+      const spec = options.cache?.spec ?? { command: '', key: [], paths: keep };
+      const pruned = await pruneKeptPaths(dir, { ...spec, paths: keep }, options.cache?.dir);
       await writeTrustedIndex(`${slot}.index`, reset.index);
       await moveWorktree(root, dir, slot);
-      return { pooled: slot, reason: null };
+      return { pooled: slot, reason: null, dropped: describePrune(keep, pruned) };
     } catch (error) {
       await rm(`${slot}.index`, { force: true });
       await removeWorktree(root, dir);
-      return { pooled: null, reason: `it could not be moved: ${(error as Error).message.split('\n')[0]}` };
+      return removed(`it could not be moved: ${(error as Error).message.split('\n')[0]}`);
     } finally {
       await lock.release();
     }
   }
   await removeWorktree(root, dir);
-  return { pooled: null, reason: 'the pool is full' };
+  return removed('the pool is full');
+}
+
+function describePrune(keep: readonly string[], pruned: Awaited<ReturnType<typeof pruneKeptPaths>>): string | null {
+  if (!pruned.kept) return `${keep.join(', ')} (${pruned.reason})`;
+  if (pruned.dropped.length === 0) return null;
+  const more = pruned.dropped.length > 3 ? ` and ${pruned.dropped.length - 3} more` : '';
+  return `${pruned.dropped.slice(0, 3).join(', ')}${more} (not in the setup cache's entry)`;
 }
 
 /** Removes idle pooled worktrees from slot `keep` on (all with 0), skipping slots another process is using; returns what it removed. */
