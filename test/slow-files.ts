@@ -47,6 +47,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/attest.test.ts',
   'test/e2e/merge-shards.test.ts',
   'test/e2e/ci-workflow-run.test.ts',
+  'test/e2e/attest-keyless.test.ts',
   'test/e2e/best-of.test.ts',
   'test/e2e/best-of-playwright.test.ts',
   'test/e2e/best-of-sandbox.test.ts',
