@@ -46,6 +46,8 @@ export const SLOW_FILES: readonly string[] = [
   // several candidates per run, shard sets): slow by construction, not yet measured in CI.
   'test/e2e/attest.test.ts',
   'test/e2e/merge-shards.test.ts',
+  'test/e2e/ci-workflow-run.test.ts',
+  'test/e2e/attest-keyless.test.ts',
   'test/e2e/best-of.test.ts',
   'test/e2e/best-of-playwright.test.ts',
   'test/e2e/best-of-sandbox.test.ts',

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { ConfigSchema } from '../config/config-schema.js';
 import { CONFIG_FILE } from '../config/load-config.js';
-import { ElenchosError, ExitCode, InputError, type ExitCodeValue } from '../errors.js';
+import { InputError } from '../errors.js';
 import { findRepoRoot } from '../git/git.js';
 import { listCommitFiles, readCommitFiles, resolveCommit } from '../git/commit-files.js';
 import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
@@ -10,27 +10,20 @@ import { sha256 } from '../util/sha256.js';
 import { selectTasksInTree } from './commit-tasks.js';
 import { EnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, keyIdOf, openEnvelope } from './dsse.js';
 import { readVerifyKey } from './keys.js';
+import { AttestationRefusedError } from './refused.js';
+import type { KeylessPolicy } from './sigstore-verify.js';
 import { StatementSchema, type Statement } from './statement.js';
+
+export { AttestationRefusedError } from './refused.js';
 
 /** The config's `tasks` when it sets none: the schema's own default, so the two cannot drift apart. */
 const DEFAULT_TASKS: readonly string[] = ConfigSchema.shape.tasks.parse(undefined);
 
-/** An attestation that does not hold: exit 1, one line naming the check that failed. */
-export class AttestationRefusedError extends ElenchosError {
-  override readonly code = 'ELENCHOS_ATTESTATION_REFUSED';
-  override readonly exitCode: ExitCodeValue = ExitCode.FAILED;
-  constructor(
-    readonly check: string,
-    message: string,
-  ) {
-    super(`attestation refused (${check}): ${message}`);
-  }
-}
-
 export interface VerifyAttestationOptions {
   cwd: string;
   file: string;
-  keyFile: string;
+  /** The signer: an Ed25519 public key file (`--key`), or a keyless identity (a Sigstore bundle). */
+  signer: { keyFile: string } | { keyless: KeylessPolicy };
   /** The commit it must be about (default HEAD). */
   commit?: string;
   /** The verdict document it must name (its `--json` output), when given. */
@@ -39,14 +32,17 @@ export interface VerifyAttestationOptions {
 
 export interface VerifyAttestationResult {
   commit: string;
-  keyId: string;
+  /** Who signed: `key <key id>`, or `<identity> (<issuer>)` for a keyless attestation. */
+  signer: string;
   tasks: string[];
   files: number;
 }
 
 /** Checks signature, result, commit, every file digest at the commit and the task set; throws AttestationRefusedError on the first that fails. */
 export async function verifyAttestation(options: VerifyAttestationOptions): Promise<VerifyAttestationResult> {
-  const publicKey = await readVerifyKey(options.keyFile, options.cwd);
+  const { signer } = options;
+  // A key is read first, so a wrong --key is bad input (exit 3) before anything else is looked at.
+  const publicKey = 'keyFile' in signer ? await readVerifyKey(signer.keyFile, options.cwd) : null;
   const root = await findRepoRoot(options.cwd);
   if (!root)
     throw new InputError(`attest verify: ${options.cwd} is not in a git repository; run it in a checkout of the commit's repository`);
@@ -54,6 +50,8 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
   const commit = await resolveCommit(root, rev);
   if (!commit) throw new InputError(`--commit ${rev}: names no commit in ${root}; fetch it or pass a commit id`);
   const statement = await openStatement(options, publicKey);
+  const signedBy =
+    'keyless' in signer ? `${signer.keyless.identity} (${signer.keyless.issuer})` : `key ${keyIdOf(publicKey!).slice(0, 16)}`;
 
   if (statement.predicate.result !== 'PASSED')
     throw new AttestationRefusedError('result', `the verdict is ${statement.predicate.result}, not PASSED`);
@@ -94,10 +92,10 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
     );
   if (extra.length > 0)
     throw new AttestationRefusedError('tasks', `${extra.join(', ')} verified but not in the config's task set at ${commit}`);
-  return { commit, keyId: keyIdOf(publicKey), tasks: attested, files: described.length };
+  return { commit, signer: signedBy, tasks: attested, files: described.length };
 }
 
-async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1]): Promise<Statement> {
+async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1] | null): Promise<Statement> {
   let text: string;
   try {
     text = (await readRegularFile(path.resolve(options.cwd, options.file), { label: options.file, maxBytes: TEST_FILE_LIMIT })).toString(
@@ -112,17 +110,10 @@ async function openStatement(options: VerifyAttestationOptions, publicKey: Param
   } catch {
     throw new AttestationRefusedError('envelope', `${options.file} is not JSON`);
   }
-  const envelope = EnvelopeSchema.safeParse(json);
-  if (!envelope.success)
-    throw new AttestationRefusedError('envelope', `${options.file} is not a DSSE envelope (payloadType, payload, signatures)`);
-  if (envelope.data.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-    throw new AttestationRefusedError(
-      'envelope',
-      `payloadType is ${JSON.stringify(envelope.data.payloadType)}, not ${IN_TOTO_PAYLOAD_TYPE}`,
-    );
-  const payload = openEnvelope(envelope.data, publicKey);
-  if (!payload)
-    throw new AttestationRefusedError('signature', `no signature holds for ${options.keyFile} (signed with another key, or changed since)`);
+  const payload =
+    'keyless' in options.signer
+      ? await (await import('./sigstore-verify.js')).openKeylessBundle(json, options.file, options.signer.keyless, options.cwd)
+      : openKeyedEnvelope(json, options.file, options.signer.keyFile, publicKey!);
   let statement: unknown;
   try {
     statement = JSON.parse(payload.toString('utf8'));
@@ -133,6 +124,21 @@ async function openStatement(options: VerifyAttestationOptions, publicKey: Param
   if (!parsed.success)
     throw new AttestationRefusedError('statement', 'the signed payload is not an in-toto Statement v1 with the test-result v0.1 predicate');
   return parsed.data;
+}
+
+/** The payload of a keyed DSSE envelope whose signature holds for `publicKey`. */
+function openKeyedEnvelope(json: unknown, file: string, keyFile: string, publicKey: Parameters<typeof openEnvelope>[1]): Buffer {
+  const envelope = EnvelopeSchema.safeParse(json);
+  if (!envelope.success) throw new AttestationRefusedError('envelope', `${file} is not a DSSE envelope (payloadType, payload, signatures)`);
+  if (envelope.data.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    throw new AttestationRefusedError(
+      'envelope',
+      `payloadType is ${JSON.stringify(envelope.data.payloadType)}, not ${IN_TOTO_PAYLOAD_TYPE}`,
+    );
+  const payload = openEnvelope(envelope.data, publicKey);
+  if (!payload)
+    throw new AttestationRefusedError('signature', `no signature holds for ${keyFile} (signed with another key, or changed since)`);
+  return payload;
 }
 
 async function checkVerdict(statement: Statement, file: string, label: string): Promise<void> {

@@ -1,5 +1,4 @@
 // `verify --attest` / `merge --attest`: the verdict as a signed in-toto statement in a DSSE envelope.
-import type { KeyObject } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load-config.js';
@@ -9,7 +8,6 @@ import { resolveCommit } from '../git/commit-files.js';
 import { INPUT_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
 import { ciRunUrl } from './ci-url.js';
-import { signEnvelope } from './dsse.js';
 import { buildStatement, type ConfigurationFile, type Statement } from './statement.js';
 import { readVerdict } from './verdict.js';
 
@@ -26,7 +24,8 @@ export interface VerdictStatementOptions {
 
 export interface AttestVerdictOptions extends VerdictStatementOptions {
   exitCode: number;
-  privateKey: KeyObject;
+  /** Signs the statement's bytes: a keyed DSSE envelope, or a keyless Sigstore bundle; what it returns is written. */
+  sign: (payload: Buffer) => Promise<unknown>;
   /** Where the envelope goes (absolute). */
   out: string;
 }
@@ -63,7 +62,7 @@ export async function statementOfVerdict(options: VerdictStatementOptions): Prom
 /** Builds, signs and writes the attestation of one verdict document. */
 export async function attestVerdict(options: AttestVerdictOptions): Promise<AttestVerdictResult> {
   const statement = await statementOfVerdict(options);
-  const envelope = signEnvelope(Buffer.from(JSON.stringify(statement), 'utf8'), options.privateKey);
+  const envelope = await options.sign(Buffer.from(JSON.stringify(statement), 'utf8'));
   try {
     await mkdir(path.dirname(options.out), { recursive: true });
     await writeFile(options.out, `${JSON.stringify(envelope, null, 2)}\n`);

@@ -2,6 +2,9 @@
 import { InputError } from '../errors.js';
 import { writeHuman, type CliIO } from '../cli-io.js';
 
+/** `--attest-key sigstore`: sign keylessly with the CI's OIDC identity (docs/ci.md#keyless-attestations-sigstore). */
+const KEYLESS = 'sigstore';
+
 export interface AttestFlags {
   attest?: string;
   attestKey?: string;
@@ -9,25 +12,18 @@ export interface AttestFlags {
   config?: string;
 }
 
-/** Where keyless signing is documented (the Sigstore route is GitHub's own action, not Elenchos). */
-const KEYLESS_DOC = 'docs/ci.md#keyless-attestations-on-github-actions';
-
 /**
  * Runs the command (`run` gets the IO to write to) and, with `--attest`, signs the `--json` document it
- * printed. The key is read first: a wrong key is refused before a long verify, not after it.
+ * printed. The key is read first (for `sigstore`: an OIDC identity must be at hand): a wrong key is
+ * refused before a long verify, not after it.
  */
 export async function withAttestation(io: CliIO, flags: AttestFlags, run: (io: CliIO) => Promise<number>): Promise<number> {
   if (flags.attest === undefined && flags.attestKey === undefined) return run(io);
   if (flags.attest === undefined || flags.attestKey === undefined)
     throw new InputError('--attest <file> and --attest-key <key> go together: the file to write and the key to sign it with');
-  if (flags.attestKey === 'sigstore')
-    throw new InputError(
-      `--attest-key sigstore: keyless signing is not built into Elenchos; on GitHub Actions sign the verdict file with actions/attest and check it with gh attestation verify (${KEYLESS_DOC})`,
-    );
   if (!flags.json)
     throw new InputError('--attest signs the --json verdict: add --json and redirect it to the verdict file (… --json > verdict.json)');
-  const { readSigningKey } = await import('../attest/keys.js');
-  const privateKey = await readSigningKey(flags.attestKey, io.cwd, io.env);
+  const sign = await signerFor(flags.attestKey, io);
   const printed: Buffer[] = [];
   const code = await run({ ...io, stdout: recordWrites(io.stdout, printed) });
   const { attestVerdict } = await import('../attest/write-attestation.js');
@@ -36,7 +32,7 @@ export async function withAttestation(io: CliIO, flags: AttestFlags, run: (io: C
     cwd: io.cwd,
     document: Buffer.concat(printed).toString('utf8'),
     exitCode: code,
-    privateKey,
+    sign,
     configFile: flags.config,
     env: io.env,
     out: resolve(io.cwd, flags.attest),
@@ -44,6 +40,19 @@ export async function withAttestation(io: CliIO, flags: AttestFlags, run: (io: C
   // stderr: stdout is the verdict document alone.
   writeHuman(io.stderr, `elenchos: attestation ${flags.attest}: ${attested.result} for commit ${attested.commit}`);
   return code;
+}
+
+/** The signing function `--attest-key` names: `sigstore` (keyless, Sigstore loaded only then) or an Ed25519 private key. */
+async function signerFor(attestKey: string, io: CliIO): Promise<(payload: Buffer) => Promise<unknown>> {
+  if (attestKey === KEYLESS) {
+    const { requireIdentity, signKeyless } = await import('../attest/sigstore-sign.js');
+    requireIdentity(io.env);
+    return (payload) => signKeyless(payload, io.env);
+  }
+  const { readSigningKey } = await import('../attest/keys.js');
+  const { signEnvelope } = await import('../attest/dsse.js');
+  const privateKey = await readSigningKey(attestKey, io.cwd, io.env);
+  return async (payload) => signEnvelope(payload, privateKey);
 }
 
 /** `stream` as it is, except that every write is also kept in `into`: the verdict is exactly the bytes printed. */

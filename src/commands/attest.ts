@@ -9,6 +9,7 @@ interface AttestVerifyFlags {
   verdict?: string;
   certificateIdentity?: string;
   certificateOidcIssuer?: string;
+  trustedRoot?: string;
 }
 
 export function registerAttest(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -50,30 +51,49 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
       "exit 0 only if the attestation is signed by --key, PASSED, about --commit, and its contracts and task set are the commit's",
     )
     .argument('<file>', 'the attestation (verify/merge --attest)')
-    .option('--key <pub>', 'the public key (elenchos-attest.pub)')
+    .option('--key <pub>', 'the public key (elenchos-attest.pub) of a keyed attestation')
     .option('--commit <rev>', 'the commit it must be about', 'HEAD')
     .option('--verdict <file>', 'also check that it names this verdict document (the --json output)')
-    .option('--certificate-identity <id>', 'keyless: not checked by Elenchos; see docs/ci.md (gh attestation verify)')
-    .option('--certificate-oidc-issuer <url>', 'keyless: not checked by Elenchos; see docs/ci.md (gh attestation verify)')
+    .option('--certificate-identity <id>', 'keyless (--attest-key sigstore): the signing workflow, exactly as its certificate names it')
+    .option('--certificate-oidc-issuer <url>', 'keyless: the OIDC issuer of that identity (https://token.actions.githubusercontent.com)')
+    .option(
+      '--trusted-root <file>',
+      "keyless: a Sigstore trusted_root.json to verify against (default: the public-good instance's, fetched)",
+    )
     .action(async (file: string, options: AttestVerifyFlags) => {
-      if (options.certificateIdentity !== undefined || options.certificateOidcIssuer !== undefined)
-        throw new InputError(
-          'attest verify checks Ed25519-signed attestations (--key); a keyless one from actions/attest is checked with gh attestation verify (docs/ci.md#keyless-attestations-on-github-actions)',
-        );
-      if (options.key === undefined)
-        throw new InputError('attest verify needs --key <pub>: the public key of the signer (elenchos-attest.pub)');
       const { verifyAttestation } = await import('../attest/verify-attestation.js');
       const held = await verifyAttestation({
         cwd: io.cwd,
         file,
-        keyFile: options.key,
+        signer: signerOf(options),
         commit: options.commit,
         verdictFile: options.verdict,
       });
       writeHuman(
         io.stdout,
-        `attestation holds: PASSED for commit ${held.commit}, ${held.tasks.length} task(s), ${held.files} file(s) as committed, key ${held.keyId.slice(0, 16)}`,
+        `attestation holds: PASSED for commit ${held.commit}, ${held.tasks.length} task(s), ${held.files} file(s) as committed, signed by ${held.signer}`,
       );
       setExit(ExitCode.VERIFIED);
     });
+}
+
+/** `--key`, or the keyless identity and issuer (both, as cosign requires): never a mix, never half. */
+function signerOf(
+  options: AttestVerifyFlags,
+): { keyFile: string } | { keyless: { identity: string; issuer: string; trustedRoot?: string } } {
+  const identity = options.certificateIdentity;
+  const issuer = options.certificateOidcIssuer;
+  const keyless = identity !== undefined || issuer !== undefined || options.trustedRoot !== undefined;
+  if (options.key !== undefined && keyless)
+    throw new InputError('attest verify: --key checks a keyed attestation, --certificate-identity a keyless one; give one of them');
+  if (options.key !== undefined) return { keyFile: options.key };
+  if (!keyless)
+    throw new InputError(
+      "attest verify needs --key <pub> (the signer's elenchos-attest.pub) or, for a keyless attestation, --certificate-identity and --certificate-oidc-issuer",
+    );
+  if (identity === undefined || issuer === undefined)
+    throw new InputError(
+      'attest verify: a keyless attestation is checked against both --certificate-identity <workflow> and --certificate-oidc-issuer <issuer>',
+    );
+  return { keyless: { identity, issuer, trustedRoot: options.trustedRoot } };
 }

@@ -14,7 +14,10 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
     .option('--json', 'print the merged { "metadata", "runs" } (itself a shard 1/1 output)')
     .option('--junit <file>', 'write the merged JUnit XML')
     .option('--attest <file>', 'also write a signed in-toto attestation of the --json verdict (docs/ci.md)')
-    .option('--attest-key <key>', 'the Ed25519 private key for --attest (a PEM file, or env:NAME)')
+    .option(
+      '--attest-key <key>',
+      "the Ed25519 private key for --attest (a PEM file, or env:NAME), or sigstore: keyless, with the CI's OIDC identity",
+    )
     .action(async (files: string[], options: { json?: boolean; junit?: string } & AttestFlags) => {
       setExit(await withAttestation(io, options, (out) => mergeCommand(files, options, out)));
     });

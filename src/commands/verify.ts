@@ -44,7 +44,10 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
     .option('--json', 'print the verification result as JSON')
     .option('--attest <file>', 'also write a signed in-toto attestation of the --json verdict (docs/ci.md)')
-    .option('--attest-key <key>', 'the Ed25519 private key for --attest (a PEM file, or env:NAME)')
+    .option(
+      '--attest-key <key>',
+      "the Ed25519 private key for --attest (a PEM file, or env:NAME), or sigstore: keyless, with the CI's OIDC identity",
+    )
     .option('--headed', 'with --verifier-only, Playwright: show the browser')
     .option('--grep <pattern>', 'with --verifier-only, Playwright: run only the tests whose title matches')
     .option('--debug', 'with --verifier-only, Playwright: step through in the Playwright Inspector (no time limit)')

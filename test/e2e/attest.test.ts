@@ -4,7 +4,7 @@
 // signer, another commit, a contract changed at the commit, a FAILED verdict, a task left out.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSigningKey } from '../../src/attest/keys.js';
@@ -317,11 +317,16 @@ describe('on a later commit', () => {
 });
 
 describe('bad input', () => {
-  it('--attest-key sigstore points at the keyless route (exit 3)', () => {
-    const run = runCli(['merge', verdict, '--json', '--attest', path.join(dir, 'x.json'), '--attest-key', 'sigstore'], project.root);
+  it('--attest-key sigstore with no OIDC identity in the environment is refused before anything runs (exit 3)', () => {
+    const env = { ACTIONS_ID_TOKEN_REQUEST_URL: '', ACTIONS_ID_TOKEN_REQUEST_TOKEN: '', SIGSTORE_ID_TOKEN: '' };
+    const out = path.join(dir, 'keyless.json');
+    const run = runCli(['merge', verdict, '--json', '--attest', out, '--attest-key', 'sigstore'], project.root, env);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain('actions/attest');
-    expect(run.stderr).toContain('gh attestation verify');
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'elenchos: --attest-key sigstore: no OIDC identity to sign with; on GitHub Actions give the job `permissions: id-token: write`, elsewhere set SIGSTORE_ID_TOKEN (docs/ci.md#keyless-attestations-sigstore)\n',
+    );
+    expect(existsSync(out)).toBe(false);
   });
 
   it('--attest without --json, or with an unreadable key, is refused before anything runs (exit 3)', () => {
@@ -345,14 +350,19 @@ describe('bad input', () => {
     expect(publicKey.stderr).toContain('not a private key');
   });
 
-  it('the keyless flags of attest verify point at gh attestation verify (exit 3)', () => {
-    const run = attestVerify(
-      attestation,
-      '--certificate-identity',
-      'https://github.com/o/r/.github/workflows/elenchos.yml@refs/heads/main',
+  it('attest verify takes --key or both keyless flags, never a mix or half of them (exit 3)', () => {
+    const identity = 'https://github.com/o/r/.github/workflows/elenchos.yml@refs/heads/main';
+    const mixed = attestVerify(attestation, '--certificate-identity', identity);
+    expect(mixed.code).toBe(3);
+    expect(mixed.stderr).toBe(
+      'elenchos: attest verify: --key checks a keyed attestation, --certificate-identity a keyless one; give one of them\n',
     );
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain('gh attestation verify');
+    const half = runCli(['attest', 'verify', attestation, '--certificate-identity', identity], project.root);
+    expect(half.code).toBe(3);
+    expect(half.stderr).toContain('both --certificate-identity <workflow> and --certificate-oidc-issuer <issuer>');
+    const none = runCli(['attest', 'verify', attestation], project.root);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain('needs --key <pub>');
   });
 
   it('a private key given to attest verify is refused, not used', () => {

@@ -1,15 +1,15 @@
 // `elenchos init --ci github`: the workflow it writes is the one docs/ci.md shows, parses, and its
 // commands, run here shard by shard with the artifacts passed by hand, give one merged result.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ATTEST_MARKER } from '../../src/core/init/github-workflow.js';
-import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
-import { gitSync, taskJson, tempDir, tempRepo } from '../helpers/temp.js';
+import { runCli } from '../helpers/cli.js';
+import { processesInside } from '../helpers/project.js';
+import { tempDir, tempRepo } from '../helpers/temp.js';
 
 const DOCS = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 const WORKFLOW = '.github/workflows/elenchos.yml';
@@ -30,8 +30,33 @@ interface Step {
   with?: Record<string, unknown>;
 }
 
+/** What `npm install -D git+https://…/elenchos.git` records: the URL and the commit it resolved. */
+const PINNED_GIT = 'git+https://git.example.com/you/elenchos.git#0123456789abcdef0123456789abcdef01234567';
+const LOCKFILE = `${JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/elenchos': { version: '0.1.0', resolved: PINNED_GIT, dev: true } } }, null, 2)}\n`;
+
+/** The pinned install step, as every job of a git-pinned workflow runs it. */
+const PINNED_INSTALL = [
+  'mkdir -p "$RUNNER_TEMP/elenchos" && cd "$RUNNER_TEMP/elenchos"',
+  'npm install --no-save --no-package-lock --no-audit --no-fund "$ELENCHOS_PIN"',
+  'echo "$RUNNER_TEMP/elenchos/node_modules/.bin" >> "$GITHUB_PATH"',
+].join('\n');
+
+/** The verify step's script: --lock-base on pull requests, and the output moved into place only when verify ended by itself. */
+const VERIFY_RUN = [
+  '# On a pull request, a test lock changed without its contract is refused (docs/lock.md). The target',
+  '# branch is read from the environment, never spliced into this script.',
+  'lock_base=()',
+  'if [ "$GITHUB_EVENT_NAME" = pull_request ]; then lock_base=(--lock-base "origin/$GITHUB_BASE_REF"); fi',
+  'out=elenchos-shard-${{ matrix.shard }}.json',
+  'code=0',
+  'elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} "${lock_base[@]}" --json > "$out.partial" || code=$?',
+  '# Kept only when verify ended by itself (exit 0-3): a cancelled or killed one leaves no output, never a cut-off one.',
+  'if [ "$code" -le 3 ]; then mv "$out.partial" "$out"; fi',
+  'exit "$code"',
+].join('\n');
+
 function writtenWorkflow(verifier: 'kane' | 'playwright'): string {
-  const root = tempRepo({ 'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n', 'package-lock.json': '{}\n' });
+  const root = tempRepo({ 'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n', 'package-lock.json': LOCKFILE });
   const result = runCli(['init', '--yes', '--ci', 'github', '--verifier', verifier], root);
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toMatch(/wrote +\.github\/workflows\/elenchos\.yml +the CI workflow/);
@@ -49,12 +74,18 @@ describe('elenchos init --ci github', () => {
     const workflow = parse(text);
     const verify = workflow.jobs.verify;
     expect(verify.strategy).toEqual({ 'fail-fast': false, matrix: { shard: [1, 2, 3] } });
+    // Every job runs the Elenchos pinned at init, never the one the commit under test installs.
+    expect(workflow.env).toEqual({ ELENCHOS_PIN: PINNED_GIT });
     expect(runs(workflow, 'verify')).toEqual([
+      PINNED_INSTALL,
       'npm ci',
       'npm install -g @testmuai/kane-cli && kane-cli --version',
-      'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json',
+      VERIFY_RUN,
     ]);
     const steps = verify.steps as Step[];
+    // --lock-base needs the target branch and the commits since it.
+    expect(steps[0]).toEqual({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
+    expect(text).not.toContain('${{ github.base_ref }}');
     expect(steps.find((s) => s.id === 'chromium')).toMatchObject({
       uses: 'browser-actions/setup-chrome@v2',
       with: { 'install-dependencies': true },
@@ -75,23 +106,28 @@ describe('elenchos init --ci github', () => {
     // when the merged verdict is VERIFIED: the guard step runs only after merge succeeded (no status function).
     expect(workflow.jobs.merge).toMatchObject({ name: 'elenchos result', needs: 'verify', if: 'always()' });
     const mergeSteps = workflow.jobs.merge.steps as Step[];
+    // The job that holds the key runs no code of the commit: no install of the project, the pinned Elenchos only.
     expect(runs(workflow, 'merge').slice(0, 2)).toEqual([
-      'npm ci',
-      'npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml',
+      PINNED_INSTALL,
+      'elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml',
     ]);
+    expect(runs(workflow, 'merge').filter((r) => /npm ci|npx|pnpm|yarn|corepack/.test(r))).toEqual([]);
     const guard = mergeSteps.findIndex((s) => s.if === "needs.verify.result != 'success'");
     expect(guard).toBeGreaterThan(mergeSteps.findIndex((s) => s.run?.includes('elenchos merge')));
     expect(mergeSteps[guard]!.run).toMatch(/exit 1\s*$/);
+    // Signed only after the guard: a PASSED attestation is never uploaded while the required check fails.
+    expect(mergeSteps.findIndex((s) => s.name === 'Sign the merged verdict')).toBeGreaterThan(guard);
+    expect(mergeSteps.findIndex((s) => s.name === 'Is there a signing key')).toBeGreaterThan(guard);
     expect(mergeSteps.filter((s) => s.if !== undefined).map((s) => s.if)).toEqual([
-      "steps.attest.outputs.sign == 'yes'",
-      "steps.attest.outputs.sign == 'yes'",
       "needs.verify.result != 'success'",
+      "steps.attest.outputs.sign == 'yes'",
+      "steps.attest.outputs.sign == 'yes'",
       'always()',
     ]);
     expect(text).toContain(`      ${ATTEST_MARKER}\n`);
     // The key reaches the signing step alone, and a repository without the secret still gets its verdict.
     expect(text).toMatch(
-      /- name: Sign the merged verdict\n {8}if: steps\.attest\.outputs\.sign == 'yes'\n {8}env:\n {10}ELENCHOS_ATTEST_KEY: \$\{\{ secrets\.ELENCHOS_ATTEST_KEY \}\}\n {8}run: npx elenchos merge [^\n]*--attest elenchos\.att\.json --attest-key env:ELENCHOS_ATTEST_KEY/,
+      /- name: Sign the merged verdict\n {8}if: steps\.attest\.outputs\.sign == 'yes'\n {8}env:\n {10}ELENCHOS_ATTEST_KEY: \$\{\{ secrets\.ELENCHOS_ATTEST_KEY \}\}\n {8}run: elenchos merge [^\n]*--attest elenchos\.att\.json --attest-key env:ELENCHOS_ATTEST_KEY/,
     );
     expect(text.match(/secrets\.ELENCHOS_ATTEST_KEY/g)).toHaveLength(2);
     expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({
@@ -100,106 +136,64 @@ describe('elenchos init --ci github', () => {
     });
   });
 
-  it('a pnpm project installs through corepack, in both jobs', () => {
+  it('a pnpm project installs through corepack in the shards, and not at all in the job that signs', () => {
     const root = tempRepo({
       'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n',
       'pnpm-lock.yaml': 'lockfileVersion: 9\n',
     });
     expect(runCli(['init', '--yes', '--ci', 'github'], root).code).toBe(0);
     const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
-    expect(runs(workflow, 'verify')[0]).toBe('corepack enable && pnpm install --frozen-lockfile');
-    expect(runs(workflow, 'merge')[0]).toBe('corepack enable && pnpm install --frozen-lockfile');
+    expect(runs(workflow, 'verify')[1]).toBe('corepack enable && pnpm install --frozen-lockfile');
+    expect(runs(workflow, 'merge').filter((r) => r.includes('pnpm'))).toEqual([]);
   });
 
   it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', () => {
     const workflow = parse(writtenWorkflow('playwright'));
-    expect(runs(workflow, 'verify')).toEqual([
-      'npm ci',
-      'npx playwright install --with-deps chromium',
-      'npx elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} --json > elenchos-shard-${{ matrix.shard }}.json',
-    ]);
+    expect(runs(workflow, 'verify')).toEqual([PINNED_INSTALL, 'npm ci', 'npx playwright install --with-deps chromium', VERIFY_RUN]);
     expect((workflow.jobs.verify.steps as Step[]).some((s) => s.env)).toBe(false);
     expect(readFileSync(DOCS, 'utf8')).toContain(
       '      - name: Install Chromium for Playwright\n        run: npx playwright install --with-deps chromium\n',
     );
   });
 
-  it('its verify and merge commands, run shard by shard here, give one summary, one JUnit file and one exit code', () => {
-    const p = makeProject({
-      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
-      files: {
-        'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({
-          id: 'form',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-          verification: { testFile: 'tests/form_test.md' },
-        }),
-        'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
-        'tasks/title.json': taskJson({
-          id: 'title',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
-          verification: { testFile: 'tests/title_test.md' },
-        }),
-        'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
-        '.gitignore': 'node_modules/\n',
-      },
+  it('a shard cancelled while verify writes leaves no output at all, so merge names it missing, never half a file', () => {
+    const workflow = parse(writtenWorkflow('kane'));
+    const verifyRun = (workflow.jobs.verify.steps as Step[]).find((s) => s.run?.includes('elenchos verify'))!.run!;
+    const root = tempDir();
+    // Stands in for an elenchos verify that the runner kills (cancel, timeout) after it printed half its JSON.
+    const killed = tempDir();
+    writeFileSync(path.join(killed, 'elenchos'), `#!/bin/sh\nprintf '{ "metadata": { "formatVersion": 1,'\nkill -KILL $$\n`, {
+      mode: 0o755,
     });
-    roots.push(p.root);
-    expect(runCli(['init', '--yes', '--ci', 'github'], p.root, p.env).code).toBe(0);
-    gitSync(p.root, 'add', '-A');
-    gitSync(p.root, 'commit', '-qm', 'elenchos workflow');
-    // `npx elenchos` finds the project's own install, as after `npm ci` on the runner.
-    mkdirSync(path.join(p.root, 'node_modules/.bin'), { recursive: true });
-    symlinkSync(BIN, path.join(p.root, 'node_modules/.bin/elenchos'));
-    const workflow = parse(readFileSync(path.join(p.root, WORKFLOW), 'utf8'));
-    const shards: number[] = workflow.jobs.verify.strategy.matrix.shard;
-    const verifySteps = workflow.jobs.verify.steps as Step[];
-    const verifyRun = verifySteps.find((s) => s.run?.includes('elenchos verify'))!.run!;
-    const upload = verifySteps.find((s) => s.uses === 'actions/upload-artifact@v4')!.with!;
-    const download = (workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')!.with!;
-    const mergeRun = (workflow.jobs.merge.steps as Step[]).find((s) => s.run?.includes('elenchos merge'))!.run!;
-    // Each job has a job summary of its own.
-    const summaries = tempDir();
-    const env = { ...process.env, ...p.env, npm_config_offline: 'true', GITHUB_ACTIONS: 'true' };
-    const shell = (command: string, job: string) =>
-      spawnSync('bash', ['-eo', 'pipefail', '-c', command], {
-        cwd: p.root,
-        env: { ...env, GITHUB_STEP_SUMMARY: path.join(summaries, `${job}.md`) },
+    const run = spawnSync(
+      'bash',
+      ['-eo', 'pipefail', '-c', verifyRun.replaceAll('${{ matrix.shard }}', '2').replaceAll('${{ strategy.job-total }}', '3')],
+      {
+        cwd: root,
+        env: { ...process.env, PATH: `${killed}${path.delimiter}${process.env.PATH}`, GITHUB_EVENT_NAME: 'push' },
         encoding: 'utf8',
-        timeout: 120_000,
-      });
-    const expand = (text: string, shard: number) =>
-      text.replaceAll('${{ matrix.shard }}', String(shard)).replaceAll('${{ strategy.job-total }}', String(shards.length));
-    const codes: number[] = [];
-    for (const shard of shards) {
-      const result = shell(expand(verifyRun, shard), `shard-${shard}`);
-      codes.push(result.status!);
-      // The artifact: what the upload step names, under <download path>/<artifact name>/.
-      const artifact = path.join(p.root, String(download.path), expand(String(upload.name), shard));
-      for (const item of expand(String(upload.path), shard).trim().split('\n')) {
-        const from = path.join(p.root, item);
-        if (!existsSync(from)) continue;
-        mkdirSync(path.dirname(path.join(artifact, item)), { recursive: true });
-        if (item.endsWith('/')) cpSync(from, path.join(artifact, item), { recursive: true });
-        else copyFileSync(from, path.join(artifact, item));
-      }
-    }
-    // add-task, example (init's), form and title over three shards; only add-task fails (its page lacks the milk).
-    expect(codes.sort()).toEqual([0, 0, 1]);
-    const merged = shell(mergeRun, 'merge');
-    expect(merged.status, merged.stderr).toBe(1);
-    expect(merged.stdout).toMatch(
-      /FAILED PRODUCT_FAILURE +add-task[\s\S]*VERIFIED +example[\s\S]*VERIFIED +form[\s\S]*VERIFIED +title[\s\S]*3\/4 VERIFIED/,
+      },
     );
-    expect(merged.stdout.match(/^::error /gm)).toHaveLength(1);
-    expect(readFileSync(path.join(p.root, 'elenchos-junit.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(4);
-    expect(readFileSync(path.join(summaries, 'merge.md'), 'utf8').match(/^\| (add-task|example|form|title) \|/gm)).toHaveLength(4);
-    // A shard whose job died before writing its output (its artifact absent): the required check fails, naming it.
-    rmSync(path.join(p.root, String(download.path), expand(String(upload.name), 2)), { recursive: true });
-    const partial = shell(mergeRun, 'merge-partial');
-    expect(partial.status).toBe(4);
-    expect(partial.stderr).toBe(
-      'elenchos: merge refused: shard 2/3 missing: its output was not given (did that job fail before writing it?)\n',
-    );
+    expect(run.status).toBe(137);
+    expect(existsSync(path.join(root, 'elenchos-shard-2.json'))).toBe(false);
+    expect(readFileSync(path.join(root, 'elenchos-shard-2.json.partial'), 'utf8')).toBe('{ "metadata": { "formatVersion": 1,');
+  });
+
+  it('with no pinned source to be found, the install step fails closed and init says to set ELENCHOS_PIN', () => {
+    const root = tempRepo({
+      'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" }, "devDependencies": { "elenchos": "^0.1.0" } }\n',
+    });
+    const init = runCli(['init', '--yes', '--ci', 'github'], root);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('set ELENCHOS_PIN in .github/workflows/elenchos.yml to the Elenchos CI runs');
+    const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
+    expect(workflow.env).toEqual({ ELENCHOS_PIN: '' });
+    const run = spawnSync('bash', ['-eo', 'pipefail', '-c', runs(workflow, 'merge')[0]!], {
+      cwd: root,
+      env: { ...process.env, ...workflow.env, RUNNER_TEMP: tempDir(), GITHUB_PATH: path.join(tempDir(), 'p') },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/^::error::ELENCHOS_PIN is empty: /);
   });
 });

@@ -142,9 +142,30 @@ describe('elenchos merge of real shard outputs', () => {
     refused(merge('shard-4-of-4.json'), 'shards 1/4, 2/4, 3/4 missing: their outputs were not given');
   });
 
+  it('a shard cancelled while verify wrote its output: an empty or cut-off file is exit 4 naming it, not bad input', () => {
+    writeFileSync(path.join(dir, 'empty.json'), '');
+    refused(
+      merge(SHARD_1, 'empty.json'),
+      `${path.join(dir, 'empty.json')} is empty: that shard's verify wrote no output (cancelled or failed?); run that shard again`,
+    );
+    const whole = readFileSync(path.join(dir, SHARD_2), 'utf8');
+    writeFileSync(path.join(dir, 'cut.json'), whole.slice(0, Math.floor(whole.length / 2)));
+    const cut = merge(SHARD_1, 'cut.json');
+    expect(cut.code, cut.stderr).toBe(4);
+    expect(cut.stdout).toBe('');
+    expect(cut.stderr).toMatch(
+      new RegExp(
+        `^elenchos: merge refused: ${path.join(dir, 'cut.json').replace(/[.]/g, '\\.')}:\\d+:\\d+: invalid JSON: [^\\n]*: that shard's verify did not finish writing it \\(cancelled\\?\\); run that shard again\\n$`,
+      ),
+    );
+  });
+
   it('a duplicated shard, and shards of two splits', () => {
     refused(merge(SHARD_1, SHARD_1, SHARD_2), `shard 1/2 given 2 times (${path.join(dir, SHARD_1)}, ${path.join(dir, SHARD_1)})`);
-    expect(merge(SHARD_1, 'shard-4-of-4.json').stderr).toContain('merge refused: the shards are of different splits');
+    const mixed = merge(SHARD_1, 'shard-4-of-4.json');
+    expect(mixed.code, mixed.stderr).toBe(4);
+    expect(mixed.stdout).toBe('');
+    expect(mixed.stderr).toContain('merge refused: the shards are of different splits');
   });
 
   it('a shard of another commit, also when its metadata is rewritten to claim the right one', () => {

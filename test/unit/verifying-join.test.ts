@@ -188,4 +188,40 @@ describe('mergeShards reads the outputs', () => {
     const bad = write(dir, 'bad.json', { metadata: { ...metadata(1, 1), shard: { index: 2, total: 1 } }, runs: [] });
     await expect(mergeShards([bad], dir)).rejects.toThrow('bad.json: metadata is not the shard metadata of elenchos verify --json');
   });
+
+  it('an empty or cut-off output (a shard cancelled while verify wrote it) is an incomplete set: exit 4 naming the file', async () => {
+    const dir = tempDir();
+    const whole = `${JSON.stringify({ metadata: metadata(1, 1), runs: refusedRuns(metadata(1, 1)) }, null, 2)}\n`;
+    writeFileSync(path.join(dir, 'whole.json'), whole);
+    expect((await mergeShards(['whole.json'], dir)).tasks).toHaveLength(TASKS.length);
+    const refusal = async (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      const error = await mergeShards([name], dir).catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(ShardSetError);
+      expect((error as ShardSetError).exitCode).toBe(4);
+      return (error as Error).message;
+    };
+    const nothing = "is empty: that shard's verify wrote no output (cancelled or failed?); run that shard again";
+    expect(await refusal('empty.json', '')).toBe(`merge refused: empty.json ${nothing}`);
+    expect(await refusal('blank.json', '\n')).toBe(`merge refused: blank.json ${nothing}`);
+    const cut = "that shard's verify did not finish writing it (cancelled?); run that shard again";
+    expect(await refusal('half.json', whole.slice(0, Math.floor(whole.length / 2)))).toMatch(
+      /^merge refused: half\.json:\d+:\d+: invalid JSON: [^\n]+: that shard's verify did not finish writing it/,
+    );
+    expect(await refusal('no-last-brace.json', whole.slice(0, -2))).toMatch(/^merge refused: no-last-brace\.json:\d+:\d+: invalid JSON: /);
+    expect(await refusal('no-last-brace.json', whole.slice(0, -2))).toContain(cut);
+    // The refusal names the cut-off file among whole ones, before any join check.
+    writeFileSync(path.join(dir, 's2.json'), whole.slice(0, 10));
+    const mixed = await mergeShards(['whole.json', 's2.json'], dir).catch((e: unknown) => e);
+    expect((mixed as Error).message).toMatch(/^merge refused: s2\.json:\d+:\d+: invalid JSON/);
+  });
+
+  it('whole JSON that is not a verify output stays bad input (exit 3)', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'other.json'), '{ "hello": 1 }\n');
+    const error = await mergeShards(['other.json'], dir).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ShardSetError);
+    expect((error as { exitCode: number }).exitCode).toBe(3);
+    expect((error as Error).message).toBe('other.json: (root): not the output of elenchos verify --json (no "runs" array)');
+  });
 });

@@ -1,12 +1,15 @@
 // The GitHub Actions workflow `elenchos init --ci github` writes: a matrix of `verify --shard`, then one merge.
 import type { InitVerifier } from './detect-project.js';
+import { renderPinEnv, renderPinnedInstall, type PinnedElenchos } from './pinned-elenchos.js';
 
 export const GITHUB_WORKFLOW = '.github/workflows/elenchos.yml';
 
 export interface WorkflowOptions {
   verifier: InitVerifier;
-  /** Installs the project's dependencies (elenchos among them). */
+  /** Installs the project's dependencies (for its app and verifier; Elenchos itself comes from `pin`). */
   install: string;
+  /** The Elenchos every job runs, pinned at init. */
+  pin: PinnedElenchos;
 }
 
 // Kane is told where Chromium is (KANE_CLI_CHROME_PATH) rather than downloading a browser of its own;
@@ -39,10 +42,12 @@ export const ATTEST_MARKER = '# ── attestation: sign the merged verdict (doc
 /**
  * The whole workflow file. Shards: edit the matrix list; each job reads the total from the matrix.
  * The merge job is the one check to require: it runs whatever the shards did (a skipped job counts as
- * success for branch protection), `merge` refuses a missing or mixed shard (exit 4), and a last step
- * fails it when any shard job did not succeed even though the merged verdict did.
+ * success for branch protection), `merge` refuses a missing or mixed shard (exit 4), a step fails it when
+ * any shard job did not succeed even though the merged verdict did, and only then is the verdict signed.
+ * Every job runs the pinned Elenchos; the merge job runs no code of the commit under test at all.
  */
 export function renderGithubWorkflow(options: WorkflowOptions): string {
+  const pinnedInstall = renderPinnedInstall(options.pin);
   return `# Written by \`elenchos init --ci github\` (docs/ci.md): every task contract verified against the
 # pushed commit, split across a matrix of machines, then merged into one result and one exit code.
 # Require the check "elenchos result" in branch protection (not the shards'): it fails unless every
@@ -57,6 +62,7 @@ on:
 permissions:
   contents: read
 
+${renderPinEnv(options.pin)}
 jobs:
   verify:
     name: verify (shard \${{ matrix.shard }})
@@ -68,14 +74,28 @@ jobs:
         shard: [1, 2, 3]
     steps:
       - uses: actions/checkout@v4
+        with:
+          # The whole history: on a pull request, --lock-base reads the target branch and the commits since.
+          fetch-depth: 0
       - uses: actions/setup-node@v4
         with:
           node-version: 20
+${pinnedInstall}
       - name: Install dependencies
         run: ${options.install}
 ${VERIFIER_STEPS[options.verifier]}
       - name: Verify shard \${{ matrix.shard }} of \${{ strategy.job-total }}
-${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} --json > elenchos-shard-\${{ matrix.shard }}.json
+${VERIFIER_ENV[options.verifier]}        run: |
+          # On a pull request, a test lock changed without its contract is refused (docs/lock.md). The target
+          # branch is read from the environment, never spliced into this script.
+          lock_base=()
+          if [ "$GITHUB_EVENT_NAME" = pull_request ]; then lock_base=(--lock-base "origin/$GITHUB_BASE_REF"); fi
+          out=elenchos-shard-\${{ matrix.shard }}.json
+          code=0
+          elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} "\${lock_base[@]}" --json > "$out.partial" || code=$?
+          # Kept only when verify ended by itself (exit 0-3): a cancelled or killed one leaves no output, never a cut-off one.
+          if [ "$code" -le 3 ]; then mv "$out.partial" "$out"; fi
+          exit "$code"
       - name: Keep this shard's result and evidence
         if: always()
         uses: actions/upload-artifact@v4
@@ -92,7 +112,7 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
     name: elenchos result
     needs: verify
     # Never skipped, whatever the shards did: GitHub counts a skipped required job as passed. This job
-    # fails instead when a shard failed or is missing (merge refuses with exit 4, or the last step).
+    # fails instead when a shard failed or is missing (merge refuses with exit 4, or the step after it).
     if: always()
     runs-on: ubuntu-latest
     timeout-minutes: 30
@@ -101,17 +121,23 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
       - uses: actions/setup-node@v4
         with:
           node-version: 20
-      - name: Install dependencies
-        run: ${options.install}
+      # No install of the project here: this job holds the signing key and runs no code of the commit.
+${pinnedInstall}
       - uses: actions/download-artifact@v4
         with:
           pattern: elenchos-shard-*
           path: shards
       - name: One summary, one JUnit file, one exit code
-        run: npx elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
+        run: elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
+      - name: Every shard job succeeded
+        if: needs.verify.result != 'success'
+        run: |
+          echo "::error::a verify shard job ended \${{ needs.verify.result }}; its result cannot count as verified"
+          exit 1
       ${ATTEST_MARKER}
-      # Signed only when the repository has the secret ELENCHOS_ATTEST_KEY (\`elenchos attest keygen\`); the
-      # key reaches this one step, never the install or the shards. A deploy job checks the result with
+      # Signed only after the steps above passed, and only when the repository has the secret
+      # ELENCHOS_ATTEST_KEY (\`elenchos attest keygen\`); the key reaches this one step, never the shards. A deploy
+      # job checks the result with
       # \`elenchos attest verify elenchos.att.json --key elenchos-attest.pub --commit <sha> --verdict elenchos-verdict.json\`.
       - name: Is there a signing key
         id: attest
@@ -122,7 +148,7 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
         if: steps.attest.outputs.sign == 'yes'
         env:
           ELENCHOS_ATTEST_KEY: \${{ secrets.ELENCHOS_ATTEST_KEY }}
-        run: npx elenchos merge shards/*/elenchos-shard-*.json --json --attest elenchos.att.json --attest-key env:ELENCHOS_ATTEST_KEY > elenchos-verdict.json
+        run: elenchos merge shards/*/elenchos-shard-*.json --json --attest elenchos.att.json --attest-key env:ELENCHOS_ATTEST_KEY > elenchos-verdict.json
       - name: Keep the signed verdict
         if: steps.attest.outputs.sign == 'yes'
         uses: actions/upload-artifact@v4
@@ -132,11 +158,6 @@ ${VERIFIER_ENV[options.verifier]}        run: npx elenchos verify --shard \${{ m
             elenchos.att.json
             elenchos-verdict.json
           if-no-files-found: error
-      - name: Every shard job succeeded
-        if: needs.verify.result != 'success'
-        run: |
-          echo "::error::a verify shard job ended \${{ needs.verify.result }}; its result cannot count as verified"
-          exit 1
       - name: Keep the JUnit file
         if: always()
         uses: actions/upload-artifact@v4

@@ -16,6 +16,7 @@ import {
   type InitVerifier,
 } from './detect-project.js';
 import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
+import { detectPinnedElenchos } from './pinned-elenchos.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
 
@@ -86,10 +87,15 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
       why: 'its test, one step per criterion',
     },
   ];
-  if (options.ci === 'github') {
+  const pin = options.ci === 'github' ? await detectPinnedElenchos(root) : null;
+  if (pin) {
     // GitHub's runners have npm; pnpm and yarn come from Node's corepack.
     const install = setupCommand && !setupCommand.startsWith('npm ') ? `corepack enable && ${setupCommand}` : (setupCommand ?? 'npm ci');
-    wanted.push({ path: GITHUB_WORKFLOW, content: renderGithubWorkflow({ verifier: verifier.verifier, install }), why: 'the CI workflow' });
+    wanted.push({
+      path: GITHUB_WORKFLOW,
+      content: renderGithubWorkflow({ verifier: verifier.verifier, install, pin }),
+      why: 'the CI workflow',
+    });
   }
   const files: PlannedFile[] = [];
   for (const file of wanted) {
@@ -111,6 +117,11 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
         : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
+      ...(pin?.kind === 'none' && files.some((f) => f.path === GITHUB_WORKFLOW && f.action === 'create')
+        ? [
+            `set ELENCHOS_PIN in ${GITHUB_WORKFLOW} to the Elenchos CI runs (a git URL with its commit, or a tarball in the repository and its sha256): none was found in package-lock.json or package.json (docs/ci.md#the-pinned-elenchos)`,
+          ]
+        : []),
     ],
   };
 }

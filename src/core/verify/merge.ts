@@ -1,9 +1,10 @@
 // `elenchos merge`: the `verify --json` outputs of several shards as one result, refused unless they are
 // exactly one whole verification (src/core/verify/verifying-join.ts).
 import path from 'node:path';
-import { InputError, ShardSetError } from '../../errors.js';
+import { InputError, JsonSyntaxError, ShardSetError } from '../../errors.js';
 import { RunRecordSchema } from '../../evidence/run-record.js';
-import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../../util/json-file.js';
+import { EVIDENCE_FILE_LIMIT, parseJsonBytes } from '../../util/json-file.js';
+import { readRegularFile } from '../../util/regular-file.js';
 import { formatZodIssues } from '../../util/zod-issues.js';
 import { SHARD_FORMAT_VERSION, ShardMetadataSchema, compare, type ShardMetadata } from './shard-metadata-schema.js';
 import { joinShards, type ReportedTask, type ShardOutput } from './verifying-join.js';
@@ -29,7 +30,7 @@ export async function mergeShards(files: readonly string[], cwd: string): Promis
 }
 
 async function readShard(file: string, cwd: string): Promise<{ output: ShardOutput; tasks: VerifiedTask[] }> {
-  const { value } = await readJsonFile(path.resolve(cwd, file), file, { maxBytes: EVIDENCE_FILE_LIMIT });
+  const value = await readShardJson(file, cwd);
   const root = value as { runs?: unknown; metadata?: unknown };
   if (!Array.isArray(root.runs)) throw new InputError(`${file}: (root): not the output of elenchos verify --json (no "runs" array)`);
   const metadata = readMetadata(root.metadata, file);
@@ -52,6 +53,27 @@ async function readShard(file: string, cwd: string): Promise<{ output: ShardOutp
     reported.push({ file: record.task.file, base: record.workspace.base, contract: record.contract.files });
   });
   return { output: { file, metadata, reported }, tasks };
+}
+
+/**
+ * The output's JSON. An empty or cut-off file is what a shard leaves when its job is cancelled while verify
+ * writes stdout into it: an incomplete shard set (exit 4, naming the file), not bad input (exit 3).
+ */
+async function readShardJson(file: string, cwd: string): Promise<unknown> {
+  const bytes = await readRegularFile(path.resolve(cwd, file), { label: file, maxBytes: EVIDENCE_FILE_LIMIT });
+  if (bytes.toString('utf8').trim() === '')
+    throw new ShardSetError(
+      `merge refused: ${file} is empty: that shard's verify wrote no output (cancelled or failed?); run that shard again`,
+    );
+  try {
+    return parseJsonBytes(bytes, file);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new ShardSetError(
+      `merge refused: ${error.message}: that shard's verify did not finish writing it (cancelled?); run that shard again`,
+      { cause: error },
+    );
+  }
 }
 
 /** The metadata block, refused when absent (an older verify) or newer than this Elenchos reads. */
