@@ -2,6 +2,7 @@
 import { dispatchAgent } from './dispatch.js';
 import type { AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentTokens } from './types.js';
+import { modelArgs } from './model-flag.js';
 
 // `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`, newer builds add the last two).
 interface CodexUsage {
@@ -14,7 +15,7 @@ interface CodexUsage {
 
 export const codexAgent: AgentAdapter = {
   type: 'codex',
-  command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...config.args, '-'] }),
+  command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...modelArgs(config), ...config.args, '-'] }),
   async dispatch(context) {
     let turns = 0;
     let usage: CodexUsage | null = null;
