@@ -1,4 +1,6 @@
 // The best-of winner rule, the change measure and the shared budget, without running anything.
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BudgetTracker } from '../../src/core/run/budget.js';
 import { patchSize } from '../../src/core/best-of/change-size.js';
@@ -6,6 +8,7 @@ import { chooseWinner, type Contender } from '../../src/core/best-of/choose.js';
 import { planCandidates } from '../../src/core/best-of/plan.js';
 import { CandidateBudget } from '../../src/core/best-of/shared-budget.js';
 import { ConfigSchema } from '../../src/config/config-schema.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 
 const c = (name: string, over: Partial<Contender> = {}): Contender => ({
   name,
@@ -72,6 +75,41 @@ describe('patchSize', () => {
       '',
     ].join('\n');
     expect(patchSize(patch)).toEqual({ files: 2, added: 2, removed: 1, binaryBytes: 512 });
+  });
+
+  it("counts binary files by their size from git's own patch: a changed one's new size (a delta), a deleted one's old size, an added one's size", () => {
+    const repo = tempDir('elenchos-binary-patch-');
+    gitSync(repo, 'init', '-q');
+    const big = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+    writeFileSync(path.join(repo, 'big.bin'), big);
+    writeFileSync(path.join(repo, 'gone.bin'), Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]));
+    gitSync(repo, 'add', '-A');
+    gitSync(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
+    big[100] = 255;
+    writeFileSync(path.join(repo, 'big.bin'), Buffer.concat([big, Buffer.alloc(300, 3)]));
+    rmSync(path.join(repo, 'gone.bin'));
+    writeFileSync(path.join(repo, 'new.bin'), Buffer.from([0, 0, 0, 7]));
+    gitSync(repo, 'add', '-A');
+    const patch = gitSync(repo, 'diff', '--cached', '--binary');
+    // git wrote the small edit of big.bin as a delta of a few bytes, and the deletion's forward hunk as "literal 0".
+    expect(patch).toMatch(/^delta \d{1,3}$/m);
+    expect(patch).toContain('deleted file mode');
+    expect(patchSize(patch)).toEqual({ files: 3, added: 0, removed: 0, binaryBytes: 5300 + 12 + 4 });
+  });
+
+  it('a delta whose data cannot be read counts its own size rather than nothing', () => {
+    const patch = [
+      'diff --git a/x.bin b/x.bin',
+      'index 1..2 100644',
+      'GIT binary patch',
+      'delta 40',
+      'not base85 at all',
+      '',
+      'delta 9',
+      'x',
+      '',
+    ].join('\n');
+    expect(patchSize(patch).binaryBytes).toBe(40);
   });
 });
 
