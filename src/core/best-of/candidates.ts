@@ -3,12 +3,11 @@
 import { describeError } from '../../errors.js';
 import type { CandidateSummary, RunRecord } from '../../evidence/run-record.js';
 import type { RunReporter } from '../events.js';
-import type { BudgetTracker } from '../run/budget.js';
 import type { lockContract } from '../lock/contract-lock.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import { measureChange } from './change-size.js';
 import type { CandidatePlan } from './plan.js';
-import { CandidateBudget } from './shared-budget.js';
+import { CandidateBudget, type WholeRunBudget } from './shared-budget.js';
 
 export interface BestOfOptions {
   cwd: string;
@@ -35,7 +34,7 @@ export interface BestOfShared {
   /** The commit every candidate starts from. */
   base: string;
   locked: Awaited<ReturnType<typeof lockContract>>;
-  whole: BudgetTracker;
+  whole: WholeRunBudget;
   draft: RunRecord;
   /** Writes the draft run.json (one write at a time). */
   save: () => Promise<void>;
@@ -67,11 +66,7 @@ export class CandidateRunner {
 
   private async runOne(c: CandidatePlan, entry: CandidateSummary): Promise<void> {
     const { options } = this;
-    if (this.stopReason || options.signal.aborted) {
-      entry.state = 'STOPPED';
-      entry.message = this.stopReason ?? 'interrupted before it started';
-      return;
-    }
+    if (this.notStarted(entry)) return;
     const controller = new AbortController();
     this.controllers.set(c.name, controller);
     const onAbort = () => controller.abort();
@@ -80,8 +75,9 @@ export class CandidateRunner {
     entry.startedAt = new Date().toISOString();
     await this.shared.save();
     this.say(`candidate ${c.name} (agent ${c.agentName}, ${c.agent.type}) started`);
+    const budget = new CandidateBudget(this.shared.whole, Date.now());
     try {
-      const result = await this.start(c, entry, controller.signal);
+      const result = await this.start(c, entry, controller.signal, budget);
       await this.record(c, entry, result);
     } catch (error) {
       // Before its run existed (HEAD moved, the checkout got dirty meanwhile…) or a full disk.
@@ -90,6 +86,7 @@ export class CandidateRunner {
       entry.message = describeError(error);
       entry.finishedAt = new Date().toISOString();
     } finally {
+      budget.ended();
       options.signal.removeEventListener('abort', onAbort);
       this.controllers.delete(c.name);
     }
@@ -105,14 +102,32 @@ export class CandidateRunner {
     await this.shared.save();
   }
 
+  /**
+   * A candidate whose turn came after the run was decided is recorded STOPPED without starting: another
+   * was VERIFIED first (--stop-at-first), Ctrl-C, or a whole-run cap already refuses its first agent step.
+   */
+  private notStarted(entry: CandidateSummary): boolean {
+    let why = this.stopReason ?? (this.options.signal.aborted ? 'interrupted before it started' : null);
+    if (why === null) {
+      const overCap = this.shared.whole.gate('agent');
+      if (overCap === null) return false;
+      why = `not started: ${overCap}`;
+      entry.reason = 'BUDGET_EXCEEDED';
+    }
+    entry.state = 'STOPPED';
+    entry.message = why;
+    return true;
+  }
+
   /** The candidate's run: the task as a plain run would do it, in the slot the best-of run made for it. */
-  private start(c: CandidatePlan, entry: CandidateSummary, signal: AbortSignal): Promise<RunTaskResult> {
+  private start(c: CandidatePlan, entry: CandidateSummary, signal: AbortSignal, budget: CandidateBudget): Promise<RunTaskResult> {
     const { options, shared } = this;
     return runTask({
       cwd: options.cwd,
       taskFile: options.taskFile,
       configFile: options.configFile,
-      env: options.env,
+      // Which candidate this run is, for a test pause point of one candidate (test-pause.ts); the agent gets its own below.
+      env: { ...options.env, ELENCHOS_CANDIDATE: c.name },
       overrides: {
         ...options.overrides,
         // The agent learns which candidate it is (a seeded agent, a log line); nothing else differs.
@@ -125,7 +140,9 @@ export class CandidateRunner {
         dir: shared.candidateDir(c.name),
         base: shared.base,
         locked: shared.locked,
-        budget: new CandidateBudget(shared.whole, Date.now()),
+        budget,
+        // Its own record says STOPPED too (not INTERRUPTED): the stop was ours, not the user's Ctrl-C.
+        stopReason: () => (this.stopping.has(c.name) && !options.signal.aborted ? this.stopReason : null),
       },
     });
   }
@@ -134,10 +151,11 @@ export class CandidateRunner {
   private async record(c: CandidatePlan, entry: CandidateSummary, result: RunTaskResult): Promise<void> {
     const r = result.record;
     this.shared.draft.tools.verifier ??= r.tools.verifier;
-    const stopped = this.stopping.has(c.name) && !this.options.signal.aborted && r.state !== 'VERIFIED';
+    // Sealed ERROR STOPPED by its guard when the stop reached it before a VERIFIED verdict (run-guard.ts).
+    const stopped = r.reason === 'STOPPED';
     entry.state = stopped ? 'STOPPED' : (r.state as CandidateSummary['state']);
     entry.reason = stopped ? null : r.reason;
-    entry.message = stopped ? this.stopReason : r.message;
+    entry.message = r.message;
     if (r.tampering) entry.tampering = true;
     entry.attempts = r.attempts.filter((a) => a.kind === 'agent').length;
     entry.verifications = r.attempts.length;

@@ -10,7 +10,6 @@ import { sealRun } from '../../evidence/seal.js';
 import type { RunRecord } from '../../evidence/run-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { ensureExcluded } from '../../git/worktree.js';
-import { BudgetTracker } from '../run/budget.js';
 import { lockContract } from '../lock/contract-lock.js';
 import { exitCodeFor } from '../run/outcome.js';
 import { preflight } from '../run/preflight.js';
@@ -19,6 +18,7 @@ import { decide, draftBestOfRecord } from './best-of-record.js';
 import { CandidateRunner, type BestOfOptions, type BestOfShared } from './candidates.js';
 import { chooseWinner } from './choose.js';
 import { planCandidates, type CandidatePlan } from './plan.js';
+import { WholeRunBudget } from './shared-budget.js';
 
 export type { BestOfOptions };
 
@@ -57,7 +57,7 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
     dir,
     base: pre.head,
     locked,
-    whole: new BudgetTracker(pre.config.budget, startedAt),
+    whole: new WholeRunBudget(pre.config.budget, startedAt),
     draft,
     save,
     candidateDir: (name) => candidateDir(dir, name),
@@ -95,7 +95,7 @@ async function chooseAndSeal(options: BestOfOptions, pre: Preflight, shared: Bes
       state: e.state,
       attempts: e.attempts,
       changeSize: e.change?.size ?? null,
-      costUsd: e.cost?.agentUsd ?? 0,
+      costUsd: e.cost?.agentUsd ?? null,
       kaneCredits: e.cost?.kaneCredits ?? 0,
       finishedAt: e.finishedAt ? Date.parse(e.finishedAt) : Number.MAX_SAFE_INTEGER,
     })),
