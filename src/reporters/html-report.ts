@@ -89,7 +89,7 @@ function renderCandidates(input: ReportInput, badge: (status: string) => string)
     `<h2>Candidates</h2><p>${winner ? `winner <b>${escapeHtml(winner)}</b>: ${escapeHtml(record.winner!.reason)}` : 'no winner: no candidate was VERIFIED'}</p>`,
   );
   parts.push(
-    `<p>${escapeHtml('The rule: only VERIFIED candidates win; then fewest attempts, smallest change (lines added + removed, binary files by size), lowest cost, earliest to finish.')}</p>`,
+    `<p>${escapeHtml('The rule: only VERIFIED candidates win; then fewest attempts, smallest change (lines added + removed, binary files by size), lowest cost (not compared where a cost was not reported), earliest to finish.')}</p>`,
   );
   const head = entries.map(
     (c) => `<th>${escapeHtml(c.name)}${c.name === winner ? ' ★' : ''}<br><small>${escapeHtml(`${c.agent} (${c.agentType})`)}</small></th>`,
