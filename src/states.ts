@@ -25,6 +25,8 @@ export const RUN_REASONS = [
   'DISK_FULL',
   'INTERNAL_ERROR',
   'BUDGET_EXCEEDED',
+  // A best-of candidate's own record only (docs/best-of.md): ended by --stop-at-first once another was VERIFIED.
+  'STOPPED',
 ] as const;
 export type RunReason = (typeof RUN_REASONS)[number];
 

@@ -51,6 +51,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/best-of.test.ts',
   'test/e2e/best-of-playwright.test.ts',
   'test/e2e/best-of-sandbox.test.ts',
+  'test/e2e/best-of-outcomes.test.ts',
   'test/e2e/app-sandbox.test.ts',
   'test/e2e/evidence-seal.test.ts',
   'test/e2e/object-store.test.ts',

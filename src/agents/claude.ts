@@ -2,6 +2,7 @@
 import { claudeEnding, type ClaudeResultEvent } from './claude-ending.js';
 import { dispatchAgent } from './dispatch.js';
 import { describeEnding, verifiable } from './ending.js';
+import { modelArgs } from './model-flag.js';
 import type { AgentAdapter } from './types.js';
 
 export const claudeAgent: AgentAdapter = {
@@ -9,7 +10,7 @@ export const claudeAgent: AgentAdapter = {
   command: (config) => ({
     command: config.command ?? 'claude',
     // The prompt comes on stdin; stream-json needs --verbose in print mode.
-    args: ['-p', '--output-format', 'stream-json', '--verbose', ...config.args],
+    args: ['-p', '--output-format', 'stream-json', '--verbose', ...modelArgs(config), ...config.args],
   }),
   async dispatch(context) {
     let final: ClaudeResultEvent | null = null;

@@ -2,6 +2,7 @@
 import { dispatchAgent } from './dispatch.js';
 import { transientText, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentTokens } from './types.js';
+import { modelArgs } from './model-flag.js';
 
 // `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`): reasoning_output_tokens since openai/codex
 // #19308, cache_write_input_tokens in current builds' output (test/fixtures/bin/codex cites where each is from).
@@ -15,7 +16,7 @@ interface CodexUsage {
 
 export const codexAgent: AgentAdapter = {
   type: 'codex',
-  command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...config.args, '-'] }),
+  command: (config) => ({ command: config.command ?? 'codex', args: ['exec', '--json', ...modelArgs(config), ...config.args, '-'] }),
   async dispatch(context) {
     let turns = 0;
     let usage: CodexUsage | null = null;

@@ -3,6 +3,7 @@ import { lastLines } from '../util/text.js';
 import { dispatchAgent } from './dispatch.js';
 import { describeEnding, transientText, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentOutcome, AgentTokens } from './types.js';
+import { modelArgs } from './model-flag.js';
 
 /**
  * Gemini CLI reads piped stdin and puts it before the `-p` text (gemini.tsx: `${stdinData}\n\n${input}`),
@@ -38,7 +39,7 @@ export const geminiAgent: AgentAdapter = {
   type: 'gemini',
   command: (config) => ({
     command: config.command ?? 'gemini',
-    args: ['--output-format', 'stream-json', ...config.args, '-p', GEMINI_PROMPT_ARG],
+    args: ['--output-format', 'stream-json', ...modelArgs(config), ...config.args, '-p', GEMINI_PROMPT_ARG],
   }),
   async dispatch(context) {
     let final: GeminiResultEvent | null = null;

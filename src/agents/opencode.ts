@@ -3,6 +3,7 @@ import { lastLines } from '../util/text.js';
 import { dispatchAgent } from './dispatch.js';
 import { transientStatus, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentOutcome } from './types.js';
+import { modelArgs } from './model-flag.js';
 
 /** packages/opencode/src/session/message-v2.ts: `StepFinishPart` (tokens.input excludes the cache reads and writes). */
 interface StepFinishPart {
@@ -13,7 +14,7 @@ interface StepFinishPart {
 
 export const opencodeAgent: AgentAdapter = {
   type: 'opencode',
-  command: (config) => ({ command: config.command ?? 'opencode', args: ['run', '--format', 'json', ...config.args] }),
+  command: (config) => ({ command: config.command ?? 'opencode', args: ['run', '--format', 'json', ...modelArgs(config), ...config.args] }),
   async dispatch(context) {
     let steps = 0;
     let costUsd = 0;

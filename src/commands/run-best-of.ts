@@ -39,17 +39,6 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
   const { withInterrupts } = await import('./interrupts.js');
   const { describeBestOf } = await import('../reporters/best-of-summary.js');
   const human = options.json ? null : io.stdout;
-  // The run's header: a dollar cap only some candidates' agents can report, refused when none can.
-  const { candidatesCostCap } = await import('../core/run/candidates-cost-cap.js');
-  const capNote = await candidatesCostCap({
-    cwd: io.cwd,
-    configFile: options.config,
-    env: io.env,
-    overrides: runOverrides(options),
-    agents: options.agents,
-    bestOf: options.bestOf,
-  });
-  if (capNote) writeHuman(human ?? io.stderr, `elenchos: ${capNote}`);
   const result = await withInterrupts(io, (signal) =>
     runBestOf({
       cwd: io.cwd,

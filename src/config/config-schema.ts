@@ -43,25 +43,62 @@ const appWriteGlob = repoPath
     'must name what the app writes, not the whole repository, `.git` or `.elenchos`',
   );
 
-export const AgentConfigSchema = z.strictObject({
-  type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
-  command: processString()
-    .min(1)
-    .optional()
-    .describe('Executable (defaults: `claude`, `codex`, `gemini`, `opencode`; required for `command`).'),
-  args: z.array(processString()).default([]).describe('Extra arguments.'),
-  timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
-  env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
-  sandbox: z
-    .enum(SANDBOX_KINDS)
-    .default('none')
-    .describe(
-      "`bwrap` runs the agent, the app and setup.command in bubblewrap (Linux): only their worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
+export const AgentConfigSchema = z
+  .strictObject({
+    type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
+    command: processString()
+      .min(1)
+      .optional()
+      .describe('Executable (defaults: `claude`, `codex`, `gemini`, `opencode`; required for `command`).'),
+    model: processString()
+      .min(1)
+      .optional()
+      .describe(
+        "The model, passed as the agent's own flag (claude, codex, gemini and opencode: `--model <model>`); refused for `command`, whose flags Elenchos cannot know (put it in `args`).",
+      ),
+    args: z.array(processString()).default([]).describe('Extra arguments.'),
+    timeoutSeconds: seconds(1800).describe('Wall-clock limit of one agent dispatch.'),
+    env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
+    sandbox: z
+      .enum(SANDBOX_KINDS)
+      .default('none')
+      .describe(
+        "`bwrap` runs the agent, the app and setup.command in bubblewrap (Linux): only their worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
+      ),
+    passEnv: passEnvList.describe(
+      "Variables of the caller's environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.",
     ),
-  passEnv: passEnvList.describe(
-    "Variables of the caller's environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.",
-  ),
-});
+  })
+  .superRefine(modelProblems);
+
+/** The flags that name the model in `args`, per adapter (Claude Code has no short one). */
+const MODEL_FLAGS: Partial<Record<AgentType, readonly string[]>> = {
+  claude: ['--model'],
+  codex: ['--model', '-m'],
+  gemini: ['--model', '-m'],
+  opencode: ['--model', '-m'],
+};
+
+/** `model` where no flag can carry it (a command agent), or twice (also in `args`): one line naming the fix. */
+function modelProblems(agent: { type: AgentType; model?: string; args: string[] }, ctx: z.RefinementCtx): void {
+  if (agent.model === undefined) return;
+  const flags = MODEL_FLAGS[agent.type];
+  if (!flags) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model'],
+      message: `the ${agent.type} agent takes no model: Elenchos cannot know its flag; put it in args (e.g. ["--model", "${agent.model}"]) or remove model`,
+    });
+    return;
+  }
+  const named = agent.args.find((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)));
+  if (named !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model'],
+      message: `args already name the model (${named}); keep model or that flag, not both`,
+    });
+}
 
 /** A named agent's name (`agents`, `run --agents`): it names folders and env values, so a plain slug. */
 export { AGENT_NAME_PATTERN } from './agent-name.js';

@@ -48,8 +48,9 @@ export const ContractFileSchema = z.looseObject({
 
 export const CANDIDATE_STATES = ['PENDING', 'RUNNING', 'VERIFIED', 'FAILED', 'ERROR', 'STOPPED'] as const;
 
+/** What a run spent; `agentUsd` null when its agent reported no dollars (Codex, Gemini CLI, a command agent): unknown, not $0. */
 const CostSchema = z.looseObject({
-  agentUsd: z.number().nonnegative(),
+  agentUsd: z.number().nonnegative().nullable(),
   agentTurns: z.number().int().nonnegative(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
@@ -67,7 +68,10 @@ export const CandidateSummarySchema = z.looseObject({
   /** Its own run id (its worktree is named after it) and folder, relative to the best-of run's. */
   runId: z.string().min(1),
   dir: z.string().min(1),
-  /** STOPPED: ended by --stop-at-first (or never started) once another was VERIFIED. */
+  /**
+   * STOPPED: ended by --stop-at-first once another was VERIFIED (its own run.json: ERROR STOPPED), or
+   * never started (another was VERIFIED first, Ctrl-C, or a whole-run cap already reached).
+   */
   state: z.enum(CANDIDATE_STATES),
   reason: z.enum(RUN_REASONS).nullable(),
   message: z.string().nullable(),
@@ -128,15 +132,7 @@ export const RunRecordSchema = z
     workspace: z.looseObject({ path: z.string(), base: z.string(), kept: z.boolean() }),
     attempts: z.array(AttemptSummarySchema),
     /** What the run spent, summed over its attempts (absent in records written before cost accounting). */
-    cost: z
-      .looseObject({
-        agentUsd: z.number().nonnegative(),
-        agentTurns: z.number().int().nonnegative(),
-        inputTokens: z.number().int().nonnegative(),
-        outputTokens: z.number().int().nonnegative(),
-        kaneCredits: z.number().nonnegative(),
-      })
-      .optional(),
+    cost: CostSchema.optional(),
     /** A best-of run (run --agents / --best-of): every candidate, in the plan's order (absent in a plain run). */
     candidates: z.array(CandidateSummarySchema).optional(),
     /** The chosen candidate and why (docs/best-of.md); null when none was VERIFIED. */

@@ -1,5 +1,6 @@
 // A best-of run for people: one line per candidate (state, attempts, change, cost, time, criteria), then the choice.
 import type { CandidateSummary, RunRecord } from '../evidence/run-record.js';
+import { describeDollars } from './run-list.js';
 
 /** The candidates side by side and the winner with its reason (terminal end of `run --best-of`, and `show`). */
 export function describeBestOf(record: RunRecord, runDir: string | null, exitCode: number | null): string[] {
@@ -28,6 +29,6 @@ export function candidateTable(candidates: readonly CandidateSummary[], winner: 
     const time = c.durationMs === null ? '-' : `${(c.durationMs / 1000).toFixed(1)}s`;
     const criteria = c.criteria.map((k) => `${k.id} ${k.status}`).join(', ') || '-';
     const state = `${c.state}${c.reason ? ` ${c.reason}` : ''}`;
-    return `  ${c.name === winner ? '★' : ' '} ${c.name.padEnd(width)}  ${state.padEnd(26)} attempts ${c.attempts}  change ${change}  cost $${c.cost?.agentUsd ?? 0}  ${time}  ${criteria}`;
+    return `  ${c.name === winner ? '★' : ' '} ${c.name.padEnd(width)}  ${state.padEnd(26)} attempts ${c.attempts}  change ${change}  cost ${describeDollars(c.cost?.agentUsd).replace(/^cost /, '')}  ${time}  ${criteria}`;
   });
 }

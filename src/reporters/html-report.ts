@@ -4,6 +4,7 @@ import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
+import { describeDollars } from './run-list.js';
 import { renderFindings } from './html-findings.js';
 import { EVIDENCE_FILES } from '../evidence/layout.js';
 
@@ -45,7 +46,7 @@ export function renderHtmlReport(input: ReportInput): string {
     [
       'spent',
       record.cost
-        ? `agent ${agentReportsDollars(input.attempts) ? `$${record.cost.agentUsd}` : 'cost not reported'} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits`
+        ? `agent ${describeDollars(agentReportsDollars(input.attempts) ? record.cost.agentUsd : null)} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens), Kane ${record.cost.kaneCredits} credits`
         : 'not recorded',
     ],
     [
@@ -88,7 +89,7 @@ function renderCandidates(input: ReportInput, badge: (status: string) => string)
     `<h2>Candidates</h2><p>${winner ? `winner <b>${escapeHtml(winner)}</b>: ${escapeHtml(record.winner!.reason)}` : 'no winner: no candidate was VERIFIED'}</p>`,
   );
   parts.push(
-    `<p>${escapeHtml('The rule: only VERIFIED candidates win; then fewest attempts, smallest change (lines added + removed, binary files by size), lowest cost, earliest to finish.')}</p>`,
+    `<p>${escapeHtml('The rule: only VERIFIED candidates win; then fewest attempts, smallest change (lines added + removed, binary files by size), lowest cost (not compared where a cost was not reported), earliest to finish.')}</p>`,
   );
   const head = entries.map(
     (c) => `<th>${escapeHtml(c.name)}${c.name === winner ? ' ★' : ''}<br><small>${escapeHtml(`${c.agent} (${c.agentType})`)}</small></th>`,
@@ -125,7 +126,7 @@ function renderCandidates(input: ReportInput, badge: (status: string) => string)
   );
   row(
     'cost',
-    entries.map((c) => escapeHtml(c.cost ? `$${c.cost.agentUsd}, ${c.cost.kaneCredits} Kane credit(s)` : '–')),
+    entries.map((c) => escapeHtml(c.cost ? `${describeDollars(c.cost.agentUsd)}, ${c.cost.kaneCredits} Kane credit(s)` : '–')),
   );
   row(
     'time',

@@ -8,6 +8,7 @@ import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { candidateTable } from './best-of-summary.js';
+import { describeDollars } from './run-list.js';
 
 interface ShownRun {
   root: string;
@@ -32,8 +33,8 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
   if (record.cost) {
     const c = record.cost;
-    // An agent that reports no dollars (Codex) spent an unknown amount, not $0.
-    const dollars = agentReportsDollars(shown.attempts) ? `$${c.agentUsd}` : 'cost not reported';
+    // An agent that reports no dollars (Codex) spent an unknown amount, not $0 (null; 0 in records before that).
+    const dollars = agentReportsDollars(shown.attempts) ? describeDollars(c.agentUsd) : describeDollars(null);
     out(
       `spent: agent ${dollars} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens), Kane ${c.kaneCredits} credit(s)`,
     );

@@ -3,10 +3,18 @@ import { writeHuman, type CliIO } from '../cli-io.js';
 import type { NeedsHuman } from '../core/stored-runs/needs-human.js';
 import type { RunRecord, UnreadableRun } from '../evidence/run-record.js';
 
+/** `$0.0421`, or `cost not reported` when the agent reported no dollars (an unknown amount, not $0). */
+export function describeDollars(agentUsd: number | null | undefined): string {
+  return typeof agentUsd === 'number' ? `$${agentUsd}` : 'cost not reported';
+}
+
 /** `  $0.0421, 11 credits` (what a run spent), empty when it spent nothing anyone reported. */
 export function describeSpend(cost: RunRecord['cost']): string {
   if (!cost) return '';
-  const parts = [cost.agentUsd > 0 ? `$${cost.agentUsd}` : '', cost.kaneCredits > 0 ? `${cost.kaneCredits} credits` : ''].filter(Boolean);
+  const parts = [
+    cost.agentUsd !== null && cost.agentUsd > 0 ? `$${cost.agentUsd}` : '',
+    cost.kaneCredits > 0 ? `${cost.kaneCredits} credits` : '',
+  ].filter(Boolean);
   return parts.length > 0 ? `  ${parts.join(', ')}` : '';
 }
 

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
-import { gitSync } from '../helpers/temp.js';
+import { release, startCli, waitForFile } from '../helpers/live-cli.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 // @ts-expect-error a plain JS fixture shared with the fake agent
 import { seededDraw } from '../fixtures/agents/seeded-draw.js';
@@ -157,8 +158,44 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     expect(slow).toMatchObject({ state: 'STOPPED', reason: null, message: 'stopped: fast was VERIFIED first (--stop-at-first)' });
     // The hanging agent ran (its prompt exists) and was stopped before its 30 s timeout.
     expect(slow.durationMs).toBeLessThan(25_000);
+    // Its own sealed record says so too (it said ERROR INTERRUPTED "interrupted (Ctrl-C)"); the winner's says VERIFIED.
+    const { dir } = onlyRun(p.root);
+    const own = (name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));
+    expect(own('slow')).toMatchObject({ state: 'ERROR', reason: 'STOPPED', message: 'stopped: fast was VERIFIED first (--stop-at-first)' });
+    expect(own('fast')).toMatchObject({ state: 'VERIFIED', reason: null });
+    expect(runCli(['evidence', 'verify', record.runId], p.root, p.env).code).toBe(0);
     expect(leakedWorktrees(p.root)).toEqual([]);
     // afterEach: no process left inside the repository.
+  });
+
+  it('--stop-at-first: a candidate that was already VERIFIED when the stop reached it (held before sealing) stays VERIFIED', async () => {
+    const p = project({ agents: { early: agent('implement'), late: agent('implement'), slow: agent('hang') } });
+    const pause = tempDir('elenchos-pause-');
+    // late is held before sealing (after its verdict); early after its verdict too, until late got there.
+    const cli = startCli(['run', 'tasks/add-task.json', '--agents', 'early,late,slow', '--parallel', '3', '--stop-at-first'], p.root, {
+      ...p.env,
+      ELENCHOS_TEST_PAUSE_AT: 'sealing@late,teardown@early',
+      ELENCHOS_TEST_PAUSE_DIR: pause,
+    });
+    await waitForFile(path.join(pause, 'sealing.reached'), 240_000);
+    expect(cli.output().stdout).not.toContain('candidate early: VERIFIED');
+    release(pause, 'teardown');
+    // early VERIFIED first: the others are stopped in the same turn of the event loop that prints this line.
+    await cli.waitFor('elenchos: candidate early: VERIFIED', 240_000);
+    release(pause, 'sealing');
+    expect(await cli.exited, cli.output().stdout + cli.output().stderr).toBe(0);
+    const { dir, record } = onlyRun(p.root);
+    const byName = Object.fromEntries(record.candidates.map((c: any) => [c.name, c]));
+    expect(byName.early.state).toBe('VERIFIED');
+    expect(byName.late).toMatchObject({ state: 'VERIFIED', reason: null });
+    expect(byName.slow).toMatchObject({ state: 'STOPPED', message: 'stopped: early was VERIFIED first (--stop-at-first)' });
+    const own = (name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));
+    // Before: late's own record was sealed ERROR INTERRUPTED and the run counted it STOPPED.
+    expect(own('late')).toMatchObject({ state: 'VERIFIED', reason: null });
+    expect(own('slow')).toMatchObject({ state: 'ERROR', reason: 'STOPPED' });
+    // Two VERIFIED: the rule chooses between them as usual.
+    expect(record.winner.reason).toMatch(/^2 VERIFIED; attempts tied/);
+    expect(leakedWorktrees(p.root)).toEqual([]);
   });
 
   it('refuses an agent the config does not define, naming the fix (exit 3)', () => {

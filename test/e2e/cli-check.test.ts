@@ -153,6 +153,24 @@ describe('elenchos check', () => {
     expect(run.stdout).toContain('  elenchos.config.json: maxRepairAttempts: Invalid input: expected number, received string');
   });
 
+  it('checks named agents and their model: passed to claude, codex and the rest; refused for a command agent (exit 3, one line)', () => {
+    const config = (agents: Record<string, unknown>) => ({
+      ...good,
+      'elenchos.config.json': JSON.stringify({ agent: { type: 'claude', model: 'claude-opus-4-5' }, agents }),
+    });
+    const ok = runCli(['check', '--json', 'tasks/add-task.json'], tempRepo(config({ fast: { type: 'codex', model: 'gpt-5-codex' } })));
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).config).toMatchObject({ ok: true, problems: [] });
+    const refused = runCli(
+      ['check', 'tasks/add-task.json'],
+      tempRepo(config({ fast: { type: 'codex', model: 'gpt-5-codex' }, mine: { command: 'node', model: 'opus' } })),
+    );
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain(
+      '  elenchos.config.json: agents.mine.model: the command agent takes no model: Elenchos cannot know its flag; put it in args (e.g. ["--model", "opus"]) or remove model',
+    );
+  });
+
   it('prints JSON with --json', () => {
     const dir = tempRepo(good);
     const run = runCli(['check', '--json', 'tasks/add-task.json'], dir);

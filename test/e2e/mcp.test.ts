@@ -5,7 +5,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
+import { runCli } from '../helpers/cli.js';
+import { FAKE_AGENT, FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 
 async function connect(cwd: string, env: NodeJS.ProcessEnv) {
@@ -89,4 +90,40 @@ describe('elenchos mcp', () => {
     }
     expect(processesInside(project.root)).toEqual([]);
   });
+
+  it('show_run on a best-of run returns its candidates (each with its record and attempts) and the winner', async () => {
+    const agent = (behaviour: string) => ({
+      type: 'command',
+      command: process.execPath,
+      args: [FAKE_AGENT, behaviour],
+      timeoutSeconds: 30,
+    });
+    const project = makeProject({ config: { agents: { lazy: agent('never-fix'), good: agent('implement') } } });
+    const run = runCli(
+      ['run', 'tasks/add-task.json', '--agents', 'lazy,good', '--parallel', '2', '--max-repairs', '0'],
+      project.root,
+      project.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const client = await connect(project.root, project.env);
+    try {
+      const shown = JSON.parse(text(await client.callTool({ name: 'show_run', arguments: { runId: 'latest' } })));
+      expect(shown.record.winner).toEqual({ name: 'good', reason: 'the only VERIFIED candidate of 2' });
+      expect(shown.record.candidates.map((c: any) => [c.name, c.state])).toEqual([
+        ['lazy', 'FAILED'],
+        ['good', 'VERIFIED'],
+      ]);
+      expect(shown.candidates.map((c: any) => [c.name, c.record.state, c.attempts.length])).toEqual([
+        ['lazy', 'FAILED', 1],
+        ['good', 'VERIFIED', 1],
+      ]);
+      expect(shown.candidates[0].attempts[0].criteria.map((k: any) => [k.id, k.status])).toEqual([
+        ['AC-001', 'PASS'],
+        ['AC-002', 'FAIL'],
+      ]);
+    } finally {
+      await client.close();
+    }
+    expect(processesInside(project.root)).toEqual([]);
+  }, 120_000);
 });

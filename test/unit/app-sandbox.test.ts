@@ -1,5 +1,6 @@
 // The app's bubblewrap command line (src/core/app/app-sandbox.ts) and doctor's sandbox line: what is bound how.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appSandboxCommand, OPEN_WITHOUT_SANDBOX, setupSandboxOptions } from '../../src/core/app/app-sandbox.js';
@@ -37,6 +38,10 @@ describe('appSandboxCommand', () => {
       '--tmpfs /tmp',
       `--tmpfs ${root}`,
       `--ro-bind ${root}/.git ${root}/.git`,
+      // Other worktrees' admin folders hidden (a best-of rival's index), this one's bound back read-only.
+      `--tmpfs ${root}/.git/worktrees`,
+      `--ro-bind ${root}/.git/worktrees/r1 ${root}/.git/worktrees/r1`,
+      `--remount-ro ${root}/.git/worktrees`,
       `--bind ${tree} ${tree}`,
       `--ro-bind ${tree}/.git ${tree}/.git`,
       `--tmpfs ${home}/.testmuai`,
@@ -50,6 +55,25 @@ describe('appSandboxCommand', () => {
     // Nothing under .git is bound writable: not objects (the agent's sandbox needs them), not the admin folder.
     expect(m.filter((x) => x.startsWith('--bind') && x.includes('.git'))).toEqual([]);
   });
+
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    "really run: a best-of candidate's app sees its own worktree's git admin folder, not its rival's",
+    () => {
+      const root = tempRepo({ 'a.txt': 'a\n' });
+      const mine = path.join(root, '.elenchos/workspaces/run-a');
+      const rival = path.join(root, '.elenchos/workspaces/run-b');
+      gitSync(root, 'worktree', 'add', '-q', '--detach', mine);
+      gitSync(root, 'worktree', 'add', '-q', '--detach', rival);
+      writeFileSync(path.join(rival, 'solution.txt'), 'the rival solution\n');
+      gitSync(rival, 'add', 'solution.txt'); // staged: its blob id is in the rival's index
+      const probe = 'ls "$(git rev-parse --git-common-dir)/worktrees"; git status --porcelain';
+      const { command, args } = appSandboxCommand('/bin/sh', ['-c', probe], { workspace: mine, checkout: root, home: undefined });
+      const seen = spawnSync(command, args, { encoding: 'utf8' });
+      expect(seen.status, seen.stderr).toBe(0);
+      // Before: "run-a\nrun-b" (and so the rival's index, naming the object of its staged file).
+      expect(seen.stdout).toBe('run-a\n');
+    },
+  );
 
   it('in place: the checkout writable but its .git read-only and its .elenchos/ hidden, bound after it', () => {
     const root = tempRepo({ 'a.txt': 'a\n' });

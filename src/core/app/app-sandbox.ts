@@ -52,8 +52,13 @@ export function appSandboxCommand(
   // The repository whole, read-only: objects included (a new object could pass for an old one's id
   // nowhere, but nothing the app does needs one), hooks, config, refs, the worktree's admin folder.
   // Bound after the worktree when it lies inside it (in place): the later mount wins.
-  const common = gitCommonDir(workspace);
+  const { common, admin } = gitDirs(workspace);
   if (common && !inPlace) out.push('--ro-bind', common, common);
+  // Other worktrees' admin folders (a best-of rival's index and HEAD, which name its staged and committed
+  // objects) are out of sight, as in the agent's sandbox: an empty read-only `worktrees/` with only this one.
+  const others = admin ? path.dirname(admin) : null;
+  if (common && admin && others && !inPlace && path.basename(others) === 'worktrees' && path.dirname(others) === common)
+    out.push('--tmpfs', others, '--ro-bind', admin, admin, '--remount-ro', others);
   out.push('--bind', workspace, workspace);
   if (common && inPlace) out.push('--ro-bind', common, common);
   // The worktree's `.git` (a file naming its admin folder) cannot be repointed either.
@@ -96,17 +101,17 @@ export function setupSandboxOptions(
   return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'], hidden };
 }
 
-/** The repository's common git folder (`<checkout>/.git`), from the worktree's `.git` file, or `.git` itself. */
-function gitCommonDir(workspace: string): string | null {
+/** The repository's common git folder (`<checkout>/.git`) and the worktree's admin folder, from its `.git` file; or `.git` itself. */
+function gitDirs(workspace: string): { common: string | null; admin: string | null } {
   const dotGit = path.join(workspace, '.git');
   try {
-    if (isDirectory(dotGit)) return dotGit;
+    if (isDirectory(dotGit)) return { common: dotGit, admin: null };
     const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (!pointer) return null;
+    if (!pointer) return { common: null, admin: null };
     const admin = path.resolve(workspace, pointer);
-    return path.resolve(admin, readFileSync(path.join(admin, 'commondir'), 'utf8').trim());
+    return { common: path.resolve(admin, readFileSync(path.join(admin, 'commondir'), 'utf8').trim()), admin };
   } catch {
-    return null;
+    return { common: null, admin: null };
   }
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { list } from 'tar';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { WORKSPACE_FILES } from '../../git/workspace-archive.js';
+import { hunkResultSize } from './binary-patch.js';
 
 export type ChangeSize = {
   /** The attempt whose stored workspace was measured (the one `apply` would take). */
@@ -43,32 +44,49 @@ export async function measureChange(runDir: string, attempts: readonly AttemptLi
   return null;
 }
 
-/** Counts a `git diff --binary` patch: `+`/`-` lines inside hunks, and the size of each binary file's literal. */
+interface BinaryHunk {
+  kind: 'literal' | 'delta';
+  size: number;
+  lines: string[];
+}
+
+/** A binary file counts by its size: the new file's when added or changed, the old one's when deleted. */
+function binaryBytes(hunks: readonly BinaryHunk[], deleted: boolean): number {
+  // The forward hunk (old → new) comes first, the reverse one (new → old) second.
+  const [forward, reverse] = hunks.map((h) => hunkResultSize(h.kind, h.size, h.lines) ?? h.size);
+  return (deleted ? reverse : forward) ?? 0;
+}
+
+/** Counts a `git diff --binary` patch: `+`/`-` lines inside hunks, and each binary file by its size (binaryBytes). */
 export function patchSize(patch: string): Omit<ChangeSize, 'attempt' | 'size'> {
   const out = { files: 0, added: 0, removed: 0, binaryBytes: 0 };
   let inHunk = false;
-  let binary: 'header' | 'done' | null = null;
+  let deleted = false;
+  let binary: BinaryHunk[] | null = null;
+  const endFile = () => {
+    if (binary) out.binaryBytes += binaryBytes(binary, deleted);
+    binary = null;
+  };
   for (const line of patch.split('\n')) {
     if (line.startsWith('diff --git ')) {
+      endFile();
       out.files++;
       inHunk = false;
-      binary = null;
+      deleted = false;
       continue;
     }
-    if (binary === 'header') {
-      // "literal <size>" (or "delta <size>"): the forward direction comes first.
-      const m = /^(?:literal|delta) (\d+)$/.exec(line);
-      if (m) {
-        out.binaryBytes += Number(m[1]);
-        binary = 'done';
-      }
+    if (binary) {
+      // "literal <size>" or "delta <size>" opens a hunk; its base85 lines follow, an empty line ends it.
+      const m = /^(literal|delta) (\d+)$/.exec(line);
+      if (m) binary.push({ kind: m[1] as BinaryHunk['kind'], size: Number(m[2]), lines: [] });
+      else if (line !== '') binary.at(-1)?.lines.push(line);
       continue;
     }
-    if (binary === 'done') continue;
     if (line === 'GIT binary patch') {
-      binary = 'header';
+      binary = [];
       continue;
     }
+    if (!inHunk && line.startsWith('deleted file mode ')) deleted = true;
     if (line.startsWith('Binary files ')) continue;
     if (line.startsWith('@@')) {
       inHunk = true;
@@ -78,6 +96,7 @@ export function patchSize(patch: string): Omit<ChangeSize, 'attempt' | 'size'> {
     if (line.startsWith('+')) out.added++;
     else if (line.startsWith('-')) out.removed++;
   }
+  endFile();
   return out;
 }
 

@@ -8,7 +8,8 @@ export interface Contender {
   attempts: number;
   /** Lines added + removed, binary files by size (null: nothing measured, counts as largest). */
   changeSize: number | null;
-  costUsd: number;
+  /** Agent dollars; null when its agent reported none (Codex, Gemini CLI, a command agent): unknown, never $0. */
+  costUsd: number | null;
   kaneCredits: number;
   /** When the candidate's run ended (epoch ms). */
   finishedAt: number;
@@ -21,7 +22,8 @@ export type Choice = {
 
 interface Criterion {
   label: string;
-  value: (c: Contender) => number;
+  /** Its value, lower is better; null when unknown (the criterion is not compared, see keysOf). */
+  value: (c: Contender) => number | null;
   show: (c: Contender) => string;
 }
 
@@ -32,23 +34,54 @@ const CRITERIA: Criterion[] = [
     value: (c) => c.changeSize ?? Number.POSITIVE_INFINITY,
     show: (c) => (c.changeSize === null ? 'no stored change' : `${c.changeSize} line(s)/byte(s) changed`),
   },
-  { label: 'lowest cost', value: (c) => c.costUsd, show: (c) => `$${c.costUsd}` },
+  {
+    label: 'lowest cost',
+    value: (c) => c.costUsd,
+    show: (c) => (c.costUsd === null ? 'cost not reported' : `$${c.costUsd}`),
+  },
   { label: 'lowest Kane credits', value: (c) => c.kaneCredits, show: (c) => `${c.kaneCredits} credit(s)` },
   { label: 'earliest to finish', value: (c) => c.finishedAt, show: (c) => new Date(c.finishedAt).toISOString() },
 ];
 
+/** A candidate's sort key, one number per criterion, or null where that criterion was not compared. */
+type Keys = (number | null)[];
+
+/**
+ * The sort keys of the VERIFIED candidates. A criterion decides only between candidates tied on every
+ * criterion before it; within such a group it is skipped (null for all) when any member's value is
+ * unknown: a cost nobody reported is not $0, and skipping it pair by pair could make the order circular.
+ */
+function keysOf(verified: readonly Contender[]): Map<Contender, Keys> {
+  const keys = new Map<Contender, Keys>(verified.map((c) => [c, []]));
+  for (const k of CRITERIA) {
+    const groups = new Map<string, Contender[]>();
+    for (const c of verified) {
+      const id = JSON.stringify(keys.get(c));
+      groups.set(id, [...(groups.get(id) ?? []), c]);
+    }
+    for (const group of groups.values()) {
+      const comparable = group.every((c) => k.value(c) !== null);
+      for (const c of group) keys.get(c)!.push(comparable ? k.value(c) : null);
+    }
+  }
+  return keys;
+}
+
+function compareKeys(a: Keys, b: Keys): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
 /** Orders VERIFIED candidates by the rule (stable: the plan's order breaks a complete tie). */
 export function rank(contenders: readonly Contender[]): Contender[] {
-  return contenders
+  const verified = contenders.filter((c) => c.state === 'VERIFIED');
+  const keys = keysOf(verified);
+  return verified
     .map((c, i) => ({ c, i }))
-    .filter(({ c }) => c.state === 'VERIFIED')
-    .sort((a, b) => {
-      for (const k of CRITERIA) {
-        const d = k.value(a.c) - k.value(b.c);
-        if (d !== 0) return d;
-      }
-      return a.i - b.i;
-    })
+    .sort((a, b) => compareKeys(keys.get(a.c)!, keys.get(b.c)!) || a.i - b.i)
     .map(({ c }) => c);
 }
 
@@ -64,14 +97,22 @@ export function chooseWinner(contenders: readonly Contender[]): Choice | null {
       reason: others === 0 ? 'the only candidate, VERIFIED' : `the only VERIFIED candidate of ${contenders.length}`,
     };
   }
-  const ties: string[] = [];
-  for (const k of CRITERIA) {
-    if (k.value(best) === k.value(next)) {
-      ties.push(`${k.label.replace(/^(fewest|smallest|lowest|earliest to) /, '')} tied (${k.show(best)})`);
+  const keys = keysOf(ranked);
+  const [a, b] = [keys.get(best)!, keys.get(next)!];
+  const said: string[] = [];
+  for (const [i, k] of CRITERIA.entries()) {
+    const short = k.label.replace(/^(fewest|smallest|lowest|earliest to) /, '');
+    if (a[i] === null) {
+      const unknown = [best, next].filter((c) => k.value(c) === null).map((c) => c.name);
+      said.push(`${short} not compared (${unknown.length > 0 ? `${unknown.join(', ')}: ` : 'another tied candidate: '}not reported)`);
+      continue;
+    }
+    if (a[i] === b[i]) {
+      said.push(`${short} tied (${k.show(best)})`);
       continue;
     }
     const lead = `${k.label}: ${k.show(best)}, the next best (${next.name}) ${k.show(next)}`;
-    return { name: best.name, reason: `${ranked.length} VERIFIED; ${[...ties, lead].join('; ')}` };
+    return { name: best.name, reason: `${ranked.length} VERIFIED; ${[...said, lead].join('; ')}` };
   }
   return { name: best.name, reason: `${ranked.length} VERIFIED and tied on every criterion; the first in the plan's order` };
 }

@@ -1,49 +1,27 @@
 // `elenchos run --agents a,b` / `--best-of N`: several candidates on one locked contract, each a full
 // run (runTask) in its own worktree with its own app and repair loop; the verifier's verdicts choose.
 import { mkdir } from 'node:fs/promises';
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ExitCode, describeError } from '../../errors.js';
-import { runDir as runDirOf, runJsonPath, workspacesDir } from '../../evidence/layout.js';
+import { costCapCoverage } from '../../agents/cost-cap.js';
+import { ExitCode, PreflightError } from '../../errors.js';
+import { runDir as runDirOf, runJsonPath } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { sealRun } from '../../evidence/seal.js';
-import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
+import type { RunRecord } from '../../evidence/run-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { ensureExcluded } from '../../git/worktree.js';
-import { elenchosVersion } from '../../version.js';
-import { sha256 } from '../../util/sha256.js';
-import { BudgetTracker } from '../run/budget.js';
-import { canonicalJson, lockContract } from '../lock/contract-lock.js';
-import type { RunReporter } from '../events.js';
+import { lockContract } from '../lock/contract-lock.js';
 import { exitCodeFor } from '../run/outcome.js';
 import { preflight } from '../run/preflight.js';
 import { runSecretValues } from '../run/run-secrets.js';
-import { runTask } from '../run/run-task.js';
-import { git } from '../../git/git.js';
-import { readProcStat } from '../../process/proc-stat.js';
-import { measureChange } from './change-size.js';
+import { decide, draftBestOfRecord } from './best-of-record.js';
+import { CandidateRunner, type BestOfOptions, type BestOfShared } from './candidates.js';
 import { chooseWinner } from './choose.js';
 import { planCandidates, type CandidatePlan } from './plan.js';
-import { CandidateBudget } from './shared-budget.js';
+import { WholeRunBudget } from './shared-budget.js';
 
-export interface BestOfOptions {
-  cwd: string;
-  taskFile: string;
-  configFile?: string;
-  env: NodeJS.ProcessEnv;
-  overrides?: Record<string, unknown>;
-  signal: AbortSignal;
-  agents?: string[];
-  bestOf?: number;
-  /** How many candidates run at once (default: the number of cores, at most the candidates). */
-  parallel?: number;
-  /** End the others (STOPPED) as soon as one is VERIFIED. */
-  stopAtFirst?: boolean;
-  /** Progress of one candidate (its run-end is the best-of run's to report). */
-  reporterFor: (name: string) => RunReporter;
-  /** A line about the best-of run itself (a candidate started, ended, was stopped). */
-  onLine?: (line: string) => void;
-}
+export type { BestOfOptions };
 
 export interface BestOfResult {
   record: RunRecord;
@@ -58,11 +36,52 @@ export function candidateDir(runDir: string, name: string): string {
 
 /** Runs every candidate, chooses, and seals one run folder holding them all. Throws only before the run exists (bad input, preflight). */
 export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
+  const { pre, plan, parallel } = await preflightAndPlan(options);
+  const runId = newRunId();
+  const dir = runDirOf(pre.root, runId);
+  await ensureExcluded(pre.root);
+  await mkdir(dir, { recursive: true });
+  // The contract is locked once: every candidate is checked against the same hashes, whenever it starts.
+  const locked = await lockContract({
+    root: pre.root,
+    taskLabel: pre.resolved.label,
+    testLabel: pre.resolved.testFileLabel,
+    extra: pre.extraInputs,
+  });
+  const startedAt = Date.now();
+  const draft = await draftBestOfRecord({ runId, pre, plan, locked, startedAt, parallel, stopAtFirst: options.stopAtFirst === true });
+  // Candidates end concurrently: one write at a time keeps run.json whole.
+  let writing = Promise.resolve();
+  const save = () => (writing = writing.then(() => writeJsonAtomic(runJsonPath(dir), draft)));
+  await save();
+  const shared: BestOfShared = {
+    dir,
+    base: pre.head,
+    locked,
+    whole: new WholeRunBudget(pre.config.budget, startedAt),
+    draft,
+    save,
+    candidateDir: (name) => candidateDir(dir, name),
+  };
+  await new CandidateRunner(options, shared).runAll(plan, draft.candidates!, parallel);
+  await writing;
+  return chooseAndSeal(options, pre, shared, startedAt);
+}
+
+type Preflight = Awaited<ReturnType<typeof preflight>>;
+
+/** The config, the plan, and every agent of the plan checked runnable before any candidate starts. */
+async function preflightAndPlan(options: BestOfOptions): Promise<{ pre: Preflight; plan: CandidatePlan[]; parallel: number }> {
   // The config first (the plan needs it); the default agent is checked only when a candidate uses it.
   const pre = await preflight({ ...options, needsAgent: false, requireClean: true });
-  const { root, config, resolved } = pre;
-  const plan = planCandidates(config, pre.loaded.label, { agents: options.agents, bestOf: options.bestOf });
-  // Each agent of the plan must be runnable (executable, sandbox, an enforceable cost cap; the task not NEEDS_HUMAN) before any starts.
+  const plan = planCandidates(pre.config, pre.loaded.label, { agents: options.agents, bestOf: options.bestOf });
+  // A dollar cap over every candidate's agent at once: it can fire as soon as one of them reports dollars,
+  // so it is refused only when none does; the others are named in the run's first line.
+  const agents = plan.map((c) => ({ name: c.agentName, type: c.agent.type }));
+  const coverage = costCapCoverage(agents, pre.config.budget.maxCostUsd, pre.loaded.label);
+  if (coverage.refusal) throw new PreflightError('COST_CAP_UNENFORCEABLE', coverage.refusal);
+  if (coverage.note) options.onLine?.(coverage.note);
+  // Each agent must be runnable (executable, sandbox, an enforceable cost cap; the task not NEEDS_HUMAN).
   const checked = new Set<string>();
   for (const c of plan) {
     if (checked.has(c.agentName)) continue;
@@ -70,171 +89,26 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
     await preflight({ ...options, overrides: { ...options.overrides, agent: c.agent }, needsAgent: true, requireClean: true });
   }
   const parallel = Math.max(1, Math.min(options.parallel ?? availableParallelism(), plan.length));
-  const runId = newRunId();
-  const dir = runDirOf(root, runId);
-  await ensureExcluded(root);
-  await mkdir(dir, { recursive: true });
-  // The contract is locked once: every candidate is checked against the same hashes, whenever it starts.
-  const locked = await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs });
-  const startedAt = Date.now();
-  const whole = new BudgetTracker(config.budget, startedAt);
-  const entries: CandidateSummary[] = plan.map((c) => ({
-    name: c.name,
-    agent: c.agentName,
-    agentType: c.agent.type,
-    index: c.index,
-    runId: `${runId}-${c.name}`,
-    dir: path.join('candidates', c.name),
-    state: 'PENDING',
-    reason: null,
-    message: null,
-    attempts: 0,
-    verifications: 0,
-    cost: null,
-    change: null,
-    startedAt: null,
-    finishedAt: null,
-    durationMs: null,
-    criteria: [],
-  }));
-  const draft: RunRecord = {
-    schemaVersion: 1,
-    runId,
-    mode: 'run',
-    task: { id: resolved.task.id, file: resolved.label, title: resolved.task.title },
-    state: 'RUNNING',
-    reason: null,
-    message: null,
-    tools: {
-      elenchos: elenchosVersion(),
-      node: process.version,
-      git: await git(['--version'], { cwd: root }).then(
-        (out) => out.trim().replace(/^git version /, ''),
-        () => 'unknown',
-      ),
-      verifier: null,
-      agent: [...new Set(plan.map((c) => c.agent.type))].join(','),
-    },
-    contract: { files: locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
-    configFingerprint: sha256(canonicalJson(config)),
-    configFile: pre.loaded.path ? path.relative(root, pre.loaded.path) : null,
-    verifier: { type: resolved.verifierType, testFile: resolved.testFileLabel },
-    startedAt: new Date(startedAt).toISOString(),
-    finishedAt: null,
-    durationMs: null,
-    pid: process.pid,
-    pidStartTime: readProcStat(process.pid)?.startTime ?? null,
-    host: hostname(),
-    workspace: { path: path.relative(root, workspacesDir(root)), base: pre.head, kept: config.retainWorkspace },
-    attempts: [],
-    bestOf: { parallel, stopAtFirst: options.stopAtFirst === true },
-    candidates: entries,
-    winner: null,
-  };
-  // Candidates end concurrently: one write at a time keeps run.json whole.
-  let writing = Promise.resolve();
-  const save = () => (writing = writing.then(() => writeJsonAtomic(runJsonPath(dir), draft)));
-  await save();
+  return { pre, plan, parallel };
+}
 
-  const say = options.onLine ?? (() => undefined);
-  const stopping = new Set<string>();
-  const controllers = new Map<string, AbortController>();
-  let stopReason: string | null = null;
-  const stopOthers = (winner: string) => {
-    stopReason = `stopped: ${winner} was VERIFIED first (--stop-at-first)`;
-    for (const [name, controller] of controllers) {
-      if (name === winner) continue;
-      stopping.add(name);
-      controller.abort();
-    }
-  };
-
-  const runOne = async (c: CandidatePlan, entry: CandidateSummary) => {
-    if (stopReason || options.signal.aborted) {
-      entry.state = 'STOPPED';
-      entry.message = stopReason ?? 'interrupted before it started';
-      return;
-    }
-    const controller = new AbortController();
-    controllers.set(c.name, controller);
-    const onAbort = () => controller.abort();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    entry.state = 'RUNNING';
-    entry.startedAt = new Date().toISOString();
-    await save();
-    say(`candidate ${c.name} (agent ${c.agentName}, ${c.agent.type}) started`);
-    const cdir = candidateDir(dir, c.name);
-    try {
-      const base = reporterOf(options.reporterFor(c.name));
-      const result = await runTask({
-        cwd: options.cwd,
-        taskFile: options.taskFile,
-        configFile: options.configFile,
-        env: options.env,
-        overrides: {
-          ...options.overrides,
-          // The agent learns which candidate it is (a seeded agent, a log line); nothing else differs.
-          agent: { ...c.agent, env: { ...c.agent.env, ELENCHOS_CANDIDATE: c.name, ELENCHOS_CANDIDATE_INDEX: String(c.index) } },
-        },
-        signal: controller.signal,
-        reporter: base,
-        candidate: { runId: entry.runId, dir: cdir, base: pre.head, locked, budget: new CandidateBudget(whole, Date.now()) },
-      });
-      const r = result.record;
-      draft.tools.verifier ??= r.tools.verifier;
-      const stopped = stopping.has(c.name) && !options.signal.aborted && r.state !== 'VERIFIED';
-      entry.state = stopped ? 'STOPPED' : (r.state as CandidateSummary['state']);
-      entry.reason = stopped ? null : r.reason;
-      entry.message = stopped ? stopReason : r.message;
-      if (r.tampering) entry.tampering = true;
-      entry.attempts = r.attempts.filter((a) => a.kind === 'agent').length;
-      entry.verifications = r.attempts.length;
-      entry.cost = r.cost ?? null;
-      entry.change = await measureChange(cdir, r.attempts).catch(() => null);
-      entry.finishedAt = r.finishedAt;
-      entry.durationMs = r.durationMs;
-      entry.criteria = (r.attempts.at(-1)?.criteria ?? []).map((k) => ({ id: k.id, status: k.status }));
-    } catch (error) {
-      // Before its run existed (HEAD moved, the checkout got dirty meanwhile…) or a full disk.
-      entry.state = 'ERROR';
-      entry.reason = 'INTERNAL_ERROR';
-      entry.message = describeError(error);
-      entry.finishedAt = new Date().toISOString();
-    } finally {
-      options.signal.removeEventListener('abort', onAbort);
-      controllers.delete(c.name);
-    }
-    say(
-      `candidate ${c.name}: ${entry.state}${entry.reason ? ` (${entry.reason})` : ''}, ${entry.attempts} attempt(s)${entry.change ? `, change ${entry.change.size}` : ''}`,
-    );
-    if (entry.state === 'VERIFIED' && options.stopAtFirst && !stopReason) stopOthers(c.name);
-    await save();
-  };
-
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < plan.length) {
-        const i = next++;
-        await runOne(plan[i]!, entries[i]!);
-      }
-    }),
-  );
-  await writing;
-
+/** Once every candidate has ended: the winner by the rule, the outcome, and one seal over the whole folder. */
+async function chooseAndSeal(options: BestOfOptions, pre: Preflight, shared: BestOfShared, startedAt: number): Promise<BestOfResult> {
+  const { draft, dir } = shared;
+  const entries = draft.candidates!;
   const choice = chooseWinner(
     entries.map((e) => ({
       name: e.name,
       state: e.state,
       attempts: e.attempts,
       changeSize: e.change?.size ?? null,
-      costUsd: e.cost?.agentUsd ?? 0,
+      costUsd: e.cost?.agentUsd ?? null,
       kaneCredits: e.cost?.kaneCredits ?? 0,
       finishedAt: e.finishedAt ? Date.parse(e.finishedAt) : Number.MAX_SAFE_INTEGER,
     })),
   );
   draft.winner = choice;
-  draft.cost = whole.totals();
+  draft.cost = shared.whole.totals();
   const outcome = decide(entries, choice, options.signal.aborted);
   const finishedAt = new Date();
   const tampering = entries.some((e) => e.tampering);
@@ -247,29 +121,11 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - startedAt,
     }),
-    { values: runSecretValues(config, resolved.task, options.env), signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined },
+    {
+      values: runSecretValues(pre.config, pre.resolved.task, options.env),
+      signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined,
+    },
   );
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(sealed.state, sealed.reason);
   return { record: sealed, runDir: dir, exitCode };
-}
-
-/** A candidate's progress without its own run-end (its run id is not one `apply` takes: the best-of run's is). */
-function reporterOf(reporter: RunReporter): RunReporter {
-  return { onEvent: (event) => (event.type === 'run-end' ? undefined : reporter.onEvent(event)) };
-}
-
-/** The best-of run's outcome: VERIFIED with a winner; else FAILED when a candidate failed on the product, else ERROR. */
-function decide(
-  entries: readonly CandidateSummary[],
-  choice: { name: string; reason: string } | null,
-  interrupted: boolean,
-): { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: RunReason | null; message: string | null } {
-  if (choice) return { state: 'VERIFIED', reason: null, message: `winner ${choice.name}: ${choice.reason}` };
-  const how = entries.map((e) => `${e.name} ${e.state}${e.reason ? ` (${e.reason})` : ''}`).join(', ');
-  if (interrupted)
-    return { state: 'ERROR', reason: 'INTERRUPTED', message: `interrupted (Ctrl-C): children stopped, evidence kept; ${how}` };
-  const failed = entries.find((e) => e.state === 'FAILED');
-  if (failed) return { state: 'FAILED', reason: failed.reason, message: `no candidate VERIFIED: ${how}` };
-  const errored = entries.find((e) => e.state === 'ERROR');
-  return { state: 'ERROR', reason: errored?.reason ?? 'INTERNAL_ERROR', message: `no candidate VERIFIED: ${how}` };
 }

@@ -10,9 +10,13 @@ export interface AttemptCost {
   kaneCredits: number | null;
 }
 
-/** A run's totals (what nobody reported counts as 0 here; the attempts keep the nulls). */
+/**
+ * A run's totals (what nobody reported counts as 0 here; the attempts keep the nulls), except the agent's
+ * dollars: null when agent dispatches ran and none reported any (Codex, Gemini CLI, a `command` agent),
+ * an unknown amount, not $0.
+ */
 export type CostTotals = {
-  agentUsd: number;
+  agentUsd: number | null;
   agentTurns: number;
   inputTokens: number;
   outputTokens: number;
@@ -26,6 +30,14 @@ export interface BudgetCaps {
 }
 
 export type NextStep = 'agent' | 'verifier';
+
+/** What steps under way elsewhere are expected to spend (a best-of run's other candidates: shared-budget.ts). */
+export interface Pending {
+  usd: number;
+  credits: number;
+}
+
+const NOTHING_PENDING: Pending = { usd: 0, credits: 0 };
 
 /** What the agent adapter reported of one dispatch. */
 export interface AgentSpend {
@@ -41,8 +53,10 @@ export interface AgentSpend {
  * A step already under way is not cut short: the agent's and the verifier's own timeouts bound it.
  */
 export class BudgetTracker {
-  private readonly total: CostTotals = { agentUsd: 0, agentTurns: 0, inputTokens: 0, outputTokens: 0, kaneCredits: 0 };
+  private readonly total = { agentUsd: 0, agentTurns: 0, inputTokens: 0, outputTokens: 0, kaneCredits: 0 };
   private readonly last: Record<NextStep, { usd: number; credits: number; ms: number } | null> = { agent: null, verifier: null };
+  private dispatches = 0;
+  private dollarsReported = false;
 
   constructor(
     private readonly caps: BudgetCaps,
@@ -52,6 +66,8 @@ export class BudgetTracker {
   /** Adds an agent dispatch; returns the attempt's share. */
   recordAgent(spend: AgentSpend): Pick<AttemptCost, 'agentUsd' | 'agentTurns' | 'inputTokens' | 'outputTokens'> {
     this.total.agentUsd += spend.costUsd ?? 0;
+    this.dispatches++;
+    if (spend.costUsd !== null) this.dollarsReported = true;
     this.total.agentTurns += spend.turns ?? 0;
     this.total.inputTokens += spend.tokens?.input ?? 0;
     this.total.outputTokens += spend.tokens?.output ?? 0;
@@ -71,26 +87,36 @@ export class BudgetTracker {
   }
 
   totals(): CostTotals {
-    return { ...this.total, agentUsd: round(this.total.agentUsd), kaneCredits: round(this.total.kaneCredits) };
+    const unknown = this.dispatches > 0 && !this.dollarsReported;
+    return { ...this.total, agentUsd: unknown ? null : round(this.total.agentUsd), kaneCredits: round(this.total.kaneCredits) };
   }
 
-  /** Why `next` may not start (one line naming the cap and the flag), or null. */
-  gate(next: NextStep, now = Date.now()): string | null {
+  /** What the next step of a kind is expected to spend: what the last one did (nothing known before the first). */
+  estimate(next: NextStep): Pending {
+    const last = this.last[next];
+    return last ? { usd: last.usd, credits: last.credits } : NOTHING_PENDING;
+  }
+
+  /**
+   * Why `next` may not start (one line naming the cap and the flag), or null. `pending`: what steps
+   * already under way elsewhere are expected to spend, counted as spent.
+   */
+  gate(next: NextStep, now = Date.now(), pending: Pending = NOTHING_PENDING): string | null {
     const last = this.last[next];
     const { maxCostUsd, maxKaneCredits, maxMinutes } = this.caps;
+    const usd = this.total.agentUsd + pending.usd;
+    const credits = this.total.kaneCredits + pending.credits;
+    const underWay = (what: string) => (what ? `, ${what} expected of steps under way` : '');
     const minutes = (now - this.startedAt) / 60_000;
     const expected = (ms: number) => (minutes + ms / 60_000).toFixed(1);
     if (maxMinutes !== undefined && (minutes >= maxMinutes || (last && minutes + last.ms / 60_000 > maxMinutes))) {
       return `the next ${next} step would pass --max-minutes ${maxMinutes} (${minutes.toFixed(1)} min spent${last ? `, about ${expected(last.ms)} after it` : ''})`;
     }
-    if (maxCostUsd !== undefined && (this.total.agentUsd >= maxCostUsd || (last && this.total.agentUsd + last.usd > maxCostUsd))) {
-      return `the next ${next} step would pass --max-cost-usd ${maxCostUsd} ($${round(this.total.agentUsd)} spent${last && last.usd > 0 ? `, the last one cost $${round(last.usd)}` : ''})`;
+    if (maxCostUsd !== undefined && (usd >= maxCostUsd || (last && usd + last.usd > maxCostUsd))) {
+      return `the next ${next} step would pass --max-cost-usd ${maxCostUsd} ($${round(this.total.agentUsd)} spent${underWay(pending.usd > 0 ? `$${round(pending.usd)}` : '')}${last && last.usd > 0 ? `, the last one cost $${round(last.usd)}` : ''})`;
     }
-    if (
-      maxKaneCredits !== undefined &&
-      (this.total.kaneCredits >= maxKaneCredits || (last && this.total.kaneCredits + last.credits > maxKaneCredits))
-    ) {
-      return `the next ${next} step would pass --max-kane-credits ${maxKaneCredits} (${round(this.total.kaneCredits)} credits spent${last && last.credits > 0 ? `, the last verification used ${round(last.credits)}` : ''})`;
+    if (maxKaneCredits !== undefined && (credits >= maxKaneCredits || (last && credits + last.credits > maxKaneCredits))) {
+      return `the next ${next} step would pass --max-kane-credits ${maxKaneCredits} (${round(this.total.kaneCredits)} credits spent${underWay(pending.credits > 0 ? `${round(pending.credits)} credits` : '')}${last && last.credits > 0 ? `, the last verification used ${round(last.credits)}` : ''})`;
     }
     return null;
   }

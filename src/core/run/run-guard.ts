@@ -16,6 +16,8 @@ export class RunGuard {
     private readonly userSignal: AbortSignal,
     root: string,
     childLog: string,
+    /** A best-of candidate: why its run stopped it (--stop-at-first), null when it did not (Ctrl-C is not a stop). */
+    private readonly stopReason: () => string | null = () => null,
   ) {
     if (userSignal.aborted) this.onAbort();
     else userSignal.addEventListener('abort', this.onAbort, { once: true });
@@ -41,10 +43,13 @@ export class RunGuard {
 
   /**
    * The outcome to seal, asked at sealing time: a full disk, or a signal that came after the verdict,
-   * is never sealed as the verdict (nor exits 0).
+   * is never sealed as the verdict (nor exits 0). A best-of candidate stopped because another was
+   * VERIFIED first is sealed ERROR STOPPED, unless it had reached VERIFIED itself: that verdict stands.
    */
   sealedOutcome(decided: Terminal): Terminal {
     if (this.diskFull) return decided.reason === 'DISK_FULL' ? decided : diskFullTerminal(this.diskFull);
+    const stopped = this.interrupted ? this.stopReason() : null;
+    if (stopped !== null) return decided.state === 'VERIFIED' ? decided : { state: 'ERROR', reason: 'STOPPED', message: stopped };
     if (this.interrupted && decided.reason !== 'INTERRUPTED') {
       const was = `${decided.state}${decided.reason ? ` ${decided.reason}` : ''}`;
       return {

@@ -64,6 +64,8 @@ export interface CandidateSlot {
   locked: Awaited<ReturnType<typeof lockContract>>;
   /** Caps over the whole best-of run; its totals are this candidate's. */
   budget: BudgetTracker;
+  /** Why the best-of run stopped this candidate (--stop-at-first), asked once its signal aborted; null for Ctrl-C. */
+  stopReason?: () => string | null;
 }
 
 export interface RunTaskResult {
@@ -95,7 +97,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   try {
     await ensureExcluded(root);
     await mkdir(dir, { recursive: true });
-    const guard = new RunGuard(options.signal, root, childLogPath(dir));
+    const guard = new RunGuard(options.signal, root, childLogPath(dir), options.candidate?.stopReason);
     try {
       return await withRunScope(guard.scope, () => runInScope(options, pre, { runId, dir, workspace, mode, inPlace, guard }));
     } finally {

@@ -9,14 +9,16 @@ export const PAUSE_POINTS = ['setup', 'cache-copy', 'baseline', 'app', 'teardown
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /**
- * When `ELENCHOS_TEST_PAUSE_AT` names `point`, writes `<ELENCHOS_TEST_PAUSE_DIR>/<point>.reached`
+ * When `ELENCHOS_TEST_PAUSE_AT` names `point` (or `point@name`: only in best-of candidate `name`'s run), writes `<ELENCHOS_TEST_PAUSE_DIR>/<point>.reached`
  * (holding our pid) and waits, polling, until `<point>.go` appears; signals are still handled meanwhile.
  * Without the variable it returns at once; an aborted `signal` ends the wait too.
  */
 export async function pauseForTest(point: PausePoint, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
   const wanted = env.ELENCHOS_TEST_PAUSE_AT;
   const dir = env.ELENCHOS_TEST_PAUSE_DIR;
-  if (!wanted || !dir || !wanted.split(',').includes(point)) return;
+  if (!wanted || !dir) return;
+  const candidate = env.ELENCHOS_CANDIDATE;
+  if (!wanted.split(',').some((w) => w === point || (candidate !== undefined && w === `${point}@${candidate}`))) return;
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, `${point}.reached`), `${process.pid}\n`);
   const go = path.join(dir, `${point}.go`);

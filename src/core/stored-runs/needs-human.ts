@@ -16,6 +16,13 @@ export interface NeedsHuman {
 // only an agent does (`tampering`); a record from before that field is judged by its reason, as then.
 const TAMPERING = new Set(['CONTRACT_CHANGED', 'UNSTABLE_WORKSPACE']);
 const caughtTampering = (run: RunRecord) => run.tampering ?? (run.reason !== null && TAMPERING.has(run.reason));
+/** Why a run flags its task; a best-of run names the candidate that tampered (the run itself may be VERIFIED by another). */
+function tamperingLine(run: RunRecord): string {
+  const candidate = run.candidates?.find((c) => c.tampering);
+  const [reason, message] = candidate ? [`candidate ${candidate.name}: ${candidate.reason}`, candidate.message] : [run.reason, run.message];
+  return `run ${run.runId} caught tampering (${reason}): ${message ?? ''}`.trimEnd();
+}
+
 // Not the agent's doing: they neither count towards a streak nor break one.
 const NEUTRAL = new Set(['INTERRUPTED', 'ABANDONED']);
 
@@ -45,9 +52,7 @@ export function judgeNeedsHuman(runs: readonly RunRecord[], acks: readonly Ack[]
   const flagged = new Map<string, NeedsHuman>();
   for (const [taskId, list] of byTask) {
     const newestFirst = [...list].sort((a, b) => (a.runId < b.runId ? 1 : -1));
-    const reasons = newestFirst
-      .filter(caughtTampering)
-      .map((run) => `run ${run.runId} caught tampering (${run.reason}): ${run.message ?? ''}`.trimEnd());
+    const reasons = newestFirst.filter(caughtTampering).map((run) => tamperingLine(run));
     const streak: string[] = [];
     for (const run of newestFirst) {
       if (run.mode !== 'run' || (run.reason !== null && NEUTRAL.has(run.reason))) continue;
