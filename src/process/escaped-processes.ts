@@ -2,6 +2,7 @@
 // by what they carry instead: an inherited marker in their environment, or a hold on a directory.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { OWNER_ENV, ownerAlive, parseOwnerTag } from './owner-tag.js';
 
 /** The environment variable every child we start carries; its value names the run, the attempt and the role. */
@@ -93,7 +94,7 @@ export async function killEscapedProcesses(options: FindEscapedOptions, waitMs =
   const deadline = Date.now() + waitMs;
   let alive = [...frozen.keys()].filter(isAlive);
   while (alive.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     alive = alive.filter(isAlive);
   }
   const survivors = alive.map((pid) => frozen.get(pid) as EscapedProcess);

@@ -1,5 +1,6 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
 import { readFileSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readProcStat } from './proc-stat.js';
 import { recordChild } from './run-scope.js';
 import { unwatchGroup, watchGroup } from './watchdog.js';
@@ -109,8 +110,4 @@ export async function terminateGroup(pid: number, graceMs = 3000): Promise<void>
   const hard = Date.now() + 2000;
   while (groupAlive(pid) && Date.now() < hard) await sleep(10);
   untrackGroup(pid);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
