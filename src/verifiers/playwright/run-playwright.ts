@@ -109,7 +109,7 @@ async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<Star
       state = 'abandoned';
       await running.stop();
       await running.done;
-      await killMarkedProcesses(marker);
+      killMarkedProcesses(marker);
       await cache.discard();
     },
   };
@@ -127,7 +127,7 @@ interface StartedRun {
 /** After the runner ended: leftover browsers, the report and its classification. */
 async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: SpawnResult): Promise<VerificationResult> {
   const { command, argv, files, marker, browserPath, cache } = run;
-  const leftoverBrowsers = await killMarkedProcesses(marker);
+  const leftoverBrowsers = killMarkedProcesses(marker);
   await cache.release();
   const configNotes = await readNotes(files.notes);
   for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
