@@ -1,6 +1,7 @@
 // `verifier.type: command`: any executable that speaks Elenchos's verifier event protocol.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { commandWords } from '../../process/command-string.js';
 import { runProcess } from '../../process/spawn.js';
 import { firstDuplicateKey } from '../../util/duplicate-keys.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
@@ -31,7 +32,7 @@ export const commandAdapter: VerifierAdapter = {
 export async function runCommandVerifier(ctx: VerifyContext): Promise<VerificationResult> {
   const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps;
   await mkdir(ctx.evidenceDir, { recursive: true });
-  const [command, ...leading] = (ctx.command ?? 'elenchos-verifier').trim().split(/\s+/) as [string, ...string[]];
+  const [command = '', ...leading] = commandWords(ctx.command ?? 'elenchos-verifier');
   const env: NodeJS.ProcessEnv = {};
   for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));

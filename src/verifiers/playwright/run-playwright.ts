@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { commandWords } from '../../process/command-string.js';
 import { startProcess, type SpawnResult } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
 import type { StartedVerification, VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
@@ -248,14 +249,14 @@ function testDuration(test: ReportTest | undefined): number | null {
 }
 
 /**
- * The Playwright executable: `verifier.command` (split on spaces, e.g. `npx playwright`), else the
+ * The Playwright executable: `verifier.command` (split into words as a shell would, e.g. `npx playwright`), else the
  * nearest `node_modules/.bin/playwright` from `cwd` upwards (the same folders Node searches for the
  * spec's `@playwright/test`: a worktree under `.elenchos/workspaces/` finds the checkout's), else
  * `npx --no playwright` (which never installs anything).
  */
 export function playwrightCommand(cwd: string, configured: string | undefined): { command: string; args: string[] } {
   if (configured && configured.trim() !== '') {
-    const [command, ...args] = configured.trim().split(/\s+/) as [string, ...string[]];
+    const [command = '', ...args] = commandWords(configured);
     if (path.basename(command) === 'npx' && args.length === 0) args.push('--no', 'playwright');
     return { command, args };
   }
