@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { commandWords } from '../../process/command-string.js';
 import { runProcess } from '../../process/spawn.js';
-import { firstDuplicateKey } from '../../util/duplicate-keys.js';
+import { firstDuplicateKey } from '../../util/json-scan.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import { kaneLockedInputs } from '../kane/inputs.js';
 import { parseTestMd } from '../kane/test-md.js';
