@@ -11,7 +11,7 @@ import { keepAttachments } from './attachments.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { classifyPlaywright } from './classify.js';
 import { writePlaywrightConfig, type PlaywrightFiles } from './generate-config.js';
-import { PROGRESS_MARK, START_GATE_ENV } from './progress-reporter.js';
+import { PROGRESS_MARK, START_GATE_ENV } from './reporter/progress-protocol.js';
 import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
