@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { childEnv } from '../../process/child-env.js';
 import { commandWords } from '../../process/command-string.js';
 import { startProcess, type SpawnResult } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
@@ -26,29 +27,6 @@ const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'crite
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
 export const DEFAULT_RETRIES = 1;
-
-// The child sees only these from the parent's environment, plus the verifier's configured `env`.
-const INHERITED = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TZ',
-  'TMPDIR',
-  'TMP',
-  'TEMP',
-  'DISPLAY',
-  'WAYLAND_DISPLAY',
-  'XAUTHORITY',
-  'XDG_RUNTIME_DIR',
-  'PLAYWRIGHT_BROWSERS_PATH',
-  'NODE_EXTRA_CA_CERTS',
-  'SYSTEMROOT',
-];
 
 /** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
 export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
@@ -274,11 +252,9 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
  * one of `extra`, Playwright would read compiled specs from a folder anyone of this user can write.
  */
 export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited: NodeJS.ProcessEnv = {};
-  for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
   const own = Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'PWTEST_CACHE_DIR'));
   // Plain messages in the report and logs; classification reads them.
-  return { ...inherited, ...own, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+  return childEnv('playwright', { baseEnv, set: [own, extra, { FORCE_COLOR: '0', NO_COLOR: '1' }] });
 }
 
 function buildEnv(ctx: VerifyContext, cacheDir: string, gated: boolean): NodeJS.ProcessEnv {
