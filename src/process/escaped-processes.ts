@@ -110,7 +110,7 @@ function realDirectory(dir: string): string {
   }
 }
 
-/** Our own pid and every ancestor's: a sweep must never stop the tool (or the shell) that runs it. */
+/** Our own pid and every ancestor's: stopping escaped processes must never stop the tool (or the shell) that runs it. */
 function ancestors(): number[] {
   const pids: number[] = [];
   let pid = process.pid;

@@ -16,7 +16,7 @@ import { PROGRESS_MARK, START_GATE_ENV } from './reporter/progress-protocol.js';
 import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
-import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+import { browserMarker, killMarkedProcesses } from './reap-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readTraceFacts } from './trace-url.js';
 import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';

@@ -16,7 +16,7 @@ import { blameAppFailure, noteAppReady, type AppLauncher } from '../../app/app-b
 import { startApp } from '../../app/app.js';
 import { statContract } from '../../lock/contract-lock.js';
 import { sweepAfterPass } from '../sweep-step.js';
-import { processTag } from '../sweep-escaped.js';
+import { processTag } from '../stop-escaped.js';
 import { pauseForTest } from '../test-pause.js';
 import { buildVerifyContext } from '../verify-context.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
