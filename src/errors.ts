@@ -31,11 +31,6 @@ export class InputError extends ElenchosError {
   override readonly exitCode: ExitCodeValue = ExitCode.INPUT;
 }
 
-/** Command-line usage problems (unknown command, bad flag). Exit 3. */
-export class UsageError extends InputError {
-  override readonly code = 'ELENCHOS_USAGE';
-}
-
 /** A JSON file that does not parse, with line and column. */
 export class JsonSyntaxError extends InputError {
   override readonly code = 'ELENCHOS_JSON_SYNTAX';

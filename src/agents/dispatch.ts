@@ -1,8 +1,8 @@
 // Runs an agent process through the spawn helper and turns its end into an AgentOutcome.
+import { childEnv } from '../process/child-env.js';
 import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
-import { buildAgentEnv } from './agent-env.js';
 import { sandboxCommand } from './sandbox.js';
 import { secretPathsToHide } from '../util/secret-paths.js';
 import type { AgentContext, AgentOutcome } from './types.js';
@@ -24,13 +24,12 @@ export interface DispatchSpec {
  * prompt on stdin and the configured timeout; keeps only the tails of its output in memory.
  */
 export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): Promise<{ result: SpawnResult; outcome: AgentOutcome }> {
-  const env = buildAgentEnv({
+  const env = childEnv('agent', {
     baseEnv: context.baseEnv,
-    passKeys: spec.passKeys,
-    passPrefixes: spec.passPrefixes,
+    keys: spec.passKeys,
+    prefixes: spec.passPrefixes,
     passEnv: context.config.passEnv,
-    extra: context.config.env,
-    elenchos: elenchosVars(context),
+    set: [context.config.env, elenchosVars(context)],
   });
   const confined =
     context.config.sandbox === 'bwrap'

@@ -1,5 +1,6 @@
 // The app's command and URL must agree on the port, or the run waits on a port nobody listens on.
 import type { Config } from './config-schema.js';
+import { PORT_PLACEHOLDER } from './port-placeholder.js';
 
 // `{port}` is substituted by Elenchos; $PORT is the environment variable every app also receives.
 const COMMAND_USES_PORT = /\{port\}|\$\{?PORT\b/;
@@ -12,7 +13,7 @@ const COMMAND_USES_PORT = /\{port\}|\$\{?PORT\b/;
 export function appPortProblems(app: Config['app'], label: string): string[] {
   if (!app.command) return [];
   const commandPort = COMMAND_USES_PORT.test(app.command);
-  const urlPort = app.url.includes('{port}');
+  const urlPort = app.url.includes(PORT_PLACEHOLDER);
   const problems: string[] = [];
   // With app.port 0 the run picks a new free port each time: only {port} (or $PORT) tells the app which.
   if (app.port === 0 && urlPort && !commandPort) {

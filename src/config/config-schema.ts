@@ -1,7 +1,9 @@
 // elenchos.config.json: the one zod schema that schemas/config.schema.json is generated from.
 import { z } from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
+import { commandStringProblem } from '../process/command-string.js';
 import { CREDENTIAL_ENV } from '../util/credentials.js';
+import { fillPort } from './port-placeholder.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command', 'gemini', 'opencode'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -11,6 +13,14 @@ export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
 const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
 /** A string that reaches a child process (argument, environment, path): a NUL byte cannot, and would crash the spawn. */
 const processString = () => z.string().refine((v) => !v.includes('\0'), 'must not contain a NUL byte (\\u0000)');
+/** A command line split into words as a shell would (process/command-string.ts): its quotes must close. */
+const commandString = () =>
+  processString()
+    .min(1)
+    .superRefine((v, ctx) => {
+      const problem = commandStringProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 const envName = z.string().regex(/^[^=\0]+$/, 'an environment variable name must be non-empty, without "=" or a NUL byte');
 const envRecord = z.record(envName, processString()).default({});
 const passEnvList = z
@@ -21,7 +31,7 @@ const appUrl = z
   .string()
   .min(1)
   .refine((v) => !v.includes('\0'), 'must not contain a NUL byte (\\u0000)')
-  .refine((v) => URL.canParse(v.replaceAll('{port}', '1')) && /^https?:$/.test(new URL(v.replaceAll('{port}', '1')).protocol), {
+  .refine((v) => URL.canParse(fillPort(v, 1)) && /^https?:$/.test(new URL(fillPort(v, 1)).protocol), {
     message: 'must be an http:// or https:// URL, e.g. "http://127.0.0.1:{port}/"',
   });
 /** A path inside the repository: not absolute, no `..`, no NUL byte. */
@@ -156,7 +166,7 @@ export const VerifierConfigSchema = z.strictObject({
     .describe(
       "Which verifier decides pass or fail; unset, each task's test file says (`*_test.md` Kane, `*.spec.ts` / `*.test.ts` / `*.spec.js` Playwright).",
     ),
-  command: processString().min(1).optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
+  command: commandString().optional().describe('Executable (defaults: `kane-cli`, `npx playwright`).'),
   args: z.array(processString()).default([]).describe('Extra arguments.'),
   timeoutSeconds: seconds(900).describe("Wall-clock limit of one verification (Kane's own --timeout is not trusted)."),
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
@@ -251,4 +261,3 @@ export const ConfigSchema = z.strictObject({
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
-export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -37,18 +37,3 @@ export type RunEvent =
 export interface RunReporter {
   onEvent(event: RunEvent): void;
 }
-
-/** Calls every reporter, so that one broken reporter cannot crash a run. */
-export function multiplex(reporters: readonly RunReporter[]): RunReporter {
-  return {
-    onEvent(event) {
-      for (const reporter of reporters) {
-        try {
-          reporter.onEvent(event);
-        } catch {
-          // a reporter's bug is not the run's failure
-        }
-      }
-    },
-  };
-}

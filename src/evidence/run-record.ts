@@ -155,9 +155,7 @@ export const RunRecordSchema = z
     path: ['reason'],
   });
 
-export type CriterionSummary = z.infer<typeof CriterionSummarySchema>;
 export type AttemptSummary = z.infer<typeof AttemptSummarySchema>;
-export type ContractFile = z.infer<typeof ContractFileSchema>;
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 export type CandidateSummary = z.infer<typeof CandidateSummarySchema>;
 

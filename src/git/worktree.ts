@@ -1,6 +1,7 @@
 // Detached worktrees: where an agent works without touching the main checkout.
 import { appendFile, chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { commonGitDir, git, gitBytes, splitNul } from './git.js';
 import { ELENCHOS_DIR_NAME } from './layout-names.js';
 
@@ -67,7 +68,7 @@ async function retryBusy<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
       return await work();
     } catch (error) {
       if (i >= attempts || !BUSY.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * i));
+      await sleep(100 * i);
     }
   }
 }

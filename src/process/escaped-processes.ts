@@ -1,8 +1,10 @@
 // Processes that left the process group we gave them (setsid, nohup, a double fork) and are found
 // by what they carry instead: an inherited marker in their environment, or a hold on a directory.
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { OWNER_ENV, ownerAlive, parseOwnerTag } from './owner-tag.js';
+import { isDefunct, isKernelThread, listFds, listPids, readCmdline, readEnvironEntries, readProcLink, readProcStat } from './proc-stat.js';
 
 /** The environment variable every child we start carries; its value names the run, the attempt and the role. */
 export const PROCESS_TAG_ENV = 'ELENCHOS_PROCESS_TAG';
@@ -55,14 +57,13 @@ export function findEscapedProcesses(options: FindEscapedOptions): EscapedProces
   const orphanDirs = (options.deadOwnersIn ?? []).map(realDirectory);
   const spare = new Set([...(options.spare ?? []), ...ancestors()]);
   const found: EscapedProcess[] = [];
-  for (const pid of listPids()) {
+  for (const pid of listPids() ?? []) {
     if (spare.has(pid)) continue;
-    const fields = statFields(pid);
-    const state = fields?.[0] ?? null;
-    if (state === null || state === 'Z' || state === 'X') continue;
-    // A kernel thread (about half the pids of a small machine) runs no user code, has no environment
-    // and no files of its own: nothing to look at. Only the kernel sets this flag; no process can.
-    if (isKernelThread(fields)) continue;
+    const stat = readProcStat(pid);
+    if (stat === null || isDefunct(stat)) continue;
+    // A kernel thread runs no user code, has no environment and no files of its own: nothing to look
+    // at. Only the kernel sets its flag; no process can.
+    if (isKernelThread(stat)) continue;
     const why: string[] = [];
     if ((tags.size > 0 || prefixes.length > 0) && carriesTag(pid, tags, prefixes)) why.push('marker');
     const owner = owners.size > 0 || orphanDirs.length > 0 ? readOwner(pid) : null;
@@ -93,7 +94,7 @@ export async function killEscapedProcesses(options: FindEscapedOptions, waitMs =
   const deadline = Date.now() + waitMs;
   let alive = [...frozen.keys()].filter(isAlive);
   while (alive.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     alive = alive.filter(isAlive);
   }
   const survivors = alive.map((pid) => frozen.get(pid) as EscapedProcess);
@@ -109,77 +110,34 @@ function realDirectory(dir: string): string {
   }
 }
 
-function listPids(): number[] {
-  try {
-    return readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** Our own pid and every ancestor's: a sweep must never stop the tool (or the shell) that runs it. */
+/** Our own pid and every ancestor's: stopping escaped processes must never stop the tool (or the shell) that runs it. */
 function ancestors(): number[] {
   const pids: number[] = [];
   let pid = process.pid;
   for (let i = 0; i < 64 && pid > 1; i++) {
     pids.push(pid);
-    const ppid = Number(statFields(pid)?.[1]);
+    const ppid = readProcStat(pid)?.ppid ?? NaN;
     if (!Number.isInteger(ppid) || ppid <= 0) break;
     pid = ppid;
   }
   return pids;
 }
 
-/** Fields after the command name (state ppid pgrp ...); the name may contain spaces and ')'. */
-function statFields(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
-// PF_KTHREAD in the flags field of /proc/<pid>/stat (field 9, the 7th after the command name).
-const PF_KTHREAD = 0x00200000;
-function isKernelThread(fields: string[] | null): boolean {
-  const flags = Number(fields?.[6]);
-  return Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0;
-}
-
-function readState(pid: number): string | null {
-  return statFields(pid)?.[0] ?? null;
-}
-
 function isAlive(pid: number): boolean {
-  const state = readState(pid);
-  return state !== null && state !== 'Z' && state !== 'X';
+  const stat = readProcStat(pid);
+  return stat !== null && !isDefunct(stat);
 }
 
 function carriesTag(pid: number, tags: Set<string>, prefixes: readonly string[]): boolean {
-  try {
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    // Every tag and prefix starts with `ELENCHOS_PROCESS_TAG=`: most processes do not hold it at all,
-    // and are let go without splitting their whole environment into entries.
-    if (!environ.includes(TAG_PREFIX)) return false;
-    return environ.split('\0').some((entry) => tags.has(entry) || prefixes.some((p) => entry.startsWith(p)));
-  } catch {
-    return false; // gone, or not ours to read
-  }
+  // Every tag and prefix starts with `ELENCHOS_PROCESS_TAG=`.
+  const entries = readEnvironEntries(pid, TAG_PREFIX) ?? [];
+  return entries.some((entry) => tags.has(entry) || prefixes.some((p) => entry.startsWith(p)));
 }
 
 /** The process's `ELENCHOS_OWNER` value, or null when it carries none (or cannot be read). */
 function readOwner(pid: number): string | null {
-  try {
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    if (!environ.includes(OWNER_PREFIX)) return null;
-    const entry = environ.split('\0').find((e) => e.startsWith(OWNER_PREFIX));
-    return entry === undefined ? null : entry.slice(OWNER_PREFIX.length);
-  } catch {
-    return null; // gone, or not ours to read
-  }
+  const entry = readEnvironEntries(pid, OWNER_PREFIX)?.[0];
+  return entry === undefined ? null : entry.slice(OWNER_PREFIX.length);
 }
 
 /** A value that names no process (empty, forged) is no owner: only a well-formed tag of a gone process counts. */
@@ -191,33 +149,14 @@ function ownerDead(value: string): boolean {
 function holdsDirectory(pid: number, dirs: readonly string[]): string[] {
   const inside = (target: string | null) => target !== null && dirs.some((d) => target === d || target.startsWith(`${d}/`));
   const why: string[] = [];
-  for (const link of ['cwd', 'root', 'exe']) if (inside(readLink(`/proc/${pid}/${link}`))) why.push(link);
-  let fds: string[] = [];
-  try {
-    fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    // gone, or not ours to read
-  }
-  if (fds.some((fd) => inside(readLink(`/proc/${pid}/fd/${fd}`)))) why.push('open-file');
+  for (const link of ['cwd', 'root', 'exe']) if (inside(readProcLink(pid, link))) why.push(link);
+  if (listFds(pid).some((fd) => inside(readProcLink(pid, `fd/${fd}`)))) why.push('open-file');
   return why;
 }
 
-function readLink(file: string): string | null {
-  try {
-    // A deleted file reads as "<path> (deleted)": still inside the directory for our purpose.
-    return readlinkSync(file).replace(/ \(deleted\)$/, '');
-  } catch {
-    return null;
-  }
-}
-
 function readCommand(pid: number): string {
-  try {
-    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
-    return raw.length > 300 ? `${raw.slice(0, 300)}…` : raw;
-  } catch {
-    return '';
-  }
+  const raw = (readCmdline(pid) ?? []).join(' ');
+  return raw.length > 300 ? `${raw.slice(0, 300)}…` : raw;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

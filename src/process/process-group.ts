@@ -1,6 +1,6 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
-import { readFileSync, readdirSync } from 'node:fs';
-import { readProcStat } from './proc-stat.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDefunct, listPids, readProcStat } from './proc-stat.js';
 import { recordChild } from './run-scope.js';
 import { unwatchGroup, watchGroup } from './watchdog.js';
 
@@ -50,36 +50,18 @@ export function groupAlive(pid: number): boolean {
 
 /** Whether process `pid` is alive (not a zombie) in process group `pgid`, as /proc says; false when it cannot tell. */
 function liveMemberOf(pid: number, pgid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return false;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X';
+  const stat = readProcStat(pid);
+  return stat !== null && stat.pgid === pgid && !isDefunct(stat);
 }
 
 /** Processes of process group `pgid` with their state letter, or null where /proc cannot tell. */
 export function groupMembers(pgid: number): { pid: number; state: string }[] | null {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return null;
-  }
+  const pids = listPids();
+  if (pids === null) return null;
   const members: { pid: number; state: string }[] = [];
-  for (const name of names) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // Fields after the command name: state ppid pgrp ...; the name itself may contain spaces and ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid) members.push({ pid: Number(name), state: fields[0] ?? '?' });
+  for (const pid of pids) {
+    const stat = readProcStat(pid); // null: gone meanwhile
+    if (stat !== null && stat.pgid === pgid) members.push({ pid, state: stat.state });
   }
   return members;
 }
@@ -109,8 +91,4 @@ export async function terminateGroup(pid: number, graceMs = 3000): Promise<void>
   const hard = Date.now() + 2000;
   while (groupAlive(pid) && Date.now() < hard) await sleep(10);
   untrackGroup(pid);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

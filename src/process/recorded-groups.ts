@@ -1,5 +1,6 @@
 // Process groups we recorded as started (a run's processes.ndjson, the watchdog's list): which of their
 // members still live, and stopping them without ever touching a stranger that happens to have a reused pid.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isDefunct, readProcStat, type ProcStat } from './proc-stat.js';
 import type { ChildEntry } from './run-scope.js';
 
@@ -58,8 +59,4 @@ export async function stopProcesses(processes: readonly ProcStat[], graceMs = 20
   signalAll('SIGKILL');
   const hard = Date.now() + 2000;
   while (processes.some(same) && Date.now() < hard) await sleep(10);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

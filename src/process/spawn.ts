@@ -140,14 +140,14 @@ export function startProcess(command: string, args: readonly string[], options: 
   child.stderr?.on('data', account(tails.stderr));
   const lines = [forwardLines(child.stdout, options.onStdoutLine), forwardLines(child.stderr, options.onStderrLine)];
 
-  let sweep: Promise<void> = Promise.resolve();
+  let groupStop: Promise<void> = Promise.resolve();
   let pipesRelease: NodeJS.Timeout | undefined;
   child.once('exit', () => {
     clearTimeout(gateTimer);
     // Anything the leader left behind in its group goes with it, unless we manage the group ourselves.
-    if (!options.keepGroupOnExit) sweep = stop();
+    if (!options.keepGroupOnExit) groupStop = stop();
     // A process that left the group (setsid) may hold our pipes open: execa would wait for it forever.
-    void sweep.then(() => {
+    void groupStop.then(() => {
       pipesRelease = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -159,7 +159,7 @@ export function startProcess(command: string, args: readonly string[], options: 
     // A failed write to an output file was reported by the file itself (output-files.ts), as it happened.
     const result = await child;
     await Promise.all([...lines, files.close()]);
-    await sweep;
+    await groupStop;
     clearTimeout(pipesRelease);
     return {
       exitCode: result.exitCode ?? null,

@@ -69,7 +69,7 @@ function ensureWatchdog(): Socket | null {
 function startWatchdog(owner: string): ChildProcess {
   return spawn(process.execPath, [WATCHDOG_MAIN, owner], {
     // Its own session: a Ctrl-C or a closed terminal reaches us, not it. The root as cwd: it holds no
-    // worktree, so no sweep of a workspace takes it for a process left inside.
+    // worktree, so no stop of a workspace's processes takes it for a process left inside.
     detached: true,
     cwd: '/',
     // Nothing inherited: no tag of ours in its environment, no NODE_OPTIONS, no output pipe of ours

@@ -1,6 +1,6 @@
 // The command verifier: any executable speaking Elenchos's event protocol, against a real page.
 import http from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapCriteria } from '../../src/contract/criteria-map.js';
@@ -24,7 +24,7 @@ const criteria = [
   { id: 'AC-002', description: 'the list' },
 ];
 
-async function verify(mode: string, testMd = TEST_MD) {
+async function verify(mode: string, testMd = TEST_MD, command = path.join(FIXTURES, 'bin/fake-verifier')) {
   const cwd = tempDir();
   mkdirSync(path.join(cwd, 'tests'));
   writeFileSync(path.join(cwd, 'tests/add.md'), testMd);
@@ -37,7 +37,7 @@ async function verify(mode: string, testMd = TEST_MD) {
     criteria,
     map: mapCriteria(criteria, parseTestMd(testMd).steps),
     variables: { user: 'ada', password: { value: 'x', secret: true } },
-    command: path.join(FIXTURES, 'bin/fake-verifier'),
+    command,
     args: [],
     env: { FAKE_VERIFIER_MODE: mode },
     baseEnv: { PATH: process.env.PATH },
@@ -76,6 +76,15 @@ describe('command verifier', () => {
     const { result } = await verify('noise');
     expect(result.status).toBe('PASS');
     expect(result.details.lines).toMatchObject({ invalid: 1 });
+  });
+
+  it('runs a verifier.command whose quoted path holds spaces: the quoted words are one argument', async () => {
+    page = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';
+    // The fake and its lib/ beside it, in a folder whose name has a space, run through node.
+    const dir = path.join(tempDir(), 'my verifiers');
+    cpSync(path.join(FIXTURES, 'bin'), dir, { recursive: true });
+    const { result } = await verify('check-page', TEST_MD, `"${process.execPath}" "${path.join(dir, 'fake-verifier')}"`);
+    expect(result.status).toBe('PASS');
   });
 
   it.each([

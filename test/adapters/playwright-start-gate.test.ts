@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROGRESS_REPORTER, START_GATE_ENV } from '../../src/verifiers/playwright/progress-reporter.js';
+import { PROGRESS_REPORTER } from '../../src/verifiers/playwright/progress-reporter.js';
+import { START_GATE_ENV } from '../../src/verifiers/playwright/reporter/progress-protocol.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** A child that loads the reporter, prints `begin`, calls onBegin, prints `after`; `feed` gets its stdin. */

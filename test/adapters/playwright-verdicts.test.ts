@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
-import { findMarkedProcesses } from '../../src/verifiers/playwright/sweep-browsers.js';
+import { findMarkedProcesses } from '../../src/verifiers/playwright/reap-browsers.js';
 import type { VerificationResult, VerifierProgress } from '../../src/verifiers/types.js';
 import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import {

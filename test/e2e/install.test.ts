@@ -1,10 +1,11 @@
 // Installable: the packed tarball, installed offline into a fresh project, gives a working `npx elenchos`.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { CLEAR_SPEC } from '../helpers/playwright-attack.js';
 import { FAKE_AGENT, FAKE_KANE, FIXTURES, TEST_MD, onlyRun, processesInside } from '../helpers/project.js';
 import { npm, npxElenchos, packElenchos, writeInstallableProject, type Packed } from '../helpers/packed.js';
 import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
@@ -137,6 +138,51 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(verify.stdout).toContain('1/1 VERIFIED');
     expect(processesInside(root)).toEqual([]);
   });
+
+  it.runIf(existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium'))(
+    "a Playwright verify loads the progress reporter from the installed package's dist/, with no dev dependency of Elenchos",
+    () => {
+      const root = installedProject({
+        'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
+        'page.html': '<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n',
+        'tasks/clear-list.json': `${JSON.stringify({
+          id: 'clear-list',
+          title: 'Clear the list',
+          description: 'A Clear button empties the task list.',
+          acceptanceCriteria: [
+            { id: 'AC-001', description: 'the list shows the tasks' },
+            { id: 'AC-002', description: 'Clear empties the list' },
+          ],
+          verification: { testFile: 'tests/clear-list.spec.ts' },
+        })}\n`,
+        'tests/clear-list.spec.ts': CLEAR_SPEC,
+        'elenchos.config.json': `${JSON.stringify({
+          app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
+          verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
+        })}\n`,
+      });
+      // The user's own @playwright/test (this checkout's copy; elenchos brings none).
+      const modules = path.join(path.dirname(path.dirname(BIN)), 'node_modules');
+      for (const name of ['@playwright/test', 'playwright', 'playwright-core', '.bin/playwright']) {
+        mkdirSync(path.dirname(path.join(root, 'node_modules', name)), { recursive: true });
+        symlinkSync(path.join(modules, name), path.join(root, 'node_modules', name));
+      }
+      const verify = npxElenchos(['verify', 'tasks/clear-list.json'], root, { HOME: tempDir('elenchos-home-') });
+      expect(verify.status, `${verify.stdout}\n${verify.stderr}`).toBe(1);
+      // Progress lines came from the reporter: a missing one would have ended Playwright before any test.
+      expect(verify.stdout).toMatch(/step 2 clears the list @AC-002/);
+      const { dir, record } = onlyRun(root);
+      expect(record.attempts[0].criteria.map((c: { id: string; status: string }) => `${c.id} ${c.status}`)).toEqual([
+        'AC-001 PASS',
+        'AC-002 FAIL',
+      ]);
+      const shim = readdirSync(dir, { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('progress-reporter.mjs'));
+      expect(readFileSync(path.join(dir, shim!), 'utf8')).toContain(
+        `${path.join(root, 'node_modules/elenchos/dist/verifiers/playwright/reporter/progress-reporter.js')}"`,
+      );
+      expect(processesInside(root)).toEqual([]);
+    },
+  );
 
   it('a copy that was never built says so in one line, not an ERR_MODULE_NOT_FOUND stack', () => {
     const copy = tempDir('elenchos-unbuilt-');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstDuplicateKey } from '../../src/util/duplicate-keys.js';
+import { firstDuplicateKey } from '../../src/util/json-scan.js';
 
 describe('firstDuplicateKey', () => {
   it.each([
@@ -31,5 +31,12 @@ describe('firstDuplicateKey', () => {
   ])('finds none in %s', (json) => {
     JSON.parse(json);
     expect(firstDuplicateKey(json)).toBeNull();
+  });
+
+  it('reads a line nested 100,000 deep (JSON.parse takes it) without a stack overflow, to the duplicate at its bottom', () => {
+    const deep = `${'{"a":['.repeat(100_000)}{"status":"failed","status":"passed"}${']}'.repeat(100_000)}`;
+    JSON.parse(deep);
+    expect(firstDuplicateKey(deep)).toBe('status');
+    expect(firstDuplicateKey(deep.replace('"status":"passed"', '"other":"passed"'))).toBeNull();
   });
 });

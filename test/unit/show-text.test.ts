@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControls, showText } from '../../src/util/show-text.js';
+import { escapeControls, showText } from '../../src/cli-io.js';
 
 describe('showText / escapeControls', () => {
   it('escapes ANSI, OSC, C1 and bidi controls so a terminal shows them instead of obeying them', () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { appWriteGlobs, declaredFolders } from '../../config/app-writes.js';
 import type { Config } from '../../config/config-schema.js';
+import { fillPort, PORT_PLACEHOLDER } from '../../config/port-placeholder.js';
 import { describeError } from '../../errors.js';
 import { headCommit } from '../../git/status.js';
 import { watchWindow, type WindowReport } from '../../git/window-watch.js';
@@ -61,8 +62,8 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
     const setupProblem = await runSetup(options, workspace, attemptPaths(logs).setupLog);
     if (setupProblem) return [setupProblem];
     const port = config.app.port === 0 ? await freePort() : config.app.port;
-    const url = config.app.url.replaceAll('{port}', String(port));
-    const command = config.app.command.replaceAll('{port}', String(port));
+    const url = fillPort(config.app.url, port);
+    const command = fillPort(config.app.command, port);
     const logFile = attemptPaths(logs).appLog;
     // Watched from before the app starts until it is stopped, with the run's own rules (core/run/phases/app-and-verifier.ts).
     const globs = appWriteGlobs(config.app.writes);
@@ -137,7 +138,8 @@ function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, conf
   const details = [...tail, `whole log: ${logFile}`];
   if (start.reason === 'APP_NOT_READY') {
     // The commonest newcomer mistake: a fixed port in the command while the URL follows {port}.
-    const noPort = config.app.url.includes('{port}') && !config.app.command?.includes('{port}') ? 'app.command has no {port}: ' : '';
+    const noPort =
+      config.app.url.includes(PORT_PLACEHOLDER) && !config.app.command?.includes(PORT_PLACEHOLDER) ? 'app.command has no {port}: ' : '';
     const fix = `${noPort}make app.command in ${configLabel} listen on {port} (replaced by a free port) or read PORT, and app.url answer once ready`;
     return fail('app', start.message, `${fix}; or raise app.readyTimeoutSeconds`, details);
   }

@@ -6,6 +6,7 @@ import { agentNotFoundFix } from '../../agents/not-found-fix.js';
 import { agentAdapter } from '../../agents/registry.js';
 import type { Config } from '../../config/config-schema.js';
 import type { VerifierType } from '../../contract/task-schema.js';
+import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { runProcess } from '../../process/spawn.js';
 import { resolveBrowserPath } from '../../verifiers/playwright/browser-path.js';
@@ -64,7 +65,7 @@ export async function checkVerifier(type: VerifierType, config: Config, root: st
       ];
     return [ok('verifier', `playwright: ${version.line}`), await checkPlaywrightVersion(root, version.line)];
   }
-  const configured = (config.verifier.command ?? (type === 'kane' ? 'kane-cli' : '')).trim().split(/\s+/)[0] ?? '';
+  const configured = commandExecutable(config.verifier.command ?? (type === 'kane' ? 'kane-cli' : ''));
   if (!configured) {
     const fix = 'set verifier.command to the executable that speaks the Elenchos event protocol (docs/command-verifier.md)';
     return [fail('verifier', 'verifier.type "command" has no verifier.command', fix)];

@@ -12,6 +12,7 @@ import { checkSetupCopy } from '../../config/setup-copy.js';
 import { PreflightError } from '../../errors.js';
 import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../../git/status.js';
+import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { checkJsonInputs } from '../json-inputs.js';
@@ -230,7 +231,7 @@ async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv):
 async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
   // "npx playwright" is a command and its first argument: look up the executable only.
   const configured = verifierInvocation(config, resolved).command;
-  const command = (configured ?? resolved.verifier.defaultCommand().command).trim().split(/\s+/)[0]!;
+  const command = commandExecutable(configured ?? resolved.verifier.defaultCommand().command);
   if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError(

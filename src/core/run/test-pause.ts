@@ -3,6 +3,7 @@
 // It only waits: it reads no data and changes none, so it cannot alter a verdict (docs/verification.md).
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The points a test can pause at, in the order a run reaches them. */
 export const PAUSE_POINTS = ['setup', 'cache-copy', 'baseline', 'app', 'teardown', 'sealing'] as const;
@@ -30,6 +31,7 @@ export async function pauseForTest(point: PausePoint, env: NodeJS.ProcessEnv, si
       )
     )
       return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // An abort rejects the sleep at once; the loop's condition then ends the wait.
+    await sleep(20, undefined, { signal }).catch(() => undefined);
   }
 }

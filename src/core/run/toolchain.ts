@@ -1,4 +1,5 @@
 // The verifier's toolchain fingerprint for a run: the adapter's own, or the resolved executable.
+import { commandExecutable } from '../../process/command-string.js';
 import { fileStamp } from '../../process/file-stamp.js';
 import { findExecutable } from '../../process/find-executable.js';
 import type { RunContext } from './run-context.js';
@@ -9,7 +10,7 @@ export async function verifierToolchain(ctx: RunContext): Promise<string[]> {
   const { command } = verifierInvocation(ctx.config, ctx.resolved);
   const adapter = ctx.resolved.verifier;
   if (adapter.toolchain) return adapter.toolchain({ cwd: ctx.workspace, testFileLabel: ctx.resolved.testFileLabel, command, env: ctx.env });
-  const executable = (command ?? adapter.defaultCommand().command).trim().split(/\s+/)[0]!;
+  const executable = commandExecutable(command ?? adapter.defaultCommand().command);
   const found = await findExecutable(executable, { cwd: ctx.workspace, pathEnv: ctx.env.PATH });
   return [`executable ${found ? await fileStamp(found) : `${executable} not found`}`];
 }

@@ -1,5 +1,6 @@
 // `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
 import { loadConfig } from '../../config/load-config.js';
+import { PORT_PLACEHOLDER } from '../../config/port-placeholder.js';
 import { DiskFullError, ElenchosError, InputError, describeError } from '../../errors.js';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { findRepoRoot } from '../../git/git.js';
@@ -48,7 +49,7 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   if (options.inPlace && options.workers > 1)
     throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
   const { config, path: configPath } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
-  if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes('{port}'))) {
+  if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes(PORT_PLACEHOLDER))) {
     throw new InputError(
       '--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)',
     );

@@ -11,7 +11,7 @@ import type { RunContext } from '../run/run-context.js';
 import { pauseForTest } from '../run/test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
 import { attemptPaths, setupCacheDir } from '../../evidence/layout.js';
-import { CREDENTIAL_ENV } from '../../util/credentials.js';
+import { childEnv } from '../../process/child-env.js';
 import { appSandboxCommand, appSandboxed, setupSandboxOptions } from '../app/app-sandbox.js';
 import { noteElenchosAppend } from '../../evidence/seal-attempt.js';
 import { secretPathsToHide } from '../../util/secret-paths.js';
@@ -134,8 +134,7 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
 async function runCommand(options: PrepareWorktreeOptions, command: string): Promise<PrepareOutcome> {
   const { setup } = options;
   // Elenchos's own credentials (the verifier's, the signing key) are never setup's business.
-  const env = { ...options.env };
-  for (const key of CREDENTIAL_ENV) delete env[key];
+  const env = childEnv('setup', { baseEnv: options.env });
   const shell = { command: '/bin/sh', args: ['-c', command] };
   const spawned = options.sandboxed
     ? appSandboxCommand(

@@ -1,8 +1,10 @@
 // `verifier.type: command`: any executable that speaks Elenchos's verifier event protocol.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { childEnv } from '../../process/child-env.js';
+import { commandWords } from '../../process/command-string.js';
 import { runProcess } from '../../process/spawn.js';
-import { firstDuplicateKey } from '../../util/duplicate-keys.js';
+import { firstDuplicateKey } from '../../util/json-scan.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import { kaneLockedInputs } from '../kane/inputs.js';
 import { parseTestMd } from '../kane/test-md.js';
@@ -12,8 +14,6 @@ import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
 import { readTestFileText } from '../../util/regular-file.js';
 import { verifierFiles } from '../../evidence/layout.js';
-
-const INHERITED = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
 
 export const commandAdapter: VerifierAdapter = {
   type: 'command',
@@ -31,16 +31,15 @@ export const commandAdapter: VerifierAdapter = {
 export async function runCommandVerifier(ctx: VerifyContext): Promise<VerificationResult> {
   const declared = parseTestMd(await readTestFileText(ctx.testFile)).steps;
   await mkdir(ctx.evidenceDir, { recursive: true });
-  const [command, ...leading] = (ctx.command ?? 'elenchos-verifier').trim().split(/\s+/) as [string, ...string[]];
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of INHERITED) if (ctx.baseEnv[key] !== undefined) env[key] = ctx.baseEnv[key];
+  const [command = '', ...leading] = commandWords(ctx.command ?? 'elenchos-verifier');
   const variables = Object.fromEntries(Object.entries(ctx.variables).map(([k, v]) => [k, typeof v === 'string' ? v : v.value]));
-  Object.assign(env, ctx.env, {
+  const own = {
     ELENCHOS_URL: ctx.url,
     ELENCHOS_TEST_FILE: ctx.testFile,
     ELENCHOS_VARIABLES: JSON.stringify(variables),
     ELENCHOS_EVIDENCE_DIR: path.join(ctx.evidenceDir, 'files'),
-  });
+  };
+  const env = childEnv('command-verifier', { baseEnv: ctx.baseEnv, set: [ctx.env, own] });
   await mkdir(path.join(ctx.evidenceDir, 'files'), { recursive: true });
   const reader = new NdjsonReader();
   const state = new ProtocolState(ctx.onProgress);

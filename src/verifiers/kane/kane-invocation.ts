@@ -1,5 +1,6 @@
 // The exact kane-cli command line and child environment, built explicitly (nothing leaks by accident).
 import type { Variable } from '../../contract/task-schema.js';
+import { childEnv } from '../../process/child-env.js';
 import type { VerifyContext } from '../types.js';
 
 export interface KaneInvocation {
@@ -10,38 +11,6 @@ export interface KaneInvocation {
   redactedArgs: string[];
 }
 
-/** Variables Kane needs to run anywhere: paths, locale, temp dirs, TLS trust, proxies, Windows basics. */
-const PASSED_THROUGH = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
-  'TMPDIR',
-  'TMP',
-  'TEMP',
-  'NODE_EXTRA_CA_CERTS',
-  'NODE_USE_SYSTEM_CA',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  'SystemRoot',
-  'SYSTEMROOT',
-  'APPDATA',
-  'LOCALAPPDATA',
-  'USERPROFILE',
-  'PATHEXT',
-  'COMSPEC',
-];
-const PASSED_PREFIXES = ['LC_', 'KANE_CLI_', 'KANE_DEV_MODE', 'KANE_TESTRUN_', 'XDG_'];
 const REDACTED = '***';
 
 /** Kane's child environment (what it needs, nothing else) and the basic-auth flags built from LT_USERNAME/LT_ACCESS_KEY. */
@@ -49,18 +18,12 @@ export function kaneChildEnv(
   baseEnv: NodeJS.ProcessEnv,
   extra: Record<string, string>,
 ): { env: NodeJS.ProcessEnv; authArgs: string[]; accessKey: string | undefined } {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(baseEnv)) {
-    if (value === undefined) continue;
-    if (PASSED_THROUGH.includes(name) || PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
-  }
-  Object.assign(env, extra);
-  // Kane never reads LT_* itself (kane-cli.md §11): they become flags, and stay out of its environment.
+  // What Kane needs to run anywhere, and its own KANE_CLI_* settings: the `kane` rule of process/child-env.ts.
+  // Kane never reads LT_* itself (kane-cli.md §11): they become flags, and the rule keeps them out of its environment.
+  const env = childEnv('kane', { baseEnv, set: [extra] });
   const lookup = { ...baseEnv, ...extra };
   const username = lookup.LT_USERNAME;
   const accessKey = lookup.LT_ACCESS_KEY;
-  delete env.LT_USERNAME;
-  delete env.LT_ACCESS_KEY;
   return { env, authArgs: username && accessKey ? ['--username', username, '--access-key', accessKey] : [], accessKey };
 }
 

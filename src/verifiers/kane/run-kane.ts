@@ -3,7 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { runProcess } from '../../process/spawn.js';
-import { firstDuplicateKey } from '../../util/duplicate-keys.js';
+import { firstDuplicateKey } from '../../util/json-scan.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { VerificationResult, VerifyContext } from '../types.js';
 import { classifyKane, type Classification } from './classify.js';

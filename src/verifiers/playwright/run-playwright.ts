@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { childEnv } from '../../process/child-env.js';
+import { commandWords } from '../../process/command-string.js';
 import { startProcess, type SpawnResult } from '../../process/spawn.js';
 import type { CriteriaMap } from '../../contract/criteria-map.js';
 import type { StartedVerification, VerificationResult, VerifierProgress, VerifyContext } from '../types.js';
@@ -10,11 +12,11 @@ import { keepAttachments } from './attachments.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { classifyPlaywright } from './classify.js';
 import { writePlaywrightConfig, type PlaywrightFiles } from './generate-config.js';
-import { PROGRESS_MARK, START_GATE_ENV } from './progress-reporter.js';
+import { PROGRESS_MARK, START_GATE_ENV } from './reporter/progress-protocol.js';
 import { findUserConfig } from './user-config.js';
 import { readJsonReport, type ReportTest } from './json-report.js';
 import { pairReportedTests } from './declared-tests.js';
-import { browserMarker, killMarkedProcesses } from './sweep-browsers.js';
+import { browserMarker, killMarkedProcesses } from './reap-browsers.js';
 import { forgetKeptListing } from './kept-listings.js';
 import { readTraceFacts } from './trace-url.js';
 import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';
@@ -25,29 +27,6 @@ const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'crite
 
 /** Retries by default, so that a test passing only on its second try shows up as flaky (INCONCLUSIVE). */
 export const DEFAULT_RETRIES = 1;
-
-// The child sees only these from the parent's environment, plus the verifier's configured `env`.
-const INHERITED = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TZ',
-  'TMPDIR',
-  'TMP',
-  'TEMP',
-  'DISPLAY',
-  'WAYLAND_DISPLAY',
-  'XAUTHORITY',
-  'XDG_RUNTIME_DIR',
-  'PLAYWRIGHT_BROWSERS_PATH',
-  'NODE_EXTRA_CA_CERTS',
-  'SYSTEMROOT',
-];
 
 /** The verifier's `verify`: generated config in the evidence dir, own process group, JSON report, classification. */
 export async function runPlaywright(ctx: VerifyContext): Promise<VerificationResult> {
@@ -109,7 +88,7 @@ async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<Star
       state = 'abandoned';
       await running.stop();
       await running.done;
-      await killMarkedProcesses(marker);
+      killMarkedProcesses(marker);
       await cache.discard();
     },
   };
@@ -127,7 +106,7 @@ interface StartedRun {
 /** After the runner ended: leftover browsers, the report and its classification. */
 async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: SpawnResult): Promise<VerificationResult> {
   const { command, argv, files, marker, browserPath, cache } = run;
-  const leftoverBrowsers = await killMarkedProcesses(marker);
+  const leftoverBrowsers = killMarkedProcesses(marker);
   await cache.release();
   const configNotes = await readNotes(files.notes);
   for (const message of configNotes) ctx.onProgress?.({ kind: 'note', message });
@@ -248,14 +227,14 @@ function testDuration(test: ReportTest | undefined): number | null {
 }
 
 /**
- * The Playwright executable: `verifier.command` (split on spaces, e.g. `npx playwright`), else the
+ * The Playwright executable: `verifier.command` (split into words as a shell would, e.g. `npx playwright`), else the
  * nearest `node_modules/.bin/playwright` from `cwd` upwards (the same folders Node searches for the
  * spec's `@playwright/test`: a worktree under `.elenchos/workspaces/` finds the checkout's), else
  * `npx --no playwright` (which never installs anything).
  */
 export function playwrightCommand(cwd: string, configured: string | undefined): { command: string; args: string[] } {
   if (configured && configured.trim() !== '') {
-    const [command, ...args] = configured.trim().split(/\s+/) as [string, ...string[]];
+    const [command = '', ...args] = commandWords(configured);
     if (path.basename(command) === 'npx' && args.length === 0) args.push('--no', 'playwright');
     return { command, args };
   }
@@ -273,11 +252,9 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
  * one of `extra`, Playwright would read compiled specs from a folder anyone of this user can write.
  */
 export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited: NodeJS.ProcessEnv = {};
-  for (const key of INHERITED) if (baseEnv[key] !== undefined) inherited[key] = baseEnv[key];
   const own = Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'PWTEST_CACHE_DIR'));
   // Plain messages in the report and logs; classification reads them.
-  return { ...inherited, ...own, ...extra, FORCE_COLOR: '0', NO_COLOR: '1' };
+  return childEnv('playwright', { baseEnv, set: [own, extra, { FORCE_COLOR: '0', NO_COLOR: '1' }] });
 }
 
 function buildEnv(ctx: VerifyContext, cacheDir: string, gated: boolean): NodeJS.ProcessEnv {

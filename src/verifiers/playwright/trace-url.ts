@@ -1,11 +1,11 @@
 // What a failed try's trace.zip tells that Playwright's JSON report does not: the last URL the page under
 // test showed, and that page as it looked then (a screencast frame, kept as the try's screenshot). Only
 // the zip's central directory, its `*.trace` entries and one frame are read, each size-capped.
-import { open, writeFile, type FileHandle } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { isRasterImage } from '../../util/raster-image.js';
 import type { JsonReport } from './json-report.js';
+import { openTraceZip, type TraceZip } from './trace-zip.js';
 
 /**
  * Fills `lastUrl` of every try that did not end as its test expected and kept a trace (classification
@@ -38,8 +38,6 @@ export async function readTraceFacts(report: JsonReport): Promise<void> {
 const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
 // Screencast frames fit in 800×600 JPEGs of tens of KB; anything larger is not taken for one.
 const MAX_FRAME_BYTES = 2 * 1024 * 1024;
-// The central directory of a trace: its entries are the test's calls, snapshots and resources.
-const MAX_DIRECTORY_BYTES = 64 * 1024 * 1024;
 
 export interface TraceFacts {
   lastUrl: string | null;
@@ -62,9 +60,9 @@ interface Snapshot {
  */
 export async function readTrace(traceZip: string): Promise<TraceFacts> {
   const none = { lastUrl: null, opened: null, frame: null };
-  let zip: Zip | null = null;
+  let zip: TraceZip | null = null;
   try {
-    zip = await openZip(traceZip);
+    zip = await openTraceZip(traceZip);
     if (!zip) return none;
     let last: Snapshot | null = null;
     let opened = false;
@@ -72,9 +70,9 @@ export async function readTrace(traceZip: string): Promise<TraceFacts> {
     let madePage = false;
     let navigating = false;
     const frames: { pageId: string; name: string; timestamp: number }[] = [];
-    for (const entry of zip.entries.filter((e) => /^\d+-trace\.trace$/.test(e.name))) {
+    for (const name of zip.names.filter((n) => /^\d+-trace\.trace$/.test(n))) {
       // An entry too large or damaged is skipped; the others still count.
-      const text = (await zip.read(entry, MAX_ENTRY_BYTES).catch(() => null))?.toString('utf8') ?? '';
+      const text = (await zip.read(name, MAX_ENTRY_BYTES))?.toString('utf8') ?? '';
       for (const line of text.split('\n')) {
         const event = traceEvent(line);
         if (!event) continue;
@@ -100,8 +98,7 @@ export async function readTrace(traceZip: string): Promise<TraceFacts> {
     const shown = frames
       .filter((f) => f.pageId === end.pageId && f.timestamp <= end.timestamp)
       .reduce<(typeof frames)[number] | null>((best, f) => (!best || f.timestamp >= best.timestamp ? f : best), null);
-    const entry = shown ? zip.entries.find((e) => e.name === shown.name) : undefined;
-    const frame = entry ? await zip.read(entry, MAX_FRAME_BYTES).catch(() => null) : null;
+    const frame = shown ? await zip.read(shown.name, MAX_FRAME_BYTES) : null;
     return { lastUrl: end.url, opened, frame };
   } catch {
     return none;
@@ -180,87 +177,4 @@ function traceEvent(line: string): TraceEvent | null {
   } catch {
     return null;
   }
-}
-
-interface ZipEntry {
-  name: string;
-  method: number;
-  compressed: number;
-  uncompressed: number;
-  local: number;
-}
-
-interface Zip {
-  entries: ZipEntry[];
-  /** An entry's bytes, or null when it declares (or turns out) larger than `max` or is not stored/deflated. */
-  read(entry: ZipEntry, max: number): Promise<Buffer | null>;
-  close(): Promise<void>;
-}
-
-/** The central directory of a zip, read from its end; entries are read on demand, not the whole file. */
-async function openZip(file: string): Promise<Zip | null> {
-  const handle = await open(file, 'r');
-  try {
-    return await readDirectory(handle);
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-async function readDirectory(handle: FileHandle): Promise<Zip | null> {
-  const zip: Zip = { entries: [], read: (entry, max) => readEntry(handle, size, entry, max), close: () => handle.close() };
-  const { size } = await handle.stat();
-  if (size < 22) return closed(zip);
-  // End of central directory: signature 0x06054b50 within the last 64 KiB + 22 bytes.
-  const tailLength = Math.min(size, 0xffff + 22);
-  const tail = await readAt(handle, size - tailLength, tailLength);
-  let eocd = -1;
-  for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) return closed(zip);
-  const count = tail.readUInt16LE(eocd + 10);
-  const directorySize = tail.readUInt32LE(eocd + 12);
-  const directoryAt = tail.readUInt32LE(eocd + 16);
-  if (directorySize > MAX_DIRECTORY_BYTES || directoryAt + directorySize > size) return closed(zip);
-  const directory = await readAt(handle, directoryAt, directorySize);
-  let at = 0;
-  for (let n = 0; n < count && at + 46 <= directory.length && directory.readUInt32LE(at) === 0x02014b50; n++) {
-    const nameLength = directory.readUInt16LE(at + 28);
-    zip.entries.push({
-      method: directory.readUInt16LE(at + 10),
-      compressed: directory.readUInt32LE(at + 20),
-      uncompressed: directory.readUInt32LE(at + 24),
-      local: directory.readUInt32LE(at + 42),
-      name: directory.toString('utf8', at + 46, at + 46 + nameLength),
-    });
-    at += 46 + nameLength + directory.readUInt16LE(at + 30) + directory.readUInt16LE(at + 32);
-  }
-  return zip;
-}
-
-async function closed(zip: Zip): Promise<null> {
-  await zip.close();
-  return null;
-}
-
-async function readEntry(handle: FileHandle, size: number, entry: ZipEntry, max: number): Promise<Buffer | null> {
-  if (entry.uncompressed > max || entry.compressed > max * 2 + 1024 || entry.local + 30 > size) return null;
-  const header = await readAt(handle, entry.local, 30);
-  if (header.readUInt32LE(0) !== 0x04034b50) return null;
-  const start = entry.local + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-  const data = await readAt(handle, start, Math.min(entry.compressed, Math.max(0, size - start)));
-  if (entry.method === 0) return data.length <= max ? data : null;
-  if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: max });
-  return null;
-}
-
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead);
 }

@@ -3,6 +3,7 @@
 // @playwright/test's (`testOptions` in playwright/lib/program.js, 1.58.2 and 1.65.2 alike); commander
 // parses them, so `--flag=value`, `--flag value` and clustered short flags (`-xu`) all count.
 import { PreflightError } from '../../errors.js';
+import { commandWords } from '../../process/command-string.js';
 
 interface Weakening {
   /** The flag as the user wrote it (the token). */
@@ -66,11 +67,11 @@ export function weakeningArg(args: readonly string[]): Weakening | null {
 
 /**
  * The one-line refusal (exit 3) for the Playwright verifier's `verifier.args`, or null when they are fine.
- * `verifier.command` is split on spaces and its words go before `test` (`playwright test --last-failed`
+ * `verifier.command` is split into words (quotes as a shell reads them) and its words go before `test` (`playwright test --last-failed`
  * as a command would pass the flag too), so they are read the same way.
  */
 export function weakeningArgProblem(args: readonly string[], configLabel: string, command?: string): string | null {
-  const words = command?.trim().split(/\s+/).slice(1) ?? [];
+  const words = command === undefined ? [] : commandWords(command).slice(1);
   for (const [key, list] of [
     ['verifier.args', args],
     ['verifier.command', words],

@@ -9,7 +9,7 @@ import { addCosts, afterRetry, TRANSIENT_RETRIES, worthRetrying } from '../../..
 import type { BudgetTracker } from '../budget.js';
 import { buildPrompt } from '../prompt.js';
 import type { AttemptContext } from '../run-context.js';
-import { processTag, sweepEscaped } from '../sweep-escaped.js';
+import { processTag, stopEscaped } from '../stop-escaped.js';
 import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
 import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
@@ -29,7 +29,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   record.agent = outcome;
   Object.assign(record.cost, cost);
   // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
-  const leftBehind = await sweepEscaped(ctx, input.number, 'agent');
+  const leftBehind = await stopEscaped(ctx, input.number, 'agent');
   record.stoppedProcesses.push(...leftBehind.stopped);
   if (leftBehind.stopped.length > 0)
     attempt.say(

@@ -8,6 +8,7 @@ import { resetAppData } from '../../../git/app-data.js';
 import { createOutputParents, watchWindow } from '../../../git/window-watch.js';
 import { PROCESS_TAG_ENV } from '../../../process/escaped-processes.js';
 import { freePort } from '../../../process/free-port.js';
+import { fillPort } from '../../../config/port-placeholder.js';
 import { appEnvironment } from '../../app/app-env.js';
 import { appSandboxed } from '../../app/app-sandbox.js';
 import { secretPathsToHide } from '../../../util/secret-paths.js';
@@ -15,7 +16,7 @@ import { blameAppFailure, noteAppReady, type AppLauncher } from '../../app/app-b
 import { startApp } from '../../app/app.js';
 import { statContract } from '../../lock/contract-lock.js';
 import { sweepAfterPass } from '../sweep-step.js';
-import { processTag } from '../sweep-escaped.js';
+import { processTag } from '../stop-escaped.js';
 import { pauseForTest } from '../test-pause.js';
 import { buildVerifyContext } from '../verify-context.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
@@ -44,7 +45,7 @@ export async function openWindow(attempt: Attempt): Promise<PhaseResult> {
 export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
   attempt.port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
-  attempt.url = ctx.config.app.url.replaceAll('{port}', String(attempt.port));
+  attempt.url = fillPort(ctx.config.app.url, attempt.port);
   const verifierDir = attemptPaths(input.dir).verifierDir;
   await startEarlyVerifier(attempt, verifierDir);
   if (ctx.config.app.command) {
@@ -120,15 +121,15 @@ async function startEarlyVerifier(attempt: Attempt, verifierDir: string): Promis
 async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record, port, url } = attempt;
   const appCommand = ctx.config.app.command!;
-  const command = appCommand.replaceAll('{port}', String(port));
+  const command = fillPort(appCommand, port);
   const launch: AppLauncher = (cwd, dir, p) => {
-    const at = ctx.config.app.url.replaceAll('{port}', String(p));
+    const at = fillPort(ctx.config.app.url, p);
     const env: NodeJS.ProcessEnv = {
       ...appEnvironment(ctx.config, ctx.env, p, at),
       [PROCESS_TAG_ENV]: processTag(ctx, input.number, 'app'),
     };
     return startApp({
-      command: appCommand.replaceAll('{port}', String(p)),
+      command: fillPort(appCommand, p),
       url: at,
       cwd,
       env,

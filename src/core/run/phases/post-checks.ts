@@ -4,7 +4,7 @@
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
-import { sweepEscaped } from '../sweep-escaped.js';
+import { stopEscaped } from '../stop-escaped.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
@@ -17,7 +17,7 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
   attempt.say('stop', 'stopping the app and the verifier');
   await attempt.teardowns.runAll();
-  const leftovers = await sweepEscaped(ctx, input.number, 'verification');
+  const leftovers = await stopEscaped(ctx, input.number, 'verification');
   record.stoppedProcesses.push(...leftovers.stopped);
   attempt.checkInterrupted();
   await guardPool(ctx, (message) => attempt.say('stop', message));

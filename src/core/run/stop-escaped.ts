@@ -2,7 +2,7 @@
 import { killEscapedProcesses } from '../../process/escaped-processes.js';
 import type { RunContext, StoppedProcess } from './run-context.js';
 
-export interface SweepResult {
+export interface StopEscapedResult {
   stopped: StoppedProcess[];
   /** Processes found but still alive after SIGKILL (another user's, or a race lost); empty when clean. */
   survivors: StoppedProcess[];
@@ -18,7 +18,7 @@ export function processTag(ctx: Pick<RunContext, 'runId'>, attempt: number, role
  * (cwd, root, executable, an open file). A process group is no boundary: `setsid` leaves it. With
  * `--in-place` the workspace is the user's checkout, where their shell and editor live: tags only.
  */
-export async function sweepEscaped(ctx: RunContext, attempt: number, after: StoppedProcess['after']): Promise<SweepResult> {
+export async function stopEscaped(ctx: RunContext, attempt: number, after: StoppedProcess['after']): Promise<StopEscapedResult> {
   const ownWorktree = ctx.workspace !== ctx.root;
   const result = await killEscapedProcesses({
     tags: [processTag(ctx, attempt, 'agent'), processTag(ctx, attempt, 'app')],
