@@ -1,5 +1,6 @@
 // The interface every agent adapter (command, claude, codex) implements.
 import type { AgentConfigSchema } from '../config/config-schema.js';
+import type { AgentFailureReason } from '../states.js';
 import type { AgentEnding } from './ending.js';
 import type { z } from 'zod';
 
@@ -45,7 +46,7 @@ export type AgentOutcome =
     }
   | {
       ok: false;
-      reason: 'AGENT_FAILED' | 'AGENT_TIMEOUT' | 'INTERRUPTED';
+      reason: AgentFailureReason;
       message: string;
       exitCode: number | null;
       durationMs: number;

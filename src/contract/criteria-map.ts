@@ -1,4 +1,5 @@
 // Joins a contract's criteria to the verifier's steps, and steps' outcomes back to criteria.
+import type { CriterionStatus, StepVerdict } from '../states.js';
 import type { Criterion } from './task-schema.js';
 
 /** A step (Kane) or test (Playwright) as the verifier will report it, with the ids it claims to verify. */
@@ -56,11 +57,6 @@ function suggestId(raw: string, criteria: readonly Criterion[]): string | null {
   const wanted = parse(raw);
   return criteria.find((c) => parse(c.id) === wanted)?.id ?? null;
 }
-
-/** How one step ended, as far as criteria are concerned. */
-export type StepVerdict = 'passed' | 'product_failure' | 'failed_other' | 'skipped';
-
-export type CriterionStatus = 'PASS' | 'FAIL' | 'UNVERIFIED';
 
 export interface CriterionResult {
   id: string;

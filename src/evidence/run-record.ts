@@ -4,7 +4,16 @@ import { z } from 'zod';
 import { describeError, ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { ATTEMPT_KINDS, ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
+import {
+  ATTEMPT_KINDS,
+  ATTEMPT_STATUSES,
+  CANDIDATE_STATES,
+  CRITERION_STATUSES,
+  FINAL_RUN_STATES,
+  RUN_MODES,
+  RUN_REASONS,
+  RUN_STATES,
+} from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
 
 export const RUN_SCHEMA_VERSION = 1;
@@ -45,8 +54,6 @@ export const ContractFileSchema = z.looseObject({
   sha256,
   role: z.enum(CONTRACT_ROLES),
 });
-
-export const CANDIDATE_STATES = ['PENDING', 'RUNNING', 'VERIFIED', 'FAILED', 'ERROR', 'STOPPED'] as const;
 
 const CostSchema = z.looseObject({
   agentUsd: z.number().nonnegative(),
@@ -99,7 +106,7 @@ export const RunRecordSchema = z
   .looseObject({
     schemaVersion: z.literal(RUN_SCHEMA_VERSION),
     runId: z.string().min(1),
-    mode: z.enum(['run', 'verify']),
+    mode: z.enum(RUN_MODES),
     task: z.looseObject({ id: z.string().min(1), file: z.string().min(1), title: z.string() }),
     state: z.enum(RUN_STATES),
     reason: z.enum(RUN_REASONS).nullable(),
@@ -148,7 +155,7 @@ export const RunRecordSchema = z
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({
-        state: z.enum(['VERIFIED', 'FAILED', 'ERROR']),
+        state: z.enum(FINAL_RUN_STATES),
         reason: z.enum(RUN_REASONS).nullable(),
         message: z.string().nullable(),
       })

@@ -1,5 +1,6 @@
 // How an attempt's agent ended and what it cost, read back from attempt.json (`show`, the HTML report).
-import { AGENT_ENDINGS, describeEnding, type AgentEnding } from '../agents/ending.js';
+import { describeEnding, type AgentEnding } from '../agents/ending.js';
+import { AGENT_ENDINGS } from '../states.js';
 
 /** Whether any attempt's agent reported dollars (false when none ran: nothing to say either way). */
 export function agentReportsDollars(attempts: (Record<string, unknown> | null)[]): boolean {

@@ -1,11 +1,8 @@
 // The interface every verifier (kane, playwright, command) implements, and what it returns.
-import type { VerdictStatus } from '../states.js';
+import type { FindingKind, StepEndStatus, VerdictStatus } from '../states.js';
 import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
 import type { TestPrint } from '../contract/step-print.js';
 import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
-
-/** What a verifier says about one look (src/states.ts). */
-export type AttemptStatus = VerdictStatus;
 
 /** The verifier's triage of a failed step, kept side by side with the finding. */
 export interface Verdict {
@@ -27,7 +24,7 @@ export interface Finding {
   step: number | null;
   heading: string | null;
   /** How Elenchos classifies this finding. */
-  kind: 'product_failure' | 'verifier_error' | 'unattributed_failure' | 'inconsistency';
+  kind: FindingKind;
   /** One line: what went wrong. */
   reason: string | null;
   /**
@@ -47,7 +44,7 @@ export interface Finding {
 /** Live progress a verifier reports while it runs (the terminal reporter renders it). */
 export type VerifierProgress =
   | { kind: 'step-start'; step: number; heading: string }
-  | { kind: 'step-end'; step: number; heading: string; status: 'passed' | 'failed'; durationSeconds: number | null }
+  | { kind: 'step-end'; step: number; heading: string; status: StepEndStatus; durationSeconds: number | null }
   | { kind: 'note'; message: string };
 
 export interface VerifyContext {
@@ -86,7 +83,7 @@ export interface IterateOptions {
 }
 
 export interface VerificationResult {
-  status: AttemptStatus;
+  status: VerdictStatus;
   /** One line for people: why this status. */
   summary: string;
   criteria: CriterionResult[];

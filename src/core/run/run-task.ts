@@ -22,6 +22,7 @@ import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import type { RunMode } from '../../states.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from './test-pause.js';
@@ -38,7 +39,7 @@ export interface RunTaskOptions {
   signal: AbortSignal;
   reporter: RunReporter;
   /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
-  mode?: 'run' | 'verify';
+  mode?: RunMode;
   /** verify only: use the checkout itself instead of a worktree (it must be clean). */
   inPlace?: boolean;
   /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
@@ -113,7 +114,7 @@ interface RunPlace {
   runId: string;
   dir: string;
   workspace: string;
-  mode: 'run' | 'verify';
+  mode: RunMode;
   inPlace: boolean;
   guard: RunGuard;
 }

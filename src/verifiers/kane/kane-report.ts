@@ -1,5 +1,6 @@
 // Per-step and per-criterion explanations that go into VerificationResult for people and reporters.
-import type { CriterionResult, StepVerdict } from '../../contract/criteria-map.js';
+import type { CriterionResult } from '../../contract/criteria-map.js';
+import type { StepVerdict } from '../../states.js';
 import type { DeclaredStepInfo } from './stream-checks.js';
 import type { StreamFacts } from './stream-state.js';
 

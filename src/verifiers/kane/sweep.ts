@@ -5,6 +5,7 @@ import type { Task } from '../../contract/task-schema.js';
 import { runProcess } from '../../process/spawn.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { Finding, Verdict } from '../types.js';
+import type { SweepOutcome } from '../../states.js';
 import { kaneChildEnv } from './kane-invocation.js';
 import { readInt, readNumber, readObject, readString, readVerdict } from './kane-values.js';
 import { verifierFiles } from '../../evidence/layout.js';
@@ -24,7 +25,7 @@ export interface SweepOptions {
 
 export interface SweepResult {
   /** `bug`: a confirmed product finding (the attempt becomes FAIL); `clean`; `note`: a finding that is not confirmed; `error`: no usable result. */
-  outcome: 'clean' | 'bug' | 'note' | 'error';
+  outcome: SweepOutcome;
   message: string;
   finding: Finding | null;
   credits: number | null;

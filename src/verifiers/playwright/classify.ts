@@ -1,7 +1,8 @@
 // Turns a Playwright run (process facts + JSON report) into the attempt status, per-criterion results and findings.
-import { judgeCriteria, type CriteriaMap, type CriterionResult, type StepVerdict } from '../../contract/criteria-map.js';
+import { judgeCriteria, type CriteriaMap, type CriterionResult } from '../../contract/criteria-map.js';
+import type { StepVerdict, VerdictStatus } from '../../states.js';
 import type { Criterion } from '../../contract/task-schema.js';
-import type { AttemptStatus, Finding } from '../types.js';
+import type { Finding } from '../types.js';
 import { classifyTest, type TestOutcome } from './classify-test.js';
 import type { ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
 import { criteriaInList, testHeading } from './declared-tests.js';
@@ -45,7 +46,7 @@ export interface ClassifyInput {
 }
 
 export interface Classification {
-  status: AttemptStatus;
+  status: VerdictStatus;
   summary: string;
   criteria: CriterionResult[];
   findings: PlaywrightFinding[];
