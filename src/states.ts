@@ -123,3 +123,13 @@ export type SweepOutcome = (typeof SWEEP_OUTCOMES)[number];
 
 /** A task whose runs caught tampering or failed too often in a row: no agent runs it until a person acknowledges it. */
 export const NEEDS_HUMAN = 'NEEDS_HUMAN';
+
+/** A Kane step as stored (`verifier.details.steps`): `unfinished` started and never ended, `skipped` no events at all. */
+export const KANE_STEP_STATUSES = ['passed', 'failed', 'unfinished', 'skipped'] as const;
+export type KaneStepStatus = (typeof KANE_STEP_STATUSES)[number];
+
+/** A command verifier's step as its protocol reports it (docs/command-verifier.md), and whose fault a failure is. */
+export const COMMAND_STEP_STATUSES = ['passed', 'failed', 'skipped'] as const;
+export type CommandStepStatus = (typeof COMMAND_STEP_STATUSES)[number];
+export const COMMAND_FAILURE_KINDS = ['product', 'verifier', 'unknown'] as const;
+export type CommandFailureKind = (typeof COMMAND_FAILURE_KINDS)[number];

@@ -3,10 +3,10 @@
 import type { AgentEndingKind } from '../states.js';
 
 /** The ending and the agent's own words for it (`error_max_turns`, `api_error_status 529`). */
-export interface AgentEnding {
+export type AgentEnding = {
   kind: AgentEndingKind;
   detail: string;
-}
+};
 
 /** Whether the worktree the agent left is worth verifying: all but a crash (a limit may come after the work). */
 export function verifiable(ending: AgentEnding): boolean {

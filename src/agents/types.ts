@@ -58,14 +58,14 @@ export type AgentOutcome =
     };
 
 /** Tokens the agent reported using (Claude Code's `usage`, Codex's `turn.completed.usage`). */
-export interface AgentTokens {
+export type AgentTokens = {
   input: number;
   output: number;
   /** Parts already inside `input` / `output`, kept for the record where the agent reports them (Codex). */
   cachedInput?: number;
   cacheWriteInput?: number;
   reasoningOutput?: number;
-}
+};
 
 export interface AgentAdapter {
   readonly type: string;

@@ -58,7 +58,7 @@ function suggestId(raw: string, criteria: readonly Criterion[]): string | null {
   return criteria.find((c) => parse(c.id) === wanted)?.id ?? null;
 }
 
-export interface CriterionResult {
+export type CriterionResult = {
   id: string;
   description: string;
   status: CriterionStatus;
@@ -66,7 +66,7 @@ export interface CriterionResult {
   steps: number[];
   /** Why it is not PASS, for people. */
   note: string | null;
-}
+};
 
 /** SPEC §1: PASS needs every verifying step passed; FAIL needs a confirmed product failure; else UNVERIFIED. */
 export function judgeCriteria(

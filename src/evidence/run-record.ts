@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { describeError, ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
+import { VERIFIER_TYPES } from '../contract/task-schema.js';
 import {
   ATTEMPT_KINDS,
   ATTEMPT_STATUSES,
@@ -124,6 +125,8 @@ export const RunRecordSchema = z
       agent: z.string().nullable(),
     }),
     contract: z.looseObject({ files: z.array(ContractFileSchema) }),
+    /** The verifier and test file the task names (what `apply` rebuilds the verified tree against). */
+    verifier: z.looseObject({ type: z.enum(VERIFIER_TYPES), testFile: z.string().min(1) }).optional(),
     configFingerprint: z.string(),
     startedAt: timestamp,
     finishedAt: timestamp.nullable(),

@@ -1,6 +1,5 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
 import type { ReportInput } from '../core/stored-runs/report.js';
-import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
@@ -164,10 +163,7 @@ function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: Ba
     );
     const agentEnd = describeAgentEnd(detail?.agent);
     if (agentEnd) parts.push(`<p>agent: ${escapeHtml(agentEnd)}</p>`);
-    const criteria =
-      (detail?.criteria as
-        { id: string; status: CriterionStatus; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
-      summary.criteria;
+    const criteria = detail?.criteria ?? summary.criteria;
     parts.push('<table><tr><th>criterion</th><th>status</th><th>steps</th><th>description</th><th>note</th></tr>');
     for (const c of criteria) {
       parts.push(
@@ -175,7 +171,7 @@ function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: Ba
       );
     }
     parts.push('</table>');
-    const findings = (detail?.findings as Finding[] | undefined) ?? [];
+    const findings = detail?.findings ?? [];
     parts.push(...renderFindings(findings, input.evidence?.get(summary.number)));
     const app = appFailureOf(detail);
     // Shown open, not folded away: when the app did not start, its log is the evidence that matters.

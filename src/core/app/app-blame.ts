@@ -11,12 +11,12 @@ import { finishWithinMs, runSetup, type BackgroundSave } from '../workspace/setu
 /** Starts the configured app in `cwd` on `port`, logging under `dir`; the attempt owns how (env, URL). */
 export type AppLauncher = (cwd: string, dir: string, port: number) => Promise<AppStart>;
 
-export interface BaseProbe {
+export type BaseProbe = {
   /** True when the app came up on the unchanged base commit. */
   ok: boolean;
   message: string;
   logTail: string;
-}
+};
 
 export type AppBlame = { onBase: false; probe: BaseProbe | null } | { onBase: true; probe: BaseProbe | null; message: string };
 

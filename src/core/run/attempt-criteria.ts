@@ -22,7 +22,8 @@ interface StoredAttempt {
     location?: string | null;
     evidencePack?: string | null;
   }[];
-  verifier?: { details?: { tests?: { index: number; durationMs?: number | null }[] } } | null;
+  /** Playwright's details name each test's duration; the other verifiers' none (`verifier` tells them apart). */
+  verifier?: { details?: { verifier?: string; tests?: readonly { index: number; durationMs?: number | null }[] } } | null;
 }
 
 /**

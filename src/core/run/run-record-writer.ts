@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { sealRun } from '../../evidence/seal.js';
 import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
+import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { git } from '../../git/git.js';
 import { readProcStat } from '../../process/proc-stat.js';
@@ -67,10 +68,12 @@ export async function updateRunRecord(
   dir: string,
   record: AttemptRecord,
 ): Promise<void> {
-  await writeJsonAtomic(attemptPaths(dir).attemptJson, { schemaVersion: 1, ...record });
-  const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
-  const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
-  draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
+  const file: AttemptFile = { schemaVersion: ATTEMPT_SCHEMA_VERSION, ...record };
+  await writeJsonAtomic(attemptPaths(dir).attemptJson, file);
+  // Kane says its version in its stream; the others are asked once at the start.
+  const details = record.verifier?.details;
+  const version = details?.verifier === 'kane' ? details.kaneVersion : null;
+  draft.tools.verifier = version ?? draft.tools.verifier ?? (await versions.get(ctx)) ?? null;
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
@@ -127,7 +130,7 @@ function summarize(record: AttemptRecord): AttemptSummary {
     status: record.status,
     summary: record.summary,
     // With what a CI report shows beside each (durations, failing tests' messages): `merge` has only this.
-    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({
+    criteria: criteriaWithEvidence(record).map((c, i) => ({
       ...c,
       status: record.criteria[i]!.status,
       steps: record.criteria[i]!.steps,

@@ -23,7 +23,7 @@ export interface SweepOptions {
   signal: AbortSignal;
 }
 
-export interface SweepResult {
+export type SweepResult = {
   /** `bug`: a confirmed product finding (the attempt becomes FAIL); `clean`; `note`: a finding that is not confirmed; `error`: no usable result. */
   outcome: SweepOutcome;
   message: string;
@@ -32,7 +32,7 @@ export interface SweepResult {
   exitCode: number | null;
   durationMs: number;
   objective: string;
-}
+};
 
 /** The sweep's objective, built from the contract: where to look, what the feature promises, what to report. */
 export function sweepObjective(task: Task, url: string): string {

@@ -71,7 +71,7 @@ export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
   };
   record.criteria = verification.criteria;
   record.findings = verification.findings;
-  const credits = typeof verification.details.creditsConsumed === 'number' ? verification.details.creditsConsumed : null;
+  const credits = verification.details.verifier === 'kane' ? verification.details.creditsConsumed : null;
   record.cost.kaneCredits = credits;
   ctx.budget.recordVerifier(credits, verification.durationMs);
   const swept = await sweepAfterPass(ctx, record, verification, attempt.url, verifierDir);
