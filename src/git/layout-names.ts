@@ -8,3 +8,6 @@ export const ELENCHOS_DIR_NAME = '.elenchos';
 export const WORKSPACE_DIR_NAME = 'workspace';
 
 export const WORKSPACE_FILES = { base: 'base.txt', diff: 'diff.patch', untracked: 'untracked.tar.gz' } as const;
+
+/** `.elenchos/window/`: the marker files the window watch writes to confirm it saw everything (git/window-watch.ts). */
+export const WINDOW_MARKER_DIR_NAME = 'window';

@@ -15,6 +15,7 @@ import fg from 'fast-glob';
 import { git, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
+import { WINDOW_MARKER_DIR_NAME } from './layout-names.js';
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
 export type WindowReport =
@@ -61,7 +62,7 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   const folders = new Set([...(options.folders ?? []), ...exclude.flatMap(parentFolders)]);
   const confirmMs = options.confirmMs ?? 10_000;
   const watchDirectory = options.watchDirectory ?? watchRaw;
-  const markerDir = path.join(cwd, ELENCHOS_DIR, 'window');
+  const markerDir = path.join(cwd, ELENCHOS_DIR, WINDOW_MARKER_DIR_NAME);
   await mkdir(markerDir, { recursive: true });
   const directories = await listDirectories(cwd);
   const seen = new Set<string>();
@@ -121,7 +122,7 @@ export async function watchWindow(cwd: string, options: WatchOptions = {}): Prom
   let markers = 0;
   // One inotify instance delivers its events in order: once our marker arrives, every earlier write has.
   const confirm = async (): Promise<boolean> => {
-    const name = `${ELENCHOS_DIR}window/marker-${process.pid}-${++markers}`;
+    const name = `${ELENCHOS_DIR}${WINDOW_MARKER_DIR_NAME}/marker-${process.pid}-${++markers}`;
     const arrived = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), confirmMs);
       waiting.set(name, () => {

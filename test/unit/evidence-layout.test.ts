@@ -7,14 +7,23 @@ import fg from 'fast-glob';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
+  applyDir,
   attemptDir,
   attemptName,
   attemptPaths,
+  authorDir,
+  baseProbeWorkspaceDir,
+  commandFilesDir,
   createAttemptDirs,
   EVIDENCE_FILES,
+  playwrightPaths,
+  restoredDir,
   runDir,
   runsDir,
+  setupCacheEntryFiles,
+  sweepDir,
   workspaceDir,
+  workspaceOwner,
   workspacesDir,
 } from '../../src/evidence/layout.js';
 import { writeJsonAtomic } from '../../src/evidence/write-json.js';
@@ -27,6 +36,9 @@ const NOT_THE_LAYOUT = new Set([
   'src/agents/sandbox.ts: prompt.md', // where a sandboxed agent reads its prompt, inside the sandbox
   'src/verifiers/playwright/transform-cache.ts: cache', // Playwright's own transform cache in a leased folder
 ]);
+// The layout, still spelled out in a file another change is rewriting (house1: trace-url.ts); the lead
+// swaps it for PLAYWRIGHT_FILES.traceLastFrame when both land.
+const PENDING = new Set(['src/verifiers/playwright/trace-url.ts: trace-last-frame.jpeg']);
 // Names whose only meaning in src/ is a place in the layout.
 const FILE_NAMES = [
   'run.json',
@@ -46,6 +58,11 @@ const FILE_NAMES = [
   'playwright-report',
   'base-probe',
   'verifier-only',
+  'report.json',
+  'config-notes.json',
+  'progress-reporter.mjs',
+  'stdout.log',
+  'trace-last-frame.jpeg',
 ];
 // Folder names that are also ordinary words: a literal counts when it is joined onto a path.
 const FOLDER_NAMES = [
@@ -61,6 +78,13 @@ const FOLDER_NAMES = [
   'verifier',
   'kane',
   'doctor',
+  'apply',
+  'restored',
+  'author',
+  'window',
+  'sweep',
+  'attachments',
+  'files',
 ];
 
 /**
@@ -104,9 +128,28 @@ describe('the evidence layout', () => {
     for (const file of fg.sync('src/**/*.ts', { cwd: root })) {
       if (OWNERS.has(file)) continue;
       for (const name of layoutLiterals(readFileSync(`${root}${file}`, 'utf8')))
-        if (!NOT_THE_LAYOUT.has(`${file}: ${name}`)) offenders.push(`${file}: ${name}`);
+        if (!NOT_THE_LAYOUT.has(`${file}: ${name}`) && !PENDING.has(`${file}: ${name}`)) offenders.push(`${file}: ${name}`);
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('names the folders of apply, restore and author, of a sweep, a command verifier and Playwright', () => {
+    expect(applyDir('/r', 'id')).toBe('/r/.elenchos/apply/id');
+    expect(restoredDir('/r', 'id', 3)).toBe('/r/.elenchos/restored/id-03');
+    expect(authorDir('/r', 'draft')).toBe('/r/.elenchos/author/draft');
+    expect(baseProbeWorkspaceDir('/r', 'id')).toBe('/r/.elenchos/workspaces/id-base');
+    expect([workspaceOwner('id-base'), workspaceOwner('id'), workspaceOwner('id-based')]).toEqual(['id', 'id', 'id-based']);
+    expect(sweepDir('/a/verifier')).toBe('/a/verifier/sweep');
+    expect(commandFilesDir('/a/verifier')).toBe('/a/verifier/files');
+    expect(setupCacheEntryFiles('/r/.elenchos/cache/k').files).toBe('/r/.elenchos/cache/k/files');
+    expect(playwrightPaths('/a/verifier')).toEqual({
+      report: '/a/verifier/report.json',
+      configNotes: '/a/verifier/config-notes.json',
+      progressReporter: '/a/verifier/progress-reporter.mjs',
+      stdout: '/a/verifier/stdout.log',
+      outputDir: '/a/verifier/playwright',
+      attachmentsDir: '/a/verifier/playwright/attachments',
+    });
   });
 
   it('names every file of an attempt from EVIDENCE_FILES', () => {

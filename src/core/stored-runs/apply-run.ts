@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
-import { attemptDir, attemptPaths, elenchosDir } from '../../evidence/layout.js';
+import { applyDir, attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { verifyManifest } from '../../evidence/manifest.js';
 import { readRunRecord, type RunRecord } from '../../evidence/run-record.js';
 import type { AttemptFile } from '../../evidence/attempt-record.js';
@@ -66,7 +66,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   }
   // Built and checked in a scratch worktree first: what reaches the checkout or a branch is proven
   // to be the tree the verifier passed, before anything of the user's is written.
-  const tree = path.join(elenchosDir(root), 'apply', id);
+  const tree = applyDir(root, id);
   await removeWorktree(root, tree); // left over by an apply that was killed
   await restoreWorkspace(root, attemptDir(shown.dir, attempt), tree);
   try {

@@ -2,7 +2,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { setupCacheDir, workspacesDir } from '../../evidence/layout.js';
+import { setupCacheDir, workspaceOwner, workspacesDir } from '../../evidence/layout.js';
 import { loadConfig } from '../../config/load-config.js';
 import { collectSecretValues } from '../../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
@@ -119,7 +119,7 @@ export async function collectGarbage(options: {
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
   for (const name of names) {
     // `<run-id>-base` is the base-commit probe of a run (core/app/app-blame.ts): its run owns it.
-    const owner = name.replace(/-base$/, '');
+    const owner = workspaceOwner(name);
     if (live.has(owner) || kept.has(name)) continue;
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
