@@ -5,7 +5,9 @@ import { signingKeyFor } from '../../util/signing-key.js';
 import type { RunContext } from './run-context.js';
 import { runSecretValues } from './run-secrets.js';
 
-const seals = new WeakMap<RunContext, AttemptSeal[]>();
+// By run folder, not by context object: the attempts run in a copy of the run's context (with its
+// baselines), and the run is sealed with the context itself.
+const seals = new Map<string, AttemptSeal[]>();
 
 /** Seals attempt `number`'s folder `dir` (redacted, then its manifest, HMAC-signed when a key is set). */
 export async function sealEndedAttempt(ctx: RunContext, number: number, dir: string): Promise<void> {
@@ -13,10 +15,15 @@ export async function sealEndedAttempt(ctx: RunContext, number: number, dir: str
     values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env),
     signingKey: signingKeyFor(ctx.env),
   });
-  seals.set(ctx, [...(seals.get(ctx) ?? []), sealed]);
+  seals.set(ctx.runDir, [...(seals.get(ctx.runDir) ?? []), sealed]);
 }
 
-/** The attempts sealed so far, in order. */
+/** The attempts of this run sealed so far, in order. */
 export function sealsOf(ctx: RunContext): AttemptSeal[] {
-  return seals.get(ctx) ?? [];
+  return seals.get(ctx.runDir) ?? [];
+}
+
+/** Forgets the run's attempt seals once the run itself is sealed (a long-lived process runs many). */
+export function forgetSeals(ctx: RunContext): void {
+  seals.delete(ctx.runDir);
 }

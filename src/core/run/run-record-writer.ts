@@ -15,7 +15,7 @@ import { pauseForTest } from './test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 import { runSecretValues } from './run-secrets.js';
 import { attemptPaths, runJsonPath } from '../../evidence/layout.js';
-import { sealsOf } from './attempt-seals.js';
+import { forgetSeals, sealsOf } from './attempt-seals.js';
 import { signingKeyFor } from '../../util/signing-key.js';
 
 /** run.json as the run writes it: the schema's record (src/evidence/run-record.ts is its one definition). */
@@ -27,7 +27,7 @@ export async function startRunRecord(
   extra: { configFile: string | null; host: string; keep: boolean },
 ): Promise<RunRecordDraft> {
   // Asking the verifier its version spawns it: do that beside the run, not in front of it.
-  versions.set(ctx, verifierVersion(ctx));
+  const version = verifierVersion(ctx);
   const draft: RunRecordDraft = {
     schemaVersion: 1,
     runId: ctx.runId,
@@ -56,6 +56,7 @@ export async function startRunRecord(
     workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
     attempts: [],
   };
+  versions.set(draft, version);
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
   return draft;
 }
@@ -73,7 +74,7 @@ export async function updateRunRecord(
   // Kane says its version in its stream; the others are asked once at the start.
   const details = record.verifier?.details;
   const version = details?.verifier === 'kane' ? details.kaneVersion : null;
-  draft.tools.verifier = version ?? draft.tools.verifier ?? (await versions.get(ctx)) ?? null;
+  draft.tools.verifier = version ?? draft.tools.verifier ?? (await versions.get(draft)) ?? null;
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
@@ -92,7 +93,7 @@ export async function finishRun(
 ): Promise<RunRecordDraft> {
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
-  draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
+  draft.tools.verifier ??= (await versions.get(draft)) ?? null;
   const finishedAt = new Date();
   const finalRecord = (): RunRecordDraft => {
     const terminal = outcome();
@@ -118,7 +119,7 @@ export async function finishRun(
         phase: 'evidence',
         message: `warning: evidence sealed when its attempt ended was changed since (kept as sealed in the manifest, so evidence verify names it): ${problems.join('; ')}`,
       }),
-  });
+  }).finally(() => forgetSeals(ctx));
   Object.assign(draft, sealed);
   return draft;
 }
@@ -146,7 +147,8 @@ function secretValues(ctx: RunContext): string[] {
   return runSecretValues(ctx.config, ctx.resolved.task, ctx.env);
 }
 
-const versions = new WeakMap<RunContext, Promise<string | null>>();
+// By the run's record, not its context: the attempts run in a copy of the context (with its baselines).
+const versions = new WeakMap<RunRecordDraft, Promise<string | null>>();
 
 /** The verifier's version, asked once at the start (null when it does not say). */
 async function verifierVersion(ctx: RunContext): Promise<string | null> {
