@@ -11,7 +11,7 @@ import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths, filesInHead } from '../../git/status.js';
 import { freePort } from '../../process/free-port.js';
 import { checkTasks } from '../check.js';
-import { selectTasks } from '../verify/select-tasks.js';
+import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { checkLocalDependencies } from './local-dependencies.js';

@@ -11,7 +11,7 @@ import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from '../lock/contract-lock.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
-import { pauseForTest } from './test-pause.js';
+import { pauseForTest } from '../test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 import { runSecretValues } from './run-secrets.js';
 import { attemptPaths, runJsonPath } from '../../evidence/layout.js';

@@ -25,7 +25,7 @@ import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import type { RunMode } from '../../states.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
-import { pauseForTest } from './test-pause.js';
+import { pauseForTest } from '../test-pause.js';
 import { appSandboxed, OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
 import { BudgetTracker } from './budget.js';
 

@@ -13,7 +13,7 @@ import { git, repoRootOrCwd } from '../../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../../process/escaped-processes.js';
 import { parseOwnerTag } from '../../process/owner-tag.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../../process/proc-stat.js';
-import { findRunProcesses, stopProcesses } from '../run/run-processes.js';
+import { findRunProcesses, stopProcesses } from './run-processes.js';
 import { trimSetupCache, type TrimmedEntry } from '../workspace/setup-cache-gc.js';
 import { trimPool } from '../workspace/worktree-pool.js';
 import { signingKeyFor } from '../../util/signing-key.js';

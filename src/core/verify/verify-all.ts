@@ -10,7 +10,7 @@ import { needsHumanIn } from '../stored-runs/needs-human.js';
 import { criteriaWithEvidence } from '../run/attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from '../run/preflight.js';
 import { runTask } from '../run/run-task.js';
-import { selectTasks, shardOf, type Shard } from './select-tasks.js';
+import { selectTasks, shardOf, type Shard } from '../select-tasks.js';
 import { buildShardMetadata, labelOf } from './shard-metadata.js';
 import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';

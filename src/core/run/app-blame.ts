@@ -3,8 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { attemptPaths, baseProbeWorkspaceDir } from '../../evidence/layout.js';
 import { addWorktree, removeWorktree } from '../../git/worktree.js';
 import { freePort } from '../../process/free-port.js';
-import type { AppStart } from './app.js';
-import type { RunContext } from '../run/run-context.js';
+import type { AppStart } from '../app/app.js';
+import type { RunContext } from './run-context.js';
 import { finishWithinMs, runSetup, type BackgroundSave } from '../workspace/setup.js';
 
 /** Starts the configured app in `cwd` on `port`, logging under `dir`; the attempt owns how (env, URL). */
