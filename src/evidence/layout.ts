@@ -1,7 +1,7 @@
 // Where every piece of evidence lives: the one place that knows the `.elenchos/` layout.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ELENCHOS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES } from '../git/layout-names.js';
+import { ELENCHOS_DIR_NAME, RUNS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES, WORKSPACES_DIR_NAME } from '../git/layout-names.js';
 
 export { ELENCHOS_DIR_NAME };
 
@@ -38,7 +38,7 @@ export function elenchosDir(root: string): string {
 
 /** `<root>/.elenchos/runs`: one folder per run. */
 export function runsDir(root: string): string {
-  return path.join(elenchosDir(root), 'runs');
+  return path.join(elenchosDir(root), RUNS_DIR_NAME);
 }
 
 /** `<root>/.elenchos/runs/<runId>`. */
@@ -48,7 +48,7 @@ export function runDir(root: string, runId: string): string {
 
 /** `<root>/.elenchos/workspaces`: the detached worktrees agents work in. */
 export function workspacesDir(root: string): string {
-  return path.join(elenchosDir(root), 'workspaces');
+  return path.join(elenchosDir(root), WORKSPACES_DIR_NAME);
 }
 
 /** `<root>/.elenchos/cache`: setup cache entries, one folder per key (core/workspace/setup-cache.ts). */
@@ -246,7 +246,7 @@ export function reportsDir(root: string): string {
 
 /** `.elenchos/runs/<runId>` relative to the repository root (as JUnit and messages name it). */
 export function relativeRunDir(runId: string): string {
-  return path.join(ELENCHOS_DIR_NAME, 'runs', runId);
+  return path.join(ELENCHOS_DIR_NAME, RUNS_DIR_NAME, runId);
 }
 
 /** `.elenchos/verifier-only/<stamp>`, relative: where `elenchos verify --verifier-only` keeps its evidence by default. */

@@ -15,7 +15,7 @@ import fg from 'fast-glob';
 import { git, splitNul } from './git.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
-import { WINDOW_MARKER_DIR_NAME } from './layout-names.js';
+import { RUNS_DIR_NAME, WINDOW_MARKER_DIR_NAME, WORKSPACES_DIR_NAME } from './layout-names.js';
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
 export type WindowReport =
@@ -206,7 +206,10 @@ async function listDirectories(cwd: string): Promise<string[]> {
     .filter((p) => p.endsWith('/') && p !== ELENCHOS_DIR)
     .map((p) => fg.escapePath(p.slice(0, -1)));
   // With --in-place the checkout's own .elenchos/ holds the evidence being written: not watched.
-  const skip = ['.git', `${ELENCHOS_DIR}runs`, `${ELENCHOS_DIR}workspaces`, ...ignored].flatMap((p) => [p, `${p}/**`]);
+  const skip = ['.git', `${ELENCHOS_DIR}${RUNS_DIR_NAME}`, `${ELENCHOS_DIR}${WORKSPACES_DIR_NAME}`, ...ignored].flatMap((p) => [
+    p,
+    `${p}/**`,
+  ]);
   const found = await fg('**', { cwd, onlyDirectories: true, dot: true, followSymbolicLinks: false, ignore: skip });
   return ['', ...found.sort()];
 }
