@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
 import { RunRecordSchema } from './evidence/run-record.js';
+import { AttemptFileSchema } from './evidence/attempt-record.js';
 import { TestLockSchema } from './contract/test-lock-schema.js';
 import { ShardMetadataSchema } from './core/verify/shard-metadata-schema.js';
 
@@ -17,6 +18,11 @@ export function renderSchemas(): Record<string, string> {
     'config.schema.json': render(ConfigSchema, 'config.schema.json', 'Elenchos configuration (elenchos.config.json)'),
     'test-lock.schema.json': render(TestLockSchema, 'test-lock.schema.json', 'Elenchos test lock (<task>.lock.json)'),
     'run.schema.json': render(RunRecordSchema, 'run.schema.json', 'Elenchos run record (.elenchos/runs/<run-id>/run.json)'),
+    'attempt.schema.json': render(
+      AttemptFileSchema,
+      'attempt.schema.json',
+      'Elenchos attempt record (.elenchos/runs/<run-id>/attempts/<NN>/attempt.json)',
+    ),
     'shard-metadata.schema.json': render(
       ShardMetadataSchema,
       'shard-metadata.schema.json',

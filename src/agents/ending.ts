@@ -1,31 +1,12 @@
-// Why an agent's turn stopped, in words shared by every adapter (attempt.json `agent.ending`, `show`).
-
-/**
- * - `finished`: the agent says it is done (proves nothing: the verifier decides);
- * - `limit-reached`: a turn, budget, context or output limit of the agent's own stopped it, work may be done;
- * - `transient-api-error`: its model API failed in a way a second try may not (429, 5xx, overloaded);
- * - `refused`: the model declined, or a hook or the permission system stopped the turn;
- * - `crashed`: no usable end (non-zero exit without an explained result, no result at all, a dead turn);
- * - `timed-out`: Elenchos killed it at `agent.timeoutSeconds` (AGENT_TIMEOUT), whatever it had said;
- * - `interrupted`: an interrupt (Ctrl-C, a best-of candidate stopped) ended it (INTERRUPTED).
- */
-export const AGENT_ENDINGS = [
-  'finished',
-  'limit-reached',
-  'transient-api-error',
-  'refused',
-  'crashed',
-  'timed-out',
-  'interrupted',
-] as const;
-
-export type AgentEndingKind = (typeof AGENT_ENDINGS)[number];
+// Why an agent's turn stopped, in words shared by every adapter (attempt.json `agent.ending`, `show`);
+// the words themselves are AGENT_ENDINGS in src/states.ts.
+import type { AgentEndingKind } from '../states.js';
 
 /** The ending and the agent's own words for it (`error_max_turns`, `api_error_status 529`). */
-export interface AgentEnding {
+export type AgentEnding = {
   kind: AgentEndingKind;
   detail: string;
-}
+};
 
 /**
  * Whether the worktree the agent left is worth verifying: all but a crash (a limit may come after the work),

@@ -1,5 +1,6 @@
 // The interface every agent adapter (command, claude, codex) implements.
 import type { AgentConfigSchema } from '../config/config-schema.js';
+import type { AgentFailureReason } from '../states.js';
 import type { AgentEnding } from './ending.js';
 import type { z } from 'zod';
 
@@ -45,7 +46,7 @@ export type AgentOutcome =
     }
   | {
       ok: false;
-      reason: 'AGENT_FAILED' | 'AGENT_TIMEOUT' | 'INTERRUPTED';
+      reason: AgentFailureReason;
       message: string;
       exitCode: number | null;
       durationMs: number;
@@ -57,14 +58,14 @@ export type AgentOutcome =
     };
 
 /** Tokens the agent reported using (Claude Code's `usage`, Codex's `turn.completed.usage`). */
-export interface AgentTokens {
+export type AgentTokens = {
   input: number;
   output: number;
   /** Parts already inside `input` / `output`, kept for the record where the agent reports them (Codex). */
   cachedInput?: number;
   cacheWriteInput?: number;
   reasoningOutput?: number;
-}
+};
 
 export interface AgentAdapter {
   readonly type: string;

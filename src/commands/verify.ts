@@ -99,10 +99,18 @@ function printProgress(io: CliIO, p: VerifierProgress): void {
   }
 }
 
+/** The steps that did not run or did not finish, as the verifier's details list them (Playwright lists tests, not steps). */
+function stepsNotRun(details: VerificationResult['details']): { index: number; heading: string; status: 'skipped' | 'unfinished' }[] {
+  if (details.verifier === 'kane')
+    return details.steps.flatMap((s) => (s.status === 'skipped' || s.status === 'unfinished' ? [{ ...s, status: s.status }] : []));
+  if (details.verifier === 'command')
+    return details.steps.flatMap((s) => (s.status === 'skipped' ? [{ index: s.step, heading: s.title ?? '', status: s.status }] : []));
+  return [];
+}
+
 function printResult(io: CliIO, result: VerificationResult, evidenceDir: string): void {
   const out = io.stdout;
-  const steps = (result.details.steps ?? []) as { index: number; heading: string; status: string }[];
-  for (const s of steps.filter((x) => x.status === 'skipped' || x.status === 'unfinished')) {
+  for (const s of stepsNotRun(result.details)) {
     writeHuman(out, `  - step ${s.index}  ${s.heading}  (${s.status === 'skipped' ? 'did not run' : 'did not finish'})`);
   }
   for (const f of result.findings) {

@@ -1,4 +1,5 @@
 // Joins a contract's criteria to the verifier's steps, and steps' outcomes back to criteria.
+import type { CriterionStatus, StepVerdict } from '../states.js';
 import type { Criterion } from './task-schema.js';
 
 /** A step (Kane) or test (Playwright) as the verifier will report it, with the ids it claims to verify. */
@@ -57,12 +58,7 @@ function suggestId(raw: string, criteria: readonly Criterion[]): string | null {
   return criteria.find((c) => parse(c.id) === wanted)?.id ?? null;
 }
 
-/** How one step ended, as far as criteria are concerned. */
-export type StepVerdict = 'passed' | 'product_failure' | 'failed_other' | 'skipped';
-
-export type CriterionStatus = 'PASS' | 'FAIL' | 'UNVERIFIED';
-
-export interface CriterionResult {
+export type CriterionResult = {
   id: string;
   description: string;
   status: CriterionStatus;
@@ -70,7 +66,7 @@ export interface CriterionResult {
   steps: number[];
   /** Why it is not PASS, for people. */
   note: string | null;
-}
+};
 
 /** SPEC §1: PASS needs every verifying step passed; FAIL needs a confirmed product failure; else UNVERIFIED. */
 export function judgeCriteria(

@@ -6,7 +6,7 @@ import { loadConfig } from '../config/load-config.js';
 import { loadTask } from '../contract/load-task.js';
 import { checkRepoRelative } from '../contract/repo-path.js';
 import { InputError, PreflightError } from '../errors.js';
-import { elenchosDir } from '../evidence/layout.js';
+import { authorDir } from '../evidence/layout.js';
 import { findRepoRoot } from '../git/git.js';
 import { ensureExcluded } from '../git/worktree.js';
 import { designKaneTest } from '../verifiers/kane/design-test.js';
@@ -59,7 +59,7 @@ export async function authorTest(options: AuthorOptions): Promise<AuthorResult> 
   let text: string;
   let kane: AuthorResult['kane'] = null;
   if (type === 'kane') {
-    const scratch = path.join(elenchosDir(root), 'author', `${task.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    const scratch = authorDir(root, `${task.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     await ensureExcluded(root);
     await mkdir(scratch, { recursive: true });
     const command =

@@ -10,7 +10,7 @@ import { repoRootOrCwd } from '../git/git.js';
 import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
-import { selectTasks } from './verify/select-tasks.js';
+import { selectTasks } from './select-tasks.js';
 import { checkTestLock } from './lock/test-lock-check.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';

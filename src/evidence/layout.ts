@@ -1,7 +1,7 @@
 // Where every piece of evidence lives: the one place that knows the `.elenchos/` layout.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ELENCHOS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES } from '../git/layout-names.js';
+import { ELENCHOS_DIR_NAME, RUNS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES, WORKSPACES_DIR_NAME } from '../git/layout-names.js';
 
 export { ELENCHOS_DIR_NAME };
 
@@ -23,6 +23,10 @@ export const EVIDENCE_FILES = {
   playwrightReport: 'playwright-report',
   /** The app and setup tried on the base commit when the app did not start (core/app/app-blame.ts). */
   baseProbe: 'base-probe',
+  /** Kane's exploratory sweep after a PASS, in the attempt's `verifier/` folder (core/run/sweep-step.ts). */
+  sweep: 'sweep',
+  /** What a command verifier keeps of its own, in `verifier/` (its ELENCHOS_EVIDENCE_DIR). */
+  commandFiles: 'files',
   workspace: WORKSPACE_DIR_NAME,
   ...WORKSPACE_FILES,
 } as const;
@@ -34,7 +38,7 @@ export function elenchosDir(root: string): string {
 
 /** `<root>/.elenchos/runs`: one folder per run. */
 export function runsDir(root: string): string {
-  return path.join(elenchosDir(root), 'runs');
+  return path.join(elenchosDir(root), RUNS_DIR_NAME);
 }
 
 /** `<root>/.elenchos/runs/<runId>`. */
@@ -44,7 +48,7 @@ export function runDir(root: string, runId: string): string {
 
 /** `<root>/.elenchos/workspaces`: the detached worktrees agents work in. */
 export function workspacesDir(root: string): string {
-  return path.join(elenchosDir(root), 'workspaces');
+  return path.join(elenchosDir(root), WORKSPACES_DIR_NAME);
 }
 
 /** `<root>/.elenchos/cache`: setup cache entries, one folder per key (core/workspace/setup-cache.ts). */
@@ -55,6 +59,19 @@ export function setupCacheDir(root: string): string {
 /** `<root>/.elenchos/workspaces/<runId>`. */
 export function workspaceDir(root: string, runId: string): string {
   return path.join(workspacesDir(root), runId);
+}
+
+// A run's base-commit probe (core/app/app-blame.ts) works in `<runId>-base` beside the run's worktree.
+const BASE_PROBE_SUFFIX = '-base';
+
+/** `<root>/.elenchos/workspaces/<runId>-base`: the fresh worktree of the base commit the app is tried on. */
+export function baseProbeWorkspaceDir(root: string, runId: string): string {
+  return path.join(workspacesDir(root), `${runId}${BASE_PROBE_SUFFIX}`);
+}
+
+/** The run a folder of `workspaces/` belongs to: its own name, or a base probe's run. */
+export function workspaceOwner(name: string): string {
+  return name.endsWith(BASE_PROBE_SUFFIX) ? name.slice(0, -BASE_PROBE_SUFFIX.length) : name;
 }
 
 /** `<root>/.elenchos/pool`: idle warm worktrees (`<n>/`), their trusted index (`<n>.index`) and claim (`<n>.lock`). */
@@ -163,6 +180,60 @@ export function verifierFiles(evidenceDir: string): { verifierEvents: string; ve
   };
 }
 
+/** What the Playwright verifier writes in an attempt's `verifier/` folder (verifiers/playwright/). */
+export const PLAYWRIGHT_FILES = {
+  /** The config Elenchos writes: standalone, or (`.ts`) importing the project's own config. */
+  config: 'playwright.config.mjs',
+  configOverUser: 'playwright.config.ts',
+  report: 'report.json',
+  configNotes: 'config-notes.json',
+  progressReporter: 'progress-reporter.mjs',
+  stdout: 'stdout.log',
+  /** Playwright's output folder (traces, screenshots), and under it the attachments copied in from elsewhere. */
+  outputDir: 'playwright',
+  attachments: 'attachments',
+  /** The last frame of a failing test's trace, written beside the trace. */
+  traceLastFrame: 'trace-last-frame.jpeg',
+} as const;
+
+/** The Playwright verifier's files in its evidence folder (`<attempt>/verifier/`). */
+export function playwrightPaths(evidenceDir: string) {
+  const outputDir = path.join(evidenceDir, PLAYWRIGHT_FILES.outputDir);
+  return {
+    report: path.join(evidenceDir, PLAYWRIGHT_FILES.report),
+    configNotes: path.join(evidenceDir, PLAYWRIGHT_FILES.configNotes),
+    progressReporter: path.join(evidenceDir, PLAYWRIGHT_FILES.progressReporter),
+    stdout: path.join(evidenceDir, PLAYWRIGHT_FILES.stdout),
+    outputDir,
+    attachmentsDir: path.join(outputDir, PLAYWRIGHT_FILES.attachments),
+  };
+}
+
+/** `<verifier>/sweep`: the evidence of Kane's sweep after a PASS. */
+export function sweepDir(verifierDir: string): string {
+  return path.join(verifierDir, EVIDENCE_FILES.sweep);
+}
+
+/** `<verifier>/files`: the folder a command verifier is given for evidence of its own. */
+export function commandFilesDir(verifierDir: string): string {
+  return path.join(verifierDir, EVIDENCE_FILES.commandFiles);
+}
+
+/** `<root>/.elenchos/apply/<runId>`: where `apply --branch` rebuilds a run's verified tree (removed after). */
+export function applyDir(root: string, runId: string): string {
+  return path.join(elenchosDir(root), 'apply', runId);
+}
+
+/** `<root>/.elenchos/restored/<runId>-NN`: the default worktree `restore` puts attempt `n`'s tree in. */
+export function restoredDir(root: string, runId: string, n: number): string {
+  return path.join(elenchosDir(root), 'restored', `${runId}-${attemptName(n)}`);
+}
+
+/** `<root>/.elenchos/author/<name>`: `elenchos author`'s scratch folder for one draft. */
+export function authorDir(root: string, name: string): string {
+  return path.join(elenchosDir(root), 'author', name);
+}
+
 /** `<root>/.elenchos/acks`: `elenchos ack` records, one folder per task. */
 export function acksDir(root: string): string {
   return path.join(elenchosDir(root), 'acks');
@@ -175,7 +246,7 @@ export function reportsDir(root: string): string {
 
 /** `.elenchos/runs/<runId>` relative to the repository root (as JUnit and messages name it). */
 export function relativeRunDir(runId: string): string {
-  return path.join(ELENCHOS_DIR_NAME, 'runs', runId);
+  return path.join(ELENCHOS_DIR_NAME, RUNS_DIR_NAME, runId);
 }
 
 /** `.elenchos/verifier-only/<stamp>`, relative: where `elenchos verify --verifier-only` keeps its evidence by default. */
@@ -186,7 +257,11 @@ export function verifierOnlyDir(stamp: string): string {
 /** `.elenchos/doctor`, relative: the logs of `elenchos doctor`'s app probe. */
 export const DOCTOR_DIR = path.join(ELENCHOS_DIR_NAME, 'doctor');
 
-/** The files of one setup cache entry (`.elenchos/cache/<key>/`): its manifest and when it was last used. */
-export function setupCacheEntryFiles(entryDir: string): { manifest: string; lastUsed: string } {
-  return { manifest: path.join(entryDir, 'manifest.json'), lastUsed: path.join(entryDir, 'last-used') };
+/** The files of one setup cache entry (`.elenchos/cache/<key>/`): its manifest, when it was last used, and the saved files. */
+export function setupCacheEntryFiles(entryDir: string): { manifest: string; lastUsed: string; files: string } {
+  return {
+    manifest: path.join(entryDir, 'manifest.json'),
+    lastUsed: path.join(entryDir, 'last-used'),
+    files: path.join(entryDir, 'files'),
+  };
 }

@@ -4,7 +4,17 @@ import { z } from 'zod';
 import { describeError, ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
-import { ATTEMPT_KINDS, ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
+import { VERIFIER_TYPES } from '../contract/task-schema.js';
+import {
+  ATTEMPT_KINDS,
+  ATTEMPT_STATUSES,
+  CANDIDATE_STATES,
+  CRITERION_STATUSES,
+  FINAL_RUN_STATES,
+  RUN_MODES,
+  RUN_REASONS,
+  RUN_STATES,
+} from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
 
 export const RUN_SCHEMA_VERSION = 1;
@@ -45,8 +55,6 @@ export const ContractFileSchema = z.looseObject({
   sha256,
   role: z.enum(CONTRACT_ROLES),
 });
-
-export const CANDIDATE_STATES = ['PENDING', 'RUNNING', 'VERIFIED', 'FAILED', 'ERROR', 'STOPPED'] as const;
 
 /** What a run spent; `agentUsd` null when its agent reported no dollars (Codex, Gemini CLI, a command agent): unknown, not $0. */
 const CostSchema = z.looseObject({
@@ -103,7 +111,7 @@ export const RunRecordSchema = z
   .looseObject({
     schemaVersion: z.literal(RUN_SCHEMA_VERSION),
     runId: z.string().min(1),
-    mode: z.enum(['run', 'verify']),
+    mode: z.enum(RUN_MODES),
     task: z.looseObject({ id: z.string().min(1), file: z.string().min(1), title: z.string() }),
     state: z.enum(RUN_STATES),
     reason: z.enum(RUN_REASONS).nullable(),
@@ -121,6 +129,8 @@ export const RunRecordSchema = z
       agent: z.string().nullable(),
     }),
     contract: z.looseObject({ files: z.array(ContractFileSchema) }),
+    /** The verifier and test file the task names (what `apply` rebuilds the verified tree against). */
+    verifier: z.looseObject({ type: z.enum(VERIFIER_TYPES), testFile: z.string().min(1) }).optional(),
     configFingerprint: z.string(),
     startedAt: timestamp,
     finishedAt: timestamp.nullable(),
@@ -144,7 +154,7 @@ export const RunRecordSchema = z
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({
-        state: z.enum(['VERIFIED', 'FAILED', 'ERROR']),
+        state: z.enum(FINAL_RUN_STATES),
         reason: z.enum(RUN_REASONS).nullable(),
         message: z.string().nullable(),
       })

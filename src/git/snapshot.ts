@@ -6,7 +6,7 @@ import { digestPath } from './path-digest.js';
 import { isUnderPrefix } from './path-prefix.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
 
-export interface WorkspaceSnapshot {
+export type WorkspaceSnapshot = {
   head: string;
   /** SHA-256 over every changed path and its digest; equal trees give equal hashes. */
   contentHash: string;
@@ -16,7 +16,7 @@ export interface WorkspaceSnapshot {
   entries: Record<string, string>;
   /** Path → git's two status letters (`??` untracked); explains a difference, not part of the hash. */
   codes: Record<string, string>;
-}
+};
 
 export interface SnapshotOptions {
   /** Repository-relative path prefixes left out (a verifier's own output folders). */

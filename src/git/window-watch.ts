@@ -16,6 +16,7 @@ import { git, splitNul } from './git.js';
 import { globMatcher } from '../util/glob-match.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
+import { RUNS_DIR_NAME, WINDOW_MARKER_DIR_NAME, WORKSPACES_DIR_NAME } from './layout-names.js';
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
 export type WindowReport =
@@ -56,117 +57,146 @@ const watchRaw: WatchDirectory = (directory, onEvent) => watch(directory, { pers
  * is not watched: a moved HEAD is the snapshot's to see, and checking out other files writes the tree.
  */
 export async function watchWindow(cwd: string, options: WatchOptions = {}): Promise<WindowWatch> {
-  const exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
-  const skip = options.skip ?? (() => false);
-  const folders = folderMatcher([...(options.folders ?? []), ...exclude.flatMap(parentFolders)]);
-  const confirmMs = options.confirmMs ?? 10_000;
-  const watchDirectory = options.watchDirectory ?? watchRaw;
-  const markerDir = path.join(cwd, ELENCHOS_DIR, 'window');
-  await mkdir(markerDir, { recursive: true });
+  const watch = new DirectoryWatch(cwd, options);
+  await mkdir(watch.markerDir, { recursive: true });
   const directories = await listDirectories(cwd);
-  const seen = new Set<string>();
-  const waiting = new Map<string, () => void>();
-  let overflow = false;
-  let failure: string | null = null;
-  const watchers: FSWatcher[] = [];
-  const watched = new Set<string>();
-  const stop = () => {
-    for (const w of watchers) w.close();
-  };
-  let closed = false;
-  const watchOne = (dir: string) => {
-    if (closed || watched.has(dir)) return;
-    watched.add(dir);
+  try {
+    for (const dir of directories) watch.add(dir);
+  } catch (error) {
+    watch.stop(); // ENOSPC here is the inotify watch limit (fs.inotify.max_user_watches)
+    throw error;
+  }
+  if (!(await watch.confirm())) {
+    watch.stop();
+    throw new Error(`the filesystem watch on ${cwd} did not report a test write within ${watch.confirmMs} ms`);
+  }
+  return { close: () => watch.close(directories.length) };
+}
+
+/** One window's watch: a raw watcher per directory, the paths they reported, and the proof they saw everything. */
+class DirectoryWatch {
+  readonly exclude: string[];
+  readonly skip: (repoPath: string) => boolean;
+  /** Folders whose creation is no write: watched as they appear (WatchOptions.folders, and those on the way to `exclude`). */
+  readonly folders: (rel: string) => boolean;
+  readonly confirmMs: number;
+  readonly markerDir: string;
+  private readonly watchDirectory: WatchDirectory;
+  private readonly seen = new Set<string>();
+  /** Marker files of our own, each waiting for its event. */
+  private readonly waiting = new Map<string, () => void>();
+  private readonly watchers: FSWatcher[] = [];
+  private readonly watched = new Set<string>();
+  /** Folders being added as they appear. */
+  private readonly pending: Promise<void>[] = [];
+  private overflow = false;
+  private failure: string | null = null;
+  private closed = false;
+  private markers = 0;
+
+  constructor(
+    private readonly cwd: string,
+    options: WatchOptions,
+  ) {
+    this.exclude = [ELENCHOS_DIR, ...(options.exclude ?? [])];
+    this.skip = options.skip ?? (() => false);
+    this.folders = folderMatcher([...(options.folders ?? []), ...this.exclude.flatMap(parentFolders)]);
+    this.confirmMs = options.confirmMs ?? 10_000;
+    this.watchDirectory = options.watchDirectory ?? watchRaw;
+    this.markerDir = path.join(cwd, ELENCHOS_DIR, WINDOW_MARKER_DIR_NAME);
+  }
+
+  /** Watches one directory (repo-relative, '' for the root), once. */
+  add(dir: string): void {
+    if (this.closed || this.watched.has(dir)) return;
+    this.watched.add(dir);
     // A name-less event (the kernel did not say) counts as a write to the directory itself.
-    const w = watchDirectory(path.join(cwd, dir), (name) => record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name));
+    const w = this.watchDirectory(path.join(this.cwd, dir), (name) =>
+      this.record(name === null ? dir || '.' : dir ? `${dir}/${name}` : name),
+    );
     w.on('error', (error) => {
-      failure ??= `${dir || '.'}: ${error.message}`;
+      this.failure ??= `${dir || '.'}: ${error.message}`;
     });
-    watchers.push(w);
-  };
-  // A folder the verifier or the app may create is watched as it appears (with what it already holds).
-  const follow = (rel: string) => {
+    this.watchers.push(w);
+  }
+
+  stop(): void {
+    for (const w of this.watchers) w.close();
+  }
+
+  private record(rel: string): void {
+    this.waiting.get(rel)?.();
+    if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
+    if (this.folders(rel) && !this.watched.has(rel)) this.follow(rel);
+    if (this.seen.size < MAX_PATHS) this.seen.add(rel);
+    else this.overflow = true;
+  }
+
+  /** A folder the verifier or the app may create is watched as it appears (with what it already holds). */
+  private follow(rel: string): void {
+    const { cwd, exclude, skip } = this;
     const add = async () => {
       if (!(await lstat(path.join(cwd, rel)).catch(() => null))?.isDirectory()) return;
       const inside = await fg('**', { cwd: path.join(cwd, rel), onlyDirectories: true, dot: true, followSymbolicLinks: false });
       for (const sub of ['', ...inside.sort()]) {
         const dir = sub ? `${rel}/${sub}` : rel;
-        if (!isUnderPrefix(dir, exclude) && !skip(dir)) watchOne(dir);
+        if (!isUnderPrefix(dir, exclude) && !skip(dir)) this.add(dir);
       }
       // What landed in it before its watch began is a write all the same.
       const files = await fg('**', { cwd: path.join(cwd, rel), onlyFiles: false, dot: true, followSymbolicLinks: false });
       // (What the owner writes there is not listed: a `log/` of thousands of files would reach MAX_PATHS.)
-      for (const file of files.map((f) => `${rel}/${f}`)) if (!isUnderPrefix(file, exclude) && !skip(file)) record(file);
+      for (const file of files.map((f) => `${rel}/${f}`)) if (!isUnderPrefix(file, exclude) && !skip(file)) this.record(file);
     };
-    pending.push(
+    this.pending.push(
       add().catch((error: Error) => {
-        failure ??= `${rel}: ${error.message}`;
+        this.failure ??= `${rel}: ${error.message}`;
       }),
     );
-  };
-  const pending: Promise<void>[] = [];
-  const record = (rel: string) => {
-    waiting.get(rel)?.();
-    if (isUnderPrefix(rel, [ELENCHOS_DIR])) return;
-    if (folders(rel) && !watched.has(rel)) follow(rel);
-    if (seen.size < MAX_PATHS) seen.add(rel);
-    else overflow = true;
-  };
-  try {
-    for (const dir of directories) watchOne(dir);
-  } catch (error) {
-    stop(); // ENOSPC here is the inotify watch limit (fs.inotify.max_user_watches)
-    throw error;
   }
-  let markers = 0;
-  // One inotify instance delivers its events in order: once our marker arrives, every earlier write has.
-  const confirm = async (): Promise<boolean> => {
-    const name = `${ELENCHOS_DIR}window/marker-${process.pid}-${++markers}`;
+
+  /** One inotify instance delivers its events in order: once our marker arrives, every earlier write has. */
+  async confirm(): Promise<boolean> {
+    const name = `${ELENCHOS_DIR}${WINDOW_MARKER_DIR_NAME}/marker-${process.pid}-${++this.markers}`;
     const arrived = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), confirmMs);
-      waiting.set(name, () => {
+      const timer = setTimeout(() => resolve(false), this.confirmMs);
+      this.waiting.set(name, () => {
         clearTimeout(timer);
         resolve(true);
       });
     });
-    await writeFile(path.join(cwd, name), '');
+    await writeFile(path.join(this.cwd, name), '');
     const ok = await arrived;
-    waiting.delete(name);
+    this.waiting.delete(name);
     return ok;
-  };
-  if (!(await confirm())) {
-    stop();
-    throw new Error(`the filesystem watch on ${cwd} did not report a test write within ${confirmMs} ms`);
   }
-  return {
-    async close(): Promise<WindowReport> {
-      await Promise.all(pending);
-      const confirmed = await confirm();
-      // Folders that appeared while the window was being confirmed are still listed, then nothing more.
-      while (pending.length > 0) await Promise.all(pending.splice(0));
-      closed = true;
-      stop();
-      await rm(markerDir, { recursive: true, force: true });
-      const own = await dropOwnOutput(cwd, [...seen], exclude, folders);
-      const written = await dropIgnored(
-        cwd,
-        own.filter((p) => !skip(p)),
-      );
-      const count = directories.length;
-      if (failure) return { ok: false, problem: `the filesystem watch failed: ${failure}`, written, directories: count };
-      if (!confirmed)
-        return {
-          ok: false,
-          problem: `the filesystem watch did not confirm its last events within ${confirmMs} ms`,
-          written,
-          directories: count,
-        };
-      // Past the cap a path may be missing from the list, never from the verdict: something was written.
-      if (overflow && written.length === 0)
-        return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories: count };
-      return { ok: true, written, directories: count };
-    },
-  };
+
+  /** Closes the window once every earlier event has arrived; `directories`: how many were watched from the start. */
+  async close(directories: number): Promise<WindowReport> {
+    await Promise.all(this.pending);
+    const confirmed = await this.confirm();
+    // Folders that appeared while the window was being confirmed are still listed, then nothing more.
+    while (this.pending.length > 0) await Promise.all(this.pending.splice(0));
+    this.closed = true;
+    this.stop();
+    await rm(this.markerDir, { recursive: true, force: true });
+    const own = await dropOwnOutput(this.cwd, [...this.seen], this.exclude, this.folders);
+    const written = await dropIgnored(
+      this.cwd,
+      own.filter((p) => !this.skip(p)),
+    );
+    if (this.failure) return { ok: false, problem: `the filesystem watch failed: ${this.failure}`, written, directories };
+    if (!confirmed)
+      return {
+        ok: false,
+        problem: `the filesystem watch did not confirm its last events within ${this.confirmMs} ms`,
+        written,
+        directories,
+      };
+    // Past the cap a path may be missing from the list, never from the verdict: something was written.
+    if (this.overflow && written.length === 0)
+      return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories };
+    return { ok: true, written, directories };
+  }
 }
 
 /** Every directory to watch, repo-relative ('' for the root): all but `.git`, our runs and git-ignored folders. */
@@ -176,7 +206,10 @@ async function listDirectories(cwd: string): Promise<string[]> {
     .filter((p) => p.endsWith('/') && p !== ELENCHOS_DIR)
     .map((p) => fg.escapePath(p.slice(0, -1)));
   // With --in-place the checkout's own .elenchos/ holds the evidence being written: not watched.
-  const skip = ['.git', `${ELENCHOS_DIR}runs`, `${ELENCHOS_DIR}workspaces`, ...ignored].flatMap((p) => [p, `${p}/**`]);
+  const skip = ['.git', `${ELENCHOS_DIR}${RUNS_DIR_NAME}`, `${ELENCHOS_DIR}${WORKSPACES_DIR_NAME}`, ...ignored].flatMap((p) => [
+    p,
+    `${p}/**`,
+  ]);
   const found = await fg('**', { cwd, onlyDirectories: true, dot: true, followSymbolicLinks: false, ignore: skip });
   return ['', ...found.sort()];
 }

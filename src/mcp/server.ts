@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { loadConfig } from '../config/load-config.js';
 import { checkTasks } from '../core/check.js';
 import { listStoredRuns, showStoredRun } from '../core/stored-runs/inspect-runs.js';
-import { selectTasks } from '../core/verify/select-tasks.js';
+import { selectTasks } from '../core/select-tasks.js';
 import { verifyAll } from '../core/verify/verify-all.js';
 import { verifyEvidence } from '../core/verify/verify-evidence.js';
 import { ElenchosError } from '../errors.js';

@@ -1,11 +1,5 @@
 // The app's side of an attempt that could not start it: what happened, the app's last log lines, and the base probe.
-
-interface StoredApp {
-  ok?: unknown;
-  message?: unknown;
-  logTail?: unknown;
-  baseProbe?: { ok?: unknown; message?: unknown; logTail?: unknown } | null;
-}
+import type { AppRecord } from '../evidence/attempt-record.js';
 
 export interface AppFailureView {
   message: string;
@@ -14,15 +8,15 @@ export interface AppFailureView {
   base: { ok: boolean; message: string; logTail: string[] } | null;
 }
 
-/** Reads attempt.json's `app` (untrusted shape); null when the app came up or was never started. */
-export function appFailureOf(attempt: Record<string, unknown> | null | undefined): AppFailureView | null {
-  const app = attempt?.app as StoredApp | null | undefined;
-  if (!app || typeof app !== 'object' || app.ok !== false) return null;
-  const probe = app.baseProbe && typeof app.baseProbe === 'object' ? app.baseProbe : null;
+/** Reads attempt.json's `app`; null when the app came up or was never started. */
+export function appFailureOf(attempt: { app: AppRecord | null } | null | undefined): AppFailureView | null {
+  const app = attempt?.app;
+  if (!app || app.ok) return null;
+  const probe = app.baseProbe ?? null;
   return {
-    message: String(app.message ?? ''),
+    message: app.message,
     logTail: linesOf(app.logTail),
-    base: probe ? { ok: probe.ok === true, message: String(probe.message ?? ''), logTail: linesOf(probe.logTail) } : null,
+    base: probe ? { ok: probe.ok, message: probe.message, logTail: linesOf(probe.logTail) } : null,
   };
 }
 
@@ -43,6 +37,6 @@ export function describeAppFailure(view: AppFailureView): string[] {
   return lines;
 }
 
-function linesOf(value: unknown): string[] {
-  return typeof value === 'string' && value.trim() !== '' ? value.split('\n') : [];
+function linesOf(value: string | undefined): string[] {
+  return value !== undefined && value.trim() !== '' ? value.split('\n') : [];
 }

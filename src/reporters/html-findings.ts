@@ -1,5 +1,6 @@
 // The findings of one attempt in the HTML report: a table, then each failing test's evidence (its whole
 // error with line breaks kept, screenshots inline, the trace and how to open it). Every value escaped.
+import type { FindingKind } from '../states.js';
 import type { Finding } from '../verifiers/types.js';
 import type { AttemptEvidence } from '../core/stored-runs/report-evidence.js';
 import { escapeHtml } from './html-escape.js';
@@ -47,7 +48,7 @@ function verdictOf(f: ShownFinding): string {
   return KIND[f.kind] ?? f.kind;
 }
 
-const KIND: Record<string, string> = {
+const KIND: Record<FindingKind, string> = {
   product_failure: 'product failure (the app misbehaved)',
   verifier_error: 'verifier error (could not judge)',
   unattributed_failure: 'failed without a product verdict',

@@ -1,12 +1,15 @@
 // One self-contained HTML file for a run: no scripts, no external resources, every value escaped.
 import type { ReportInput } from '../core/stored-runs/report.js';
-import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
 import { describeDollars } from './run-list.js';
 import { renderFindings } from './html-findings.js';
 import { EVIDENCE_FILES } from '../evidence/layout.js';
+import { NEEDS_HUMAN, type AttemptStatus, type CandidateState, type CriterionStatus, type RunState } from '../states.js';
+
+/** Every state a badge shows: a run's, a candidate's, an attempt's, a criterion's, a task's. */
+type Badge = RunState | CandidateState | AttemptStatus | CriterionStatus | typeof NEEDS_HUMAN;
 
 export type { ReportInput };
 
@@ -22,12 +25,12 @@ td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-ali
 /** Renders the report. */
 export function renderHtmlReport(input: ReportInput): string {
   const { record } = input;
-  const badge = (status: string) => `<span class="s ${escapeHtml(status)}">${escapeHtml(status)}</span>`;
+  const badge = (status: Badge) => `<span class="s ${escapeHtml(status)}">${escapeHtml(status)}</span>`;
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(record.task.title)} <small>(${escapeHtml(record.task.id)})</small></h1>`);
   if (input.needsHuman) {
     parts.push(
-      `<p>${badge('NEEDS_HUMAN')} ${escapeHtml(`no agent runs this task until a person acknowledges it (elenchos ack ${record.task.file}):`)}</p><ul>`,
+      `<p>${badge(NEEDS_HUMAN)} ${escapeHtml(`no agent runs this task until a person acknowledges it (elenchos ack ${record.task.file}):`)}</p><ul>`,
     );
     for (const reason of input.needsHuman.reasons) parts.push(`<li>${escapeHtml(reason)}</li>`);
     parts.push('</ul>');
@@ -80,7 +83,7 @@ export function renderHtmlReport(input: ReportInput): string {
  * A best-of run: the candidates side by side (state, attempts, per-criterion status of the last attempt,
  * change size, cost, time), the winner and why, then each candidate's attempts with their diffs.
  */
-function renderCandidates(input: ReportInput, badge: (status: string) => string): string[] {
+function renderCandidates(input: ReportInput, badge: (status: Badge) => string): string[] {
   const { record } = input;
   const entries = record.candidates ?? [];
   const parts: string[] = [];
@@ -152,7 +155,7 @@ function renderCandidates(input: ReportInput, badge: (status: string) => string)
   return parts;
 }
 
-function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: string) => string): string[] {
+function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: Badge) => string): string[] {
   const parts: string[] = [];
   input.record.attempts.forEach((summary, i) => {
     const detail = input.attempts[i];
@@ -161,9 +164,7 @@ function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: st
     );
     const agentEnd = describeAgentEnd(detail?.agent);
     if (agentEnd) parts.push(`<p>agent: ${escapeHtml(agentEnd)}</p>`);
-    const criteria =
-      (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
-      summary.criteria;
+    const criteria = detail?.criteria ?? summary.criteria;
     parts.push('<table><tr><th>criterion</th><th>status</th><th>steps</th><th>description</th><th>note</th></tr>');
     for (const c of criteria) {
       parts.push(
@@ -171,7 +172,7 @@ function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: st
       );
     }
     parts.push('</table>');
-    const findings = (detail?.findings as Finding[] | undefined) ?? [];
+    const findings = detail?.findings ?? [];
     parts.push(...renderFindings(findings, input.evidence?.get(summary.number)));
     const app = appFailureOf(detail);
     // Shown open, not folded away: when the app did not start, its log is the evidence that matters.

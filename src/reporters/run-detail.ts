@@ -3,8 +3,8 @@ import path from 'node:path';
 import { writeHuman, type CliIO } from '../cli-io.js';
 import type { NeedsHuman } from '../core/stored-runs/needs-human.js';
 import type { RunRecord } from '../evidence/run-record.js';
+import type { AttemptFile } from '../evidence/attempt-record.js';
 import { describeFinding } from '../core/run/prompt.js';
-import type { Finding } from '../verifiers/types.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { candidateTable } from './best-of-summary.js';
@@ -14,10 +14,10 @@ interface ShownRun {
   root: string;
   dir: string;
   record: RunRecord;
-  attempts: (Record<string, unknown> | null)[];
+  attempts: (AttemptFile | null)[];
   needsHuman?: NeedsHuman | null;
   /** A best-of run's candidates, each a run of its own. */
-  candidates?: { name: string; dir: string; record: RunRecord | null; attempts: (Record<string, unknown> | null)[] }[];
+  candidates?: { name: string; dir: string; record: RunRecord | null; attempts: (AttemptFile | null)[] }[];
 }
 
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
@@ -65,15 +65,13 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
     out(`attempt ${summary.number} (${summary.kind}) → ${summary.status}: ${summary.summary}`);
     const agentLine = describeAgentEnd(detail?.agent);
     if (agentLine) out(`  agent: ${agentLine}`);
-    const criteria =
-      (detail?.criteria as { id: string; status: string; steps: number[]; description?: string; note?: string | null }[] | undefined) ??
-      summary.criteria;
+    const criteria = detail?.criteria ?? summary.criteria;
     const width = Math.max(2, ...criteria.map((c) => c.id.length));
     for (const c of criteria) {
       const steps = c.steps.length > 0 ? `step ${c.steps.join(',')}` : 'no step';
       out(`  ${c.status.padEnd(10)} ${c.id.padEnd(width)}  ${steps.padEnd(9)} ${c.description ?? ''}${c.note ? ` — ${c.note}` : ''}`);
     }
-    for (const finding of (detail?.findings as Finding[] | undefined) ?? []) {
+    for (const finding of detail?.findings ?? []) {
       for (const line of describeFinding(finding)) out(`    ${line}`);
     }
     const app = appFailureOf(detail);

@@ -1,6 +1,7 @@
 // Live terminal progress: each phase and each verifier step as it happens, with elapsed time.
 import { writeHuman } from '../cli-io.js';
 import type { RunEvent, RunReporter } from '../core/events.js';
+import type { CriterionStatus } from '../states.js';
 
 export interface TerminalReporterOptions {
   stream: NodeJS.WritableStream;
@@ -9,7 +10,7 @@ export interface TerminalReporterOptions {
   now?: () => number;
 }
 
-const MARK: Record<string, string> = { PASS: '✓', FAIL: '✗', UNVERIFIED: '?', VERIFIER_ERROR: '!', INCONCLUSIVE: '?', NOT_VERIFIED: '-' };
+const MARK: Record<CriterionStatus, string> = { PASS: '✓', FAIL: '✗', UNVERIFIED: '?' };
 
 /** A reporter that writes human progress lines to `stream`. */
 export function terminalReporter(options: TerminalReporterOptions): RunReporter {

@@ -2,7 +2,7 @@
 // attempt's status: a confirmed product failure wins over trouble elsewhere, unless the report itself
 // cannot be trusted.
 import type { CriterionResult } from '../contract/criteria-map.js';
-import type { AttemptStatus } from './types.js';
+import type { TroubleStatus, VerdictStatus } from '../states.js';
 
 /**
  * What went wrong besides the product, as the verifier saw it.
@@ -15,7 +15,7 @@ import type { AttemptStatus } from './types.js';
  */
 export interface Trouble {
   scope: 'run' | 'test';
-  status: 'VERIFIER_ERROR' | 'INCONCLUSIVE';
+  status: TroubleStatus;
   summary: string;
 }
 
@@ -27,7 +27,7 @@ export interface Summaries {
 }
 
 export interface AttemptDecision {
-  status: AttemptStatus;
+  status: VerdictStatus;
   summary: string;
   /** Criteria confirmed FAIL. */
   failed: string[];
@@ -48,7 +48,7 @@ export function decideAttemptStatus(
 ): AttemptDecision {
   const failed = criteria.filter((c) => c.status === 'FAIL').map((c) => c.id);
   const unjudged = criteria.filter((c) => c.status !== 'PASS' && c.status !== 'FAIL').map((c) => c.id);
-  const decision = (status: AttemptStatus, summary: string): AttemptDecision => ({ status, summary, failed, unjudged });
+  const decision = (status: VerdictStatus, summary: string): AttemptDecision => ({ status, summary, failed, unjudged });
   const run = troubles.find((t) => t.scope === 'run');
   if (run) return decision(run.status, run.summary);
   if (failed.length > 0) {

@@ -1,14 +1,12 @@
 // The interface every verifier (kane, playwright, command) implements, and what it returns.
-import type { VerdictStatus } from '../states.js';
+import type { FindingKind, StepEndStatus, VerdictStatus } from '../states.js';
+import type { VerifierDetails } from '../evidence/attempt-record.js';
 import type { CriteriaMap, CriterionResult, DeclaredStep } from '../contract/criteria-map.js';
 import type { TestPrint } from '../contract/step-print.js';
 import type { Criterion, Variable, VerifierType } from '../contract/task-schema.js';
 
-/** What a verifier says about one look (src/states.ts). */
-export type AttemptStatus = VerdictStatus;
-
 /** The verifier's triage of a failed step, kept side by side with the finding. */
-export interface Verdict {
+export type Verdict = {
   confirmed: boolean | null;
   family: string | null;
   category: string | null;
@@ -20,14 +18,14 @@ export interface Verdict {
   status?: string | null;
   /** Kane: why a verdict was downgraded from confirmed (citations could not be verified). */
   downgradeReason?: string | null;
-}
+};
 
 /** One thing that went wrong, with everything a person (or the repair prompt) needs beside it. */
-export interface Finding {
+export type Finding = {
   step: number | null;
   heading: string | null;
   /** How Elenchos classifies this finding. */
-  kind: 'product_failure' | 'verifier_error' | 'unattributed_failure' | 'inconsistency';
+  kind: FindingKind;
   /** One line: what went wrong. */
   reason: string | null;
   /**
@@ -42,12 +40,12 @@ export interface Finding {
   verdict: Verdict | null;
   sessionId: string | null;
   evidencePack: string | null;
-}
+};
 
 /** Live progress a verifier reports while it runs (the terminal reporter renders it). */
 export type VerifierProgress =
   | { kind: 'step-start'; step: number; heading: string }
-  | { kind: 'step-end'; step: number; heading: string; status: 'passed' | 'failed'; durationSeconds: number | null }
+  | { kind: 'step-end'; step: number; heading: string; status: StepEndStatus; durationSeconds: number | null }
   | { kind: 'note'; message: string };
 
 export interface VerifyContext {
@@ -86,7 +84,7 @@ export interface IterateOptions {
 }
 
 export interface VerificationResult {
-  status: AttemptStatus;
+  status: VerdictStatus;
   /** One line for people: why this status. */
   summary: string;
   criteria: CriterionResult[];
@@ -94,8 +92,8 @@ export interface VerificationResult {
   exitCode: number | null;
   timedOut: boolean;
   durationMs: number;
-  /** Verifier-specific facts (Kane: session id, counts of skipped lines, evidence pack path). */
-  details: Record<string, unknown>;
+  /** Verifier-specific facts (Kane: session id, counts of skipped lines, evidence pack path), by verifier (src/evidence/attempt-record.ts). */
+  details: VerifierDetails;
 }
 
 /** Where and how a verifier may run to read a test file's steps (only Playwright runs anything). */

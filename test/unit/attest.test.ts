@@ -8,7 +8,7 @@ import { ciRunUrl } from '../../src/attest/ci-url.js';
 import { selectTasksInTree } from '../../src/attest/commit-tasks.js';
 import { openEnvelope, preAuthEncoding, signEnvelope } from '../../src/attest/dsse.js';
 import { readVerdict } from '../../src/attest/verdict.js';
-import { selectTasks } from '../../src/core/verify/select-tasks.js';
+import { selectTasks } from '../../src/core/select-tasks.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 describe('DSSE', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeCriteria, mapCriteria, type StepVerdict } from '../../src/contract/criteria-map.js';
+import { judgeCriteria, mapCriteria } from '../../src/contract/criteria-map.js';
+import type { StepVerdict } from '../../src/states.js';
 
 const criteria = [
   { id: 'AC-1', description: 'one' },

@@ -1,11 +1,33 @@
 // Every `.elenchos/` and evidence path comes from src/evidence/layout.ts: a file or folder name of the
 // layout spelled out anywhere else in src/ fails here (the names git/ needs too live in git/layout-names.ts,
 // below evidence/).
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import fg from 'fast-glob';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { attemptPaths, EVIDENCE_FILES } from '../../src/evidence/layout.js';
+import {
+  applyDir,
+  attemptDir,
+  attemptName,
+  attemptPaths,
+  authorDir,
+  baseProbeWorkspaceDir,
+  commandFilesDir,
+  createAttemptDirs,
+  EVIDENCE_FILES,
+  playwrightPaths,
+  restoredDir,
+  runDir,
+  runsDir,
+  setupCacheEntryFiles,
+  sweepDir,
+  workspaceDir,
+  workspaceOwner,
+  workspacesDir,
+} from '../../src/evidence/layout.js';
+import { writeJsonAtomic } from '../../src/evidence/write-json.js';
+import { tempDir } from '../helpers/temp.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const OWNERS = new Set(['src/evidence/layout.ts', 'src/git/layout-names.ts']);
@@ -14,6 +36,9 @@ const NOT_THE_LAYOUT = new Set([
   'src/agents/sandbox.ts: prompt.md', // where a sandboxed agent reads its prompt, inside the sandbox
   'src/verifiers/playwright/transform-cache.ts: cache', // Playwright's own transform cache in a leased folder
 ]);
+// The layout, still spelled out in a file another change is rewriting (house1: trace-url.ts); the lead
+// swaps it for PLAYWRIGHT_FILES.traceLastFrame when both land.
+const PENDING = new Set(['src/verifiers/playwright/trace-url.ts: trace-last-frame.jpeg']);
 // Names whose only meaning in src/ is a place in the layout.
 const FILE_NAMES = [
   'run.json',
@@ -33,6 +58,11 @@ const FILE_NAMES = [
   'playwright-report',
   'base-probe',
   'verifier-only',
+  'report.json',
+  'config-notes.json',
+  'progress-reporter.mjs',
+  'stdout.log',
+  'trace-last-frame.jpeg',
 ];
 // Folder names that are also ordinary words: a literal counts when it is joined onto a path.
 const FOLDER_NAMES = [
@@ -48,6 +78,13 @@ const FOLDER_NAMES = [
   'verifier',
   'kane',
   'doctor',
+  'apply',
+  'restored',
+  'author',
+  'window',
+  'sweep',
+  'attachments',
+  'files',
 ];
 
 /**
@@ -91,9 +128,28 @@ describe('the evidence layout', () => {
     for (const file of fg.sync('src/**/*.ts', { cwd: root })) {
       if (OWNERS.has(file)) continue;
       for (const name of layoutLiterals(readFileSync(`${root}${file}`, 'utf8')))
-        if (!NOT_THE_LAYOUT.has(`${file}: ${name}`)) offenders.push(`${file}: ${name}`);
+        if (!NOT_THE_LAYOUT.has(`${file}: ${name}`) && !PENDING.has(`${file}: ${name}`)) offenders.push(`${file}: ${name}`);
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('names the folders of apply, restore and author, of a sweep, a command verifier and Playwright', () => {
+    expect(applyDir('/r', 'id')).toBe('/r/.elenchos/apply/id');
+    expect(restoredDir('/r', 'id', 3)).toBe('/r/.elenchos/restored/id-03');
+    expect(authorDir('/r', 'draft')).toBe('/r/.elenchos/author/draft');
+    expect(baseProbeWorkspaceDir('/r', 'id')).toBe('/r/.elenchos/workspaces/id-base');
+    expect([workspaceOwner('id-base'), workspaceOwner('id'), workspaceOwner('id-based')]).toEqual(['id', 'id', 'id-based']);
+    expect(sweepDir('/a/verifier')).toBe('/a/verifier/sweep');
+    expect(commandFilesDir('/a/verifier')).toBe('/a/verifier/files');
+    expect(setupCacheEntryFiles('/r/.elenchos/cache/k').files).toBe('/r/.elenchos/cache/k/files');
+    expect(playwrightPaths('/a/verifier')).toEqual({
+      report: '/a/verifier/report.json',
+      configNotes: '/a/verifier/config-notes.json',
+      progressReporter: '/a/verifier/progress-reporter.mjs',
+      stdout: '/a/verifier/stdout.log',
+      outputDir: '/a/verifier/playwright',
+      attachmentsDir: '/a/verifier/playwright/attachments',
+    });
   });
 
   it('names every file of an attempt from EVIDENCE_FILES', () => {
@@ -105,5 +161,66 @@ describe('the evidence layout', () => {
       baseTxt: '/r/attempts/01/workspace/base.txt',
       playwrightReport: '/r/attempts/01/verifier/playwright-report/index.html',
     });
+  });
+});
+
+describe('evidence layout', () => {
+  it('names every folder and file', () => {
+    expect(runsDir('/r')).toBe(path.join('/r', '.elenchos', 'runs'));
+    expect(runDir('/r', 'id')).toBe(path.join('/r', '.elenchos', 'runs', 'id'));
+    expect(workspacesDir('/r')).toBe(path.join('/r', '.elenchos', 'workspaces'));
+    expect(workspaceDir('/r', 'id')).toBe(path.join('/r', '.elenchos', 'workspaces', 'id'));
+    expect(attemptDir('/run', 1)).toBe(path.join('/run', 'attempts', '01'));
+    expect(attemptDir('/run', 12)).toBe(path.join('/run', 'attempts', '12'));
+    expect(() => attemptName(0)).toThrow(RangeError);
+    const p = attemptPaths('/a');
+    expect(Object.fromEntries(Object.entries(p).map(([k, v]) => [k, path.relative('/a', v).split(path.sep).join('/')]))).toEqual({
+      dir: '',
+      attemptJson: 'attempt.json',
+      // prompt, playwrightReport and baseProbeDir joined the attempt folder after this case was written
+      prompt: 'prompt.md',
+      agentLog: 'agent.log',
+      appLog: 'app.log',
+      setupLog: 'setup.log',
+      verifierDir: 'verifier',
+      verifierEvents: 'verifier/events.ndjson',
+      verifierStderr: 'verifier/stderr.log',
+      kaneDir: 'verifier/kane',
+      playwrightReport: 'verifier/playwright-report/index.html',
+      baseProbeDir: 'base-probe',
+      workspaceDir: 'workspace',
+      diffPatch: 'workspace/diff.patch',
+      untrackedTar: 'workspace/untracked.tar.gz',
+      baseTxt: 'workspace/base.txt',
+    });
+  });
+
+  it('creates an attempt’s folders, idempotently', async () => {
+    const run = tempDir();
+    const paths = await createAttemptDirs(run, 2);
+    await createAttemptDirs(run, 2);
+    expect(existsSync(paths.kaneDir)).toBe(true);
+    expect(existsSync(paths.workspaceDir)).toBe(true);
+    expect(readdirSync(path.join(run, 'attempts'))).toEqual(['02']);
+  });
+});
+
+describe('writeJsonAtomic', () => {
+  it('writes pretty JSON with a trailing newline, replaces the old file and leaves no temp file', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sub', 'run.json');
+    await writeJsonAtomic(file, { a: 1 });
+    await writeJsonAtomic(file, { a: 2, b: [1] });
+    expect(readFileSync(file, 'utf8')).toBe('{\n  "a": 2,\n  "b": [\n    1\n  ]\n}\n');
+    expect(readdirSync(path.dirname(file))).toEqual(['run.json']);
+  });
+
+  it('keeps the previous content when the new value cannot be serialised', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'run.json');
+    writeFileSync(file, '{"ok":true}\n');
+    await expect(writeJsonAtomic(file, { n: 1n })).rejects.toThrow();
+    expect(readFileSync(file, 'utf8')).toBe('{"ok":true}\n');
+    expect(readdirSync(dir)).toEqual(['run.json']);
   });
 });

@@ -141,3 +141,43 @@ describe('no file-level import cycles', () => {
     expect(importCycles(graph)).toEqual([]);
   });
 });
+
+// core/'s folders (and the files at its top) as rooms: a folder's files may import each other, but no two
+// rooms may, even through others (run → workspace → run made a change to either a change to both).
+function coreFolderGraph(files: Map<string, string[]>): Map<string, string[]> {
+  const room = (file: string) =>
+    file
+      .replace(/^src\/core\//, '')
+      .split('/')[0]!
+      .replace(/\.ts$/, '');
+  const graph = new Map<string, Set<string>>();
+  for (const [file, targets] of files) {
+    if (!file.startsWith('src/core/')) continue;
+    const from = room(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    for (const target of targets) if (target.startsWith('src/core/') && room(target) !== from) edges.add(room(target));
+    graph.set(from, edges);
+  }
+  return new Map([...graph].map(([from, to]) => [from, [...to].sort()]));
+}
+
+describe('no import cycle between core/ folders', () => {
+  it('finds a loop of folders through files that are no cycle themselves', () => {
+    const files = new Map([
+      ['src/core/app/blame.ts', ['src/core/workspace/setup.ts']],
+      ['src/core/workspace/setup.ts', ['src/core/app/sandbox.ts']],
+      ['src/core/app/sandbox.ts', []],
+      ['src/core/events.ts', []],
+      ['src/core/run/loop.ts', ['src/core/events.ts', 'src/core/run/phase.ts']],
+      ['src/core/run/phase.ts', []],
+    ]);
+    expect(importCycles(files)).toEqual([]);
+    expect(importCycles(coreFolderGraph(files))).toEqual([['app', 'workspace']]);
+  });
+
+  it('core/ has none: app, workspace, run, lock, verify, stored-runs… each only import rooms below them', () => {
+    const graph = coreFolderGraph(sourceImportGraph());
+    expect(graph.get('run')).toContain('workspace');
+    expect(importCycles(graph)).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { liveRunProcesses, readChildLog, stopProcesses } from '../../src/core/run/run-processes.js';
+import { liveRunProcesses, readChildLog, stopProcesses } from '../../src/core/stored-runs/run-processes.js';
 import { NdjsonWriter } from '../../src/util/ndjson-writer.js';
 import { listProcStats, parseProcStat, processAliveSince, readProcStat, type ProcStat } from '../../src/process/proc-stat.js';
 import { isDiskFull, withRunScope } from '../../src/process/run-scope.js';

@@ -1,5 +1,6 @@
 // Starts the app under test in its own process group and races ready / exited early / timed out.
 import { describeError } from '../../errors.js';
+import type { AppStartFailure } from '../../states.js';
 import { startProcess, type RunningProcess, type SpawnResult } from '../../process/spawn.js';
 import { probeUrl } from '../../process/url-probe.js';
 import { waitUntilReady } from '../../process/wait-ready.js';
@@ -23,10 +24,10 @@ export interface StartAppOptions {
 
 export type AppStart =
   | { ok: true; app: RunningProcess; readyMs: number }
-  | { ok: false; reason: 'APP_URL_IN_USE'; message: string }
+  | { ok: false; reason: Extract<AppStartFailure, 'APP_URL_IN_USE'>; message: string }
   | {
       ok: false;
-      reason: 'APP_EXITED' | 'APP_NOT_READY' | 'APP_START_FAILED' | 'INTERRUPTED';
+      reason: Exclude<AppStartFailure, 'APP_URL_IN_USE'>;
       message: string;
       exitCode: number | null;
       logTail: string;

@@ -12,7 +12,7 @@ import { dirtyPaths, filesInHead } from '../../git/status.js';
 import { freePort } from '../../process/free-port.js';
 import { checkTasks, type TaskCheck } from '../check.js';
 import { resolveTask } from '../resolve-task.js';
-import { selectTasks } from '../verify/select-tasks.js';
+import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { checkLocalDependencies } from './local-dependencies.js';

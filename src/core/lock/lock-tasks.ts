@@ -5,7 +5,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { InputError } from '../../errors.js';
 import { repoRootOrCwd } from '../../git/git.js';
 import { resolveTask } from '../resolve-task.js';
-import { selectTasks } from '../verify/select-tasks.js';
+import { selectTasks } from '../select-tasks.js';
 import { buildTestLock, compareTestLock, OutdatedLockError, readTestLock, writeTestLock } from './test-lock.js';
 import { lockPathFor, TEST_LOCK_VERSION } from '../../contract/test-lock-schema.js';
 

@@ -1,27 +1,29 @@
 // An attempt's criteria with what a CI report shows beside each: how long its tests took and why it failed.
+import type { CriterionStatus, FindingKind } from '../../states.js';
 
 /** A criterion as CI reports show it: its verdict, how long its tests took, and why they failed. */
 export interface ReportedCriterion {
   id: string;
   description: string;
-  status: string;
+  status: CriterionStatus;
   note: string | null;
   durationMs?: number | null;
   failures?: string[];
 }
 
 interface StoredAttempt {
-  criteria?: { id: string; description: string; status: string; note: string | null; steps?: number[] }[];
+  criteria?: { id: string; description: string; status: CriterionStatus; note: string | null; steps?: number[] }[];
   findings?: {
     step: number | null;
     heading: string | null;
-    kind?: string;
+    kind?: FindingKind;
     reason: string | null;
     detail?: string | null;
     location?: string | null;
     evidencePack?: string | null;
   }[];
-  verifier?: { details?: { tests?: { index: number; durationMs?: number | null }[] } } | null;
+  /** Playwright's details name each test's duration; the other verifiers' none (`verifier` tells them apart). */
+  verifier?: { details?: { verifier?: string; tests?: readonly { index: number; durationMs?: number | null }[] } } | null;
 }
 
 /**

@@ -4,6 +4,7 @@ import { InterruptedError } from '../../errors.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import type { WindowWatch } from '../../git/window-watch.js';
 import type { StartedVerification } from '../../verifiers/types.js';
+import type { AttemptKind } from '../../states.js';
 import type { RepairEvidence } from './prompt.js';
 import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -11,7 +12,7 @@ import { globMatcher } from '../../util/glob-match.js';
 
 export interface AttemptInput {
   number: number;
-  kind: 'agent' | 'reverify' | 'verify';
+  kind: AttemptKind;
   /** Evidence of the previous verified attempt, for the repair prompt. */
   previous: RepairEvidence | null;
   /** Snapshot after the previous attempt: a repair must differ from it. */

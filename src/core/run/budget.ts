@@ -2,13 +2,13 @@
 // whether the next step may start without passing a cap.
 
 /** What one attempt spent; null where the tool did not say. */
-export interface AttemptCost {
+export type AttemptCost = {
   agentUsd: number | null;
   agentTurns: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
   kaneCredits: number | null;
-}
+};
 
 /**
  * A run's totals (what nobody reported counts as 0 here; the attempts keep the nulls), except the agent's

@@ -1,6 +1,5 @@
 // The decision after each verified attempt (SPEC §3 step 4.10), as a pure function.
-
-export type VerifiedStatus = 'PASS' | 'FAIL' | 'VERIFIER_ERROR' | 'INCONCLUSIVE';
+import type { FinalRunState, VerdictEndReason, VerdictStatus } from '../../states.js';
 
 export interface Budget {
   repairsUsed: number;
@@ -11,12 +10,10 @@ export interface Budget {
 }
 
 export type Decision =
-  | { next: 'finish'; state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: 'PRODUCT_FAILURE' | 'VERIFIER_ERROR' | 'INCONCLUSIVE' | null }
-  | { next: 'repair' }
-  | { next: 'reverify' };
+  { next: 'finish'; state: FinalRunState; reason: VerdictEndReason | null } | { next: 'repair' } | { next: 'reverify' };
 
 /** PASS ends VERIFIED; FAIL repairs while the budget lasts; verifier trouble re-verifies without charging repairs. */
-export function decideNext(status: VerifiedStatus, budget: Budget, options: { repairs: boolean } = { repairs: true }): Decision {
+export function decideNext(status: VerdictStatus, budget: Budget, options: { repairs: boolean } = { repairs: true }): Decision {
   switch (status) {
     case 'PASS':
       return { next: 'finish', state: 'VERIFIED', reason: null };

@@ -2,6 +2,7 @@
 import type { CriterionResult } from '../../contract/criteria-map.js';
 import type { Task } from '../../contract/task-schema.js';
 import type { Finding } from '../../verifiers/types.js';
+import type { AttemptOutcome } from '../../states.js';
 
 export interface PromptContext {
   task: Task;
@@ -16,7 +17,7 @@ export interface PromptContext {
 /** What the previous attempt found, for a repair prompt. */
 export interface RepairEvidence {
   attempt: number;
-  status: string;
+  status: AttemptOutcome;
   summary: string;
   criteria: CriterionResult[];
   findings: Finding[];

@@ -4,6 +4,9 @@ import type { WindowReport } from '../../git/window-watch.js';
 import type { CriterionResult } from '../../contract/criteria-map.js';
 import type { AttemptKind, AttemptOutcome, FinalRunState, RunMode, RunReason } from '../../states.js';
 import type { Finding } from '../../verifiers/types.js';
+import type { AgentOutcome } from '../../agents/types.js';
+import type { AppRecord, VerifierRecord } from '../../evidence/attempt-record.js';
+import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import type { GitState } from '../../git/git-state.js';
 import type { TrustedIndex } from '../../git/worktree-reset.js';
 import type { PoolWatch } from '../workspace/pool-guard.js';
@@ -68,7 +71,7 @@ export interface AttemptContext extends RunContext {
 }
 
 /** How a run ends: its state, one stable reason code (null when VERIFIED) and a message for people. */
-export interface Terminal {
+export type Terminal = {
   state: FinalRunState;
   reason: RunReason | null;
   message: string | null;
@@ -77,16 +80,16 @@ export interface Terminal {
    * turn, a forged index, processes of its that could not be stopped): the task needs a human at once.
    */
   tampering?: boolean;
-}
+};
 
 /** A process found alive after the agent's turn or after verification, outside the group we gave it, and killed. */
-export interface StoppedProcess {
+export type StoppedProcess = {
   after: 'agent' | 'verification';
   pid: number;
   command: string;
   /** How it was found: `marker`, `cwd`, `root`, `exe`, `open-file`. */
   found: string[];
-}
+};
 
 /** How one attempt ended. */
 export interface AttemptRecord {
@@ -99,10 +102,11 @@ export interface AttemptRecord {
   findings: Finding[];
   startedAt: string;
   durationMs: number;
-  agent: Record<string, unknown> | null;
-  app: Record<string, unknown> | null;
-  verifier: Record<string, unknown> | null;
-  snapshots: { before: unknown; after: unknown };
+  /** The agent's turn (null when this attempt ran no agent). */
+  agent: AgentOutcome | null;
+  app: AppRecord | null;
+  verifier: VerifierRecord | null;
+  snapshots: { before: WorkspaceSnapshot | null; after: WorkspaceSnapshot | null };
   /** Set when this attempt ends the run. */
   terminal: Terminal | null;
   /** Set when the app did not come up (a repairable product failure). */

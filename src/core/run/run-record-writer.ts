@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { sealRun } from '../../evidence/seal.js';
 import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
+import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { git } from '../../git/git.js';
 import { readProcStat } from '../../process/proc-stat.js';
@@ -10,7 +11,7 @@ import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from '../lock/contract-lock.js';
 import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
-import { pauseForTest } from './test-pause.js';
+import { pauseForTest } from '../test-pause.js';
 import { verifierInvocation } from './verify-context.js';
 import { runSecretValues } from './run-secrets.js';
 import { attemptPaths, runJsonPath } from '../../evidence/layout.js';
@@ -26,7 +27,7 @@ export async function startRunRecord(
   extra: { configFile: string | null; host: string; keep: boolean },
 ): Promise<RunRecordDraft> {
   // Asking the verifier its version spawns it: do that beside the run, not in front of it.
-  versions.set(ctx, verifierVersion(ctx));
+  const version = verifierVersion(ctx);
   const draft: RunRecordDraft = {
     schemaVersion: 1,
     runId: ctx.runId,
@@ -55,6 +56,7 @@ export async function startRunRecord(
     workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
     attempts: [],
   };
+  versions.set(draft, version);
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
   return draft;
 }
@@ -67,10 +69,12 @@ export async function updateRunRecord(
   dir: string,
   record: AttemptRecord,
 ): Promise<void> {
-  await writeJsonAtomic(attemptPaths(dir).attemptJson, { schemaVersion: 1, ...record });
-  const details = (record.verifier?.details ?? {}) as Record<string, unknown>;
-  const version = [details.version, details.kaneVersion, details.playwrightVersion].find((v) => typeof v === 'string');
-  draft.tools.verifier = typeof version === 'string' ? version : (draft.tools.verifier ?? (await versions.get(ctx)) ?? null);
+  const file: AttemptFile = { schemaVersion: ATTEMPT_SCHEMA_VERSION, ...record };
+  await writeJsonAtomic(attemptPaths(dir).attemptJson, file);
+  // Kane says its version in its stream; the others are asked once at the start.
+  const details = record.verifier?.details;
+  const version = details?.verifier === 'kane' ? details.kaneVersion : null;
+  draft.tools.verifier = version ?? draft.tools.verifier ?? (await versions.get(draft)) ?? null;
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
@@ -89,7 +93,7 @@ export async function finishRun(
 ): Promise<RunRecordDraft> {
   draft.attempts = attempts.map(summarize);
   draft.cost = ctx.budget.totals();
-  draft.tools.verifier ??= (await versions.get(ctx)) ?? null;
+  draft.tools.verifier ??= (await versions.get(draft)) ?? null;
   const finishedAt = new Date();
   const finalRecord = (): RunRecordDraft => {
     const terminal = outcome();
@@ -127,7 +131,7 @@ function summarize(record: AttemptRecord): AttemptSummary {
     status: record.status,
     summary: record.summary,
     // With what a CI report shows beside each (durations, failing tests' messages): `merge` has only this.
-    criteria: criteriaWithEvidence(record as Parameters<typeof criteriaWithEvidence>[0]).map((c, i) => ({
+    criteria: criteriaWithEvidence(record).map((c, i) => ({
       ...c,
       status: record.criteria[i]!.status,
       steps: record.criteria[i]!.steps,
@@ -143,7 +147,8 @@ function secretValues(ctx: RunContext): string[] {
   return runSecretValues(ctx.config, ctx.resolved.task, ctx.env);
 }
 
-const versions = new WeakMap<RunContext, Promise<string | null>>();
+// By the run's record, not its context: the attempts run in a copy of the context (with its baselines).
+const versions = new WeakMap<RunRecordDraft, Promise<string | null>>();
 
 /** The verifier's version, asked once at the start (null when it does not say). */
 async function verifierVersion(ctx: RunContext): Promise<string | null> {

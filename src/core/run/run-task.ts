@@ -22,9 +22,10 @@ import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import type { RunMode } from '../../states.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
-import { pauseForTest } from './test-pause.js';
+import { pauseForTest } from '../test-pause.js';
 import { appSandboxed, OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
 import { BudgetTracker } from './budget.js';
 
@@ -38,7 +39,7 @@ export interface RunTaskOptions {
   signal: AbortSignal;
   reporter: RunReporter;
   /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
-  mode?: 'run' | 'verify';
+  mode?: RunMode;
   /** verify only: use the checkout itself instead of a worktree (it must be clean). */
   inPlace?: boolean;
   /** The caller already checked that the checkout was clean (verify --in-place of several tasks). */
@@ -113,107 +114,34 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   }
 }
 
+type Preflight = Awaited<ReturnType<typeof preflight>>;
+
 interface RunPlace {
   runId: string;
   dir: string;
   workspace: string;
-  mode: 'run' | 'verify';
+  mode: RunMode;
   inPlace: boolean;
   guard: RunGuard;
 }
 
-async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeof preflight>>, place: RunPlace): Promise<RunTaskResult> {
-  const { root, config, resolved } = pre;
-  const { runId, dir, workspace, mode, inPlace, guard } = place;
+async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPlace): Promise<RunTaskResult> {
+  const { config, resolved } = pre;
+  const { runId, dir, mode, guard } = place;
   // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
-  const locked =
-    options.candidate?.locked ??
-    (await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs }));
-  const ctx: RunContext = {
-    runId,
-    mode,
-    root,
-    workspace,
-    base: pre.head,
-    runDir: dir,
-    config,
-    resolved,
-    locked,
-    excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
-    appWrites: appWriteGlobs(config.app.writes),
-    env: options.env,
-    signal: guard.signal,
-    reporter,
-    startedAt: Date.now(),
-    budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
-    attemptSeals: [],
-  };
+  const ctx = await runContext(options, pre, place, reporter);
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
-  reporter.onEvent({
-    type: 'run-start',
-    runId,
-    taskId: resolved.task.id,
-    taskFile: resolved.label,
-    runDir: dir,
-    workspace,
-    mode,
-    ...unsandboxed,
-  });
-  const exposed = mode === 'run' ? signingKeyExposure(options.env, config.agent.sandbox) : null;
-  if (exposed)
-    reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
-
+  announceRun(ctx);
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
-  let terminal: Terminal;
-  try {
-    if (!inPlace) await prepareWorktree(ctx, teardowns);
-    const firstDir = attemptDir(dir, 1);
-    await mkdir(firstDir, { recursive: true });
-    await pauseForTest('setup', options.env);
-    // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
-    const setupProblem = await runSetup(
-      ctx,
-      firstDir,
-      workspace,
-      (save) => {
-        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
-      },
-      inPlace ? undefined : pre.head,
-    );
-    if (setupProblem) {
-      terminal = { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
-    } else {
-      const baselines = await takeBaselines(ctx, inPlace);
-      await pauseForTest('baseline', options.env);
-      terminal = await attemptLoop({ ...ctx, baselines }, attempts, draft);
-    }
-  } catch (error) {
-    if (guard.diskFull || isDiskFull(error)) {
-      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
-      terminal = diskFullTerminal(
-        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
-      );
-    } else if (error instanceof InterruptedError || options.signal.aborted) {
-      terminal = { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
-    } else {
-      terminal = {
-        state: 'ERROR',
-        reason: 'INTERNAL_ERROR',
-        message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}`,
-      };
-      draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    }
-  }
+  const terminal = await setUpAndAttempt(ctx, { options, pre, inPlace: place.inPlace, guard, teardowns, attempts, draft });
   await pauseForTest('teardown', options.env);
   const failures = await teardowns.runAll();
   if (failures.length > 0) draft.cleanupProblems = failures;
-  const decided = terminal;
-  const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(decided));
+  const record = await finishRun(ctx, draft, attempts, () => guard.sealedOutcome(terminal));
   // A signal that came after the last look at it still never turns into exit 0.
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(record.state, record.reason);
   reporter.onEvent({
@@ -228,6 +156,104 @@ async function runInScope(options: RunTaskOptions, pre: Awaited<ReturnType<typeo
   });
   // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
+}
+
+/** What the run shares across its attempts, the contract locked (once per best-of run: its candidates share it). */
+async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPlace, reporter: RunReporter): Promise<RunContext> {
+  const { root, config, resolved } = pre;
+  const locked =
+    options.candidate?.locked ??
+    (await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs }));
+  return {
+    runId: place.runId,
+    mode: place.mode,
+    root,
+    workspace: place.workspace,
+    base: pre.head,
+    runDir: place.dir,
+    config,
+    resolved,
+    locked,
+    excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
+    appWrites: appWriteGlobs(config.app.writes),
+    env: options.env,
+    signal: place.guard.signal,
+    reporter,
+    startedAt: Date.now(),
+    budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
+    attemptSeals: [],
+  };
+}
+
+/** The run-start event, and a warning when the agent could read the signing key. */
+function announceRun(ctx: RunContext): void {
+  const { config, resolved } = ctx;
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
+  ctx.reporter.onEvent({
+    type: 'run-start',
+    runId: ctx.runId,
+    taskId: resolved.task.id,
+    taskFile: resolved.label,
+    runDir: ctx.runDir,
+    workspace: ctx.workspace,
+    mode: ctx.mode,
+    ...unsandboxed,
+  });
+  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, config.agent.sandbox) : null;
+  if (exposed)
+    ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
+}
+
+interface RunSteps {
+  options: RunTaskOptions;
+  pre: Preflight;
+  inPlace: boolean;
+  guard: RunGuard;
+  /** Torn down after, on every path (the worktree, a setup cache save). */
+  teardowns: Teardowns;
+  /** Filled in as attempts end. */
+  attempts: AttemptRecord[];
+  draft: RunRecordDraft;
+}
+
+/** The worktree, setup, baselines and the attempts; how the run ends, whatever was thrown on the way. */
+async function setUpAndAttempt(ctx: RunContext, steps: RunSteps): Promise<Terminal> {
+  const { options, pre, inPlace, guard, teardowns, attempts, draft } = steps;
+  try {
+    if (!inPlace) await prepareWorktree(ctx, teardowns);
+    const firstDir = attemptDir(ctx.runDir, 1);
+    await mkdir(firstDir, { recursive: true });
+    await pauseForTest('setup', options.env);
+    // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
+    const setupProblem = await runSetup(
+      ctx,
+      firstDir,
+      ctx.workspace,
+      (save) => {
+        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
+      },
+      inPlace ? undefined : pre.head,
+    );
+    if (setupProblem) return { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
+    const baselines = await takeBaselines(ctx, inPlace);
+    await pauseForTest('baseline', options.env);
+    return await attemptLoop({ ...ctx, baselines }, attempts, draft);
+  } catch (error) {
+    if (guard.diskFull || isDiskFull(error)) {
+      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
+      return diskFullTerminal(
+        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
+      );
+    }
+    if (error instanceof InterruptedError || options.signal.aborted)
+      return { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
+    draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    return {
+      state: 'ERROR',
+      reason: 'INTERNAL_ERROR',
+      message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}`,
+    };
+  }
 }
 
 function signingKeyOrLoad(env: NodeJS.ProcessEnv): void {

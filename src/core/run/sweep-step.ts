@@ -1,10 +1,10 @@
 // The sweep step of an attempt: after a PASS, while the app still runs, Kane explores for bugs the test
 // did not ask about; a confirmed product bug turns the attempt into a (repairable) FAIL.
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { VerificationResult } from '../../verifiers/types.js';
 import { runSweep, type SweepResult } from '../../verifiers/kane/sweep.js';
 import type { AttemptRecord, RunContext } from './run-context.js';
+import { sweepDir } from '../../evidence/layout.js';
 
 export type SweepStep =
   | { ran: false }
@@ -23,7 +23,7 @@ export async function sweepAfterPass(
   if (!config || verification.status !== 'PASS') return { ran: false };
   const over = ctx.budget.gate('verifier');
   if (over) return { ran: false, overBudget: over };
-  const evidenceDir = path.join(verifierDir, 'sweep');
+  const evidenceDir = sweepDir(verifierDir);
   await mkdir(evidenceDir, { recursive: true });
   const kaneCommand = ctx.resolved.verifierType === 'kane' ? ctx.config.verifier.command : undefined;
   const sweep = await runSweep({

@@ -2,15 +2,15 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
-import { attemptDir, attemptPaths, elenchosDir } from '../../evidence/layout.js';
+import { applyDir, attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { verifyManifest } from '../../evidence/manifest.js';
 import { readRunRecord, type RunRecord } from '../../evidence/run-record.js';
+import type { AttemptFile } from '../../evidence/attempt-record.js';
 import { git } from '../../git/git.js';
 import { dirtyPaths, headCommit } from '../../git/status.js';
-import { diffSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from '../../git/snapshot.js';
+import { diffSnapshots, snapshotWorkspace } from '../../git/snapshot.js';
 import { applyStoredWorkspace, restoreWorkspace } from '../../git/workspace-archive.js';
 import { removeWorktree } from '../../git/worktree.js';
-import type { VerifierType } from '../../contract/task-schema.js';
 import { loadVerifier } from '../../verifiers/registry.js';
 import { readAttempts, showStoredRun } from './inspect-runs.js';
 
@@ -66,7 +66,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   }
   // Built and checked in a scratch worktree first: what reaches the checkout or a branch is proven
   // to be the tree the verifier passed, before anything of the user's is written.
-  const tree = path.join(elenchosDir(root), 'apply', id);
+  const tree = applyDir(root, id);
   await removeWorktree(root, tree); // left over by an apply that was killed
   await restoreWorkspace(root, attemptDir(shown.dir, attempt), tree);
   try {
@@ -135,10 +135,10 @@ async function pickCandidate(shown: Shown, options: ApplyRunOptions): Promise<Sh
  * is caught here instead of landing in the user's history. When the agent committed in its
  * worktree the snapshots have different HEADs and cannot be compared; the manifest still holds.
  */
-async function checkExact(tree: string, record: RunRecord, attempt: Record<string, unknown> | null): Promise<void> {
-  const after = (attempt?.snapshots as { after?: WorkspaceSnapshot | null } | undefined)?.after;
-  const verifier = record.verifier as { type?: VerifierType; testFile?: string } | undefined;
-  if (!after || after.head !== record.workspace.base || !verifier?.type || !verifier.testFile) return;
+async function checkExact(tree: string, record: RunRecord, attempt: AttemptFile | null): Promise<void> {
+  const after = attempt?.snapshots.after;
+  const verifier = record.verifier;
+  if (!after || after.head !== record.workspace.base || !verifier) return;
   const exclude = await (await loadVerifier(verifier.type)).outputPaths(tree, verifier.testFile);
   const now = await snapshotWorkspace(tree, { exclude });
   if (now.contentHash === after.contentHash) return;

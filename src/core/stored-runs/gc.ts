@@ -2,7 +2,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { setupCacheDir, workspacesDir } from '../../evidence/layout.js';
+import { setupCacheDir, workspaceOwner, workspacesDir } from '../../evidence/layout.js';
 import { loadConfig } from '../../config/load-config.js';
 import { collectSecretValues } from '../../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
@@ -13,7 +13,7 @@ import { git, repoRootOrCwd } from '../../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../../process/escaped-processes.js';
 import { parseOwnerTag } from '../../process/owner-tag.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../../process/proc-stat.js';
-import { findRunProcesses, stopProcesses } from '../run/run-processes.js';
+import { findRunProcesses, stopProcesses } from './run-processes.js';
 import { trimSetupCache, type TrimmedEntry } from '../workspace/setup-cache-gc.js';
 import { trimPool } from '../workspace/worktree-pool.js';
 import { signingKeyFor } from '../../util/signing-key.js';
@@ -119,7 +119,7 @@ export async function collectGarbage(options: {
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
   for (const name of names) {
     // `<run-id>-base` is the base-commit probe of a run (core/app/app-blame.ts): its run owns it.
-    const owner = name.replace(/-base$/, '');
+    const owner = workspaceOwner(name);
     if (live.has(owner) || kept.has(name)) continue;
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));

@@ -2,9 +2,9 @@
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { listRuns, readRunRecord, type RunRecord } from '../../evidence/run-record.js';
+import { readAttemptFile, type AttemptFile } from '../../evidence/attempt-record.js';
 import { attemptDir, attemptPaths, runDir, runsDir } from '../../evidence/layout.js';
 import { repoRootOrCwd } from '../../git/git.js';
-import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../../util/json-file.js';
 import { needsHumanIn } from './needs-human.js';
 
 /** Every stored run, newest first, and the tasks that need a human. */
@@ -26,24 +26,21 @@ export async function showStoredRun(cwd: string, runId: string) {
   return { root, dir, record, attempts, needsHuman, candidates };
 }
 
-/** Each attempt's attempt.json of the run in `dir` (null where missing: the attempt crashed). */
-export async function readAttempts(dir: string, record: RunRecord): Promise<(Record<string, unknown> | null)[]> {
-  const attempts: (Record<string, unknown> | null)[] = [];
+/**
+ * Each attempt's attempt.json of the run in `dir`, checked against its schema; null where missing (the
+ * attempt crashed) or unreadable (`evidence verify` says what changed).
+ */
+export async function readAttempts(dir: string, record: RunRecord): Promise<(AttemptFile | null)[]> {
+  const attempts: (AttemptFile | null)[] = [];
   for (const summary of record.attempts) {
-    const file = attemptPaths(attemptDir(dir, summary.number)).attemptJson;
-    attempts.push(
-      await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).then(
-        (r) => r.value as Record<string, unknown>,
-        () => null,
-      ),
-    );
+    attempts.push(await readAttemptFile(attemptPaths(attemptDir(dir, summary.number)).attemptJson).catch(() => null));
   }
   return attempts;
 }
 
 /** A best-of run's candidates, each with its own record and attempts (empty for a plain run; a candidate that never started has no record). */
 export async function readCandidates(dir: string, record: RunRecord) {
-  const out: { name: string; dir: string; record: RunRecord | null; attempts: (Record<string, unknown> | null)[] }[] = [];
+  const out: { name: string; dir: string; record: RunRecord | null; attempts: (AttemptFile | null)[] }[] = [];
   for (const entry of record.candidates ?? []) {
     const cdir = path.join(dir, entry.dir);
     const candidate = await readRunRecord(cdir).catch(() => null);

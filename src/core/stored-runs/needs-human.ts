@@ -3,6 +3,7 @@ import { ConfigSchema } from '../../config/config-schema.js';
 import { loadConfig } from '../../config/load-config.js';
 import { readAcks, type Ack } from '../../evidence/acks.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
+import type { RunReason } from '../../states.js';
 
 export interface NeedsHuman {
   taskId: string;
@@ -14,7 +15,7 @@ export interface NeedsHuman {
 
 // Tampering is never an honest mistake: one such run is enough. A run records whether it caught what
 // only an agent does (`tampering`); a record from before that field is judged by its reason, as then.
-const TAMPERING = new Set(['CONTRACT_CHANGED', 'UNSTABLE_WORKSPACE']);
+const TAMPERING = new Set<RunReason>(['CONTRACT_CHANGED', 'UNSTABLE_WORKSPACE']);
 const caughtTampering = (run: RunRecord) => run.tampering ?? (run.reason !== null && TAMPERING.has(run.reason));
 /** Why a run flags its task; a best-of run names the candidate that tampered (the run itself may be VERIFIED by another). */
 function tamperingLine(run: RunRecord): string {
@@ -24,7 +25,7 @@ function tamperingLine(run: RunRecord): string {
 }
 
 // Not the agent's doing: they neither count towards a streak nor break one.
-const NEUTRAL = new Set(['INTERRUPTED', 'ABANDONED']);
+const NEUTRAL = new Set<RunReason>(['INTERRUPTED', 'ABANDONED']);
 
 /**
  * Which tasks need a human, from their runs (any order) and acknowledgements. A run counts only if it

@@ -4,13 +4,14 @@ import path from 'node:path';
 import { verifyManifest } from '../../evidence/manifest.js';
 import { attemptDir, EVIDENCE_FILES, reportsDir } from '../../evidence/layout.js';
 import type { RunRecord } from '../../evidence/run-record.js';
+import type { AttemptFile } from '../../evidence/attempt-record.js';
 import { gatherAttemptEvidence, type AttemptEvidence } from './report-evidence.js';
 import { showStoredRun } from './inspect-runs.js';
 
 /** Everything a report shows of one run: the data; the rendering is a reporter's (reporters/html-report.ts). */
 export interface ReportInput {
   record: RunRecord;
-  attempts: (Record<string, unknown> | null)[];
+  attempts: (AttemptFile | null)[];
   /** Attempt number → small text files worth showing (prompt, logs), already truncated. */
   texts: Map<number, { name: string; text: string }[]>;
   manifest: { ok: boolean; problems: string[] } | null;
@@ -70,7 +71,7 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
 async function gatherRun(
   runDir: string,
   record: RunRecord,
-  attempts: (Record<string, unknown> | null)[],
+  attempts: (AttemptFile | null)[],
   out: string,
 ): Promise<{ texts: ReportInput['texts']; evidence: Map<number, AttemptEvidence> }> {
   const texts = new Map<number, { name: string; text: string }[]>();
@@ -89,7 +90,7 @@ async function gatherRun(
   }
   const evidence = new Map<number, AttemptEvidence>();
   for (const [i, summary] of record.attempts.entries()) {
-    const findings = (attempts[i]?.findings as Parameters<typeof gatherAttemptEvidence>[1] | undefined) ?? [];
+    const findings = attempts[i]?.findings ?? [];
     evidence.set(summary.number, await gatherAttemptEvidence(attemptDir(runDir, summary.number), findings, path.dirname(out)));
   }
   return { texts, evidence };

@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
-import { attemptDir, attemptPaths, elenchosDir } from '../../evidence/layout.js';
+import { attemptDir, attemptPaths, restoredDir } from '../../evidence/layout.js';
 import { restoreWorkspace } from '../../git/workspace-archive.js';
 import { showStoredRun } from './inspect-runs.js';
 
@@ -23,9 +23,7 @@ export async function restoreAttempt(options: { cwd: string; runId: string; atte
       withWorkspace.length > 0 ? `attempts with a stored workspace: ${withWorkspace.join(', ')}` : 'no attempt stored a workspace';
     throw new InputError(`run ${shown.record.runId}: attempt ${attempt ?? '?'} has no stored workspace (${known})`);
   }
-  const dir = options.to
-    ? path.resolve(options.cwd, options.to)
-    : path.join(elenchosDir(shown.root), 'restored', `${shown.record.runId}-${String(attempt).padStart(2, '0')}`);
+  const dir = options.to ? path.resolve(options.cwd, options.to) : restoredDir(shown.root, shown.record.runId, attempt);
   if (
     await access(dir).then(
       () => true,

@@ -1,6 +1,6 @@
 // `verify --shard`: an explicit `i/n`, or `auto` (`auto/<n>`) read from the CI's own parallel-job variables.
 import { InputError } from '../../errors.js';
-import { parseShard, type Shard } from './select-tasks.js';
+import { parseShard, type Shard } from '../select-tasks.js';
 
 /** One CI's pair of variables; `base` is the index of its first job (0 or 1). */
 interface CiShardSource {

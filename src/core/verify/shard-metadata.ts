@@ -8,7 +8,7 @@ import { ElenchosError } from '../../errors.js';
 import { TEST_FILE_LIMIT, readRegularFile } from '../../util/regular-file.js';
 import { sha256 } from '../../util/sha256.js';
 import { elenchosVersion } from '../../version.js';
-import { shardOf, type Shard } from './select-tasks.js';
+import { shardOf, type Shard } from '../select-tasks.js';
 import { SHARD_FORMAT_VERSION, compare, type ShardInput, type ShardMetadata } from './shard-metadata-schema.js';
 
 export interface ShardMetadataOptions {

@@ -11,11 +11,11 @@ import { needsHumanIn } from '../stored-runs/needs-human.js';
 import { criteriaWithEvidence } from '../run/attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from '../run/preflight.js';
 import { runTask } from '../run/run-task.js';
-import { selectTasks, shardOf, type Shard } from './select-tasks.js';
+import { selectTasks, shardOf, type Shard } from '../select-tasks.js';
 import { buildShardMetadata, labelOf } from './shard-metadata.js';
 import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
-import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../../util/json-file.js';
+import { readAttemptFile } from '../../evidence/attempt-record.js';
 
 export interface VerifyAllOptions {
   cwd: string;
@@ -136,8 +136,6 @@ async function verifyOne(
 async function lastCriteria(runDir: string, record: RunRecordDraft): Promise<VerifiedTask['criteria']> {
   const last = record.attempts.at(-1);
   if (!last) return [];
-  const file = attemptPaths(attemptDir(runDir, last.number)).attemptJson;
-  const read = await readJsonFile(file, file, { maxBytes: EVIDENCE_FILE_LIMIT }).catch(() => null);
-  const detail = read?.value as Parameters<typeof criteriaWithEvidence>[0] | null;
-  return detail?.criteria ? criteriaWithEvidence(detail) : summarizedCriteria(record);
+  const detail = await readAttemptFile(attemptPaths(attemptDir(runDir, last.number)).attemptJson).catch(() => null);
+  return detail ? criteriaWithEvidence(detail) : summarizedCriteria(record);
 }

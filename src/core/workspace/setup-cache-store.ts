@@ -29,7 +29,7 @@ export type StoreResult = { ok: true; files: number; bytes: number } | { ok: fal
 export type RestoreResult = { ok: true; files: number; bytes: number; signatures: Map<string, string> } | { ok: false; reason: string };
 
 const entryDir = (cacheDir: string, key: string) => path.join(cacheDir, key);
-const filesDir = (cacheDir: string, key: string) => path.join(cacheDir, key, 'files');
+const filesDir = (cacheDir: string, key: string) => setupCacheEntryFiles(entryDir(cacheDir, key)).files;
 
 // What the HMAC covers: the entry's key and its manifest's digest (which covers every other field).
 const signedText = (key: string, digest: string) => `elenchos-setup-cache-v1\n${key}\n${digest}`;
@@ -181,9 +181,10 @@ export async function saveFromSnapshot(
   const stage = await mkdtemp(path.join(cacheDir, `.saving-${process.pid}-`));
   try {
     const entries = snapshot.entries.map((entry) => ({ ...entry }));
-    for (const top of snapshot.paths) await mkdir(path.dirname(path.join(stage, 'files', top)), { recursive: true });
+    const staged = setupCacheEntryFiles(stage).files;
+    for (const top of snapshot.paths) await mkdir(path.dirname(path.join(staged, top)), { recursive: true });
     // Pre-order: a folder comes before what is in it.
-    for (const entry of entries) if (entry.type === 'dir') await mkdir(path.join(stage, 'files', entry.path));
+    for (const entry of entries) if (entry.type === 'dir') await mkdir(path.join(staged, entry.path));
     let bytes = 0;
     let changed: string | null = null;
     await mapLimit(
@@ -205,7 +206,7 @@ export async function saveFromSnapshot(
         }
         entry.size = read.data.length;
         entry.sha256 = sha256(read.data);
-        await writeFile(path.join(stage, 'files', entry.path), read.data, { flag: 'wx', mode: entry.mode & 0o555 });
+        await writeFile(path.join(staged, entry.path), read.data, { flag: 'wx', mode: entry.mode & 0o555 });
         bytes += read.data.length;
       },
     );

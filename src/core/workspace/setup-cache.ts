@@ -93,14 +93,8 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
     save: null,
     release: async () => undefined,
   });
-  const unsafe = spec.paths.find(
-    (rel, i) => /^(\.git|\.elenchos)(\/|$)/.test(rel) || spec.paths.some((other, j) => j !== i && rel.startsWith(`${other}/`)),
-  );
-  if (unsafe) return off(`setup cache off: ${unsafe} cannot be a cache path (.git, .elenchos, or inside another cache path)`);
-  const linked = await symlinkedParent(workspace, spec.paths);
-  if (linked) return off(`setup cache off: ${linked} is a symlink (a cache path under it would be read and written elsewhere)`);
-  const tracked = options.commit ? await trackedInCommit(workspace, options.commit, spec.paths) : await trackedUnder(workspace, spec.paths);
-  if (tracked.length > 0) return off(`setup cache off: ${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`);
+  const refused = await refusedCachePath(workspace, spec.paths, options.commit);
+  if (refused) return off(`setup cache off: ${refused}`);
   const computed = await computeCacheKey(workspace, spec);
   if (!computed.ok) {
     await removePaths(workspace, spec.paths); // kept copies cannot be checked against any key
@@ -108,28 +102,86 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   }
   const { key } = computed;
   await mkdir(cacheDir, { recursive: true });
-  if (await anyExists(workspace, spec.paths)) {
-    const kept = await verifyCachedPaths(cacheDir, workspace, key, spec.paths);
-    if (kept.ok) {
-      await markUsed(cacheDir, key);
-      return {
-        kind: 'hit',
-        report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings },
-      };
-    }
-    // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
-    // from its entry is worth a warning: something changed it after it was proven equal.
-    if (!kept.noEntry) warnings.push(`kept ${spec.paths.join(', ')} thrown away: ${kept.reason}`);
-    // Moved out of the worktree at once and deleted while setup runs: a miss should not wait for it.
-    await setAside(cacheDir, workspace, spec.paths);
+  if (await keptCopyHolds(cacheDir, workspace, key, spec.paths, warnings)) {
+    return { kind: 'hit', report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings } };
   }
+  const waited = await restoreOrLock(options, key, spec.paths, warnings);
+  if ('restored' in waited) {
+    return { kind: 'hit', report: { status: 'hit', key, message: `${waited.restored} (key ${short(key)})`, warnings } };
+  }
+  const status = warnings.length > 0 ? 'rejected' : 'miss';
+  const report: SetupCacheReport = { status, key, message: `no entry for key ${short(key)}: running \`${spec.command}\``, warnings };
+  const held = waited.lock;
+  let handedOver = false;
+  return {
+    kind: 'run',
+    report,
+    save: () => {
+      handedOver = true;
+      return startSave(options, { key, paths: spec.paths, report, held });
+    },
+    release: async () => {
+      if (!handedOver) await held?.release();
+    },
+  };
+}
+
+/** Why these cache paths cannot be cached (under .git or .elenchos, nested, under a symlink, tracked by git), or null. */
+async function refusedCachePath(workspace: string, paths: readonly string[], commit: string | undefined): Promise<string | null> {
+  const unsafe = paths.find(
+    (rel, i) => /^(\.git|\.elenchos)(\/|$)/.test(rel) || paths.some((other, j) => j !== i && rel.startsWith(`${other}/`)),
+  );
+  if (unsafe) return `${unsafe} cannot be a cache path (.git, .elenchos, or inside another cache path)`;
+  const linked = await symlinkedParent(workspace, paths);
+  if (linked) return `${linked} is a symlink (a cache path under it would be read and written elsewhere)`;
+  const tracked = commit ? await trackedInCommit(workspace, commit, paths) : await trackedUnder(workspace, paths);
+  if (tracked.length > 0) return `${tracked[0]} is tracked by git (setup.cache.paths must be ignored)`;
+  return null;
+}
+
+/**
+ * Whether the cache paths a warm worktree kept are exactly the entry for `key`; when they are not, they
+ * are set aside (with a warning when they differ from an entry that exists).
+ */
+async function keptCopyHolds(
+  cacheDir: string,
+  workspace: string,
+  key: string,
+  paths: readonly string[],
+  warnings: string[],
+): Promise<boolean> {
+  if (!(await anyExists(workspace, paths))) return false;
+  const kept = await verifyCachedPaths(cacheDir, workspace, key, paths);
+  if (kept.ok) {
+    await markUsed(cacheDir, key);
+    return true;
+  }
+  // No entry for this key (the key files changed since): an ordinary miss. A kept copy that differs
+  // from its entry is worth a warning: something changed it after it was proven equal.
+  if (!kept.noEntry) warnings.push(`kept ${paths.join(', ')} thrown away: ${kept.reason}`);
+  // Moved out of the worktree at once and deleted while setup runs: a miss should not wait for it.
+  await setAside(cacheDir, workspace, paths);
+  return false;
+}
+
+/**
+ * Restores the key's entry as soon as there is one; otherwise takes the key's lock (this run does the
+ * setup), or gives up waiting for a stuck owner after `waitMs` (then without the lock: the first save wins).
+ */
+async function restoreOrLock(
+  options: CachedSetupOptions,
+  key: string,
+  paths: readonly string[],
+  warnings: string[],
+): Promise<{ restored: string } | { lock: ExclusiveLock | null }> {
+  const { cacheDir, workspace } = options;
   const deadline = Date.now() + options.waitMs;
   let lock: ExclusiveLock | null = null;
   for (;;) {
-    const restored = await tryRestore(cacheDir, workspace, key, spec.paths, warnings);
+    const restored = await tryRestore(cacheDir, workspace, key, paths, warnings);
     if (restored) {
       await lock?.release();
-      return { kind: 'hit', report: { status: 'hit', key, message: `${restored} (key ${short(key)})`, warnings } };
+      return { restored };
     }
     if (lock) break; // ours, and still no entry: this run does the setup
     lock = await tryExclusiveLock(path.join(cacheDir, `${key}.lock`));
@@ -139,60 +191,58 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
       throw new InterruptedError('interrupted while waiting for another run doing the same setup');
     });
   }
-  const status = warnings.length > 0 ? 'rejected' : 'miss';
-  const report: SetupCacheReport = { status, key, message: `no entry for key ${short(key)}: running \`${spec.command}\``, warnings };
-  const held = lock;
-  let handedOver = false;
+  return { lock };
+}
+
+/**
+ * Records what setup produced (structure and stat signatures, before the agent starts: the cheap part)
+ * and copies it in the background; the save owns the key's lock (`held`) until it settles.
+ */
+async function startSave(
+  options: CachedSetupOptions,
+  run: { key: string; paths: readonly string[]; report: SetupCacheReport; held: ExclusiveLock | null },
+): Promise<PendingSave> {
+  const { cacheDir, workspace } = options;
+  const { key, report, held } = run;
+  const notSaved = (reason: string): SetupCacheReport => ({
+    ...report,
+    message: `not saved: ${reason}`,
+    warnings: [...report.warnings, `setup cache not saved: ${reason}`],
+  });
+  const snap = await snapshotForSave(workspace, run.paths).catch((error: unknown) => ({
+    ok: false as const,
+    reason: describeError(error),
+  }));
+  if (!snap.ok) {
+    await held?.release();
+    const final = notSaved(snap.reason);
+    return { report: final, done: Promise.resolve(final), abandon: async () => final };
+  }
+  const { snapshot } = snap;
+  const files = snapshot.entries.filter((entry) => entry.type === 'file').length;
+  const controller = new AbortController();
+  const copy = async (): Promise<SetupCacheReport> => {
+    await options.beforeCopy?.(controller.signal);
+    // A save that fails (permissions, a full disk, a file changed) costs the next run a setup, never this run.
+    const saved = await saveFromSnapshot(cacheDir, key, workspace, snapshot, {
+      signal: controller.signal,
+      afterRead: options.afterRead,
+      concurrency: BACKGROUND_COPIES,
+    }).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
+    if (!saved.ok) return notSaved(saved.reason);
+    await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures).catch(() => undefined);
+    await markUsed(cacheDir, key);
+    return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
+  };
+  const done = copy()
+    .catch((error: unknown) => notSaved(describeError(error)))
+    .finally(() => held?.release());
   return {
-    kind: 'run',
-    report,
-    save: async () => {
-      handedOver = true;
-      const notSaved = (reason: string): SetupCacheReport => ({
-        ...report,
-        message: `not saved: ${reason}`,
-        warnings: [...warnings, `setup cache not saved: ${reason}`],
-      });
-      // Before the agent starts: structure and stat signatures only, no file read (the cheap part).
-      const snap = await snapshotForSave(workspace, spec.paths).catch((error: unknown) => ({
-        ok: false as const,
-        reason: describeError(error),
-      }));
-      if (!snap.ok) {
-        await held?.release();
-        const final = notSaved(snap.reason);
-        return { report: final, done: Promise.resolve(final), abandon: async () => final };
-      }
-      const { snapshot } = snap;
-      const files = snapshot.entries.filter((entry) => entry.type === 'file').length;
-      const controller = new AbortController();
-      const copy = async (): Promise<SetupCacheReport> => {
-        await options.beforeCopy?.(controller.signal);
-        // A save that fails (permissions, a full disk, a file changed) costs the next run a setup, never this run.
-        const saved = await saveFromSnapshot(cacheDir, key, workspace, snapshot, {
-          signal: controller.signal,
-          afterRead: options.afterRead,
-          concurrency: BACKGROUND_COPIES,
-        }).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
-        if (!saved.ok) return notSaved(saved.reason);
-        await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures).catch(() => undefined);
-        await markUsed(cacheDir, key);
-        return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
-      };
-      const done = copy()
-        .catch((error: unknown) => notSaved(describeError(error)))
-        .finally(() => held?.release());
-      return {
-        report: { ...report, message: `copying ${files} files under key ${short(key)} while the run goes on` },
-        done,
-        abandon: async (reason: string) => {
-          controller.abort(reason);
-          return done;
-        },
-      };
-    },
-    release: async () => {
-      if (!handedOver) await held?.release();
+    report: { ...report, message: `copying ${files} files under key ${short(key)} while the run goes on` },
+    done,
+    abandon: async (reason: string) => {
+      controller.abort(reason);
+      return done;
     },
   };
 }

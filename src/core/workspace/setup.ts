@@ -7,8 +7,8 @@ import { checkRepoRelative } from '../../contract/repo-path.js';
 import { InterruptedError, describeError } from '../../errors.js';
 import { runProcess } from '../../process/spawn.js';
 import { lastLines } from '../../util/text.js';
-import type { RunContext } from '../run/run-context.js';
-import { pauseForTest } from '../run/test-pause.js';
+import type { RunReporter } from '../events.js';
+import { pauseForTest } from '../test-pause.js';
 import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './setup-cache.js';
 import { attemptPaths, setupCacheDir } from '../../evidence/layout.js';
 import { childEnv } from '../../process/child-env.js';
@@ -169,12 +169,24 @@ async function logCache(logFile: string, report: SetupCacheReport): Promise<void
   noteElenchosAppend(logFile, text); // the cache's copy may end after the attempt was sealed
 }
 
+/** What of a run its setup needs (a run's RunContext has it all). */
+export interface SetupContext {
+  /** The main checkout's root. */
+  root: string;
+  /** The run's worktree. */
+  workspace: string;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  reporter: RunReporter;
+}
+
 /**
  * The run's setup in `workspace` (default: the run's worktree); returns a problem or null. A cache
  * miss's copy goes on in the background: `onSave` gets it, and must finish it before the worktree goes.
  */
 export async function runSetup(
-  ctx: RunContext,
+  ctx: SetupContext,
   dir: string,
   workspace: string = ctx.workspace,
   onSave?: (save: BackgroundSave) => void,

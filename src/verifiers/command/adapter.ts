@@ -1,6 +1,5 @@
 // `verifier.type: command`: any executable that speaks Elenchos's verifier event protocol.
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { childEnv } from '../../process/child-env.js';
 import { commandWords } from '../../process/command-string.js';
 import { runProcess } from '../../process/spawn.js';
@@ -13,7 +12,7 @@ import type { VerificationResult, VerifierAdapter, VerifyContext } from '../type
 import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
 import { readTestFileText } from '../../util/regular-file.js';
-import { verifierFiles } from '../../evidence/layout.js';
+import { commandFilesDir, verifierFiles } from '../../evidence/layout.js';
 
 export const commandAdapter: VerifierAdapter = {
   type: 'command',
@@ -37,10 +36,10 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     ELENCHOS_URL: ctx.url,
     ELENCHOS_TEST_FILE: ctx.testFile,
     ELENCHOS_VARIABLES: JSON.stringify(variables),
-    ELENCHOS_EVIDENCE_DIR: path.join(ctx.evidenceDir, 'files'),
+    ELENCHOS_EVIDENCE_DIR: commandFilesDir(ctx.evidenceDir),
   };
   const env = childEnv('command-verifier', { baseEnv: ctx.baseEnv, set: [ctx.env, own] });
-  await mkdir(path.join(ctx.evidenceDir, 'files'), { recursive: true });
+  await mkdir(commandFilesDir(ctx.evidenceDir), { recursive: true });
   const reader = new NdjsonReader();
   const state = new ProtocolState(ctx.onProgress);
   const outcome = await runProcess(command, [...leading, ...ctx.args, ctx.testFile], {

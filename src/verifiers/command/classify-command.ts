@@ -1,7 +1,8 @@
 // Classifies a command verifier's report: structured result over exit code, like Kane.
-import { judgeCriteria, type StepVerdict } from '../../contract/criteria-map.js';
+import { judgeCriteria } from '../../contract/criteria-map.js';
+import type { StepVerdict, VerdictStatus } from '../../states.js';
 import type { TestMdStep } from '../kane/test-md.js';
-import type { AttemptStatus, Finding, VerificationResult, VerifyContext } from '../types.js';
+import type { Finding, VerificationResult, VerifyContext } from '../types.js';
 import type { ProtocolState } from './protocol.js';
 import { decideAttemptStatus, type Trouble } from '../attempt-status.js';
 
@@ -42,7 +43,7 @@ export function classifyCommand(
     );
   }
   const criteria = judgeCriteria(ctx.criteria, ctx.map, verdicts);
-  const result = (status: AttemptStatus, summary: string) => ({ status, summary, criteria, findings });
+  const result = (status: VerdictStatus, summary: string) => ({ status, summary, criteria, findings });
   const lastErr = process.stderrTail.trim().split('\n').filter(Boolean).at(-1) ?? '';
 
   if (process.spawnError) return result('VERIFIER_ERROR', `the verifier could not start: ${process.spawnError}`);

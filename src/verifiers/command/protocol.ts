@@ -1,16 +1,15 @@
 // Elenchos's own verifier event protocol (docs/command-verifier.md), read event by event.
 import type { NdjsonObject } from '../../util/ndjson-reader.js';
 import type { VerifierProgress } from '../types.js';
+import type { CommandFailureKind, CommandStepStatus } from '../../states.js';
 
-export type FailureKind = 'product' | 'verifier' | 'unknown';
-
-export interface ReportedStep {
+export type ReportedStep = {
   step: number;
   title: string | null;
-  status: 'passed' | 'failed' | 'skipped';
-  failure: FailureKind | null;
+  status: CommandStepStatus;
+  failure: CommandFailureKind | null;
   message: string | null;
-}
+};
 
 /** What a command verifier said: its steps and its final status (null when it never said `done`). */
 export class ProtocolState {

@@ -1,7 +1,7 @@
 // SPEC §4 as one pure function: process outcome + stream facts + the test file → attempt status,
 // findings and a verdict per step. The rule order is the precedence table in docs/kane.md.
-import type { StepVerdict } from '../../contract/criteria-map.js';
-import type { AttemptStatus, Finding } from '../types.js';
+import type { StepVerdict, VerdictStatus } from '../../states.js';
+import type { Finding } from '../types.js';
 import { attributeFailure, type AttributedFailure } from './attribute-failure.js';
 import { checkCounts, checkPairing, falseGreen, type DeclaredStepInfo, type StreamProblem } from './stream-checks.js';
 import type { StepFacts, StreamFacts } from './stream-state.js';
@@ -33,7 +33,7 @@ export interface ClassifyInput {
 }
 
 export interface Classification {
-  status: AttemptStatus;
+  status: VerdictStatus;
   summary: string;
   findings: Finding[];
   /** Per declared step, for judgeCriteria. */
@@ -74,7 +74,7 @@ export function classifyKane(input: ClassifyInput): Classification {
   const { stepVerdicts, stepNotes } = judgeSteps(facts, declared, failures, pairing);
   const running = [...facts.steps.values()].find((s) => s.started && s.status === null)?.index ?? null;
   let troubles: Trouble[] | null = null;
-  const done = (status: AttemptStatus, rule: string, summary: string, extra: Finding[] = []): Classification => {
+  const done = (status: VerdictStatus, rule: string, summary: string, extra: Finding[] = []): Classification => {
     findings.unshift(...extra);
     const run: Trouble[] = status === 'PASS' || status === 'FAIL' ? [] : [{ scope: 'run', status, summary }];
     return { status, summary, findings, stepVerdicts, stepNotes, rule, troubles: troubles ?? run };
@@ -142,13 +142,13 @@ export function classifyKane(input: ClassifyInput): Classification {
 
 /** A rule that decided the attempt before the steps were weighed. */
 interface RuleHit {
-  status: AttemptStatus;
+  status: VerdictStatus;
   rule: string;
   summary: string;
   findings?: Finding[];
 }
 type MakeFinding = (kind: Finding['kind'], reason: string, step?: number | null) => Finding;
-const hit = (status: AttemptStatus, rule: string, summary: string, findings?: Finding[]): RuleHit => ({ status, rule, summary, findings });
+const hit = (status: VerdictStatus, rule: string, summary: string, findings?: Finding[]): RuleHit => ({ status, rule, summary, findings });
 
 /** Rules 1–8: how the kane-cli process ended (not started, timed out, interrupted, an exit code that is not a verdict, cut output). */
 function processRule(p: ClassifyInput['process'], running: number | null, finding: MakeFinding): RuleHit | null {

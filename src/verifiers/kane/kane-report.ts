@@ -1,16 +1,17 @@
 // Per-step and per-criterion explanations that go into VerificationResult for people and reporters.
-import type { CriterionResult, StepVerdict } from '../../contract/criteria-map.js';
+import type { CriterionResult } from '../../contract/criteria-map.js';
+import type { KaneStepStatus, StepVerdict } from '../../states.js';
 import type { DeclaredStepInfo } from './stream-checks.js';
 import type { StreamFacts } from './stream-state.js';
 
-export interface StepReport {
+export type StepReport = {
   index: number;
   heading: string;
   /** What Kane reported: `unfinished` = started, never ended; `skipped` = no events at all. */
-  status: 'passed' | 'failed' | 'unfinished' | 'skipped';
+  status: KaneStepStatus;
   verdict: StepVerdict;
   durationSeconds: number | null;
-}
+};
 
 /** One line per step of the test file, in file order. */
 export function describeSteps(

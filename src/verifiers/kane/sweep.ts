@@ -5,6 +5,7 @@ import type { Task } from '../../contract/task-schema.js';
 import { runProcess } from '../../process/spawn.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
 import type { Finding, Verdict } from '../types.js';
+import type { SweepOutcome } from '../../states.js';
 import { kaneChildEnv } from './kane-invocation.js';
 import { readInt, readNumber, readObject, readString, readVerdict } from './kane-values.js';
 import { verifierFiles } from '../../evidence/layout.js';
@@ -22,16 +23,16 @@ export interface SweepOptions {
   signal: AbortSignal;
 }
 
-export interface SweepResult {
+export type SweepResult = {
   /** `bug`: a confirmed product finding (the attempt becomes FAIL); `clean`; `note`: a finding that is not confirmed; `error`: no usable result. */
-  outcome: 'clean' | 'bug' | 'note' | 'error';
+  outcome: SweepOutcome;
   message: string;
   finding: Finding | null;
   credits: number | null;
   exitCode: number | null;
   durationMs: number;
   objective: string;
-}
+};
 
 /** The sweep's objective, built from the contract: where to look, what the feature promises, what to report. */
 export function sweepObjective(task: Task, url: string): string {

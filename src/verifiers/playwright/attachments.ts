@@ -2,6 +2,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonReport } from './json-report.js';
+import { playwrightPaths } from '../../evidence/layout.js';
 
 /**
  * Attachments Playwright wrote under `outputDir` are already evidence; any other file a test attached
@@ -10,7 +11,7 @@ import type { JsonReport } from './json-report.js';
  */
 export async function keepAttachments(report: JsonReport, evidenceDir: string): Promise<void> {
   const inside = path.resolve(evidenceDir) + path.sep;
-  const target = path.join(evidenceDir, 'playwright', 'attachments');
+  const target = playwrightPaths(evidenceDir).attachmentsDir;
   let n = 0;
   for (const test of report.tests) {
     for (const result of test.results) {

@@ -2,8 +2,7 @@
 // verifier failing, flaky… The rule and the report shapes behind it are in docs/playwright.md.
 import { readErrorFacts, type ErrorFacts } from './error-facts.js';
 import type { ReportError, ReportResult, ReportTest } from './json-report.js';
-
-export type TestOutcomeKind = 'passed' | 'product_failure' | 'verifier_error' | 'flaky' | 'unattributed_failure' | 'skipped';
+import type { TestOutcomeKind } from '../../states.js';
 
 export interface TestOutcome {
   kind: TestOutcomeKind;

@@ -1,9 +1,10 @@
 // Turns a Playwright run (process facts + JSON report) into the attempt status, per-criterion results and findings.
-import { judgeCriteria, type CriteriaMap, type CriterionResult, type StepVerdict } from '../../contract/criteria-map.js';
+import { judgeCriteria, type CriteriaMap, type CriterionResult } from '../../contract/criteria-map.js';
+import type { StepVerdict, VerdictStatus } from '../../states.js';
 import type { Criterion } from '../../contract/task-schema.js';
-import type { AttemptStatus, Finding } from '../types.js';
+import type { Finding } from '../types.js';
 import { classifyTest, type TestOutcome } from './classify-test.js';
-import type { ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
+import type { JsonReport, ReadReportResult, ReportAttachment, ReportTest } from './json-report.js';
 import { criteriaInList, testHeading } from './declared-tests.js';
 import path from 'node:path';
 import { capBytes, lastLines } from '../../util/text.js';
@@ -45,7 +46,7 @@ export interface ClassifyInput {
 }
 
 export interface Classification {
-  status: AttemptStatus;
+  status: VerdictStatus;
   summary: string;
   criteria: CriterionResult[];
   findings: PlaywrightFinding[];
@@ -65,22 +66,45 @@ const VERDICT: Record<TestOutcome['kind'], StepVerdict> = {
 /** SPEC §4 for Playwright, through the shared rule (attempt-status.ts): run trouble, confirmed FAIL, test trouble, PASS. */
 export function classifyPlaywright(input: ClassifyInput): Classification {
   const { criteria, map } = input;
-  const early = processFailure(input);
-  if (early !== null) {
+  const usable = usableReport(input);
+  if ('failure' in usable) {
     return {
       status: 'VERIFIER_ERROR',
-      summary: early,
+      summary: usable.failure,
       criteria: judgeCriteria(criteria, map, new Map()),
-      findings: [finding('verifier_error', null, null, early, 'verifier_error')],
+      findings: [finding('verifier_error', null, null, usable.failure, 'verifier_error')],
       outcomes: new Map(),
     };
   }
-  const report = (input.report as Extract<ReadReportResult, { ok: true }>).report;
+  const { findings, outcomes } = classifyTests(input, usable.report);
+  const verdicts = new Map([...outcomes].map(([index, outcome]) => [index, VERDICT[outcome.kind]]));
+  const results = judgeCriteria(criteria, map, verdicts);
+  const untagged = (f: PlaywrightFinding) => (map.steps.find((s) => s.index === f.step)?.criteria.length ?? 0) === 0;
+  const troubles = reportTroubles(input, findings, outcomes, results, untagged);
+  const failedTests = findings.filter((f) => f.kind === 'product_failure' && !untagged(f));
+  const decision = decideAttemptStatus(results, troubles, {
+    fail: `product failure in test ${failedTests.map((f) => f.step).join(', ')}: ${failedTests[0]?.reason ?? ''}; failed criteria: ${results
+      .filter((r) => r.status === 'FAIL')
+      .map((r) => r.id)
+      .join(', ')}`,
+    pass: `${outcomes.size} test(s) passed; every criterion verified`,
+    unverified: (ids) =>
+      input.filtered
+        ? `every test ${input.filtered} selected passed; ${ids.join(', ')} not judged: ${ids.length === 1 ? 'it is' : 'they are'} verified by tests it left out`
+        : `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
+  });
+  return { status: decision.status, summary: decision.summary, criteria: results, findings, outcomes };
+}
+
+/**
+ * Each listed test paired with its report: how it ended, a finding when it did not pass, and an
+ * inconsistency where the report and `playwright test --list` disagree (criteria, a test missing or extra).
+ */
+function classifyTests(input: ClassifyInput, report: JsonReport): { findings: PlaywrightFinding[]; outcomes: Map<number, TestOutcome> } {
   const findings: PlaywrightFinding[] = [];
   const outcomes = new Map<number, TestOutcome>();
-  const { pairs, missing, extra } = matchTests(map, report.tests);
-  const contract = new Set(criteria.map((c) => c.id.toUpperCase()));
-  const troubles: Trouble[] = [];
+  const { pairs, missing, extra } = matchTests(input.map, report.tests);
+  const contract = new Set(input.criteria.map((c) => c.id.toUpperCase()));
   for (const { step, test } of pairs) {
     const outcome = classifyTest(test);
     outcomes.set(step.index, outcome);
@@ -119,11 +143,19 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
         'test_undeclared',
       ),
     );
+  return { findings, outcomes };
+}
 
-  const verdicts = new Map([...outcomes].map(([index, outcome]) => [index, VERDICT[outcome.kind]]));
-  const results = judgeCriteria(criteria, map, verdicts);
+/** What besides the product went wrong, in the shared rule's order of precedence (attempt-status.ts). */
+function reportTroubles(
+  input: ClassifyInput,
+  findings: readonly PlaywrightFinding[],
+  outcomes: ReadonlyMap<number, TestOutcome>,
+  results: readonly CriterionResult[],
+  untagged: (f: PlaywrightFinding) => boolean,
+): Trouble[] {
+  const troubles: Trouble[] = [];
   const tests = (kind: TestOutcome['kind']) => findings.filter((f) => f.step !== null && outcomes.get(f.step)?.kind === kind);
-  const untagged = (f: PlaywrightFinding) => (map.steps.find((s) => s.index === f.step)?.criteria.length ?? 0) === 0;
   // The report disagreeing with the spec is run trouble: nothing in it may decide a FAIL the agent is told about.
   const mismatch = findings.find((f) => f.kind === 'inconsistency');
   if (mismatch) troubles.push({ scope: 'run', status: 'INCONCLUSIVE', summary: `the report does not match the spec: ${mismatch.reason}` });
@@ -153,39 +185,26 @@ export function classifyPlaywright(input: ClassifyInput): Classification {
     tests('skipped').length > 0 ? `${tests('skipped').length} test(s) skipped` : '',
   ].filter(Boolean);
   if (other.length > 0) troubles.push({ scope: 'test', status: 'INCONCLUSIVE', summary: other.join('; ') });
-  const allPassed = results.every((r) => r.status === 'PASS');
-  if (allPassed && input.process.exitCode !== 0)
+  if (results.every((r) => r.status === 'PASS') && input.process.exitCode !== 0)
     troubles.push({
       scope: 'test',
       status: 'INCONCLUSIVE',
       summary: `every test passed, but Playwright exited with code ${input.process.exitCode}`,
     });
-  const failedTests = findings.filter((f) => f.kind === 'product_failure' && !untagged(f));
-  const decision = decideAttemptStatus(results, troubles, {
-    fail: `product failure in test ${failedTests.map((f) => f.step).join(', ')}: ${failedTests[0]?.reason ?? ''}; failed criteria: ${results
-      .filter((r) => r.status === 'FAIL')
-      .map((r) => r.id)
-      .join(', ')}`,
-    pass: `${outcomes.size} test(s) passed; every criterion verified`,
-    unverified: (ids) =>
-      input.filtered
-        ? `every test ${input.filtered} selected passed; ${ids.join(', ')} not judged: ${ids.length === 1 ? 'it is' : 'they are'} verified by tests it left out`
-        : `every test passed, but ${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} verified by no test`,
-  });
-  return { status: decision.status, summary: decision.summary, criteria: results, findings, outcomes };
+  return troubles;
 }
 
-/** Why the run as a whole gave no usable report, or null. */
-function processFailure(input: ClassifyInput): string | null {
+/** The report, or why the run as a whole gave no usable one. */
+function usableReport(input: ClassifyInput): { report: JsonReport } | { failure: string } {
   const { process: p, report } = input;
   const tail = lastLines(p.stderrTail, 3, ' | ').slice(0, 600);
-  if (p.spawnError) return `could not start Playwright: ${p.spawnError}`;
-  if (p.aborted) return 'verification interrupted';
-  if (p.timedOut) return `Playwright did not finish within ${Math.round(p.timeoutMs / 1000)}s (killed)`;
-  if (!report.ok) return `${report.reason} (exit code ${p.exitCode})${tail ? `: ${tail}` : ''}`;
+  if (p.spawnError) return { failure: `could not start Playwright: ${p.spawnError}` };
+  if (p.aborted) return { failure: 'verification interrupted' };
+  if (p.timedOut) return { failure: `Playwright did not finish within ${Math.round(p.timeoutMs / 1000)}s (killed)` };
+  if (!report.ok) return { failure: `${report.reason} (exit code ${p.exitCode})${tail ? `: ${tail}` : ''}` };
   if (report.report.errors.length > 0)
-    return `Playwright failed outside the tests: ${firstLines(relativize(report.report.errors[0]!.message, input.root), 3)}`;
-  return null;
+    return { failure: `Playwright failed outside the tests: ${firstLines(relativize(report.report.errors[0]!.message, input.root), 3)}` };
+  return { report: report.report };
 }
 
 /** Pairs listed tests with reported ones by heading (the n-th test of a heading with the n-th of the same heading). */

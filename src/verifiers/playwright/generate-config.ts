@@ -4,6 +4,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PROGRESS_REPORTER } from './progress-reporter.js';
 import { mergeSource } from './user-config.js';
+import { PLAYWRIGHT_FILES, playwrightPaths } from '../../evidence/layout.js';
 
 /** Chromium switches for a headless run in a container or CI (no sandbox, no GPU, no background traffic). */
 export const CHROMIUM_ARGS = [
@@ -80,13 +81,14 @@ export function ownedConfig(options: PlaywrightConfigOptions, files: PlaywrightF
  */
 export async function writePlaywrightConfig(options: PlaywrightConfigOptions): Promise<PlaywrightFiles> {
   const dir = options.evidenceDir;
+  const paths = playwrightPaths(dir);
   const files = {
-    config: path.join(dir, options.userConfig ? 'playwright.config.ts' : 'playwright.config.mjs'),
-    report: path.join(dir, 'report.json'),
-    outputDir: path.join(dir, 'playwright'),
-    notes: path.join(dir, 'config-notes.json'),
+    config: path.join(dir, options.userConfig ? PLAYWRIGHT_FILES.configOverUser : PLAYWRIGHT_FILES.config),
+    report: paths.report,
+    outputDir: paths.outputDir,
+    notes: paths.configNotes,
   };
-  const reporter = path.join(dir, 'progress-reporter.mjs');
+  const reporter = paths.progressReporter;
   // testMatch is the spec's exact absolute path: a glob of its name would also match namesakes in subfolders.
   const exact = `^${options.testFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`;
   const owned = [

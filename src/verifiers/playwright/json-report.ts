@@ -1,6 +1,7 @@
 // Reads Playwright's JSON reporter output into a flat, typed list of tests (only what we classify on).
 import { EVIDENCE_FILE_LIMIT, parseJsonText } from '../../util/json-file.js';
 import { readTestFileText } from '../../util/regular-file.js';
+import { PLAYWRIGHT_FILES } from '../../evidence/layout.js';
 
 export interface ReportAttachment {
   name: string;
@@ -57,7 +58,7 @@ export type ReadReportResult = { ok: true; report: JsonReport } | { ok: false; r
 export async function readJsonReport(file: string): Promise<ReadReportResult> {
   let text: string;
   try {
-    text = await readTestFileText(file, 'report.json', EVIDENCE_FILE_LIMIT);
+    text = await readTestFileText(file, PLAYWRIGHT_FILES.report, EVIDENCE_FILE_LIMIT);
   } catch (error) {
     const missing = (error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT';
     return {
@@ -67,7 +68,7 @@ export async function readJsonReport(file: string): Promise<ReadReportResult> {
   }
   let raw: unknown;
   try {
-    raw = parseJsonText(text, 'report.json');
+    raw = parseJsonText(text, PLAYWRIGHT_FILES.report);
   } catch (error) {
     return { ok: false, reason: `Playwright's JSON report is not valid JSON (${(error as Error).message})` };
   }

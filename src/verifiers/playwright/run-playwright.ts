@@ -21,7 +21,7 @@ import { forgetKeptListing } from './kept-listings.js';
 import { readTraceFacts } from './trace-url.js';
 import { leaseTransformCache, type TransformCacheLease } from './transform-cache.js';
 import { nearestTsconfig } from './spec-imports.js';
-import { verifierFiles } from '../../evidence/layout.js';
+import { playwrightPaths, verifierFiles } from '../../evidence/layout.js';
 
 const MAPPING_DISAGREEMENTS = new Set(['test_missing', 'test_undeclared', 'criteria_mismatch']);
 
@@ -70,7 +70,7 @@ async function startPlaywright(ctx: VerifyContext, gated: boolean): Promise<Star
     // A person stepping through in the Inspector takes as long as they take; Ctrl-C still stops it.
     timeoutMs: ctx.iterate?.debug ? undefined : ctx.timeoutMs,
     signal: ctx.signal,
-    stdoutFile: path.join(ctx.evidenceDir, 'stdout.log'),
+    stdoutFile: playwrightPaths(ctx.evidenceDir).stdout,
     stderrFile: verifierFiles(ctx.evidenceDir).verifierStderr,
     onStdoutLine: (line) => forwardProgress(line, ctx.onProgress, ctx.iterate?.grep != null ? ctx.map.steps : null),
     gated,

@@ -1,8 +1,8 @@
 // Which task contracts `verify` checks: the paths or globs given, else the config's `tasks`, then a shard.
 import path from 'node:path';
 import fg from 'fast-glob';
-import { InputError } from '../../errors.js';
-import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
+import { InputError } from '../errors.js';
+import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 
 export interface Shard {
   index: number;

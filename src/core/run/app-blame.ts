@@ -1,22 +1,21 @@
 // Whose fault is an app that does not come up: the agent's change, or the configuration/environment?
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { attemptPaths, workspacesDir } from '../../evidence/layout.js';
+import { attemptPaths, baseProbeWorkspaceDir } from '../../evidence/layout.js';
 import { addWorktree, removeWorktree } from '../../git/worktree.js';
 import { freePort } from '../../process/free-port.js';
-import type { AppStart } from './app.js';
-import type { RunContext } from '../run/run-context.js';
+import type { AppStart } from '../app/app.js';
+import type { RunContext } from './run-context.js';
 import { finishWithinMs, runSetup, type BackgroundSave } from '../workspace/setup.js';
 
 /** Starts the configured app in `cwd` on `port`, logging under `dir`; the attempt owns how (env, URL). */
 export type AppLauncher = (cwd: string, dir: string, port: number) => Promise<AppStart>;
 
-export interface BaseProbe {
+export type BaseProbe = {
   /** True when the app came up on the unchanged base commit. */
   ok: boolean;
   message: string;
   logTail: string;
-}
+};
 
 export type AppBlame = { onBase: false; probe: BaseProbe | null } | { onBase: true; probe: BaseProbe | null; message: string };
 
@@ -60,7 +59,7 @@ async function probeBase(ctx: RunContext, dir: string, launch: AppLauncher): Pro
   const probeDir = attemptPaths(dir).baseProbeDir;
   await mkdir(probeDir, { recursive: true });
   // Named after the run, so `gc` knows a live run owns it.
-  const tree = path.join(workspacesDir(ctx.root), `${ctx.runId}-base`);
+  const tree = baseProbeWorkspaceDir(ctx.root, ctx.runId);
   const say = (message: string) => ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'app', message });
   say(`trying the app on the unchanged base commit ${ctx.base.slice(0, 12)} (a fresh worktree)`);
   let save: BackgroundSave | null = null;
