@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { workspacesDir } from '../../evidence/layout.js';
 import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
+import type { FinalRunState } from '../../states.js';
 import { git } from '../../git/git.js';
 import { readProcStat } from '../../process/proc-stat.js';
 import { sha256 } from '../../util/sha256.js';
@@ -90,7 +91,7 @@ export function decide(
   entries: readonly CandidateSummary[],
   choice: { name: string; reason: string } | null,
   interrupted: boolean,
-): { state: 'VERIFIED' | 'FAILED' | 'ERROR'; reason: RunReason | null; message: string | null } {
+): { state: FinalRunState; reason: RunReason | null; message: string | null } {
   if (choice) return { state: 'VERIFIED', reason: null, message: `winner ${choice.name}: ${choice.reason}` };
   const how = entries.map((e) => `${e.name} ${e.state}${e.reason ? ` (${e.reason})` : ''}`).join(', ');
   if (interrupted)

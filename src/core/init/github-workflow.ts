@@ -64,7 +64,14 @@ permissions:
 
 ${renderPinEnv(options.pin)}
 jobs:
-  verify:
+${renderVerifyJob(options, pinnedInstall)}
+
+${renderMergeJob(pinnedInstall)}`;
+}
+
+/** The matrix job: one shard of the tasks verified on the pinned Elenchos, its output kept only when verify ended by itself. */
+function renderVerifyJob(options: WorkflowOptions, pinnedInstall: string): string {
+  return `  verify:
     name: verify (shard \${{ matrix.shard }})
     runs-on: ubuntu-latest
     timeout-minutes: 60
@@ -106,9 +113,12 @@ ${VERIFIER_ENV[options.verifier]}        run: |
             .elenchos/runs/
           include-hidden-files: true
           # A shard that wrote no output fails here too; merge then names it missing.
-          if-no-files-found: error
+          if-no-files-found: error`;
+}
 
-  merge:
+/** The one check to require: the shards merged (a verifying join), every shard job succeeded, then the verdict signed. */
+function renderMergeJob(pinnedInstall: string): string {
+  return `  merge:
     name: elenchos result
     needs: verify
     # Never skipped, whatever the shards did: GitHub counts a skipped required job as passed. This job

@@ -3,6 +3,7 @@
 // the zip's central directory, its `*.trace` entries and one frame are read, each size-capped.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PLAYWRIGHT_FILES } from '../../evidence/layout.js';
 import { isRasterImage } from '../../util/raster-image.js';
 import type { JsonReport } from './json-report.js';
 import { openTraceZip, type TraceZip } from './trace-zip.js';
@@ -23,7 +24,7 @@ export async function readTraceFacts(report: JsonReport): Promise<void> {
       result.lastUrl = facts.lastUrl;
       result.opened = facts.opened;
       if (!facts.frame || result.attachments.some((a) => a.name === 'screenshot' && isRasterImage(a.contentType))) continue;
-      const file = path.join(path.dirname(trace.path!), 'trace-last-frame.jpeg');
+      const file = path.join(path.dirname(trace.path!), PLAYWRIGHT_FILES.traceLastFrame);
       try {
         await writeFile(file, facts.frame, { flag: 'wx' });
         result.attachments.push({ name: 'screenshot', contentType: 'image/jpeg', path: file });
