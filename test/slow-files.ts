@@ -55,6 +55,17 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/app-sandbox.test.ts',
   'test/e2e/evidence-seal.test.ts',
   'test/e2e/object-store.test.ts',
+  // Moved out of `npm test` after the #23–#28 merges (their per-file times in a run at load 5: 15–48 s each), so that
+  // `npm test` stays under 5 minutes: CLI runs each, none of them the one real-browser case of a verdict.
+  'test/e2e/cli-check.test.ts',
+  'test/e2e/needs-human.test.ts',
+  'test/e2e/mcp.test.ts',
+  'test/e2e/gc-restore.test.ts',
+  'test/e2e/warm-verify-shortcuts.test.ts',
+  'test/e2e/git-disk-full.test.ts',
+  'test/e2e/author.test.ts',
+  'test/e2e/merge-junit.test.ts',
+  'test/e2e/run-more-agents.test.ts',
 ];
 
 // A renamed or deleted file left in the list would silently run nowhere: both configs refuse to start.
