@@ -62,14 +62,17 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
  */
 async function checkDeletedLock(root: string, resolved: ResolvedTask, base: string, configFile?: string): Promise<TestLockCheck> {
   const file = lockPathFor(resolved.label);
-  const baseLock = await lockAtBase(root, file, base);
-  if (!baseLock) return { file: null, problems: [], notes: [] };
+  // Any lock in the base counts, of this format or an older one: deleting it is never a lock update.
+  if ((await lockTextAtBase(root, file, base)) === null) return { file: null, problems: [], notes: [] };
   const lines = [
     `${file}: deleted since ${base} (${await lastChange(root, file)}), which turns the test lock off; restore it (git checkout ${base} -- ${file}), or if the task changed run elenchos lock --update ${resolved.label} and have the lock's diff reviewed`,
   ];
-  const current = await buildTestLock(resolved, { root, configFile });
-  for (const p of compareTestLock(baseLock, current).problems)
-    lines.push(`${await problemLine(root, resolved, p)}, against ${file} as of ${base}`);
+  const baseLock = await lockAtBase(root, file, base);
+  if (baseLock) {
+    const current = await buildTestLock(resolved, { root, configFile });
+    for (const p of compareTestLock(baseLock, current).problems)
+      lines.push(`${await problemLine(root, resolved, p)}, against ${file} as of ${base}`);
+  }
   return { file, problems: lines, notes: [] };
 }
 
@@ -81,7 +84,7 @@ async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding)
 
 /** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */
 async function lockAtBase(root: string, lockFile: string, base: string): Promise<TestLock | null> {
-  const text = await git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+  const text = await lockTextAtBase(root, lockFile, base);
   if (text === null) return null;
   let value: unknown;
   try {
@@ -91,6 +94,11 @@ async function lockAtBase(root: string, lockFile: string, base: string): Promise
   }
   const parsed = TestLockSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+/** The lock file's text in `base`, or null when the base has none. */
+async function lockTextAtBase(root: string, lockFile: string, base: string): Promise<string | null> {
+  return git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
 }
 
 /** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */
