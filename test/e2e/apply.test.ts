@@ -1,6 +1,6 @@
 // `elenchos apply` end to end: run → apply → verify on the new HEAD, with real git, and every refusal.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
@@ -255,33 +255,39 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(gitSync(project.root, 'log', '--format=%s')).not.toContain('Verified by Elenchos');
   });
 
-  it('a folder of the checkout that cannot be written (a read-only mount): nothing is written', () => {
-    const made = makeProject({ agent: 'rich-change', files: { ...RICH_FILES, 'src/keep.txt': 'kept\n' } });
-    const project = { ...made, env: { ...made.env, ...IDENTITY } };
-    roots.push(project.root);
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
-    const before = checkoutFingerprint(project.root, { folders: true });
-    const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['src']);
-    expect(applied.code, applied.stderr).toBe(3);
-    expect(applied.stderr).toMatch(
-      /^elenchos: the stored change writes src\/deep\/new\.js, but \S+\/src cannot be written \(EROFS\); nothing was written: make it writable, or take the change on a branch \(--branch\)\n$/,
-    );
-    expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
-  });
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'a folder of the checkout that cannot be written (a read-only mount): nothing is written',
+    () => {
+      const made = makeProject({ agent: 'rich-change', files: { ...RICH_FILES, 'src/keep.txt': 'kept\n' } });
+      const project = { ...made, env: { ...made.env, ...IDENTITY } };
+      roots.push(project.root);
+      expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+      const before = checkoutFingerprint(project.root, { folders: true });
+      const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['src']);
+      expect(applied.code, applied.stderr).toBe(3);
+      expect(applied.stderr).toMatch(
+        /^elenchos: the stored change writes src\/deep\/new\.js, but \S+\/src cannot be written \(EROFS\); nothing was written: make it writable, or take the change on a branch \(--branch\)\n$/,
+      );
+      expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
+    },
+  );
 
-  it('a write that fails half-way (page.html on a read-only mount, after git apply wrote logo.bin) is rolled back to the byte', () => {
-    const { project, result } = verifiedRun();
-    expect(result.code).toBe(0);
-    const before = checkoutFingerprint(project.root, { folders: true });
-    const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['page.html']);
-    expect(applied.code, applied.stderr).toBe(3);
-    expect(applied.stderr).toMatch(
-      /^elenchos: writing the stored change into \S+ failed \(.*\); every path it had written was put back, so the checkout is as it was: fix the cause, or take the change on a branch \(--branch\)\n$/s,
-    );
-    expect(applied.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
-    expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
-    expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
-  });
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'a write that fails half-way (page.html on a read-only mount, after git apply wrote logo.bin) is rolled back to the byte',
+    () => {
+      const { project, result } = verifiedRun();
+      expect(result.code).toBe(0);
+      const before = checkoutFingerprint(project.root, { folders: true });
+      const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['page.html']);
+      expect(applied.code, applied.stderr).toBe(3);
+      expect(applied.stderr).toMatch(
+        /^elenchos: writing the stored change into \S+ failed \(.*\); every path it had written was put back, so the checkout is as it was: fix the cause, or take the change on a branch \(--branch\)\n$/s,
+      );
+      expect(applied.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+      expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
+      expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+    },
+  );
 
   it('a verify run: it made no change', () => {
     const project = makeProject({

@@ -189,6 +189,13 @@ describe('the lock catches the review’s Playwright bypasses', () => {
     ['skip destructured from test', ...before('  const { skip } = test;\n  skip();'), /"lists the task" is now const \{ skip \} = test/],
     ['fail destructured from testInfo', ...before('  const { fail: f } = testInfo;\n  f();'), /is now const \{ fail \} = testInfo/],
     ["test['skip']()", ...before("  test['skip']();"), /"lists the task" is now test\['skip'\]\(\)/],
+    ['a rest copy of test', ...before('  const { ...t } = test;\n  t.skip();'), /"lists the task" is now const \{ \.\.\.t \} = test/],
+    ['a spread copy of testInfo', ...before('  const t = { ...testInfo };\n  t.skip();'), /"lists the task" is now \{ \.\.\.testInfo \}/],
+    [
+      'Object.assign copying test',
+      ...before('  const t = Object.assign({}, test);\n  t.skip();'),
+      /"lists the task" is now Object\.assign\(\{\}, test\)/,
+    ],
     [
       'a method of test picked at run time',
       ...before("  const m = 'sk' + 'ip';\n  test[m]();"),

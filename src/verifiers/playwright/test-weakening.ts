@@ -89,14 +89,16 @@ export function weakeningAt(node: ts.Node, names: ReadonlySet<string>): string |
     const key = node.propertyName ?? node.name;
     const keyText = ts.isIdentifier(key) || ts.isStringLiteralLike(key) ? key.text : null;
     const from = ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
-    if (from && isTestOrInfo(from, names) && (keyText === null || WEAKENING.has(keyText) || keyText === 'expectedStatus'))
-      return `const { ${printNode(key)} } = ${printNode(from)}`;
+    const copiesAll = node.dotDotDotToken !== undefined; // `const { ...t } = test`: every method, skip included
+    if (from && isTestOrInfo(from, names) && (copiesAll || keyText === null || WEAKENING.has(keyText) || keyText === 'expectedStatus'))
+      return `const { ${copiesAll ? '...' : ''}${printNode(key)} } = ${printNode(from)}`;
   }
+  // `{ ...test }`, `Object.assign({}, testInfo)` below: a copy whose `skip` no name above follows.
+  if (ts.isSpreadAssignment(node) && isTestOrInfo(node.expression, names)) return `{ ...${printNode(node.expression)} }`;
   if (ts.isBinaryExpression(node) && isAssignment(node.operatorToken.kind) && writesExpectedStatus(node.left, names))
     return printNode(node);
   if (ts.isCallExpression(node) && PROPERTY_WRITERS.has(printNode(node.expression))) {
-    const target = node.arguments[0];
-    if (target && isTestOrInfo(target, names)) return printNode(node);
+    if (node.arguments.some((a) => isTestOrInfo(a, names))) return printNode(node);
   }
   return null;
 }
