@@ -164,7 +164,8 @@ function parseDump(body: string): Dump | null {
   return null;
 }
 
-const SEPARATORS = new Set([32, 9, 58, 44, 46, 45]); // space, tab, `:`, `,`, `.`, `-`
+// Space, tab, `:`, `,`, `.`, `-`.
+const isSeparator = (code: number) => code === 32 || code === 9 || code === 58 || code === 44 || code === 46 || code === 45;
 
 /**
  * The runs of four or more hex bytes with one to three separators between each (`4c 54 5f 41`, `4C:54:5F:41`),
@@ -173,24 +174,25 @@ const SEPARATORS = new Set([32, 9, 58, 44, 46, 45]); // space, tab, `:`, `,`, `.
  */
 function spacedHexRuns(s: string): [number, number][] {
   const runs: [number, number][] = [];
-  const pair = (i: number) => i + 1 < s.length && isHex(s.charCodeAt(i)) && isHex(s.charCodeAt(i + 1));
+  const n = s.length;
   let i = 0;
-  while (i < s.length) {
-    if (!pair(i)) {
+  while (i < n) {
+    if (!isHex(s.charCodeAt(i))) {
       i++;
       continue;
     }
-    let end = i + 2;
-    let bytes = 1;
-    for (;;) {
-      let k = end;
-      while (k < s.length && k - end < 3 && SEPARATORS.has(s.charCodeAt(k))) k++;
-      if (k === end || !pair(k)) break;
-      end = k + 2;
+    let end = i;
+    let bytes = 0;
+    for (let k = i; k + 1 < n && isHex(s.charCodeAt(k)) && isHex(s.charCodeAt(k + 1));) {
       bytes++;
+      end = k + 2;
+      let m = end;
+      while (m < n && m - end < 3 && isSeparator(s.charCodeAt(m))) m++;
+      if (m === end) break;
+      k = m;
     }
     if (bytes >= 4) runs.push([i, end]);
-    i = bytes >= 4 ? end : i + 1;
+    i = end > i ? end : i + 1;
   }
   return runs;
 }
