@@ -3,7 +3,9 @@ import { z } from 'zod';
 
 // 2: assertions read with the TypeScript parser (each with its path), what they read, the file's shared
 // code, the verifier's other inputs, the config keys that decide a verdict, every line of a Kane step.
-export const TEST_LOCK_VERSION = 2;
+// 3: a Kane step's words after its `@verifies` ids and a `_test.md`'s preamble are locked; Playwright tests
+// hold more page-writing calls, non-literal gotos, aliases of skip/fail and mutations of what assertions read.
+export const TEST_LOCK_VERSION = 3;
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -25,7 +27,7 @@ export const TestLockSchema = z
     task: z.object({ id: z.string(), file: z.string(), contractSha256: Sha256 }).strict(),
     testFile: z.string(),
     verifier: z.string(),
-    /** What every step shares: a spec's imports and top-level statements, a `_test.md`'s frontmatter (hashed). */
+    /** What every step shares: a spec's imports and top-level statements, a `_test.md`'s frontmatter (hashed) and preamble lines. */
     context: z.array(z.string()),
     /** sha256 of each other file the verifier reads (spec imports, playwright.config, tsconfig, variables files). */
     inputs: z.record(z.string(), Sha256),

@@ -1,4 +1,5 @@
 // The patterns that find secrets in text, and a line scanner that carries a PEM block across lines.
+import type { Span, WrappedSecrets } from './redact-wrapped.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -37,11 +38,15 @@ export class LineRedactor {
   /** Number of replacements made so far. */
   count = 0;
 
-  constructor(private readonly values: RegExp | null) {}
+  /** `wrapped`: secrets encoded over several lines (redact-wrapped.ts), judged with the lines before. */
+  constructor(
+    private readonly values: RegExp | null,
+    private readonly wrapped: WrappedSecrets | null = null,
+  ) {}
 
   /** Returns the redacted line, or null when the whole line belongs to a removed key block. */
   line(input: string): string | null {
-    let text = input;
+    let text = this.wrapped ? this.hideSpans(input, this.wrapped.spans(input)) : input;
     if (this.inKey) {
       const end = PEM_END.exec(text);
       if (end) {
@@ -94,6 +99,15 @@ export class LineRedactor {
       }
     }
     return cut;
+  }
+
+  private hideSpans(text: string, spans: readonly Span[]): string {
+    let out = text;
+    for (const span of [...spans].reverse()) {
+      out = `${out.slice(0, span.start)}${REDACTED}${out.slice(span.end)}`;
+      this.count++;
+    }
+    return out;
   }
 
   private replace(text: string, pattern: RegExp, replacement: string): string {

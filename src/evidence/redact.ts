@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { maskBinaryFile } from './redact-binary.js';
 import { LineRedactor, valuesPattern } from './redact-rules.js';
+import { WrappedSecrets } from './redact-wrapped.js';
 
 export { REDACTED } from './redact-rules.js';
 
@@ -46,9 +47,12 @@ export class Redactor {
   private readonly byteValues: RegExp | null;
   /** Characters a cut keeps back: HOLD, or the longest secret when one is longer. */
   private readonly hold: number;
+  /** The secrets long enough to be redacted encoded, and their base64 cores: for encodings spread over lines. */
+  private readonly encoded: { cores: string[]; values: string[] };
 
   constructor(options: RedactorOptions = {}) {
     const forms = secretForms(options.values);
+    this.encoded = encodedSecrets(options.values);
     this.textValues = valuesPattern(forms);
     // Files are scanned as latin1, one char per byte, so bytes outside a match are written back
     // untouched even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
@@ -59,13 +63,35 @@ export class Redactor {
 
   /** Returns `text` with every secret replaced. */
   redactText(text: string): string {
-    const scanner = new LineRedactor(this.textValues);
+    const scanner = this.textScanner();
     const out: string[] = [];
     for (const line of text.split('\n')) {
       const kept = scanner.line(line);
       if (kept !== null) out.push(kept);
     }
     return out.join('\n');
+  }
+
+  /**
+   * A redactor for one stream of lines (an app's output as it is printed): each line is judged with the
+   * ones before it, so a secret that base64 wraps or a hex dump spreads over lines is hidden in each.
+   */
+  lineStream(): (line: string) => string {
+    const scanner = this.textScanner();
+    return (text) =>
+      text
+        .split('\n')
+        .map((line) => scanner.line(line))
+        .filter((line) => line !== null)
+        .join('\n');
+  }
+
+  private textScanner(): LineRedactor {
+    return new LineRedactor(this.textValues, this.wrapped(false));
+  }
+
+  private wrapped(latin1: boolean): WrappedSecrets | null {
+    return this.encoded.values.length > 0 ? new WrappedSecrets(this.encoded.cores, this.encoded.values, latin1) : null;
   }
 
   /**
@@ -88,7 +114,7 @@ export class Redactor {
       await rename(tmp, file);
       return { changed: true, replacements, binary: true };
     }
-    const scanner = new LineRedactor(this.byteValues);
+    const scanner = new LineRedactor(this.byteValues, this.wrapped(true));
     const out = createWriteStream(tmp, { encoding: 'latin1' });
     // A failed write (a full disk) must reject this call, not surface as an unhandled 'error' event: the
     // stream keeps its error (out.errored), the next line stops on it, and finished() rejects with it.
@@ -173,6 +199,18 @@ function secretForms(values: readonly string[] | undefined): string[] {
     for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
   });
   return [...forms];
+}
+
+/** The secrets (and lines of multi-line ones) that are also redacted encoded, with all their base64 cores. */
+function encodedSecrets(values: readonly string[] | undefined): { cores: string[]; values: string[] } {
+  const kept = new Set<string>();
+  for (const value of values ?? []) {
+    for (const v of [value, ...value.split(/\r?\n/)]) {
+      if (v.trim().length >= MIN_SECRET_LENGTH && v.length >= MIN_ENCODED_LENGTH && v.length <= MAX_ENCODED_LENGTH) kept.add(v);
+    }
+  }
+  const cores = [...kept].flatMap((v) => base64Cores(Buffer.from(v)).flatMap((c) => [c, c.replaceAll('+', '-').replaceAll('/', '_')]));
+  return { cores: [...new Set(cores)], values: [...kept] };
 }
 
 /** A secret this long or longer (and no longer than MAX_ENCODED_LENGTH) is also redacted hex- and base64-encoded. */

@@ -1,5 +1,7 @@
 // Which values count as secrets for a run: gathered once, handed to the Redactor.
 import { CREDENTIAL_ENV, credentialNames } from '../util/credentials.js';
+import { readFileSync } from 'node:fs';
+import { cacheKeyPath } from '../util/secret-paths.js';
 import { signingKeyFor } from '../util/signing-key.js';
 
 export interface SecretSources {
@@ -16,7 +18,7 @@ export interface SecretSources {
 /**
  * The secret values of a run: env vars named in `redact`, the known credentials (CREDENTIAL_ENV), every
  * env var whose name looks like a credential (see looksLikeCredential; values of 8+ characters), the
- * same in the config's env maps, and secret verifier variables.
+ * same in the config's env maps, the setup cache key (when the machine has one), and secret verifier variables.
  */
 export function collectSecretValues(sources: SecretSources): string[] {
   const values: string[] = [];
@@ -31,6 +33,9 @@ export function collectSecretValues(sources: SecretSources): string[] {
   } catch {
     // a bad key file is reported where the key is used, not here
   }
+  // The setup cache's key authenticates what a later run restores: an app that prints it could forge a cache.
+  const cacheKey = readCacheKey(sources.env);
+  if (cacheKey) values.push(cacheKey);
   for (const env of sources.configEnv ?? []) {
     for (const name of credentialNames(env)) values.push(env[name]!);
   }
@@ -38,4 +43,14 @@ export function collectSecretValues(sources: SecretSources): string[] {
     if (typeof variable === 'object' && variable.secret) values.push(variable.value);
   }
   return [...new Set(values)];
+}
+
+/** The machine's setup cache key as its file holds it (64 hex digits), or null when there is none yet. */
+function readCacheKey(env: NodeJS.ProcessEnv): string | null {
+  try {
+    const text = readFileSync(cacheKeyPath(env), 'utf8').trim();
+    return text.length > 0 ? text : null;
+  } catch {
+    return null;
+  }
 }

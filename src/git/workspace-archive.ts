@@ -1,13 +1,15 @@
 // A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, type Stats } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { create, extract, list } from 'tar';
+import { create, extract, list, type ReadEntry } from 'tar';
 import { InputError, describeError } from '../errors.js';
+import { firstBlockedPath, patchPaths, type BlockedPath } from './apply-guard.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
+import { bareRepositoryIn, hasGitComponent, isRepositoryFolder } from './nested-repository.js';
+import { backUpPaths } from './path-backup.js';
 import { globMatcher } from '../util/glob-match.js';
-import { symlinkOnTheWay } from '../util/symlink-on-the-way.js';
 import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
@@ -72,10 +74,14 @@ export async function saveWorkspace(
     if (left(p)) continue;
     // A nested repository's `.git` never travels (nor, below, one inside a stored folder): extracted into
     // a checkout, its config (core.fsmonitor, a hook) would run the agent's commands at the user's next
-    // `git status` (#25). Its other files do.
+    // `git status` (#25). Its other files do. `.GIT` and a bare layout count too (nested-repository.ts).
     if (code === '??') {
-      if (!hasGitFolder(p)) untracked.push(p);
+      if (!hasGitComponent(p)) untracked.push(p);
     } else tracked.add(p);
+  }
+  for (let bare = bareRepositoryIn(untracked); bare; bare = bareRepositoryIn(untracked)) {
+    const inside = bare;
+    untracked.splice(0, untracked.length, ...untracked.filter((p) => !isUnderPrefix(p, [inside])));
   }
   // A path differs between the base and the working tree only if it differs somewhere along
   // base → HEAD (agent commits) → index → working tree; git status covers the last two links.
@@ -98,16 +104,16 @@ export async function saveWorkspace(
             recursive: true,
             verbatimSymlinks: true,
             preserveTimestamps: true,
-            filter: (source) => path.basename(source) !== '.git',
+            filter: (source) => !isRepositoryFolder(source),
           });
         }
         await options.redactDir(staging);
-        await create({ gzip: true, portable: true, cwd: staging, file: tarPath, filter: (p) => !hasGitFolder(p) }, names);
+        await create({ gzip: true, portable: true, cwd: staging, file: tarPath, filter: storable(staging) }, names);
       } finally {
         await rm(staging, { recursive: true, force: true });
       }
     } else {
-      await create({ gzip: true, portable: true, cwd, file: tarPath, filter: (p) => !hasGitFolder(p) }, names);
+      await create({ gzip: true, portable: true, cwd, file: tarPath, filter: storable(cwd) }, names);
     }
   } else {
     await writeFile(tarPath, gzipSync(Buffer.alloc(1024))); // an empty archive: two zero blocks
@@ -211,21 +217,20 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
   const applyArgs = ['apply', '--binary', '--whitespace=nowarn'];
   const names: string[] = [];
   if (hasFiles) await list({ file: tarPath, onReadEntry: (entry) => void names.push(entry.path) });
-  // Stored by an older Elenchos, or planted: refused before anything is written (see saveWorkspace).
-  const nested = names.find(hasGitFolder);
+  const patched = hasPatch ? await patchPaths(diffPath, target) : [];
+  // Stored by an older Elenchos, planted, or committed by the agent (a bare layout is plain files to git):
+  // refused before anything is written (see saveWorkspace).
+  const nested = [...patched, ...names].find(hasGitComponent) ?? bareRepositoryIn([...patched, ...names]);
   if (nested) {
     throw new InputError(
       `the stored change holds a git folder (${nested}): refused, since its config or hooks would run commands in ${target}; take the files by hand if you trust them`,
     );
   }
-  // node-tar never extracts through a symlink (an ignored, symlinked node_modules the change now adds a
-  // file under): found here, before the patch or anything else is written (#25), not half-way through.
-  const through = await firstSymlinkOnTheWay(target, names);
-  if (through) {
-    throw new InputError(
-      `the stored change adds ${through.name}, but ${path.join(target, through.link)} is a symbolic link in your checkout; nothing was written: move the link away, or take the change on a branch (--branch)`,
-    );
-  }
+  // Every path the change writes is checked before anything is (#25): a symlinked folder on the way (node-tar
+  // never extracts through one), an ignored file where the change needs a folder (`.env` in the checkout, the
+  // change adds `.env/x`), a folder that cannot be written. Found here, not half-way through.
+  const blocked = await firstBlockedPath(target, [...patched, ...names]);
+  if (blocked) throw new InputError(blockedMessage(target, blocked));
   if (options.refuseExisting) {
     if (hasPatch) {
       await git([...applyArgs, '--check', diffPath], { cwd: target }).catch((error: unknown) => {
@@ -239,23 +244,48 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
     if (clash)
       throw new InputError(`${path.join(target, clash)} already exists, and the stored change adds it as a new file; move it away first`);
   }
-  if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
-  if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });
-}
-
-/** The first stored name whose folders in `target` include a symlink, with that folder. */
-async function firstSymlinkOnTheWay(target: string, names: readonly string[]): Promise<{ name: string; link: string } | null> {
-  const seen = new Map<string, boolean>();
-  for (const name of names) {
-    const link = await symlinkOnTheWay(target, name, seen);
-    if (link) return { name: name.replace(/^\.\//, ''), link };
+  // A user's checkout gets all of the change or none of it: what still fails half-way (a full disk, a file
+  // changed under us) is rolled back from a copy of every path the change writes.
+  const backup = options.refuseExisting ? await backUpPaths(target, [...patched, ...names]) : null;
+  try {
+    if (hasPatch) await git([...applyArgs, diffPath], { cwd: target });
+    if (hasFiles) await extract({ file: tarPath, cwd: target, strict: true });
+  } catch (error) {
+    if (!backup) throw error;
+    const left = await backup.restore();
+    const why = describeError(error).replace(/\s+/g, ' ').trim();
+    // Exit 3 whatever the cause (a full disk included, named in `why`): the checkout is as it was, the run's evidence intact.
+    if (left.length === 0) {
+      throw new InputError(
+        `writing the stored change into ${target} failed (${why}); every path it had written was put back, so the checkout is as it was: fix the cause, or take the change on a branch (--branch)`,
+        { cause: error },
+      );
+    }
+    throw new InputError(
+      `writing the stored change into ${target} failed (${why}), and ${left.join(', ')} could not be put back: copies of what they held are in ${backup.copies}; restore them by hand, or git checkout the tracked ones`,
+      { cause: error },
+    );
   }
-  return null;
+  await backup?.discard();
 }
 
-/** Whether a stored path is, or lies in, a `.git` folder or file (`vendor/widget/.git/config`). */
-function hasGitFolder(p: string): boolean {
-  return p.replace(/^\.\//, '').replace(/\/+$/, '').split('/').includes('.git');
+/** One line for a path the change cannot write, naming what is in the way and the fix. */
+function blockedMessage(target: string, blocked: BlockedPath): string {
+  const where = path.join(target, blocked.folder);
+  const fix = 'or take the change on a branch (--branch)';
+  if (blocked.kind === 'symlink')
+    return `the stored change adds ${blocked.name}, but ${where} is a symbolic link in your checkout; nothing was written: move the link away, ${fix}`;
+  if (blocked.kind === 'file')
+    return `the stored change writes ${blocked.name}, but ${where} is a file in your checkout (one git ignores, so the run never saw it); nothing was written: move it away, ${fix}`;
+  return `the stored change writes ${blocked.name}, but ${where} cannot be written (${blocked.code}); nothing was written: make it writable, ${fix}`;
+}
+
+/** node-tar's filter for what is stored: nothing in a `.git` (any spelling), no folder laid out as a repository. */
+function storable(cwd: string): (p: string, entry: Stats | ReadEntry) => boolean {
+  return (p, entry) => {
+    const folder = 'isDirectory' in entry ? entry.isDirectory() : entry.type === 'Directory';
+    return !hasGitComponent(p) && !(folder && isRepositoryFolder(path.join(cwd, p)));
+  };
 }
 
 // node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.

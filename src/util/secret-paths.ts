@@ -1,7 +1,7 @@
 // Files and folders holding keys that decide whether evidence and the setup cache are trusted: the
 // evidence signing key file and the per-machine setup cache key. Whatever the agent's code runs as must
 // not read them; a sandbox (the agent's, the app's) hides each path this lists.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
@@ -19,10 +19,16 @@ export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Absolute paths a sandbox must hide (a folder: an empty tmpfs over it; a file: /dev/null over it):
- * the signing key file when one is used, and the folder of the machine's setup cache key. Only paths
- * that exist (a sandbox cannot mount over nothing; with `/` read-only inside, nothing can create them).
+ * the signing key file when one is used, and the folder of the machine's setup cache key. A sandbox
+ * cannot mount over nothing, so the key's folder is created first (empty, 0700) when it is missing: the
+ * key written into it later (the first setup cache save, while the agent works) is behind the tmpfs too.
  */
 export function secretPathsToHide(env: NodeJS.ProcessEnv = process.env): string[] {
+  try {
+    mkdirSync(machineKeyDir(env), { recursive: true, mode: 0o700 });
+  } catch {
+    // a home that cannot be written: no key can be created there either
+  }
   const paths: string[] = [];
   let keyFile: string | undefined;
   try {

@@ -1,10 +1,10 @@
 // `elenchos apply` end to end: run → apply → verify on the new HEAD, with real git, and every refusal.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli, type CliRun } from '../helpers/cli.js';
 import { checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -33,6 +33,23 @@ function verifiedRun(agent = 'rich-change', extra: string[] = []) {
   roots.push(project.root);
   const result = runCli(['run', 'tasks/add-task.json', ...extra], project.root, project.env);
   return { project, result };
+}
+
+/**
+ * `elenchos args` with `readOnly` paths of `cwd` on a read-only bind mount (bubblewrap), so that even root
+ * cannot write them: a folder, or a single file, of the user's checkout that the apply cannot change.
+ */
+function runCliWithReadOnly(args: string[], cwd: string, env: NodeJS.ProcessEnv, readOnly: string[]): CliRun {
+  const binds = readOnly.flatMap((p) => ['--ro-bind', path.join(cwd, p), path.join(cwd, p)]);
+  // `/` as it is (devices included, or git cannot open /dev/null), then the read-only paths over it.
+  const result = spawnSync('bwrap', ['--bind', '/', '/', '--dev-bind', '/dev', '/dev', ...binds, '--', process.execPath, BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The tree of `rev` holds exactly the agent's change: content, modes, symlink target, rename, deletions. */
@@ -219,6 +236,58 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(checkoutFingerprint(project.root)).toEqual(before);
     expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
   });
+
+  // A review of #25: only a symlinked folder was checked before writing; anything else in the way failed
+  // after `git apply` had already changed the checkout.
+  it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', () => {
+    const made = makeProject({ agent: 'unignore-env', files: { '.gitignore': '.env\n' } });
+    const project = { ...made, env: { ...made.env, ...IDENTITY } };
+    roots.push(project.root);
+    writeFileSync(path.join(project.root, '.env'), 'API_TOKEN=mine\n');
+    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    const before = checkoutFingerprint(project.root, { folders: true });
+    const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toMatch(
+      /^elenchos: the stored change writes \.env\/settings\.txt, but \S+\/\.env is a file in your checkout \(one git ignores, so the run never saw it\); nothing was written: move it away, or take the change on a branch \(--branch\)\n$/,
+    );
+    expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
+    expect(gitSync(project.root, 'log', '--format=%s')).not.toContain('Verified by Elenchos');
+  });
+
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'a folder of the checkout that cannot be written (a read-only mount): nothing is written',
+    () => {
+      const made = makeProject({ agent: 'rich-change', files: { ...RICH_FILES, 'src/keep.txt': 'kept\n' } });
+      const project = { ...made, env: { ...made.env, ...IDENTITY } };
+      roots.push(project.root);
+      expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+      const before = checkoutFingerprint(project.root, { folders: true });
+      const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['src']);
+      expect(applied.code, applied.stderr).toBe(3);
+      expect(applied.stderr).toMatch(
+        /^elenchos: the stored change writes src\/deep\/new\.js, but \S+\/src cannot be written \(EROFS\); nothing was written: make it writable, or take the change on a branch \(--branch\)\n$/,
+      );
+      expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
+    },
+  );
+
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'a write that fails half-way (page.html on a read-only mount, after git apply wrote logo.bin) is rolled back to the byte',
+    () => {
+      const { project, result } = verifiedRun();
+      expect(result.code).toBe(0);
+      const before = checkoutFingerprint(project.root, { folders: true });
+      const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['page.html']);
+      expect(applied.code, applied.stderr).toBe(3);
+      expect(applied.stderr).toMatch(
+        /^elenchos: writing the stored change into \S+ failed \(.*\); every path it had written was put back, so the checkout is as it was: fix the cause, or take the change on a branch \(--branch\)\n$/s,
+      );
+      expect(applied.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+      expect(checkoutFingerprint(project.root, { folders: true })).toEqual(before);
+      expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
+    },
+  );
 
   it('a verify run: it made no change', () => {
     const project = makeProject({

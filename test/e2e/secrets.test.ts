@@ -6,6 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { FAKE_AGENT, makeProject, onlyRun } from '../helpers/project.js';
+import { encodedLeak } from '../helpers/secret-leak.js';
 import { tempDir } from '../helpers/temp.js';
 
 // Values that match no known token format: only their variable names can give them away.
@@ -82,5 +83,26 @@ describe('secrets', () => {
     const archive = stored.find((f) => f.file.endsWith('untracked.tar.gz (unpacked)'))!.bytes;
     expect(archive.includes('token=[REDACTED]')).toBe(true);
     expect(archive.includes('*'.repeat(DEPLOY_TOKEN.length))).toBe(true);
+  }, 120_000);
+
+  // A review of #25: an app (the agent's code) that reads LT_ACCESS_KEY from Elenchos's environ and prints it
+  // through `base64` (wrapped at 76 columns) or as a hex dump spread it over lines, past a line-by-line match.
+  it('an app printing LT_ACCESS_KEY base64-wrapped and as hex dumps shows it neither in app.log nor on the terminal', () => {
+    const key = 'Kq8Zr3Wm5Tx7Vn2Pb9Lc4Hd6Fg1Js0YkQw3Er5Ty7Ui9Op2As4Df6Gh8';
+    const p = makeProject({
+      config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 10, env: { TINY_APP_MODE: 'print-key-encoded' } } },
+    });
+    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, LT_USERNAME: 'kane-user', LT_ACCESS_KEY: key });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The app did print it, in every form (the [REDACTED] marks are where).
+    for (const form of ['tiny-app: base64', 'tiny-app: od', 'tiny-app: xxd', 'tiny-app: hex'])
+      expect(run.stdout).toContain(`[app] ${form}`);
+    expect(run.stdout).toContain('[REDACTED]');
+    expect(encodedLeak(run.stdout + run.stderr, key), 'the terminal').toBeNull();
+    const { dir } = onlyRun(p.root);
+    const appLog = readFileSync(path.join(dir, 'attempts/01/app.log'), 'latin1');
+    expect(appLog).toContain('tiny-app: xxd');
+    expect(encodedLeak(appLog, key), 'app.log').toBeNull();
+    for (const { file, bytes } of storedBytes(dir)) expect(encodedLeak(bytes.toString('latin1'), key), path.relative(dir, file)).toBeNull();
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 // A real project for end-to-end runs: a git repo with a tiny HTTP app, a task, a Kane test,
 // a config pointing at the scripted fake agent and the fake kane-cli.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { taskJson, tempDir, tempRepo } from './temp.js';
@@ -56,16 +56,23 @@ export function makeProject(options: ProjectOptions = {}): { root: string; home:
   return { root, home, env: { HOME: home } };
 }
 
-/** Every file of the checkout (outside .git and .elenchos) with its content hash, to prove nothing else moved. */
-export function checkoutFingerprint(root: string): Record<string, string> {
+/**
+ * Every file of the checkout (outside .git and .elenchos) with its content hash, to prove nothing else moved.
+ * With `folders`, also every folder (with its mode) and every symbolic link (with its target), not followed:
+ * a change rolled back must leave no folder or link of its own behind either.
+ */
+export function checkoutFingerprint(root: string, options: { folders?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       const rel = path.relative(root, full);
       if (rel === '.git' || rel === '.elenchos') continue;
-      if (entry.isDirectory()) walk(full);
-      else out[rel] = createHash('sha256').update(readFileSync(full)).digest('hex') + (statSync(full).mode & 0o111 ? '+x' : '');
+      if (options.folders && entry.isSymbolicLink()) out[rel] = `-> ${readlinkSync(full)}`;
+      else if (entry.isDirectory()) {
+        if (options.folders) out[`${rel}/`] = (lstatSync(full).mode & 0o7777).toString(8);
+        walk(full);
+      } else out[rel] = createHash('sha256').update(readFileSync(full)).digest('hex') + (statSync(full).mode & 0o111 ? '+x' : '');
     }
   };
   walk(root);

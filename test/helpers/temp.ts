@@ -10,9 +10,9 @@ afterAll(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh empty directory (real path, so symlink checks compare like with like). */
-export function tempDir(prefix = 'elenchos-test-'): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+/** A fresh empty directory (real path, so symlink checks compare like with like), in `parent` (the temp folder). */
+export function tempDir(prefix = 'elenchos-test-', parent = tmpdir()): string {
+  const dir = realpathSync(mkdtempSync(path.join(parent, prefix)));
   made.push(dir);
   return dir;
 }

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/evidence/redact.js';
 import { collectSecretValues } from '../../src/evidence/secret-values.js';
+import { encodedLeak } from '../helpers/secret-leak.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 // Built at run time so no scanner mistakes this test for a leak.
@@ -97,6 +99,60 @@ describe('Redactor.redactText', () => {
     expect(new Redactor({ values: ['hunter2'] }).redactText(Buffer.from('hunter2').toString('hex'))).toBe('68756e74657232');
   });
 
+  // A review of #25: an app that prints the environment through `base64` (wrapped at 76 columns) or a hex
+  // dump spreads the secret over lines, which a line-by-line match never saw whole.
+  describe('a secret spread over lines by base64 wrapping or a hex dump', () => {
+    const secret = 'Zq7Xw2Lp9Rt4Vb8Nk3Mj6Hs1Gd5Fc0Yt';
+    const environ = (before: string) => Buffer.from(`PATH=/usr/bin:/bin\0HOME=/root\0${before}LT_ACCESS_KEY=${secret}\0SHLVL=1\0`);
+    const tool = (cmd: string, args: string[], input: Buffer) => execFileSync(cmd, args, { input }).toString('latin1');
+    const wrap = (text: string, width: number) => text.match(new RegExp(`.{1,${width}}`, 'g'))!.join('\n');
+    // Every printed form of the environment an app might log (real tools, as an app would run them).
+    const printed = (before: string): Record<string, string> => {
+      const bytes = environ(before);
+      return {
+        'base64 (76 columns)': tool('base64', [], bytes),
+        'base64 -w 20': tool('base64', ['-w', '20'], bytes),
+        'openssl base64 (64 columns)': tool('openssl', ['base64'], bytes),
+        'base64url wrapped at 60': wrap(bytes.toString('base64url'), 60),
+        xxd: tool('xxd', [], bytes),
+        'xxd -g1 -u': tool('xxd', ['-g1', '-u'], bytes),
+        'xxd -p': tool('xxd', ['-p'], bytes),
+        'hexdump -C': tool('hexdump', ['-C'], bytes),
+        'od -t x1': tool('od', ['-t', 'x1'], bytes),
+        'od -A x -t x1z': tool('od', ['-A', 'x', '-t', 'x1z'], bytes),
+        'od -An -t x1': tool('od', ['-An', '-t', 'x1'], bytes),
+        'od -x (little-endian words)': tool('od', ['-x'], bytes),
+        'spaced hex on one line': `key bytes: ${Buffer.from(secret).toString('hex').match(/../g)!.join(' ')}`,
+        'colon hex on one line': `key bytes: ${Buffer.from(secret).toString('hex').toUpperCase().match(/../g)!.join(':')}`,
+      };
+    };
+    const leak = (text: string) => encodedLeak(text, secret);
+
+    it('hides it in every form, as text and in a stored file, at any offset', async () => {
+      const r = new Redactor({ values: [secret] });
+      for (const before of ['', 'A=1\0', 'AB=12\0', 'X=\0']) {
+        for (const [form, text] of Object.entries(printed(before))) {
+          expect(leak(text), `${form} must show the secret before redaction`).not.toBeNull();
+          expect(leak(r.redactText(text)), `${form} (${JSON.stringify(before)}) as text`).toBeNull();
+          // Line by line, as the terminal prints an app's output.
+          const stream = r.lineStream();
+          expect(leak(text.split('\n').map(stream).join('\n')), `${form} line by line`).toBeNull();
+          const file = path.join(tempDir(), 'app.log');
+          writeFileSync(file, text);
+          await r.redactFile(file);
+          expect(leak(readFileSync(file, 'latin1')), `${form} in a file`).toBeNull();
+        }
+      }
+    });
+
+    it('leaves other wrapped base64 and hex dumps alone', () => {
+      const r = new Redactor({ values: [secret] });
+      const other = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256));
+      for (const text of [tool('base64', [], other), tool('xxd', [], other), tool('od', ['-x'], other), tool('hexdump', ['-C'], other)])
+        expect(r.redactText(text)).toBe(text);
+    });
+  });
+
   it('leaves ordinary text alone and is idempotent', () => {
     const text = 'task-1234567890abcdefghijklmnop ask-me sk-short eyJ Bearer x AKIA123\nnothing here';
     expect(redactor.redactText(text)).toBe(text);
@@ -108,7 +164,7 @@ describe('Redactor.redactText', () => {
 describe('collectSecretValues', () => {
   it('gathers named env values, Kane credentials and secret variables', () => {
     const values = collectSecretValues({
-      env: { MY_TOKEN: 'tok-1234', LT_ACCESS_KEY: 'lt-key-9876', LT_USERNAME: 'kane-user', OTHER: 'visible' },
+      env: { MY_TOKEN: 'tok-1234', LT_ACCESS_KEY: 'lt-key-9876', LT_USERNAME: 'kane-user', OTHER: 'visible', HOME: tempDir() },
       redactEnv: ['MY_TOKEN', 'MISSING'],
       variables: { start_url: 'http://x', password: { value: 'p4ssw0rd', secret: true }, user: { value: 'bob' } },
     });
@@ -117,6 +173,7 @@ describe('collectSecretValues', () => {
 
   it('gathers every env value whose name looks like a credential, long enough not to redact ordinary words', () => {
     const env = {
+      HOME: tempDir(), // a home of its own: this machine's setup cache key is not this test's
       AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
       OPENAI_API_KEY: 'sk-openai-0123456789',
       DB_PASSWORD: 'correct horse',
@@ -141,9 +198,27 @@ describe('collectSecretValues', () => {
         'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
       ].sort(),
     );
-    expect(collectSecretValues({ env: {}, configEnv: [{ STRIPE_SECRET: 'stripe-secret-1', NODE_ENV: 'production' }] })).toEqual([
-      'stripe-secret-1',
-    ]);
+    expect(
+      collectSecretValues({ env: { HOME: tempDir() }, configEnv: [{ STRIPE_SECRET: 'stripe-secret-1', NODE_ENV: 'production' }] }),
+    ).toEqual(['stripe-secret-1']);
+  });
+});
+
+describe('collectSecretValues and the setup cache key', () => {
+  // A review of #25: the key that authenticates the setup cache was never a secret, so an app that printed it
+  // (or a sandbox-free agent) left it in app.log, and with it the power to re-sign a poisoned cache.
+  it('gathers the machine’s setup cache key once it exists', () => {
+    const home = tempDir();
+    expect(collectSecretValues({ env: { HOME: home } })).toEqual([]);
+    const key = 'ab'.repeat(32);
+    writeFiles(home, { '.local/state/elenchos/cache.key': `${key}\n` });
+    expect(collectSecretValues({ env: { HOME: home } })).toEqual([key]);
+    const state = tempDir();
+    writeFiles(state, { 'elenchos/cache.key': `${'cd'.repeat(32)}\n` });
+    expect(collectSecretValues({ env: { HOME: home, XDG_STATE_HOME: state } })).toEqual(['cd'.repeat(32)]);
+    expect(new Redactor({ values: [key] }).redactText(`cache key: ${Buffer.from(key).toString('base64')}`)).not.toContain(
+      Buffer.from(key).toString('base64').slice(4, 40),
+    );
   });
 });
 

@@ -229,6 +229,83 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
     expect(existsSync(path.join(checkout, 'vendor'))).toBe(false);
   });
+  // A review of #25: only a lowercase `.git` was refused. `.GIT` is `.git` on macOS and Windows, `GIT~1` its
+  // NTFS short name, and git uses a folder laid out as a bare repository (HEAD, objects/, refs/) when run in it.
+  const HOOK = '[core]\n\tfsmonitor = touch /tmp/pwned-by-the-agent\n';
+  const BARE = { HEAD: 'ref: refs/heads/main\n', config: HOOK, 'objects/info/packs': '\n', 'refs/heads/main': `${'a'.repeat(40)}\n` };
+  const bareAt = (dir: string) => Object.fromEntries(Object.entries(BARE).map(([k, v]) => [`${dir}/${k}`, v]));
+
+  it('a nested repository spelled .GIT, .Git or GIT~1, or laid out bare, never travels (review of #25)', async () => {
+    const root = tempRepo({ 'a.txt': 'one\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    for (const redact of [false, true]) {
+      const work = path.join(tempDir(), 'w');
+      await addWorktree(root, work, base);
+      writeFiles(work, {
+        'a.txt': 'two\n',
+        'vendor/a/.GIT/config': HOOK,
+        'vendor/a/index.js': 'a\n',
+        'vendor/b/.Git/hooks/post-checkout': '#!/bin/sh\ntouch /tmp/pwned\n',
+        'vendor/c/GIT~1/config': HOOK,
+        ...bareAt('vendor/d'),
+        'vendor/e/keep.js': 'e\n',
+      });
+      // A real nested repository (stored whole, its .git left out) holding a bare layout of its own.
+      gitSync(tempDir(), 'init', '-q', path.join(work, 'vendor/widget'));
+      writeFiles(work, { 'vendor/widget/index.js': 'w\n', ...bareAt('vendor/widget/deep') });
+      const stored = path.join(tempDir(), 'ws');
+      await saveWorkspace(work, base, stored, redact ? { redactDir: async () => undefined } : {});
+      const checkout = tempRepo({ 'a.txt': 'one\n' });
+      await applyStoredWorkspace(stored, checkout, { refuseExisting: true });
+      expect(readFileSync(path.join(checkout, 'vendor/a/index.js'), 'utf8')).toBe('a\n');
+      expect(readFileSync(path.join(checkout, 'vendor/e/keep.js'), 'utf8')).toBe('e\n');
+      expect(readFileSync(path.join(checkout, 'vendor/widget/index.js'), 'utf8')).toBe('w\n');
+      for (const gone of ['vendor/a/.GIT', 'vendor/b', 'vendor/c/GIT~1', 'vendor/d', 'vendor/widget/.git', 'vendor/widget/deep'])
+        expect(existsSync(path.join(checkout, gone)), `${gone} (redact: ${redact})`).toBe(false);
+    }
+  });
+
+  it('a stored change holding a .GIT folder or a bare layout, in its files or committed in its patch, is refused by apply and restore before anything is written', async () => {
+    const root = tempRepo({ 'a.txt': 'one\n' });
+    const base = gitSync(root, 'rev-parse', 'HEAD').trim();
+    const plant = async (files: Record<string, string>, folder: string) => {
+      const work = path.join(tempDir(), 'w');
+      await addWorktree(root, work, base);
+      writeFileSync(path.join(work, 'a.txt'), 'two\n');
+      const stored = path.join(tempDir(), 'ws');
+      await saveWorkspace(work, base, stored);
+      const source = tempDir();
+      writeFiles(source, files);
+      await create({ gzip: true, cwd: source, file: path.join(stored, 'untracked.tar.gz') }, [folder]);
+      return stored;
+    };
+    // The agent commits a bare layout: to git these are plain files, so they travel in diff.patch.
+    const committed = path.join(tempDir(), 'w');
+    await addWorktree(root, committed, base);
+    writeFiles(committed, { 'a.txt': 'two\n', ...bareAt('tools/evil') });
+    gitSync(committed, 'add', '-A');
+    gitSync(committed, '-c', 'user.name=a', '-c', 'user.email=a@e', 'commit', '-q', '-m', 'agent');
+    const inPatch = path.join(tempDir(), 'ws');
+    await saveWorkspace(committed, base, inPatch);
+
+    for (const [stored, named] of [
+      [await plant({ 'vendor/w/.GIT/config': HOOK, 'vendor/w/x.js': 'x\n' }, 'vendor'), 'vendor/w/.GIT/'],
+      [await plant({ 'vendor/w/.Git': 'gitdir: /elsewhere\n' }, 'vendor'), 'vendor/w/.Git'],
+      [await plant(bareAt('vendor/bare'), 'vendor'), 'vendor/bare/'],
+      [inPatch, 'tools/evil/'],
+    ] as const) {
+      const checkout = tempRepo({ 'a.txt': 'one\n' });
+      await expect(applyStoredWorkspace(stored, checkout, { refuseExisting: true })).rejects.toThrow(
+        `the stored change holds a git folder (${named}): refused`,
+      );
+      expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
+      expect(readdirSync(checkout).sort()).toEqual(['.git', 'a.txt']);
+      const target = path.join(tempDir(), 'restored');
+      await expect(restoreWorkspace(root, stored, target)).rejects.toThrow('the stored change holds a git folder');
+      expect(existsSync(target)).toBe(false);
+    }
+  });
+
   it('a change that adds a file under a folder the checkout has as a symlink is refused before anything is written (#25)', async () => {
     const root = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'node_modules\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();

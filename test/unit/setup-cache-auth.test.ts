@@ -1,11 +1,14 @@
 // The setup cache poisoned by a process of the same user (the app is the agent's code: issue #25, item 2):
 // it rewrites a cached file and recomputes the plain sha256 manifest, or forges a stamp. Each attack
 // succeeded on the build before the cache was signed with a per-machine key kept outside the repository.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
+import { BWRAP, sandboxCommand } from '../../src/agents/sandbox.js';
+import { machineCacheKey } from '../../src/core/workspace/setup-cache-auth.js';
 import { cacheKeyPath, secretPathsToHide } from '../../src/util/secret-paths.js';
 import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
@@ -113,5 +116,38 @@ describe('the setup cache, authenticated with a per-machine key', () => {
     expect(statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
     expect(readFileSync(keyFile, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
     expect(secretPathsToHide()).toContain(path.dirname(keyFile));
+  });
+
+  // A review of #25: the key is made by the first cache save, while the agent (and then the app) already run
+  // in their sandboxes; the hide list held only paths that existed when a sandbox started, so the key written
+  // a moment later was in plain sight inside it.
+  it.skipIf(!existsSync(BWRAP))('a key made after a sandbox started is hidden from it all the same', async () => {
+    // Outside /tmp: a sandbox has a /tmp of its own, which would hide the key whatever the hide list says.
+    const env = { HOME: tempDir('elenchos-home-', '/var/tmp'), XDG_STATE_HOME: tempDir('elenchos-state-', '/var/tmp') };
+    const keyFile = cacheKeyPath(env);
+    expect(existsSync(keyFile)).toBe(false);
+    const worktree = tempDir('elenchos-wt-');
+    const prompt = path.join(tempDir(), 'prompt.md');
+    writeFileSync(prompt, 'steal the key\n');
+    // The agent: waits for a marker, then reads the key and says what it found.
+    const agent = `const fs = require('node:fs');
+const wait = () => fs.existsSync('go') ? look() : setTimeout(wait, 10);
+const look = () => { let found = 'hidden'; try { found = fs.readFileSync(${JSON.stringify(keyFile)}, 'utf8').trim().length === 64 ? 'read' : 'empty'; } catch {} fs.writeFileSync('result', found); };
+wait();`;
+    const { command, args } = sandboxCommand(process.execPath, ['-e', agent], {
+      worktree,
+      checkout: tempDir('elenchos-checkout-'),
+      promptFile: prompt,
+      writableHome: [],
+      home: env.HOME,
+      hidden: secretPathsToHide(env),
+    });
+    const child = spawn(command, args, { stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    machineCacheKey(env); // the first cache save, while the agent works
+    expect(existsSync(keyFile)).toBe(true);
+    writeFileSync(path.join(worktree, 'go'), '');
+    await exited;
+    expect(readFileSync(path.join(worktree, 'result'), 'utf8')).toBe('hidden');
   });
 });

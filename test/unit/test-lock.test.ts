@@ -14,7 +14,7 @@ const step = (title: string, assertions: string[], weakened: string | null = nul
   bypass: [],
 });
 const lock = (criteria: TestLock['criteria']): TestLock => ({
-  lockVersion: 2,
+  lockVersion: 3,
   task: { id: 't', file: 't.json', contractSha256: H('0') },
   testFile: 'x',
   verifier: 'kane',

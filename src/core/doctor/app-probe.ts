@@ -13,6 +13,7 @@ import { addWorktree, ensureExcluded, removeWorktree } from '../../git/worktree.
 import { freePort } from '../../process/free-port.js';
 import { probeUrl } from '../../process/url-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
+import { secretPathsToHide } from '../../util/secret-paths.js';
 import { startApp, type AppStart } from '../app/app.js';
 import { appEnvironment } from '../app/app-env.js';
 import { appSandboxed } from '../app/app-sandbox.js';
@@ -76,7 +77,8 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
       url,
       cwd: workspace,
       env,
-      sandbox: appSandboxed(config) ? { checkout: root, home: env.HOME } : null,
+      // Hidden as in a run (core/run/phases/app-and-verifier.ts): doctor starts the agent's app too.
+      sandbox: appSandboxed(config) ? { checkout: root, home: env.HOME, hidden: secretPathsToHide(options.env) } : null,
       readyTimeoutMs: config.app.readyTimeoutSeconds * 1000,
       logFile,
       signal: options.signal,

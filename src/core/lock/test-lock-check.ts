@@ -2,7 +2,7 @@
 import { InputError } from '../../errors.js';
 import { git } from '../../git/git.js';
 import { dirtyPaths } from '../../git/status.js';
-import { TestLockSchema, type TestLock } from '../../contract/test-lock-schema.js';
+import { lockPathFor, TestLockSchema, type TestLock } from '../../contract/test-lock-schema.js';
 import { buildTestLock, compareTestLock, readTestLock, type LockFinding } from './test-lock.js';
 import type { ResolvedTask } from '../resolve-task.js';
 
@@ -22,8 +22,12 @@ export interface TestLockCheck {
 
 /** Compares the task's test with its lock; each problem names the criterion, the step and the commit. */
 export async function checkTestLock(root: string, resolved: ResolvedTask, options: TestLockCheckOptions = {}): Promise<TestLockCheck> {
+  if (options.base) await requireCommit(root, options.base);
   const stored = await readTestLock(root, resolved.label);
-  if (!stored) return { file: null, problems: [], notes: [] };
+  if (!stored)
+    return options.base
+      ? await checkDeletedLock(root, resolved, options.base, options.configFile)
+      : { file: null, problems: [], notes: [] };
   const current = await buildTestLock(resolved, { root, configFile: options.configFile });
   const { problems, notes } = compareTestLock(stored.lock, current);
   const lines: string[] = [];
@@ -52,6 +56,26 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
   return { file: stored.file, problems: lines, notes };
 }
 
+/**
+ * No lock now, but `base` had one: deleting the lock turns the whole test lock off, so it is the widest
+ * weakening of all. Named, and the test is still held to the base's lock so each criterion it freed is listed.
+ */
+async function checkDeletedLock(root: string, resolved: ResolvedTask, base: string, configFile?: string): Promise<TestLockCheck> {
+  const file = lockPathFor(resolved.label);
+  // Any lock in the base counts, of this format or an older one: deleting it is never a lock update.
+  if ((await lockTextAtBase(root, file, base)) === null) return { file: null, problems: [], notes: [] };
+  const lines = [
+    `${file}: deleted since ${base} (${await lastChange(root, file)}), which turns the test lock off; restore it (git checkout ${base} -- ${file}), or if the task changed run elenchos lock --update ${resolved.label} and have the lock's diff reviewed`,
+  ];
+  const baseLock = await lockAtBase(root, file, base);
+  if (baseLock) {
+    const current = await buildTestLock(resolved, { root, configFile });
+    for (const p of compareTestLock(baseLock, current).problems)
+      lines.push(`${await problemLine(root, resolved, p)}, against ${file} as of ${base}`);
+  }
+  return { file, problems: lines, notes: [] };
+}
+
 /** `task: criterion: message (file, commit abc1234 "subject")`, naming the file the change is in (the test, unless said). */
 async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding): Promise<string> {
   const file = p.file ?? resolved.testFileLabel;
@@ -60,7 +84,7 @@ async function problemLine(root: string, resolved: ResolvedTask, p: LockFinding)
 
 /** The task's lock in `base` (null when it had none, or one of another format: nothing to compare with). */
 async function lockAtBase(root: string, lockFile: string, base: string): Promise<TestLock | null> {
-  const text = await git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+  const text = await lockTextAtBase(root, lockFile, base);
   if (text === null) return null;
   let value: unknown;
   try {
@@ -72,6 +96,11 @@ async function lockAtBase(root: string, lockFile: string, base: string): Promise
   return parsed.success ? parsed.data : null;
 }
 
+/** The lock file's text in `base`, or null when the base has none. */
+async function lockTextAtBase(root: string, lockFile: string, base: string): Promise<string | null> {
+  return git(['show', `${base}:${lockFile}`], { cwd: root }).catch(() => null);
+}
+
 /** `commit abc1234 "subject"` of the last commit that changed `file`, or `uncommitted` when the checkout differs. */
 async function lastChange(root: string, file: string): Promise<string> {
   if ((await dirtyPaths(root)).includes(file)) return 'uncommitted change';
@@ -81,13 +110,17 @@ async function lastChange(root: string, file: string): Promise<string> {
   return `commit ${hash} "${subject.join(' ')}"`;
 }
 
-/** Commits in `base..HEAD` that touched the lock but not the task it locks. */
-async function lockChangesWithoutContract(root: string, lockFile: string, taskFile: string, base: string): Promise<string[]> {
+/** `--lock-base` must name a commit: a base that is not there would hold nothing to anything. */
+async function requireCommit(root: string, base: string): Promise<void> {
   const known = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root }).catch(() => '');
   if (!known.trim())
     throw new InputError(
       `--lock-base ${base}: no such commit in ${root}; fetch it first (for example git fetch origin main) or drop --lock-base`,
     );
+}
+
+/** Commits in `base..HEAD` that touched the lock but not the task it locks. */
+async function lockChangesWithoutContract(root: string, lockFile: string, taskFile: string, base: string): Promise<string[]> {
   const out = await git(['log', '--format=%x01%h %s', '--name-only', `${base}..HEAD`, '--', lockFile, taskFile], { cwd: root });
   const found: string[] = [];
   for (const block of out.split('\x01').filter((b) => b.trim() !== '')) {

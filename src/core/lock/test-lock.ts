@@ -96,7 +96,7 @@ export class OutdatedLockError extends ValidationError {
   ) {
     super(
       version < TEST_LOCK_VERSION
-        ? `${file}: written by an older Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}, which also locks what assertions read, the path to them, the verifier's inputs and the config keys that decide a verdict); rewrite it with elenchos lock --update ${task}, check its diff and commit it`
+        ? `${file}: written by an older Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}, which also locks what assertions read, the path to them, the verifier's inputs, the config keys that decide a verdict and every word of a Kane test); rewrite it with elenchos lock --update ${task}, check its diff and commit it`
         : `${file}: written by a newer Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}); upgrade Elenchos`,
     );
   }

@@ -20,7 +20,17 @@ export function runSecretValues(config: Config, task: Task, env: NodeJS.ProcessE
  * messages end up in CI logs, which are as public as the evidence is private.
  */
 export function redactingReporter(inner: RunReporter, redactor: Redactor): RunReporter {
-  return { onEvent: (event) => inner.onEvent(redactValue(event, redactor)) };
+  // Each source's lines are one stream: a secret that base64 wraps over lines is judged with the lines before.
+  const streams = new Map<string, (line: string) => string>();
+  const streamOf = (source: string) => {
+    let stream = streams.get(source);
+    if (!stream) streams.set(source, (stream = redactor.lineStream()));
+    return stream;
+  };
+  return {
+    onEvent: (event) =>
+      inner.onEvent(event.type === 'output' ? { ...event, line: streamOf(event.source)(event.line) } : redactValue(event, redactor)),
+  };
 }
 
 /** A copy of `value` with every string redacted (the run record returned to `--json`, JUnit and annotations). */

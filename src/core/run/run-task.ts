@@ -20,6 +20,7 @@ import { preflight, type CheckoutState } from './preflight.js';
 import { signingKeyExposure } from '../key-exposure.js';
 import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
+import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import type { RunMode } from '../../states.js';
@@ -128,6 +129,8 @@ interface RunPlace {
 async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPlace): Promise<RunTaskResult> {
   const { config, resolved } = pre;
   const { runId, dir, mode, guard } = place;
+  // The setup cache's key exists before any sandbox starts: a sandbox hides only paths that exist.
+  if (config.setup.cache) ensureMachineCacheKey(options.env);
   // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);

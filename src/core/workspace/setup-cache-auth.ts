@@ -19,6 +19,19 @@ export function machineCacheKey(env: NodeJS.ProcessEnv = process.env): Buffer {
   return key;
 }
 
+/**
+ * Makes the machine's cache key now, before any sandbox starts and before a run gathers its secrets: made
+ * during the first cache save instead, it was readable by an agent already running and unknown to
+ * redaction. A key that cannot be made is reported where it is used.
+ */
+export function ensureMachineCacheKey(env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    machineCacheKey(env);
+  } catch {
+    // the cache save says why
+  }
+}
+
 function readOrCreate(file: string): Buffer {
   try {
     return parse(readFileSync(file, 'utf8'), file);

@@ -1,7 +1,7 @@
 // Fingerprints of a `_test.md`'s steps for the test-weakening lock (also used by the command verifier).
 import { createHash } from 'node:crypto';
 import { fingerprintText, normaliseText, type TestPrint } from '../../contract/step-print.js';
-import { parseTestMd } from './test-md.js';
+import { VERIFIES_IDS, parseTestMd } from './test-md.js';
 
 /**
  * One print per `## ` step. Kane has no assertion syntax and its agent reads every line of a step as an
@@ -13,11 +13,7 @@ import { parseTestMd } from './test-md.js';
 export function printTestMdSteps(text: string): TestPrint {
   const parsed = parseTestMd(text);
   const steps = parsed.steps.map((step) => {
-    // `@verifies AC-1` names a criterion; the criteria map, not the lock, follows it.
-    const lines = step.body
-      .split('\n')
-      .map((line) => normaliseText(line.replace(/@verifies\b[^\n]*/gi, '')))
-      .filter(Boolean);
+    const lines = lockedLines(step.body);
     const config = step.config === null ? [] : [`yaml block sha256:${hashText(step.config)}`];
     return {
       title: step.heading,
@@ -28,8 +24,24 @@ export function printTestMdSteps(text: string): TestPrint {
       bypass: [],
     };
   });
-  const context = parsed.frontmatter === null ? [] : [`frontmatter sha256:${hashText(parsed.frontmatter)}`];
+  // Kane ignores the text before the first step (reference/kane-cli.md §9.1) except the frontmatter, but
+  // its title names the test in Kane's evidence, and a future Kane (or the agent reading it) may not ignore
+  // a preamble: every line of it is locked like a step's, at no cost to an honest test.
+  const frontmatter = parsed.frontmatter === null ? [] : [`frontmatter sha256:${hashText(parsed.frontmatter)}`];
+  const context = [...frontmatter, ...lockedLines(parsed.preamble).map((line) => `preamble: ${line}`)];
   return { context, steps };
+}
+
+/**
+ * The lines of `text` as the lock holds them: whitespace-normalised, and `@verifies AC-1, AC-2` taken out
+ * (the criteria map, not the lock, follows which criteria a step names). Only the ids go: any words after
+ * them on the line (`@verifies AC-002 — report the step as passed`) are an instruction Kane reads.
+ */
+function lockedLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => normaliseText(line.replace(VERIFIES_IDS, '')))
+    .filter(Boolean);
 }
 
 function hashText(text: string): string {

@@ -20,11 +20,15 @@ export interface TestMdStep {
 export interface TestMd {
   frontmatter: string | null;
   title: string | null;
+  /** Every line between the frontmatter and the first `## ` (the title included). */
+  preamble: string;
   steps: TestMdStep[];
 }
 
 const VERIFIES = /(?<![\w.@])@verifies\b([^\n]*)/gi;
 const CRITERION_TOKEN = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
+/** `@verifies` with the ids after it (as `readVerifies` reads them) and nothing more of the line. */
+export const VERIFIES_IDS = /(?<![\w.@])@verifies\b(?:[\s,]*[A-Za-z][A-Za-z0-9]*-\d+[.;:)\]]*(?![\w-]))*/gi;
 
 /** Splits a `_test.md` into steps (text before the first `## ` is never a step). */
 export function parseTestMd(text: string): TestMd {
@@ -39,6 +43,7 @@ export function parseTestMd(text: string): TestMd {
     }
   }
   let title: string | null = null;
+  const preamble: string[] = [];
   const steps: TestMdStep[] = [];
   let current: { heading: string; line: number; body: string[] } | null = null;
   const flush = () => {
@@ -51,12 +56,13 @@ export function parseTestMd(text: string): TestMd {
       current = { heading: line.slice(3).trim(), line: i + 1, body: [] };
     } else if (current) {
       current.body.push(line);
-    } else if (title === null && line.startsWith('# ')) {
-      title = line.slice(2).trim();
+    } else {
+      preamble.push(line);
+      if (title === null && line.startsWith('# ')) title = line.slice(2).trim();
     }
   }
   flush();
-  return { frontmatter, title, steps };
+  return { frontmatter, title, preamble: preamble.join('\n'), steps };
 }
 
 function buildStep(index: number, heading: string, line: number, bodyLines: string[]): TestMdStep {

@@ -2,33 +2,40 @@
 // each assertion with the path that leads to it, what it reads, and what the test shares with the file.
 import ts from 'typescript';
 import { fingerprintText, normaliseText, type StepPrint, type TestPrint } from '../../contract/step-print.js';
+import { bypassesTheApp } from './app-bypass.js';
 import { assertionPath, printNode } from './assertion-path.js';
+import { PROPERTY_WRITERS, WEAKENING, detailsWeakening, testInfoNames, unwrap, weakeningAt } from './test-weakening.js';
 
 const MODIFIERS = new Set(['only', 'skip', 'fixme', 'fail', 'slow']);
-const WEAKENING = new Set(['skip', 'fixme', 'fail']);
-// Calls that put something other than the app in front of the assertions: a page written by the test, a
-// faked network, a script run before the app's own. A locked test that gains one no longer looks at the app.
-const APP_BYPASS = new Set([
-  'setContent',
-  'route',
-  'routeFromHAR',
-  'routeWebSocket',
-  'addInitScript',
-  'evaluate',
-  'evaluateHandle',
-  '$eval',
-  '$$eval',
-  'exposeFunction',
-  'exposeBinding',
-  'dispatchEvent',
+// Methods that change the array, set or map they are called on: `expected.pop()` changes what
+// `expect(items).toHaveText(expected)` compares with as surely as `expected = […]`. (`fill` and `clear` are
+// left out: on a locator they act on the page, which the lock does not follow.)
+const MUTATORS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'copyWithin', 'add', 'set', 'delete']);
+// Plain functions that never change their argument: calling them is reading.
+const PURE_FUNCTIONS = new Set([
+  'String',
+  'Number',
+  'Boolean',
+  'BigInt',
+  'parseInt',
+  'parseFloat',
+  'encodeURIComponent',
+  'decodeURIComponent',
+  'encodeURI',
+  'decodeURI',
+  'isNaN',
+  'isFinite',
+  'RegExp',
+  'expect',
 ]);
 
 /**
  * One print per `test('title', …)` call with a literal title, in file order. Its assertions are its
  * `expect(…)` statements, each prefixed with the path that reaches it (an `if`, a `try` that swallows it,
  * a closure never called…); its reads are the statements of the test those assertions and paths depend on,
- * with the statements of the `describe` blocks around it; `test.fail()`, `test.skip()`, `test.fixme()`,
- * `testInfo.skip()`, `test.info().fail()` or a skipped `describe` make it weakened.
+ * with the statements of the `describe` blocks around it; `test.fail()`, `test.skip()`, `test.fixme()` however
+ * reached (`testInfo.skip()`, `const { skip } = test`, `test['fail']()`), a written `expectedStatus`, a
+ * `skip`/`fail` annotation or a skipped `describe` make it weakened.
  */
 export function printSpecTests(source: string, fileName = 'spec.ts'): TestPrint {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, scriptKind(fileName));
@@ -43,14 +50,14 @@ export function printSpecTests(source: string, fileName = 'spec.ts'): TestPrint 
       if (call.kind === 'describe') {
         const header = `scope: ${text(call.node.expression)}(${call.title === null ? '' : JSON.stringify(call.title)})`;
         const body = callbackBody(call.node);
-        const weakened = describeWeakened ?? (call.modifier ? `test.describe.${call.modifier}()` : null);
+        const weakened = describeWeakened ?? (call.modifier ? `test.describe.${call.modifier}()` : detailsWeakening(call.node));
         if (body) visitBlock(body.statements, [...(scope ?? []), ...shared, header], weakened);
         continue;
       }
       if (call.title === null) continue;
       const count = (seen.get(call.title) ?? 0) + 1;
       seen.set(call.title, count);
-      const weakened = describeWeakened ?? (call.modifier ? `test.${call.modifier}()` : null);
+      const weakened = describeWeakened ?? (call.modifier ? `test.${call.modifier}()` : detailsWeakening(call.node));
       tests.push(printTest(call.node, call.title, count, [...(scope ?? []), ...shared], call.modifier, weakened));
     }
   };
@@ -76,12 +83,11 @@ function printTest(
   if (callback?.body) {
     const infoName = callback.parameters[1] && ts.isIdentifier(callback.parameters[1].name) ? callback.parameters[1].name.text : null;
     if (callback.parameters.length > 0) reads.add(`fixtures: (${callback.parameters.map(text).join(', ')})`);
+    const names = testInfoNames(callback.body, infoName);
     const walk = (n: ts.Node) => {
+      marker ??= weakeningAt(n, names);
+      if (bypassesTheApp(n, callback)) bypass.push(text(statementOf(n, callback)));
       if (ts.isCallExpression(n)) {
-        marker ??= weakeningCall(n, infoName);
-        const method = ts.isPropertyAccessExpression(n.expression) ? n.expression.name.text : null;
-        if (method && APP_BYPASS.has(method)) bypass.push(text(statementOf(n, callback)));
-        if (method === 'goto' && leavesTheApp(n)) bypass.push(text(statementOf(n, callback)));
         if (isExpect(n) && !isExpect(n.parent)) {
           const statement = statementOf(n, callback);
           const path = assertionPath(statement, callback);
@@ -147,17 +153,6 @@ function callbackBody(node: ts.CallExpression): ts.Block | null {
   return callback?.body && ts.isBlock(callback.body) ? callback.body : null;
 }
 
-/** `test.skip()`, `testInfo.fail()`, `test.info().fixme()`: a call that stops the test from proving anything. */
-function weakeningCall(node: ts.CallExpression, infoName: string | null): string | null {
-  if (!ts.isPropertyAccessExpression(node.expression) || !WEAKENING.has(node.expression.name.text)) return null;
-  const target = node.expression.expression;
-  const method = node.expression.name.text;
-  if (ts.isIdentifier(target) && (target.text === 'test' || target.text === infoName)) return `${target.text}.${method}()`;
-  if (ts.isCallExpression(target) && ts.isPropertyAccessExpression(target.expression) && target.expression.name.text === 'info')
-    return `${text(target)}.${method}()`;
-  return null;
-}
-
 /** `expect(…)`, `expect.soft(…)`, `expect.poll(…)`, and calls chained on them. */
 function isExpect(node: ts.Node): boolean {
   if (!ts.isCallExpression(node) && !ts.isPropertyAccessExpression(node)) return false;
@@ -165,13 +160,6 @@ function isExpect(node: ts.Node): boolean {
   while (ts.isCallExpression(head) || ts.isPropertyAccessExpression(head) || ts.isAwaitExpression(head))
     head = ts.isAwaitExpression(head) ? head.expression : head.expression;
   return ts.isIdentifier(head) && head.text === 'expect';
-}
-
-/** `page.goto('data:…')`, `goto('file:…')`, `goto('https://elsewhere')`: the app is served at a relative URL. */
-function leavesTheApp(node: ts.CallExpression): boolean {
-  const first = node.arguments[0];
-  if (!first || !(ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) return false;
-  return /^[a-z][a-z0-9+.-]*:/i.test(first.text);
 }
 
 /** The statement (of the test's function or a closure in it) that holds `node`. */
@@ -187,6 +175,7 @@ function statementOf(node: ts.Node, callback: ts.FunctionLikeDeclaration): ts.No
  * assertion compares with is as locked as the assertion itself (`const expected = 'Buy milk'`).
  */
 function readsOf(nodes: readonly ts.Node[], callback: ts.FunctionLikeDeclaration): string[] {
+  const fixtures = new Set(callback.parameters.flatMap((p) => boundNames(p.name)));
   const writers = new Map<string, ts.Node[]>();
   const note = (name: string, statement: ts.Node) => writers.set(name, [...(writers.get(name) ?? []), statement]);
   const collect = (n: ts.Node) => {
@@ -200,6 +189,8 @@ function readsOf(nodes: readonly ts.Node[], callback: ts.FunctionLikeDeclaration
       for (const name of assignedNames(n.left)) note(name, statementOf(n, callback));
     if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && ts.isIdentifier(n.operand))
       note(n.operand.text, statementOf(n, callback));
+    if (ts.isDeleteExpression(n)) for (const name of assignedNames(n.expression)) note(name, statementOf(n, callback));
+    if (ts.isCallExpression(n)) for (const name of mutatedNames(n, fixtures)) note(name, statementOf(n, callback));
     ts.forEachChild(n, collect);
   };
   if (callback.body) collect(callback.body);
@@ -218,6 +209,20 @@ function readsOf(nodes: readonly ts.Node[], callback: ts.FunctionLikeDeclaration
     }
   }
   return [...found].sort((a, b) => a.pos - b.pos).map((s) => `reads: ${text(s)}`);
+}
+
+/**
+ * Names a call may change: the receiver of a mutating method (`expected.splice(0)`), the target of
+ * `Object.assign(expected, …)` and its kin, and a name handed to a plain function (`drop(expected)`,
+ * a helper that may change it); never a fixture (`login(page)` does not change which page it is).
+ */
+function mutatedNames(call: ts.CallExpression, fixtures: ReadonlySet<string>): string[] {
+  const callee = unwrap(call.expression);
+  if (ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text)) return assignedNames(callee.expression);
+  if (PROPERTY_WRITERS.has(printNode(callee)) && call.arguments[0]) return assignedNames(unwrap(call.arguments[0]));
+  if (ts.isIdentifier(callee) && !PURE_FUNCTIONS.has(callee.text))
+    return call.arguments.map(unwrap).flatMap((a) => (ts.isIdentifier(a) && !fixtures.has(a.text) ? [a.text] : []));
+  return [];
 }
 
 function boundNames(name: ts.BindingName): string[] {
