@@ -1,10 +1,11 @@
 // What a new user's walkthrough (a Vite app, a Next.js 16 app, a Kane task) met, each fixed: a Next.js dev
-// server that blocked its own client JavaScript named as the likely cause of a FAIL.
+// server that blocked its own client JavaScript named as the likely cause of a FAIL; `show` speaking of Kane
+// credits for a run Kane never saw.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { makeProject, onlyRun } from '../helpers/project.js';
+import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 
 // What `next dev` 16 prints when a browser at 127.0.0.1 asks for its dev resources.
 const NEXT_BLOCKED =
@@ -29,5 +30,20 @@ describe('a FAIL with a Next.js dev server that blocked its own resources', () =
     const quiet = runCli(['verify', 'tasks/add-task.json'], plain.root, plain.env);
     expect(quiet.code).toBe(1);
     expect(quiet.stdout).not.toContain('likely a configuration cause');
+  });
+});
+
+describe('show', () => {
+  it('names Kane credits only for a run whose verifier is Kane', () => {
+    const command = makeProject({ config: { verifier: { type: 'command', command: path.join(FIXTURES, 'bin/fake-verifier') } } });
+    const run = runCli(['run', 'tasks/add-task.json'], command.root, command.env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const shown = runCli(['show', 'latest'], command.root, command.env).stdout;
+    expect(shown).toMatch(/^spent: agent .*output tokens\)$/m);
+    expect(shown).not.toContain('Kane'); // before: "Kane 0 credit(s)"
+
+    const kane = makeProject();
+    expect(runCli(['run', 'tasks/add-task.json'], kane.root, kane.env).code).toBe(0);
+    expect(runCli(['show', 'latest'], kane.root, kane.env).stdout).toMatch(/^spent: agent .*, Kane \d+(\.\d+)? credit\(s\)$/m);
   });
 });
