@@ -11,6 +11,7 @@ import {
   setupCommandFor,
   type DetectedProject,
 } from '../../src/core/init/detect-project.js';
+import { planInit } from '../../src/core/init/init-project.js';
 import { renderConfig } from '../../src/core/init/scaffold.js';
 import { FIXTURES } from '../helpers/project.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
@@ -120,5 +121,14 @@ describe('init detection', () => {
       );
     expect(config(appUrlFor({ ...base, nextjs: true }).url).app.url).toBe('http://localhost:{port}/'); // before: always 127.0.0.1
     expect(config(appUrlFor(base).url).app.url).toBe('http://127.0.0.1:{port}/');
+  });
+
+  it("init's plan for a Next.js project writes app.url on localhost and says why", async () => {
+    const root = tempDir();
+    writeFiles(root, { 'package.json': '{ "scripts": { "dev": "next dev" }, "dependencies": { "next": "16.5.0" } }' });
+    const plan = await planInit({ cwd: root, env: { PATH: '' } });
+    expect(plan.choices).toMatchObject({ appUrl: 'http://localhost:{port}/', appUrlWhy: expect.stringContaining('Next.js') });
+    const config = plan.files.find((f) => f.path === 'elenchos.config.json');
+    expect(JSON.parse(config!.content).app.url).toBe('http://localhost:{port}/');
   });
 });
