@@ -9,6 +9,7 @@ import type { VerifyCommandOptions } from './verify-options.js';
 import { withAttestation, type AttestFlags } from './attest-option.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { verifierOnlyDir } from '../evidence/layout.js';
+import { stepLabel } from '../reporters/step-heading.js';
 
 const EXIT: Record<VerificationResult['status'], number> = {
   PASS: ExitCode.VERIFIED,
@@ -93,7 +94,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
 function printProgress(io: CliIO, p: VerifierProgress): void {
   if (p.kind === 'step-end') {
     const seconds = p.durationSeconds === null ? '' : `  (${p.durationSeconds}s)`;
-    writeHuman(io.stdout, `  ${p.status === 'passed' ? '✓' : '✗'} step ${p.step}  ${p.heading}${seconds}`);
+    writeHuman(io.stdout, `  ${p.status === 'passed' ? '✓' : '✗'} ${stepLabel(p.step, p.heading)}${seconds}`);
   } else if (p.kind === 'note') {
     writeHuman(io.stdout, `  ${p.message}`);
   }

@@ -13,7 +13,7 @@ export type RunEvent =
       runDir: string;
       workspace: string;
       mode: RunMode;
-      /** Without `agent.sandbox`: which attacks of the agent's code stay open (OPEN_WITHOUT_SANDBOX). */
+      /** Without `agent.sandbox`: one line saying what runs unsandboxed (openWithoutSandbox). */
       unsandboxed?: string;
     }
   | { type: 'attempt-start'; attempt: number; kind: AttemptKind }

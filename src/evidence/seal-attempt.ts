@@ -40,12 +40,7 @@ export function noteElenchosAppend(file: string, text: string): void {
 export async function sealAttempt(runDir: string, dir: string, number: number, options: SealAttemptOptions): Promise<AttemptSeal> {
   await new Redactor({ values: options.values }).redactTree(dir);
   const files = await hashTree(dir);
-  const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files };
-  if (options.signingKey) manifest.hmac = signFiles(files, options.signingKey);
-  const text = jsonText(manifest);
-  await writeTextAtomic(manifestPath(dir), text);
-  const bytes = Buffer.from(text, 'utf8');
-  const entries = { ...files, [EVIDENCE_FILES.manifest]: { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length } };
+  const entries = { ...files, [EVIDENCE_FILES.manifest]: await writeAttemptManifest(dir, files, options.signingKey) };
   for (const name of Object.keys(files)) {
     const abs = path.resolve(dir, name);
     sealedFiles.add(abs);
@@ -79,21 +74,37 @@ export async function checkSeals(seals: readonly AttemptSeal[]): Promise<{ probl
   return { problems, grown };
 }
 
-/** The entries to list for each sealed folder: as sealed, but `grown` files (checked by checkSeals) as they are now. */
+/**
+ * What the run's manifest lists for each sealed folder: as sealed, but `grown` files (checked by checkSeals)
+ * as they are now. A folder with a grown file gets its own manifest re-written (and re-signed) over the same
+ * entries, so the attempt's manifest and the run's agree: an honest run verifies intact, while anything else
+ * changed since the seal is still listed as sealed in both (`evidence verify` and `apply` name it).
+ */
 export async function sealedListing(
   seals: readonly AttemptSeal[],
   grown: readonly string[],
+  signingKey?: string,
 ): Promise<Record<string, Record<string, ManifestEntry>>> {
   const out: Record<string, Record<string, ManifestEntry>> = {};
   for (const seal of seals) {
     const entries = { ...seal.entries };
-    for (const name of Object.keys(entries)) {
-      const abs = path.resolve(seal.dir, name);
-      if (grown.includes(abs)) entries[name] = await hashFile(abs);
-    }
+    const mine = Object.keys(entries).filter((name) => grown.includes(path.resolve(seal.dir, name)));
+    for (const name of mine) entries[name] = await hashFile(path.resolve(seal.dir, name));
+    if (mine.length > 0) entries[EVIDENCE_FILES.manifest] = await writeAttemptManifest(seal.dir, entries, signingKey);
     out[seal.rel] = entries;
   }
   return out;
+}
+
+// The attempt's manifest over `entries` (its own line left out); returns the entry for the bytes written.
+async function writeAttemptManifest(dir: string, entries: Record<string, ManifestEntry>, signingKey?: string): Promise<ManifestEntry> {
+  const { [EVIDENCE_FILES.manifest]: _self, ...files } = entries;
+  const manifest: Manifest = { schemaVersion: 1, algorithm: 'sha256', files };
+  if (signingKey) manifest.hmac = signFiles(files, signingKey);
+  const text = jsonText(manifest);
+  await writeTextAtomic(manifestPath(dir), text);
+  const bytes = Buffer.from(text, 'utf8');
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
 }
 
 async function grewByAppends(file: string, sealed: ManifestEntry): Promise<boolean> {

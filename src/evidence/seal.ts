@@ -36,7 +36,7 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
   if (broken.problems.length > 0) options.onSealsBroken?.(broken.problems);
   const redactor = new Redactor({ values: options.values });
   await redactor.redactTree(runDir);
-  const sealed = await sealedListing(seals, broken.grown);
+  const sealed = await sealedListing(seals, broken.grown, options.signingKey);
   let record = first;
   let text = '';
   for (let round = 0; round < 3; round++) {

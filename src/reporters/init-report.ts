@@ -12,6 +12,7 @@ export function renderInit(plan: InitPlan, out: NodeJS.WritableStream, done: boo
   writeLine(out, `  verifier  ${choices.verifier} (${choices.verifierWhy})`);
   writeLine(out, `  agent     ${choices.agent} (${choices.agentWhy})`);
   writeLine(out, `  app       ${choices.appCommand ?? 'not found: set app.command'}`);
+  if (choices.appUrlWhy) writeLine(out, `  url       ${choices.appUrl} (${choices.appUrlWhy})`);
   if (choices.setupCommand) writeLine(out, `  setup     ${choices.setupCommand}`);
   const verbs = done ? DONE : PLANNED;
   const width = Math.max(...plan.files.map((f) => f.path.length));

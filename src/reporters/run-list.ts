@@ -8,6 +8,14 @@ export function describeDollars(agentUsd: number | null | undefined): string {
   return typeof agentUsd === 'number' ? `$${agentUsd}` : 'cost not reported';
 }
 
+/**
+ * Whether a run's Kane credits are worth a word: a Kane run (even at 0), never a Playwright or command run
+ * (`Kane 0 credit(s)` there reads as if Kane ran). A record from before `verifier` was kept: when it spent some.
+ */
+export function showsKaneCredits(record: Pick<RunRecord, 'verifier' | 'cost'>): boolean {
+  return record.verifier ? record.verifier.type === 'kane' : (record.cost?.kaneCredits ?? 0) > 0;
+}
+
 /** `  $0.0421, 11 credits` (what a run spent), empty when it spent nothing anyone reported. */
 export function describeSpend(cost: RunRecord['cost']): string {
   if (!cost) return '';

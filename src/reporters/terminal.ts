@@ -2,6 +2,7 @@
 import { writeHuman } from '../cli-io.js';
 import type { RunEvent, RunReporter } from '../core/events.js';
 import type { CriterionStatus } from '../states.js';
+import { stepLabel } from './step-heading.js';
 
 export interface TerminalReporterOptions {
   stream: NodeJS.WritableStream;
@@ -44,10 +45,10 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
         case 'verifier': {
           const p = event.progress;
           const verifierName = event.verifier;
-          if (p.kind === 'step-start') out(`${clock()}   [${verifierName}] step ${p.step} ${p.heading} …`);
+          if (p.kind === 'step-start') out(`${clock()}   [${verifierName}] ${stepLabel(p.step, p.heading)} …`);
           else if (p.kind === 'step-end') {
             const time = p.durationSeconds !== null ? ` (${p.durationSeconds}s)` : '';
-            out(`${clock()}   [${verifierName}] ${p.status === 'passed' ? '✓' : '✗'} step ${p.step} ${p.heading}${time}`);
+            out(`${clock()}   [${verifierName}] ${p.status === 'passed' ? '✓' : '✗'} ${stepLabel(p.step, p.heading)}${time}`);
           } else out(`${clock()}   [${verifierName}] ${p.message}`);
           break;
         }

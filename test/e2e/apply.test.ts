@@ -211,7 +211,14 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     );
     expect(gitSync(project.root, 'branch', '--list', 'elenchos/*')).toBe('');
 
-    // The attacker also rewrites the manifest (no signing key): the rebuilt tree still is not the one the verifier passed.
+    // The attacker also rewrites the run's manifest (no signing key): attempt 1's own, sealed when it ended, still
+    // names the patch, as evidence verify does.
+    await writeManifest(dir);
+    const runResealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    expect(runResealed.code).toBe(3);
+    expect(runResealed.stderr).toMatch(/^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\)/);
+    // And attempt 1's manifest too: the rebuilt tree still is not the one the verifier passed.
+    await writeManifest(path.join(dir, 'attempts/01'));
     await writeManifest(dir);
     const resealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
     expect(resealed.code).toBe(3);

@@ -45,6 +45,15 @@ describe('elenchos doctor', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, root: project.root });
   });
 
+  it("each doctor run starts .elenchos/doctor/app.log and setup.log afresh: one run's lines, not every run's", () => {
+    const project = makeProject({ config: { setup: { command: 'echo setting up' } } });
+    const logs = path.join(project.root, '.elenchos/doctor');
+    const count = (file: string, text: string) => readFileSync(path.join(logs, file), 'utf8').split(text).length - 1;
+    for (let i = 0; i < 2; i++) expect(doctor(project).code).toBe(0);
+    expect(count('app.log', 'tiny-app listening on')).toBe(1); // before: 2, piled up with nothing between them
+    expect(count('setup.log', 'setting up')).toBe(1);
+  });
+
   it('an app that ignores {port}: exit 1, its log tail, and the fix', async () => {
     const fixed = await freePort();
     const project = makeProject({ config: { app: { command: `node app.js --port ${fixed}`, readyTimeoutSeconds: 3 } } });

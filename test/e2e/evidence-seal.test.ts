@@ -1,9 +1,10 @@
 // Forged evidence (issue #25, item 8), the attacks written as the agent would: a repair agent rewrites
 // attempt 1's agent.log before the run ends; an agent reads the signing key from its parents'
 // /proc/<pid>/environ. Each assertion marked "on main" did not hold on the build before this change.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeManifest } from '../../src/evidence/manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
@@ -64,6 +65,23 @@ describe('each attempt sealed when it ends', () => {
     expect(other.stdout).toContain('signature invalid');
     expect(other.stdout).toContain('attempt 1: signature invalid');
     expect(other.stdout).toContain('attempt 2: signature invalid');
+  });
+});
+
+describe('apply checks what evidence verify checks', () => {
+  it("an attempt file changed and the run's manifest re-written to match: evidence verify and apply both refuse", async () => {
+    const p = makeProject();
+    const run = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const { dir } = onlyRun(p.root);
+    appendFileSync(path.join(dir, 'attempts/01/agent.log'), 'all criteria checked by hand\n');
+    await writeManifest(dir); // unsigned: the run's manifest now agrees with the disk, attempt 1's does not
+    const check = runCli(['evidence', 'verify', 'latest'], p.root, p.env);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('attempt 1: modified: attempts/01/agent.log');
+    const apply = runCli(['apply', 'latest'], p.root, p.env);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(3); // before: 0, it read only the run's manifest
+    expect(apply.stderr).toContain('its evidence does not match its manifest');
   });
 });
 

@@ -4,6 +4,7 @@ import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utime
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
 
@@ -21,6 +22,7 @@ fs.writeFileSync('node_modules/x/index.js', 'module.exports = ' + JSON.stringify
 `;
 // In the agent's worktree (.elenchos/workspaces/<run>): waits until an entry is published (at most 20 s).
 const AFTER_PUBLISH = 'for i in $(seq 400); do ls ../../cache/*/manifest.json >/dev/null 2>&1 && break; sleep 0.05; done;';
+const KEY = 'e2e-signing-key-0123456789abcdef';
 const GOOD_PAGE = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';
 
 /** A project whose setup is cached on package-lock.json; `agentScript` is the agent (sh -c, in the worktree). */
@@ -165,6 +167,34 @@ describe('setup.cache', () => {
       expect(first.stdout).toMatch(/setup cache not saved: the copy was not done 2000 ms after the run ended/);
       expect(readdirSync(path.join(p.root, '.elenchos/cache'))).toEqual([]); // no entry, no stage, no lock
       expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: not saved: the copy was not done/);
+      // That line came after attempt 1 was sealed: the honest run still verifies intact.
+      const check = runCli(['evidence', 'verify', 'latest'], p.root, p.env);
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+    },
+  );
+
+  it(
+    "a copy that ends after attempt 1 was sealed: its line in attempt 1's setup.log, the evidence intact, apply takes it",
+    { timeout: 300_000 },
+    async () => {
+      const pause = tempDir('elenchos-pause-');
+      const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
+      const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy,teardown', ELENCHOS_TEST_PAUSE_DIR: pause, ELENCHOS_SIGNING_KEY: KEY };
+      const cli = startCli(['run', 'tasks/add-task.json'], p.root, env);
+      // The verdict is in and attempt 1 sealed; the copy, held since setup, goes on only now.
+      await waitForFile(path.join(pause, 'teardown.reached'));
+      const attempt = path.join(p.root, '.elenchos/runs', readdirSync(path.join(p.root, '.elenchos/runs'))[0] ?? '', 'attempts/01');
+      expect(existsSync(path.join(attempt, 'manifest.json'))).toBe(true);
+      release(pause, 'cache-copy');
+      await cli.waitFor('setup cache miss: saved 1 files');
+      release(pause, 'teardown');
+      expect(await cli.exited, cli.output().stdout + cli.output().stderr).toBe(0);
+      expect(cli.output().stdout).not.toContain('warning: evidence sealed');
+      expect(setupLogs(p.root)[0]).toMatch(/\[elenchos\] setup cache miss: saved 1 files/);
+      const check = runCli(['evidence', 'verify', 'latest'], p.root, env);
+      expect(check.code, check.stdout + check.stderr).toBe(0); // before: 1, "attempt 1: modified: attempts/01/setup.log"
+      const apply = runCli(['apply', 'latest'], p.root, env);
+      expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     },
   );
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appSandboxCommand, OPEN_WITHOUT_SANDBOX, setupSandboxOptions } from '../../src/core/app/app-sandbox.js';
+import { appSandboxCommand, openWithoutSandbox, setupSandboxOptions } from '../../src/core/app/app-sandbox.js';
 import { checkSandbox } from '../../src/core/doctor/sandbox-check.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 
@@ -101,7 +101,18 @@ describe('appSandboxCommand', () => {
 
 describe('doctor: sandbox', () => {
   it('names what stays open without the sandbox, and a missing bwrap', () => {
-    expect(checkSandbox({ agent: { sandbox: 'none' } } as never)).toMatchObject({ status: 'warn', message: OPEN_WITHOUT_SANDBOX });
+    expect(checkSandbox({ agent: { sandbox: 'none' } } as never)).toMatchObject({ status: 'warn', message: openWithoutSandbox('run') });
     expect(checkSandbox({ agent: { sandbox: 'bwrap' } } as never, '/nonexistent/bwrap')).toMatchObject({ status: 'fail' });
+  });
+});
+
+describe('the no-sandbox line', () => {
+  it('is short, links the details, and in verify speaks of the app (the commit), not an agent', () => {
+    const run = openWithoutSandbox('run');
+    const verify = openWithoutSandbox('verify');
+    expect(run).toBe('no sandbox: the agent and its app run as you; see docs/security.md#what-the-sandbox-closes');
+    expect(verify).toBe("no sandbox: the app (this commit's code) runs as you; see docs/security.md#what-the-sandbox-closes");
+    for (const line of [run, verify]) expect(line.length).toBeLessThan(140); // before: about 300 characters on every run
+    expect(verify).not.toContain('agent');
   });
 });

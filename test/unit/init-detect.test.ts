@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   appCommandFor,
+  appUrlFor,
   chooseAgent,
   chooseVerifier,
   detectProject,
@@ -10,6 +11,8 @@ import {
   setupCommandFor,
   type DetectedProject,
 } from '../../src/core/init/detect-project.js';
+import { planInit } from '../../src/core/init/init-project.js';
+import { renderConfig } from '../../src/core/init/scaffold.js';
 import { FIXTURES } from '../helpers/project.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
@@ -20,6 +23,7 @@ const base: DetectedProject = {
   playwrightConfig: null,
   playwrightTestDir: null,
   playwrightDependency: false,
+  nextjs: false,
   kaneCli: null,
   claude: null,
   codex: null,
@@ -89,5 +93,42 @@ describe('init detection', () => {
     const root = tempDir();
     writeFiles(root, { 'package.json': '{ "scripts": ' });
     expect(await detectProject(root, { PATH: '' })).toMatchObject({ packageManager: null, appScript: null, playwrightDependency: false });
+  });
+
+  it('detects Next.js by its dependency or its next.config, and gives it app.url on localhost (next dev blocks 127.0.0.1)', async () => {
+    const byDependency = tempDir();
+    writeFiles(byDependency, { 'package.json': '{ "scripts": { "dev": "next dev" }, "dependencies": { "next": "16.5.0" } }' });
+    expect(await detectProject(byDependency, { PATH: '' })).toMatchObject({ nextjs: true });
+    const byConfig = tempDir();
+    writeFiles(byConfig, { 'next.config.mjs': 'export default {};\n' });
+    expect(await detectProject(byConfig, { PATH: '' })).toMatchObject({ nextjs: true });
+    const vite = tempDir();
+    writeFiles(vite, { 'package.json': '{ "scripts": { "dev": "vite" }, "devDependencies": { "vite": "7.0.0" } }' });
+    expect(await detectProject(vite, { PATH: '' })).toMatchObject({ nextjs: false });
+
+    expect(appUrlFor({ ...base, nextjs: true })).toEqual({ url: 'http://localhost:{port}/', why: expect.stringContaining('localhost') });
+    expect(appUrlFor(base)).toEqual({ url: 'http://127.0.0.1:{port}/', why: null });
+    const config = (appUrl: string) =>
+      JSON.parse(
+        renderConfig({
+          verifier: 'playwright',
+          agent: 'claude',
+          appCommand: 'npm run dev -- --port {port}',
+          appUrl,
+          setupCommand: null,
+          testFile: 'tests/x.spec.ts',
+        }),
+      );
+    expect(config(appUrlFor({ ...base, nextjs: true }).url).app.url).toBe('http://localhost:{port}/'); // before: always 127.0.0.1
+    expect(config(appUrlFor(base).url).app.url).toBe('http://127.0.0.1:{port}/');
+  });
+
+  it("init's plan for a Next.js project writes app.url on localhost and says why", async () => {
+    const root = tempDir();
+    writeFiles(root, { 'package.json': '{ "scripts": { "dev": "next dev" }, "dependencies": { "next": "16.5.0" } }' });
+    const plan = await planInit({ cwd: root, env: { PATH: '' } });
+    expect(plan.choices).toMatchObject({ appUrl: 'http://localhost:{port}/', appUrlWhy: expect.stringContaining('Next.js') });
+    const config = plan.files.find((f) => f.path === 'elenchos.config.json');
+    expect(JSON.parse(config!.content).app.url).toBe('http://localhost:{port}/');
   });
 });

@@ -63,4 +63,30 @@ describe('sealAttempt', () => {
     appendFileSync(log, '[elenchos] setup cache hit (written by the app)\n');
     expect((await checkSeals([seal])).problems).toEqual(['attempt 1: modified: setup.log']);
   });
+
+  it("re-signs the attempt's own manifest for such a line when the run is sealed; any other change still shows in both", async () => {
+    const run = tempDir();
+    writeFiles(run, { 'attempts/01/setup.log': 'installed\n', 'attempts/01/agent.log': 'did it\n' });
+    const dir = path.join(run, 'attempts/01');
+    const log = path.join(dir, 'setup.log');
+    const seal = await sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' });
+    const line = '[elenchos] setup cache miss: saved 1 files\n';
+    appendFileSync(log, line);
+    noteElenchosAppend(log, line);
+    await sealRun(run, record, { values: [], signingKey: 'k3y', sealed: [seal] });
+    expect(await verifyManifest(dir, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] }); // before: modified: setup.log
+    expect(await verifyManifest(run, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });
+
+    const again = tempDir();
+    writeFiles(again, { 'attempts/01/setup.log': 'installed\n', 'attempts/01/agent.log': 'did it\n' });
+    const dir2 = path.join(again, 'attempts/01');
+    const log2 = path.join(dir2, 'setup.log');
+    const seal2 = await sealAttempt(again, dir2, 1, { values: [], signingKey: 'k3y' });
+    appendFileSync(log2, line);
+    noteElenchosAppend(log2, line);
+    writeFileSync(path.join(dir2, 'agent.log'), 'did nothing\n'); // the next agent's rewrite, beside the honest line
+    await sealRun(again, record, { values: [], signingKey: 'k3y', sealed: [seal2] });
+    expect((await verifyManifest(dir2, { signingKey: 'k3y' })).problems).toEqual(['modified: agent.log']);
+    expect((await verifyManifest(again, { signingKey: 'k3y' })).problems).toEqual(['modified: attempts/01/agent.log']);
+  });
 });

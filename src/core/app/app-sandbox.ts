@@ -9,6 +9,7 @@ import path from 'node:path';
 import { BWRAP, HIDDEN_HOME_PATHS } from '../../agents/sandbox.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
+import type { RunMode } from '../../states.js';
 
 export interface AppSandboxOptions {
   /** The app's worktree (the checkout itself with `verify --in-place`): its cwd and the only folder it may write. */
@@ -25,11 +26,16 @@ export interface AppSandboxOptions {
 }
 
 /**
- * What stays open when `agent.sandbox` is "none" (said by `doctor` and in each run's header line; the
- * table is docs/security.md#what-the-sandbox-closes).
+ * The one line said when `agent.sandbox` is "none" (by `doctor`, and in each run's header line): short,
+ * since it is printed on every run; what stays open is the table in docs/security.md#what-the-sandbox-closes.
+ * A `verify` has no agent: the code that runs unsandboxed there is the commit's, through its app and setup.
  */
-export const OPEN_WITHOUT_SANDBOX =
-  'no sandbox (agent.sandbox "none"): the agent and the app it writes run as you and can forge an ack, poison the setup cache, read Elenchos\'s credentials from /proc/<pid>/environ and write .git (hooks, config, objects); docs/security.md#what-the-sandbox-closes';
+export function openWithoutSandbox(mode: RunMode): string {
+  const who = mode === 'verify' ? "the app (this commit's code) runs" : 'the agent and its app run';
+  return `no sandbox: ${who} as you; see ${SANDBOX_DOC}`;
+}
+
+const SANDBOX_DOC = 'docs/security.md#what-the-sandbox-closes';
 
 /** Where a setup's package manager keeps its downloads: writable for `setup.command` in the sandbox, when they exist. */
 export const SETUP_CACHES = ['.npm', '.cache/yarn', '.yarn/berry', '.cache/pnpm', '.local/share/pnpm', '.bun/install/cache'];

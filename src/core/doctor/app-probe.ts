@@ -1,6 +1,6 @@
 // Doctor's real probe: the configured app, started on HEAD in a fresh worktree exactly as a run starts it.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { appWriteGlobs, declaredFolders } from '../../config/app-writes.js';
@@ -57,6 +57,8 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
   await ensureExcluded(root);
   const logs = path.join(root, DOCTOR_DIR);
   await mkdir(logs, { recursive: true });
+  // Each doctor run's logs are its own: appended to across runs, they read as one start with no line between.
+  await Promise.all([attemptPaths(logs).setupLog, attemptPaths(logs).appLog].map((file) => rm(file, { force: true })));
   const workspace = path.join(workspacesDir(root), `doctor-${Date.now()}-${randomBytes(3).toString('hex')}`);
   await addWorktree(root, workspace, head);
   try {

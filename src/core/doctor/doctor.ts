@@ -17,6 +17,7 @@ import { DOCTOR_DIR, probeApp } from './app-probe.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 import { checkLocalDependencies } from './local-dependencies.js';
 import { checkSandbox } from './sandbox-check.js';
+import { checkNextDevOrigin } from './next-dev-check.js';
 import { signingKeyExposure } from '../key-exposure.js';
 import { checkAgent, checkChromium, checkGit, checkNode, checkVerifier } from './tool-checks.js';
 
@@ -109,6 +110,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const exposed = signingKeyExposure(env, config.agent.sandbox);
   if (exposed) checks.push(warn('signing key', exposed.message, exposed.fix));
   checks.push(await checkPort(config.app.port));
+  const nextDev = await checkNextDevOrigin(root, config.app);
+  if (nextDev) checks.push(nextDev);
   // Before the probe: its setup would fail on such a dependency, and this says why.
   checks.push(...(await checkLocalDependencies(root, config.setup.command)));
   if (!options.skipApp) {

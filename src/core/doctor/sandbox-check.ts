@@ -3,13 +3,13 @@
 import { existsSync } from 'node:fs';
 import { BWRAP } from '../../agents/sandbox.js';
 import type { Config } from '../../config/config-schema.js';
-import { OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
+import { openWithoutSandbox } from '../app/app-sandbox.js';
 import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
 
 /** ok with the sandbox, a warning naming the open attacks without it, a failure when bwrap is missing. */
 export function checkSandbox(config: Pick<Config, 'agent'>, bwrap: string = BWRAP): DoctorCheck {
   if (config.agent.sandbox === 'none')
-    return warn('sandbox', OPEN_WITHOUT_SANDBOX, 'set agent.sandbox to "bwrap" in the config (Linux; apt-get install bubblewrap)');
+    return warn('sandbox', openWithoutSandbox('run'), 'set agent.sandbox to "bwrap" in the config (Linux; apt-get install bubblewrap)');
   if (!existsSync(bwrap))
     return fail(
       'sandbox',

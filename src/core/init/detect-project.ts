@@ -19,6 +19,8 @@ export interface DetectedProject {
   playwrightTestDir: string | null;
   /** `@playwright/test` is a dependency of the project. */
   playwrightDependency: boolean;
+  /** A Next.js project: `next` is a dependency, or a next.config.* is at the root. */
+  nextjs: boolean;
   kaneCli: string | null;
   claude: string | null;
   codex: string | null;
@@ -35,6 +37,8 @@ const PLAYWRIGHT_CONFIGS = [
   'playwright.config.cts',
 ];
 
+const NEXT_CONFIGS = ['next.config.js', 'next.config.mjs', 'next.config.cjs', 'next.config.ts', 'next.config.mts', 'next.config.cts'];
+
 /** Reads package.json, lockfiles and Playwright config at `root`, and looks up kane-cli / claude / codex on PATH. */
 export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promise<DetectedProject> {
   const manifest = await readManifest(root);
@@ -49,6 +53,7 @@ export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promi
     playwrightConfig,
     playwrightTestDir: playwrightConfig ? await readTestDir(root, playwrightConfig) : null,
     playwrightDependency: '@playwright/test' in dependencies,
+    nextjs: 'next' in dependencies || NEXT_CONFIGS.some((name) => existsSync(path.join(root, name))),
     kaneCli: await lookup('kane-cli'),
     claude: await lookup('claude'),
     codex: await lookup('codex'),
@@ -112,6 +117,18 @@ export function appCommandFor(project: DetectedProject): string | null {
   // `--` passes the flag on to the script (npm, pnpm); yarn passes extra arguments through as they are.
   const run = pm === 'yarn' ? `yarn ${project.appScript}` : `${pm} run ${project.appScript} --`;
   return `${run} --port {port}`;
+}
+
+/**
+ * Where the app answers. `localhost` for Next.js: `next dev` serves its own dev resources (the page's
+ * JavaScript, HMR) only to localhost and the hosts in allowedDevOrigins, so at 127.0.0.1 a page renders
+ * but never hydrates and every click does nothing (core/app/next-dev-origin.ts). Others keep 127.0.0.1,
+ * which never depends on how the machine resolves a name.
+ */
+export function appUrlFor(project: DetectedProject): { url: string; why: string | null } {
+  if (project.nextjs)
+    return { url: 'http://localhost:{port}/', why: 'Next.js: next dev serves its client JavaScript only to localhost (docs/config.md)' };
+  return { url: 'http://127.0.0.1:{port}/', why: null };
 }
 
 /** Installs the project's dependencies in a fresh worktree. */

@@ -7,6 +7,7 @@ import { CONFIG_FILE } from '../../config/load-config.js';
 import { findRepoRoot } from '../../git/git.js';
 import {
   appCommandFor,
+  appUrlFor,
   chooseAgent,
   chooseVerifier,
   detectProject,
@@ -48,6 +49,9 @@ export interface InitPlan {
     agent: AgentType;
     agentWhy: string;
     appCommand: string | null;
+    appUrl: string;
+    /** Why app.url is not the default, when it is not. */
+    appUrlWhy: string | null;
     setupCommand: string | null;
   };
   files: PlannedFile[];
@@ -66,6 +70,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const agent = options.agent ? { agent: options.agent, why: 'chosen with --agent' } : chooseAgent(detected);
   const appCommand = options.appCommand ?? appCommandFor(detected);
   const setupCommand = setupCommandFor(detected);
+  const appUrl = appUrlFor(detected);
   const testFile = exampleTestPath(verifier.verifier, detected.playwrightTestDir);
   const wanted: { path: string; content: string; why: string }[] = [
     {
@@ -74,6 +79,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         verifier: verifier.verifier,
         agent: agent.agent,
         appCommand,
+        appUrl: appUrl.url,
         setupCommand,
         setupCache: setupCacheFor(setupCommand),
         testFile,
@@ -110,7 +116,16 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   return {
     root,
     detected,
-    choices: { verifier: verifier.verifier, verifierWhy: verifier.why, agent: agent.agent, agentWhy: agent.why, appCommand, setupCommand },
+    choices: {
+      verifier: verifier.verifier,
+      verifierWhy: verifier.why,
+      agent: agent.agent,
+      agentWhy: agent.why,
+      appCommand,
+      appUrl: appUrl.url,
+      appUrlWhy: appUrl.why,
+      setupCommand,
+    },
     files,
     next: [
       ...(repository === null

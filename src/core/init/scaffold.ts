@@ -6,6 +6,8 @@ export interface ScaffoldChoices {
   verifier: InitVerifier;
   agent: AgentType;
   appCommand: string | null;
+  /** app.url (appUrlFor: localhost for Next.js, else 127.0.0.1). */
+  appUrl: string;
   setupCommand: string | null;
   /** `setup.cache`, when the setup is a lockfile install (see docs/performance.md). */
   setupCache?: { key: string[]; paths: string[] } | null;
@@ -26,7 +28,7 @@ export function renderConfig(choices: ScaffoldChoices): string {
   const config: Record<string, unknown> = {
     $schema: './node_modules/elenchos/schemas/config.schema.json',
     agent: { type: choices.agent },
-    app: { ...(choices.appCommand ? { command: choices.appCommand } : {}), url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 120 },
+    app: { ...(choices.appCommand ? { command: choices.appCommand } : {}), url: choices.appUrl, readyTimeoutSeconds: 120 },
     ...(choices.setupCommand
       ? { setup: { command: choices.setupCommand, ...(choices.setupCache ? { cache: choices.setupCache } : {}) } }
       : {}),

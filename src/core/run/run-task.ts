@@ -27,7 +27,7 @@ import type { RunMode } from '../../states.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from '../test-pause.js';
-import { appSandboxed, OPEN_WITHOUT_SANDBOX } from '../app/app-sandbox.js';
+import { appSandboxed, openWithoutSandbox } from '../app/app-sandbox.js';
 import { BudgetTracker } from './budget.js';
 
 export interface RunTaskOptions {
@@ -191,7 +191,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
 /** The run-start event, and a warning when the agent could read the signing key. */
 function announceRun(ctx: RunContext): void {
   const { config, resolved } = ctx;
-  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: OPEN_WITHOUT_SANDBOX };
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode) };
   ctx.reporter.onEvent({
     type: 'run-start',
     runId: ctx.runId,

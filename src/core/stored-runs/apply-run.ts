@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { applyDir, attemptDir, attemptPaths } from '../../evidence/layout.js';
-import { verifyManifest } from '../../evidence/manifest.js';
+import { checkRunEvidence } from '../../evidence/check-evidence.js';
 import { readRunRecord, type RunRecord } from '../../evidence/run-record.js';
 import type { AttemptFile } from '../../evidence/attempt-record.js';
 import { git } from '../../git/git.js';
@@ -42,7 +42,8 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
       `run ${id} is ${record.state}${record.reason ? ` (${record.reason})` : ''}, not VERIFIED: only a verified change can be applied; elenchos show ${id} says why`,
     );
   }
-  const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey });
+  // What `evidence verify` checks: the run's manifest and each attempt's own.
+  const manifest = await checkRunEvidence(shown.dir, { signingKey: options.signingKey });
   if (!manifest.ok) {
     throw new InputError(
       `run ${id}: its evidence does not match its manifest (${manifest.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`,
@@ -116,7 +117,7 @@ async function pickCandidate(shown: Shown, options: ApplyRunOptions): Promise<Sh
       `run ${id}: candidate ${name} is ${entry.state}${entry.reason ? ` (${entry.reason})` : ''}, not VERIFIED: only a verified change can be applied${verified.length > 0 ? `; VERIFIED: ${verified.join(', ')}` : ''}`,
     );
   }
-  const whole = await verifyManifest(shown.dir, { signingKey: options.signingKey });
+  const whole = await checkRunEvidence(shown.dir, { signingKey: options.signingKey });
   if (!whole.ok) {
     throw new InputError(
       `run ${id}: its evidence does not match its manifest (${whole.problems.length} problem(s)), so the stored change cannot be trusted; elenchos evidence verify ${id} lists them`,

@@ -8,6 +8,8 @@ import { stopEscaped } from '../stop-escaped.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
+import { attemptPaths } from '../../../evidence/layout.js';
+import { blockedDevOriginHint } from '../../app/next-dev-origin.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
 const WRITE_FIX =
@@ -76,7 +78,13 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   return CONTINUE;
 }
 
-/** Phase 7: the verifier's verdict (and the sweep's after a pass) is the attempt's, now that nothing moved while it looked. */
-export function verdict(attempt: Attempt): Promise<PhaseResult> {
-  return Promise.resolve(attempt.conclude(attempt.verdict!.status, attempt.verdict!.summary, attempt.after));
+/**
+ * Phase 7: the verifier's verdict (and the sweep's after a pass) is the attempt's, now that nothing moved while
+ * it looked. A FAIL whose app log holds Next.js's "Blocked cross-origin request" warning says so: the page's
+ * JavaScript never ran, and the likely cause is app.url's host, not the product (core/app/next-dev-origin.ts).
+ */
+export async function verdict(attempt: Attempt): Promise<PhaseResult> {
+  const { status, summary } = attempt.verdict!;
+  const hint = status === 'FAIL' ? await blockedDevOriginHint(attemptPaths(attempt.input.dir).appLog) : null;
+  return attempt.conclude(status, hint ? `${summary}; ${hint}` : summary, attempt.after);
 }

@@ -1,0 +1,84 @@
+// Next.js dev (`next dev`, 15.2 and later; blocking by default in 16) serves its own dev resources
+// (`/_next/…`: the page's client JavaScript, HMR) only to `localhost` and the hosts named in
+// `allowedDevOrigins` in next.config. A browser sent to http://127.0.0.1:{port}/ gets the server-rendered
+// HTML and nothing else: the page never hydrates, every click does nothing, and the verifier reports a
+// product FAIL that no repair can fix. Doctor warns before a run (checkNextDevOrigin); an attempt that
+// FAILs with Next's warning in its app log says so (blockedDevOriginHint). docs/config.md#nextjs-dev-and-appurl.
+import { createReadStream } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fillPort } from '../../config/port-placeholder.js';
+
+/** What `next dev` prints when it refuses a dev resource to a host it does not trust. */
+export const NEXT_BLOCKED_MARK = 'Blocked cross-origin request to Next.js dev resource';
+
+/** What is needed to tell whether a `next dev` app would refuse its own resources to app.url's host. */
+export interface NextDevFacts {
+  /** app.command as configured. */
+  command: string;
+  /** package.json `scripts` (empty when there is none). */
+  scripts: Record<string, unknown>;
+  /** app.url as configured (with `{port}`). */
+  url: string;
+  /** The text of the project's next.config.* (empty when there is none). */
+  nextConfig: string;
+}
+
+// `next dev`, or a bare `next` (its default command is dev), possibly with options; not `next build`/`next start`.
+const NEXT_DEV = /(?:^|[\s;&|(])next(?:\s+dev\b|\s+-|\s*(?:$|[;&|)]))/;
+// `npm run dev -- …`, `npm start`, `pnpm dev`, `yarn dev`, `bun run dev`: the script it runs.
+const SCRIPT = /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)/;
+
+/** The host app.url names when it is not `localhost` and next.config does not name it in allowedDevOrigins, for an app run by `next dev`; else null. */
+export function untrustedNextDevHost(facts: NextDevFacts): string | null {
+  const script = SCRIPT.exec(facts.command)?.[1];
+  const scriptText = script ? facts.scripts[script] : undefined;
+  const runsNextDev = NEXT_DEV.test(facts.command) || (typeof scriptText === 'string' && NEXT_DEV.test(scriptText));
+  if (!runsNextDev) return null;
+  let host: string;
+  try {
+    host = new URL(fillPort(facts.url, 3000)).hostname;
+  } catch {
+    return null; // the config's own check names a bad URL
+  }
+  if (host === 'localhost') return null;
+  // Kept simple on purpose (documented): the word allowedDevOrigins and the host anywhere in the file.
+  if (facts.nextConfig.includes('allowedDevOrigins') && facts.nextConfig.includes(host.replace(/^\[|\]$/g, ''))) return null;
+  return host;
+}
+
+/** The text of `root`'s next.config.* files (js, mjs, cjs, ts, mts, cts), joined; empty when there is none. */
+export async function readNextConfig(root: string): Promise<string> {
+  const names = (await readdir(root).catch(() => [] as string[])).filter((name) => /^next\.config\.[cm]?[jt]s$/.test(name)).sort();
+  const texts = await Promise.all(names.map((name) => readFile(path.join(root, name), 'utf8').catch(() => '')));
+  return texts.join('\n');
+}
+
+/**
+ * When the app's log holds Next's warning, the sentence an attempt's summary ends with (the likely cause
+ * of a FAIL is the configuration, not the product); null otherwise. Reads the log line by line, stopping
+ * at the first match, so a long dev-server log costs no memory.
+ */
+export async function blockedDevOriginHint(appLog: string): Promise<string | null> {
+  const lines = createInterface({ input: createReadStream(appLog), crlfDelay: Infinity });
+  let found: string | null = null;
+  try {
+    for await (const line of lines) {
+      if (!line.includes(NEXT_BLOCKED_MARK)) continue;
+      found = /from "([^"]*)"/.exec(line)?.[1] ?? '';
+      break;
+    }
+  } catch {
+    return null; // no log (the app never started): nothing to say
+  } finally {
+    lines.close();
+  }
+  if (found === null) return null;
+  const host = found ? ` "${found}"` : '';
+  return (
+    `likely a configuration cause, not the product: the app's log says Next.js blocked its own dev resources for${host} ` +
+    `("${NEXT_BLOCKED_MARK}"), so the page's JavaScript never ran; set app.url to http://localhost:{port}/ ` +
+    `or name the host in allowedDevOrigins in next.config (docs/config.md#nextjs-dev-and-appurl)`
+  );
+}
