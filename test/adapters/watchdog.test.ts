@@ -1,7 +1,7 @@
 // The watchdog (src/process/watchdog.ts): of a process SIGKILLed with children running, one of them
 // started before a watchdog was lost and replaced; and one whose pipe is held open by someone else.
 // Runs the built code (npm run build first).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -55,9 +55,23 @@ function idleGroup(): number {
   return child.pid!;
 }
 
+/**
+ * An owner process whose /proc start time is after `pid`'s. Start times count clock ticks (10 ms): one
+ * started in the same tick is as old, and could be a child of it, so it is replaced until a tick has passed.
+ */
+async function ownerStartedAfter(pid: number): Promise<ChildProcess> {
+  for (;;) {
+    const owner = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    await new Promise((resolve) => owner.once('spawn', resolve));
+    if (BigInt(startTimeOf(owner.pid!)) > BigInt(startTimeOf(pid))) return owner;
+    owner.kill('SIGKILL');
+    await new Promise((resolve) => owner.once('exit', resolve));
+  }
+}
+
 it('its pipe still held open by someone: it ends anyway once its owner is gone, and never stops a group older than the owner', async () => {
   const older = idleGroup(); // started before the owner: no child of it, whatever a line says
-  const owner = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const owner = await ownerStartedAfter(older);
   const ownerTag = `${owner.pid}/${startTimeOf(owner.pid!)}`;
   const child = idleGroup();
   const dog = spawn(process.execPath, [WATCHDOG_MAIN, ownerTag], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
