@@ -3,7 +3,7 @@ import type { ReportInput } from '../core/stored-runs/report.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { escapeHtml } from './html-escape.js';
-import { describeDollars, showsKaneCredits } from './run-list.js';
+import { describeAgentSpend, describeDollars, showsKaneCredits } from './run-list.js';
 import { renderFindings } from './html-findings.js';
 import { EVIDENCE_FILES } from '../evidence/layout.js';
 import { NEEDS_HUMAN, type AttemptStatus, type CandidateState, type CriterionStatus, type RunState } from '../states.js';
@@ -49,7 +49,7 @@ export function renderHtmlReport(input: ReportInput): string {
     [
       'spent',
       record.cost
-        ? `agent ${describeDollars(agentReportsDollars(input.attempts) ? record.cost.agentUsd : null)} (${record.cost.agentTurns} turns, ${record.cost.inputTokens} input / ${record.cost.outputTokens} output tokens)${showsKaneCredits(record) ? `, Kane ${record.cost.kaneCredits} credits` : ''}`
+        ? `agent ${describeAgentSpend(record.cost, agentReportsDollars(input.attempts))}${showsKaneCredits(record) ? `, Kane ${record.cost.kaneCredits} credits` : ''}`
         : 'not recorded',
     ],
     [

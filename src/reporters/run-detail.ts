@@ -8,7 +8,7 @@ import { describeFinding } from '../core/run/prompt.js';
 import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { candidateTable } from './best-of-summary.js';
-import { describeDollars, showsKaneCredits } from './run-list.js';
+import { describeAgentSpend, showsKaneCredits } from './run-list.js';
 
 interface ShownRun {
   root: string;
@@ -34,9 +34,8 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   if (record.cost) {
     const c = record.cost;
     // An agent that reports no dollars (Codex) spent an unknown amount, not $0 (null; 0 in records before that).
-    const dollars = agentReportsDollars(shown.attempts) ? describeDollars(c.agentUsd) : describeDollars(null);
     const kane = showsKaneCredits(record) ? `, Kane ${c.kaneCredits} credit(s)` : '';
-    out(`spent: agent ${dollars} (${c.agentTurns} turn(s), ${c.inputTokens} input / ${c.outputTokens} output tokens)${kane}`);
+    out(`spent: agent ${describeAgentSpend(c, agentReportsDollars(shown.attempts))}${kane}`);
   }
   out(
     `contract: ${record.contract.files

@@ -9,6 +9,17 @@ export function describeDollars(agentUsd: number | null | undefined): string {
 }
 
 /**
+ * What the agent spent, for `show` and the report: `$0.04 (4 turn(s), 1200 input / 300 output tokens)`,
+ * `cost not reported (…)` when some usage but no dollars came, or `reported no cost nor usage` (a command
+ * agent reports nothing: zeros would read as measured). `reportsDollars`: whether any attempt's agent did.
+ */
+export function describeAgentSpend(cost: NonNullable<RunRecord['cost']>, reportsDollars: boolean): string {
+  const dollars = describeDollars(reportsDollars ? cost.agentUsd : null);
+  if (!reportsDollars && cost.agentTurns + cost.inputTokens + cost.outputTokens === 0) return 'reported no cost nor usage';
+  return `${dollars} (${cost.agentTurns} turn(s), ${cost.inputTokens} input / ${cost.outputTokens} output tokens)`;
+}
+
+/**
  * Whether a run's Kane credits are worth a word: a Kane run (even at 0), never a Playwright or command run
  * (`Kane 0 credit(s)` there reads as if Kane ran). A record from before `verifier` was kept: when it spent some.
  */
