@@ -1,4 +1,5 @@
 // `elenchos run <task> --agents a,b` / `--best-of N`: the candidates' progress, prefixed by name, then the choice.
+import { signingKeyFor } from '../util/signing-key.js';
 import { InvalidArgumentError } from 'commander';
 import { Writable } from 'node:stream';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
@@ -67,7 +68,7 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
       runId: result.record.runId,
       commit: options.commit,
       branch: options.branch,
-      signingKey: io.env.ELENCHOS_SIGNING_KEY || undefined,
+      signingKey: signingKeyFor(io.env),
     });
     for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
   }

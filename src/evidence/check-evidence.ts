@@ -1,32 +1,59 @@
 // What `evidence verify` and `apply` both check of a stored run folder: its manifest, and each attempt's own
-// manifest (written when the attempt ended, see seal-attempt.ts), with their HMACs when a key is given.
+// manifest (written when the attempt ended, see seal-attempt.ts), with their HMACs when a key is given; for
+// a best-of run, each candidate's folder the same way (each was sealed as a run of its own when it ended).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { attemptsDir } from './layout.js';
+import { attemptsDir, candidatesDir, EVIDENCE_FILES } from './layout.js';
 import { verifyManifest, type ManifestCheck, type ManifestOptions } from './manifest.js';
 
-/** Checks `runDir` against its manifest and every sealed attempt's; a problem of an attempt names it (`attempt 1: modified: attempts/01/agent.log`). */
+const UNSEALED = 'manifest.json is missing';
+
+/**
+ * Checks `runDir` against its manifest and every sealed attempt's, and a best-of run's candidates each
+ * likewise; a problem of an attempt or a candidate names it (`attempt 1: modified: attempts/01/agent.log`,
+ * `candidate b: attempt 1: modified: candidates/b/attempts/01/agent.log`).
+ */
 export async function checkRunEvidence(runDir: string, options: ManifestOptions = {}): Promise<ManifestCheck> {
-  const check = await verifyManifest(runDir, options);
-  const problems = check.problems.map(namingAttempt);
-  const attempts = attemptsDir(runDir);
+  const check = await checkSealedFolder(runDir, '', options);
+  const problems = [...check.problems];
+  for (const name of (await readdir(candidatesDir(runDir)).catch(() => [] as string[])).sort()) {
+    const own = await checkSealedFolder(path.join(candidatesDir(runDir), name), `${EVIDENCE_FILES.candidates}/${name}/`, options);
+    // A candidate stopped before it sealed: the run's manifest covers its files, or says they are missing.
+    if (own.problems.length === 1 && own.problems[0] === UNSEALED) continue;
+    for (const problem of own.problems) problems.push(`candidate ${name}: ${problem}`);
+  }
+  return { ok: check.ok && problems.length === 0, problems };
+}
+
+// One run folder (the run's, or a candidate's): its manifest and its attempts' own. Paths in problems are
+// prefixed with `prefix` so that they name the file from the top run folder.
+async function checkSealedFolder(dir: string, prefix: string, options: ManifestOptions): Promise<ManifestCheck> {
+  const check = await verifyManifest(dir, options);
+  const problems = check.problems.map((problem) => namingAttempt(withPrefix(problem, prefix), prefix));
+  const attempts = attemptsDir(dir);
   // Runs sealed before attempts were sealed on their own have no attempt manifests: nothing more to check.
   for (const name of (await readdir(attempts).catch(() => [] as string[])).sort()) {
     if (!/^\d+$/.test(name)) continue;
     const own = await verifyManifest(path.join(attempts, name), options);
     // Not sealed on its own (an older run, or one killed in the attempt): the run's manifest covers it, or says it is missing.
-    if (own.problems.length === 1 && own.problems[0] === 'manifest.json is missing') continue;
+    if (own.problems.length === 1 && own.problems[0] === UNSEALED) continue;
     for (const problem of own.problems) {
       // The file as the run folder names it: `attempt 1: modified: attempts/01/agent.log`.
-      const line = `attempt ${Number(name)}: ${problem.replace(/^(modified|missing|extra): /, `$1: ${path.basename(attempts)}/${name}/`)}`;
+      const line = `attempt ${Number(name)}: ${withPrefix(problem, `${prefix}${EVIDENCE_FILES.attempts}/${name}/`)}`;
       if (!problems.includes(line)) problems.push(line);
     }
   }
   return { ok: check.ok && problems.length === 0, problems };
 }
 
+// `modified: agent.log` → `modified: attempts/01/agent.log` (with prefix `attempts/01/`); other problems as they are.
+function withPrefix(problem: string, prefix: string): string {
+  return problem.replace(/^(modified|missing|extra): /, `$1: ${prefix}`);
+}
+
 // `modified: attempts/01/agent.log` → `attempt 1: modified: attempts/01/agent.log`.
-function namingAttempt(problem: string): string {
-  const match = /^(modified|missing|extra): attempts\/(\d+)\/(.+)$/.exec(problem);
+function namingAttempt(problem: string, prefix: string): string {
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`^(modified|missing|extra): ${escaped}${EVIDENCE_FILES.attempts}/(\\d+)/(.+)$`).exec(problem);
   return match ? `attempt ${Number(match[2])}: ${problem}` : problem;
 }

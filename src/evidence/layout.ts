@@ -27,6 +27,8 @@ export const EVIDENCE_FILES = {
   sweep: 'sweep',
   /** What a command verifier keeps of its own, in `verifier/` (its ELENCHOS_EVIDENCE_DIR). */
   commandFiles: 'files',
+  /** A best-of run's candidates, one folder each (`candidates/<name>/`, a run folder of its own). */
+  candidates: 'candidates',
   workspace: WORKSPACE_DIR_NAME,
   ...WORKSPACE_FILES,
 } as const;
@@ -97,6 +99,16 @@ export function childLogPath(dir: string): string {
 /** `<runDir>/attempts`. */
 export function attemptsDir(dir: string): string {
   return path.join(dir, EVIDENCE_FILES.attempts);
+}
+
+/** `<runDir>/candidates`: a best-of run's candidates. */
+export function candidatesDir(dir: string): string {
+  return path.join(dir, EVIDENCE_FILES.candidates);
+}
+
+/** `<runDir>/candidates/<name>`: candidate `name` of a best-of run, laid out as a run folder. */
+export function candidateDir(dir: string, name: string): string {
+  return path.join(candidatesDir(dir), name);
 }
 
 /** Folder name of attempt `n`: `01`, `02`, … (zero-padded so names sort like numbers up to 99). */

@@ -3,7 +3,7 @@
 // final manifest lists them as sealed instead of reading the folder again, so what a later attempt's
 // agent (or app) changes in an earlier attempt's evidence shows in `evidence verify` (issue #25, item 8).
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { appendFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { hashFile, hashTree, signFiles, type Manifest, type ManifestEntry } from './manifest.js';
@@ -29,68 +29,97 @@ export interface SealAttemptOptions {
 const lateAppends = new Map<string, string[]>();
 const sealedFiles = new Set<string>();
 
-/** Records text Elenchos appended to `file`, so a sealed file that grew by exactly this is not called changed. */
-export function noteElenchosAppend(file: string, text: string): void {
-  const key = path.resolve(file);
-  if (!sealedFiles.has(key)) return; // not sealed yet: the seal covers it as it is then
-  lateAppends.set(key, [...(lateAppends.get(key) ?? []), text]);
+// Seals, the run's check of them, and Elenchos's own appends take turns (one chain per process): an append
+// is then either inside the bytes a seal hashed or recorded as late, never both nor neither.
+let turn: Promise<unknown> = Promise.resolve();
+/** Runs `job` when no seal, seal check or append of Elenchos's own is under way. */
+export function inSealTurn<T>(job: () => Promise<T>): Promise<T> {
+  const next = turn.then(job, job);
+  turn = next.catch(() => undefined);
+  return next;
+}
+
+/** Appends Elenchos's own `text` to `file`; once the file is sealed, a later check accepts exactly this growth. */
+export function appendElenchosText(file: string, text: string): Promise<void> {
+  return inSealTurn(async () => {
+    await appendFile(file, text);
+    const key = path.resolve(file);
+    if (sealedFiles.has(key)) lateAppends.set(key, [...(lateAppends.get(key) ?? []), text]);
+  });
 }
 
 /** Redacts the attempt's folder and writes its manifest; returns what was sealed. */
-export async function sealAttempt(runDir: string, dir: string, number: number, options: SealAttemptOptions): Promise<AttemptSeal> {
-  await new Redactor({ values: options.values }).redactTree(dir);
-  const files = await hashTree(dir);
-  const entries = { ...files, [EVIDENCE_FILES.manifest]: await writeAttemptManifest(dir, files, options.signingKey) };
-  for (const name of Object.keys(files)) {
-    const abs = path.resolve(dir, name);
-    sealedFiles.add(abs);
-    lateAppends.delete(abs);
-  }
-  return { number, rel: path.relative(runDir, dir).split(path.sep).join('/'), dir, entries };
+export function sealAttempt(runDir: string, dir: string, number: number, options: SealAttemptOptions): Promise<AttemptSeal> {
+  return inSealTurn(async () => {
+    await new Redactor({ values: options.values }).redactTree(dir);
+    const files = await hashTree(dir);
+    const entries = { ...files, [EVIDENCE_FILES.manifest]: await writeAttemptManifest(dir, files, options.signingKey) };
+    for (const name of Object.keys(files)) {
+      const abs = path.resolve(dir, name);
+      sealedFiles.add(abs);
+      lateAppends.delete(abs);
+    }
+    return { number, rel: path.relative(runDir, dir).split(path.sep).join('/'), dir, entries };
+  });
 }
 
 /**
  * What the final manifest lists for each sealed attempt (see WriteManifestOptions.sealed), and the
- * changes found since each was sealed (`attempt 1: modified: agent.log`). A file Elenchos appended to
- * since (noteElenchosAppend) is listed as it is now, when it is exactly the sealed bytes plus those appends.
- * Call it before the final redaction; `rehash` then gives the listing after it.
+ * changes found since each was sealed (`attempt 1: modified: attempts/01/agent.log`, as `evidence verify` names it). A file Elenchos appended to
+ * since (appendElenchosText) is `grown`, with the entry of the bytes checked, when it is exactly the sealed
+ * bytes plus those appends and its attempt's own manifest is intact. Call it before the final redaction.
  */
-export async function checkSeals(seals: readonly AttemptSeal[]): Promise<{ problems: string[]; grown: string[] }> {
+export async function checkSeals(seals: readonly AttemptSeal[]): Promise<{ problems: string[]; grown: Map<string, ManifestEntry> }> {
   const problems: string[] = [];
-  const grown: string[] = [];
+  const grown = new Map<string, ManifestEntry>();
   for (const seal of seals) {
     const now = await hashTree(seal.dir);
     now[EVIDENCE_FILES.manifest] = await hashFile(manifestPath(seal.dir)).catch(() => ({ sha256: '', size: -1 }));
+    const mine = new Map<string, ManifestEntry>();
+    const before = problems.length;
     for (const [name, entry] of Object.entries(seal.entries)) {
       const current = now[name];
       const abs = path.resolve(seal.dir, name);
-      if (!current) problems.push(`attempt ${seal.number}: missing: ${name}`);
+      if (!current) problems.push(`attempt ${seal.number}: missing: ${seal.rel}/${name}`);
       else if (current.sha256 === entry.sha256 && current.size === entry.size) continue;
-      else if (await grewByAppends(abs, entry)) grown.push(abs);
-      else problems.push(`attempt ${seal.number}: modified: ${name}`);
+      else if (name !== EVIDENCE_FILES.manifest && (await grewByAppends(abs, entry, current))) mine.set(abs, current);
+      else problems.push(`attempt ${seal.number}: modified: ${seal.rel}/${name}`);
     }
-    for (const name of Object.keys(now)) if (!(name in seal.entries)) problems.push(`attempt ${seal.number}: extra: ${name}`);
+    for (const name of Object.keys(now)) if (!(name in seal.entries)) problems.push(`attempt ${seal.number}: extra: ${seal.rel}/${name}`);
+    // An attempt's manifest that was itself changed or removed is never written over: it stays the evidence.
+    const manifestTouched = problems.slice(before).some((p) => p.endsWith(`: ${seal.rel}/${EVIDENCE_FILES.manifest}`));
+    if (!manifestTouched) for (const [abs, entry] of mine) grown.set(abs, entry);
+    else for (const abs of mine.keys()) problems.push(`attempt ${seal.number}: modified: ${seal.rel}/${path.relative(seal.dir, abs)}`);
   }
   return { problems, grown };
 }
 
 /**
  * What the run's manifest lists for each sealed folder: as sealed, but `grown` files (checked by checkSeals)
- * as they are now. A folder with a grown file gets its own manifest re-written (and re-signed) over the same
- * entries, so the attempt's manifest and the run's agree: an honest run verifies intact, while anything else
- * changed since the seal is still listed as sealed in both (`evidence verify` and `apply` name it).
+ * with the entry checked there, when the file still has exactly those bytes (anything written to it since
+ * the check is not vouched for: it stays listed as sealed, and `evidence verify` names it). A folder with a
+ * grown file gets its own manifest re-written (and re-signed) over the same entries, so the attempt's
+ * manifest and the run's agree: an honest run verifies intact, while anything else changed since the seal
+ * is still listed as sealed in both (`evidence verify` and `apply` name it).
  */
 export async function sealedListing(
   seals: readonly AttemptSeal[],
-  grown: readonly string[],
+  grown: ReadonlyMap<string, ManifestEntry>,
   signingKey?: string,
 ): Promise<Record<string, Record<string, ManifestEntry>>> {
   const out: Record<string, Record<string, ManifestEntry>> = {};
   for (const seal of seals) {
     const entries = { ...seal.entries };
-    const mine = Object.keys(entries).filter((name) => grown.includes(path.resolve(seal.dir, name)));
-    for (const name of mine) entries[name] = await hashFile(path.resolve(seal.dir, name));
-    if (mine.length > 0) entries[EVIDENCE_FILES.manifest] = await writeAttemptManifest(seal.dir, entries, signingKey);
+    let changed = false;
+    for (const name of Object.keys(entries)) {
+      const checked = grown.get(path.resolve(seal.dir, name));
+      if (!checked) continue;
+      const now = await hashFile(path.resolve(seal.dir, name)).catch(() => null);
+      if (now?.sha256 !== checked.sha256 || now.size !== checked.size) continue;
+      entries[name] = checked;
+      changed = true;
+    }
+    if (changed) entries[EVIDENCE_FILES.manifest] = await writeAttemptManifest(seal.dir, entries, signingKey);
     out[seal.rel] = entries;
   }
   return out;
@@ -107,16 +136,16 @@ async function writeAttemptManifest(dir: string, entries: Record<string, Manifes
   return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
 }
 
-async function grewByAppends(file: string, sealed: ManifestEntry): Promise<boolean> {
+// Whether `file` (hashed now as `current`) is exactly the sealed bytes followed by Elenchos's own late appends.
+async function grewByAppends(file: string, sealed: ManifestEntry, current: ManifestEntry): Promise<boolean> {
   const appended = Buffer.from((lateAppends.get(file) ?? []).join(''), 'utf8');
-  if (appended.length === 0) return false;
+  if (appended.length === 0 || current.size !== sealed.size + appended.length) return false;
   const handle = await open(file, 'r').catch(() => null);
   if (!handle) return false;
   try {
-    const info = await handle.stat();
-    if (info.size !== sealed.size + appended.length) return false;
-    const data = Buffer.alloc(info.size);
-    await handle.read(data, 0, info.size, 0);
+    const data = Buffer.alloc(current.size);
+    const { bytesRead } = await handle.read(data, 0, current.size, 0);
+    if (bytesRead !== current.size || createHash('sha256').update(data).digest('hex') !== current.sha256) return false;
     const head = data.subarray(0, sealed.size);
     return createHash('sha256').update(head).digest('hex') === sealed.sha256 && data.subarray(sealed.size).equals(appended);
   } finally {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { runJsonPath } from './layout.js';
 import { writeManifest } from './manifest.js';
 import { Redactor } from './redact.js';
-import { checkSeals, sealedListing, type AttemptSeal } from './seal-attempt.js';
+import { checkSeals, inSealTurn, sealedListing, type AttemptSeal } from './seal-attempt.js';
 import type { RunRecord } from './run-record.js';
 import { jsonText, writeJsonAtomic, writeTextAtomic } from './write-json.js';
 
@@ -17,7 +17,7 @@ export interface SealOptions {
   onSealing?: () => Promise<void>;
   /** Attempts sealed when they ended (seal-attempt.ts): listed as sealed, whatever their folders hold now. */
   sealed?: readonly AttemptSeal[];
-  /** Told what changed in a sealed attempt's folder since it was sealed (`attempt 1: modified: agent.log`). */
+  /** Told what changed in a sealed attempt's folder since it was sealed (`attempt 1: modified: attempts/01/agent.log`). */
   onSealsBroken?: (problems: string[]) => void;
 }
 
@@ -31,12 +31,15 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
   await writeJsonAtomic(file, sealingRecord(first));
   await options.onSealing?.();
   const seals = options.sealed ?? [];
-  // Before the redaction below, which could rewrite what was changed since.
-  const broken = await checkSeals(seals);
-  if (broken.problems.length > 0) options.onSealsBroken?.(broken.problems);
   const redactor = new Redactor({ values: options.values });
-  await redactor.redactTree(runDir);
-  const sealed = await sealedListing(seals, broken.grown, options.signingKey);
+  // No append of Elenchos's own between the check and the listing (seal-attempt.ts).
+  const sealed = await inSealTurn(async () => {
+    // Before the redaction below, which could rewrite what was changed since.
+    const broken = await checkSeals(seals);
+    if (broken.problems.length > 0) options.onSealsBroken?.(broken.problems);
+    await redactor.redactTree(runDir);
+    return sealedListing(seals, broken.grown, options.signingKey);
+  });
   let record = first;
   let text = '';
   for (let round = 0; round < 3; round++) {

@@ -40,7 +40,9 @@ describe('each attempt sealed when it ends', () => {
     // Sealed when attempt 1 ended, signed with the key from the file.
     const attemptManifest = JSON.parse(readFileSync(path.join(dir, 'attempts/01/manifest.json'), 'utf8')) as Record<string, unknown>;
     expect(attemptManifest).toMatchObject({ files: { 'agent.log': expect.any(Object) }, hmac: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(run.stdout).toMatch(/warning: evidence sealed when its attempt ended was changed since .*attempt 1: modified: agent\.log/);
+    expect(run.stdout).toMatch(
+      /warning: evidence sealed when its attempt ended was changed since .*attempt 1: modified: attempts\/01\/agent\.log/,
+    );
 
     const check = runCli(['evidence', 'verify', 'latest'], p.root, env);
     expect(check.code, check.stdout + check.stderr).toBe(1); // on main: 0, "evidence intact"

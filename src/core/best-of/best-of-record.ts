@@ -2,7 +2,7 @@
 // PENDING), and the outcome it is sealed with once all have ended.
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { workspacesDir } from '../../evidence/layout.js';
+import { EVIDENCE_FILES, workspacesDir } from '../../evidence/layout.js';
 import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
 import type { FinalRunState } from '../../states.js';
 import { git } from '../../git/git.js';
@@ -31,7 +31,7 @@ function pendingEntry(runId: string, c: CandidatePlan): CandidateSummary {
     agentType: c.agent.type,
     index: c.index,
     runId: `${runId}-${c.name}`,
-    dir: path.join('candidates', c.name),
+    dir: path.join(EVIDENCE_FILES.candidates, c.name),
     state: 'PENDING',
     reason: null,
     message: null,

@@ -2,10 +2,9 @@
 // run (runTask) in its own worktree with its own app and repair loop; the verifier's verdicts choose.
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { costCapCoverage } from '../../agents/cost-cap.js';
 import { ExitCode, PreflightError } from '../../errors.js';
-import { runDir as runDirOf, runJsonPath } from '../../evidence/layout.js';
+import { candidateDir, runDir as runDirOf, runJsonPath } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { sealRun } from '../../evidence/seal.js';
 import type { RunRecord } from '../../evidence/run-record.js';
@@ -20,6 +19,7 @@ import { CandidateRunner, type BestOfOptions, type BestOfShared } from './candid
 import { chooseWinner } from './choose.js';
 import { planCandidates, type CandidatePlan } from './plan.js';
 import { WholeRunBudget } from './shared-budget.js';
+import { signingKeyFor } from '../../util/signing-key.js';
 
 export type { BestOfOptions };
 
@@ -27,11 +27,6 @@ export interface BestOfResult {
   record: RunRecord;
   runDir: string;
   exitCode: number;
-}
-
-/** Folder of candidate `name` inside the best-of run's folder. */
-export function candidateDir(runDir: string, name: string): string {
-  return path.join(runDir, 'candidates', name);
 }
 
 /** Runs every candidate, chooses, and seals one run folder holding them all. Throws only before the run exists (bad input, preflight). */
@@ -123,7 +118,7 @@ async function chooseAndSeal(options: BestOfOptions, pre: Preflight, shared: Bes
     }),
     {
       values: runSecretValues(pre.config, pre.resolved.task, options.env),
-      signingKey: options.env.ELENCHOS_SIGNING_KEY || undefined,
+      signingKey: signingKeyFor(options.env),
     },
   );
   const exitCode = options.signal.aborted ? ExitCode.INTERRUPTED : exitCodeFor(sealed.state, sealed.reason);

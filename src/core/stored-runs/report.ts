@@ -1,7 +1,7 @@
 // `elenchos report`: gathers one run's evidence and writes what a reporter renders of it outside the run folder.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { verifyManifest } from '../../evidence/manifest.js';
+import { checkRunEvidence } from '../../evidence/check-evidence.js';
 import { attemptDir, EVIDENCE_FILES, reportsDir } from '../../evidence/layout.js';
 import type { RunRecord } from '../../evidence/run-record.js';
 import type { AttemptFile } from '../../evidence/attempt-record.js';
@@ -47,7 +47,8 @@ const MAX_TEXT = 64 * 1024;
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
 export async function writeReport(options: WriteReportOptions): Promise<string> {
   const shown = await showStoredRun(options.cwd, options.runId);
-  const manifest = await verifyManifest(shown.dir, { signingKey: options.signingKey }).catch(() => null);
+  // What `evidence verify` and `apply` check: the run's manifest, each attempt's, each candidate's.
+  const manifest = await checkRunEvidence(shown.dir, { signingKey: options.signingKey }).catch(() => null);
   const out = options.out ? path.resolve(options.cwd, options.out) : path.join(reportsDir(shown.root), `${shown.record.runId}.html`);
   const candidates: NonNullable<ReportInput['candidates']> = [];
   for (const c of shown.candidates) {

@@ -7,7 +7,7 @@ export interface EvidenceCheck {
   runId: string;
   dir: string;
   ok: boolean;
-  /** One line per file that is missing, extra or changed (and a bad HMAC); a file of an attempt names it (`attempt 1: modified: agent.log`). */
+  /** One line per file that is missing, extra or changed (and a bad HMAC); a file of an attempt names it (`attempt 1: modified: attempts/01/agent.log`). */
   problems: string[];
 }
 

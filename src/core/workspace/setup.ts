@@ -1,6 +1,6 @@
 // `setup`: what a fresh worktree needs before anyone works in it (copied files, `setup.command`);
 // one definition for runs, the base probe and `doctor`.
-import { appendFile, copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/config-schema.js';
 import { checkRepoRelative } from '../../contract/repo-path.js';
@@ -13,7 +13,7 @@ import { beginCachedSetup, type CachedSetup, type SetupCacheReport } from './set
 import { attemptPaths, setupCacheDir } from '../../evidence/layout.js';
 import { childEnv } from '../../process/child-env.js';
 import { appSandboxCommand, appSandboxed, setupSandboxOptions } from '../app/app-sandbox.js';
-import { noteElenchosAppend } from '../../evidence/seal-attempt.js';
+import { appendElenchosText } from '../../evidence/seal-attempt.js';
 import { secretPathsToHide } from '../../util/secret-paths.js';
 
 export interface PrepareWorktreeOptions {
@@ -165,8 +165,7 @@ async function runCommand(options: PrepareWorktreeOptions, command: string): Pro
 async function logCache(logFile: string, report: SetupCacheReport): Promise<void> {
   const lines = [...report.warnings.map((warning) => `warning: ${warning}`), `setup cache ${report.status}: ${report.message}`];
   const text = lines.map((line) => `[elenchos] ${line}\n`).join('');
-  await appendFile(logFile, text);
-  noteElenchosAppend(logFile, text); // the cache's copy may end after the attempt was sealed
+  await appendElenchosText(logFile, text); // the cache's copy may end after the attempt was sealed
 }
 
 /** What of a run its setup needs (a run's RunContext has it all). */
