@@ -55,18 +55,42 @@ export async function readNextConfig(root: string): Promise<string> {
   return texts.join('\n');
 }
 
+/** untrustedNextDevHost for the project at `root` (its package.json scripts and next.config.*). */
+export async function untrustedNextDevHostAt(root: string, app: { command: string; url: string }): Promise<string | null> {
+  return untrustedNextDevHost({
+    command: app.command,
+    scripts: await readScripts(root),
+    url: app.url,
+    nextConfig: await readNextConfig(root),
+  });
+}
+
+async function readScripts(root: string): Promise<Record<string, unknown>> {
+  try {
+    const manifest: unknown = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+    const scripts = (manifest as { scripts?: unknown } | null)?.scripts;
+    return typeof scripts === 'object' && scripts !== null ? (scripts as Record<string, unknown>) : {};
+  } catch {
+    return {}; // no package.json, or one npm would refuse anyway
+  }
+}
+
 /**
- * When the app's log holds Next's warning, the sentence an attempt's summary ends with (the likely cause
- * of a FAIL is the configuration, not the product); null otherwise. Reads the log line by line, stopping
- * at the first match, so a long dev-server log costs no memory.
+ * When the app is run by `next dev` at a host it does not trust (`host`, from untrustedNextDevHost) and its
+ * log holds Next's warning for that very host, the sentence an attempt's summary ends with (the likely
+ * cause of a FAIL is the configuration, not the product); null otherwise. The log is the app's (the agent's
+ * code): only the host we computed is quoted, never its text, and the hint never changes the verdict.
+ * Reads the log line by line, stopping at the first match, so a long dev-server log costs no memory.
  */
-export async function blockedDevOriginHint(appLog: string): Promise<string | null> {
+export async function blockedDevOriginHint(appLog: string, host: string | null): Promise<string | null> {
+  if (host === null) return null;
+  const wanted = `from "${host.replace(/^\[|\]$/g, '')}"`;
   const lines = createInterface({ input: createReadStream(appLog), crlfDelay: Infinity });
-  let found: string | null = null;
+  let found = false;
   try {
     for await (const line of lines) {
-      if (!line.includes(NEXT_BLOCKED_MARK)) continue;
-      found = /from "([^"]*)"/.exec(line)?.[1] ?? '';
+      if (!line.includes(NEXT_BLOCKED_MARK) || !line.includes(wanted)) continue;
+      found = true;
       break;
     }
   } catch {
@@ -74,10 +98,9 @@ export async function blockedDevOriginHint(appLog: string): Promise<string | nul
   } finally {
     lines.close();
   }
-  if (found === null) return null;
-  const host = found ? ` "${found}"` : '';
+  if (!found) return null;
   return (
-    `likely a configuration cause, not the product: the app's log says Next.js blocked its own dev resources for${host} ` +
+    `likely a configuration cause, not the product: the app's log says Next.js blocked its own dev resources for "${host}" ` +
     `("${NEXT_BLOCKED_MARK}"), so the page's JavaScript never ran; set app.url to http://localhost:{port}/ ` +
     `or name the host in allowedDevOrigins in next.config (docs/config.md#nextjs-dev-and-appurl)`
   );

@@ -9,7 +9,7 @@ import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
-import { blockedDevOriginHint } from '../../app/next-dev-origin.js';
+import { blockedDevOriginHint, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
 const WRITE_FIX =
@@ -85,6 +85,9 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
  */
 export async function verdict(attempt: Attempt): Promise<PhaseResult> {
   const { status, summary } = attempt.verdict!;
-  const hint = status === 'FAIL' ? await blockedDevOriginHint(attemptPaths(attempt.input.dir).appLog) : null;
+  const { app } = attempt.ctx.config;
+  const host =
+    status === 'FAIL' && app.command ? await untrustedNextDevHostAt(attempt.ctx.workspace, { command: app.command, url: app.url }) : null;
+  const hint = await blockedDevOriginHint(attemptPaths(attempt.input.dir).appLog, host);
   return attempt.conclude(status, hint ? `${summary}; ${hint}` : summary, attempt.after);
 }
