@@ -49,7 +49,7 @@ export function renderHtmlReport(input: ReportInput): string {
     [
       'spent',
       record.cost
-        ? `agent ${describeAgentSpend(record.cost, agentReportsDollars(input.attempts))}${showsKaneCredits(record) ? `, Kane ${record.cost.kaneCredits} credits` : ''}`
+        ? `${describeAgentSpend({ mode: record.mode, cost: record.cost }, agentReportsDollars(input.attempts))}${showsKaneCredits(record) ? `, Kane ${record.cost.kaneCredits} credits` : ''}`
         : 'not recorded',
     ],
     [

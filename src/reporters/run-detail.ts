@@ -35,7 +35,7 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
     const c = record.cost;
     // An agent that reports no dollars (Codex) spent an unknown amount, not $0 (null; 0 in records before that).
     const kane = showsKaneCredits(record) ? `, Kane ${c.kaneCredits} credit(s)` : '';
-    out(`spent: agent ${describeAgentSpend(c, agentReportsDollars(shown.attempts))}${kane}`);
+    out(`spent: ${describeAgentSpend({ mode: record.mode, cost: c }, agentReportsDollars(shown.attempts))}${kane}`);
   }
   out(
     `contract: ${record.contract.files

@@ -9,14 +9,20 @@ export function describeDollars(agentUsd: number | null | undefined): string {
 }
 
 /**
- * What the agent spent, for `show` and the report: `$0.04 (4 turn(s), 1200 input / 300 output tokens)`,
- * `cost not reported (…)` when some usage but no dollars came, or `reported no cost nor usage` (a command
- * agent reports nothing: zeros would read as measured). `reportsDollars`: whether any attempt's agent did.
+ * What the agent spent, for `show` and the report: `agent $0.04 (4 turn(s), 1200 input / 300 output tokens)`,
+ * `agent cost not reported (…)` when some usage but no dollars came, `agent reported no cost nor usage` (a
+ * command agent reports nothing: zeros would read as measured), or `no agent ran` (a verify).
+ * `reportsDollars`: whether any attempt's agent did.
  */
-export function describeAgentSpend(cost: NonNullable<RunRecord['cost']>, reportsDollars: boolean): string {
+export function describeAgentSpend(
+  record: Pick<RunRecord, 'mode'> & { cost: NonNullable<RunRecord['cost']> },
+  reportsDollars: boolean,
+): string {
+  const { cost } = record;
+  if (record.mode === 'verify') return 'no agent ran';
   const dollars = describeDollars(reportsDollars ? cost.agentUsd : null);
-  if (!reportsDollars && cost.agentTurns + cost.inputTokens + cost.outputTokens === 0) return 'reported no cost nor usage';
-  return `${dollars} (${cost.agentTurns} turn(s), ${cost.inputTokens} input / ${cost.outputTokens} output tokens)`;
+  if (!reportsDollars && cost.agentTurns + cost.inputTokens + cost.outputTokens === 0) return 'agent reported no cost nor usage';
+  return `agent ${dollars} (${cost.agentTurns} turn(s), ${cost.inputTokens} input / ${cost.outputTokens} output tokens)`;
 }
 
 /**

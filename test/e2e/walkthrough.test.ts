@@ -13,8 +13,11 @@ const NEXT_BLOCKED =
 
 describe('a FAIL with a Next.js dev server that blocked its own resources', () => {
   it("says in the attempt's summary that the likely cause is app.url's host, and only when the app log has Next's warning", () => {
+    // A stand-in for `next dev` (the app is run by it, at 127.0.0.1): Next 16's warning, then the tiny app.
+    const nextDev = `#!/bin/sh\nshift\necho '${NEXT_BLOCKED}'\ncd .. && exec node app.js "$@"\n`;
     const blocked = makeProject({
-      config: { app: { command: `echo '${NEXT_BLOCKED}'; exec node app.js --port {port}`, readyTimeoutSeconds: 10 } },
+      config: { app: { command: 'cd bin && sh next dev --port {port}', url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 10 } },
+      files: { 'bin/next': nextDev },
     });
     const run = runCli(['verify', 'tasks/add-task.json'], blocked.root, blocked.env);
     expect(run.code, run.stdout + run.stderr).toBe(1); // the page lacks "New task": a FAIL either way
@@ -30,6 +33,14 @@ describe('a FAIL with a Next.js dev server that blocked its own resources', () =
     const quiet = runCli(['verify', 'tasks/add-task.json'], plain.root, plain.env);
     expect(quiet.code).toBe(1);
     expect(quiet.stdout).not.toContain('likely a configuration cause');
+
+    // The app's log is the agent's code talking: an app not run by next dev printing Next's words gets no hint.
+    const mimic = makeProject({
+      config: { app: { command: `echo '${NEXT_BLOCKED}'; exec node app.js --port {port}`, readyTimeoutSeconds: 10 } },
+    });
+    const mimicked = runCli(['verify', 'tasks/add-task.json'], mimic.root, mimic.env);
+    expect(mimicked.code).toBe(1);
+    expect(mimicked.stdout).not.toContain('likely a configuration cause');
   });
 });
 
