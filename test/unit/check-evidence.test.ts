@@ -7,29 +7,10 @@ import { expect, it } from 'vitest';
 import { checkRunEvidence } from '../../src/evidence/check-evidence.js';
 import { sealAttempt } from '../../src/evidence/seal-attempt.js';
 import { sealRun } from '../../src/evidence/seal.js';
-import type { RunRecord } from '../../src/evidence/run-record.js';
+import { verifiedRunRecord } from '../helpers/run-record.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
-const record = (runId: string) => (): RunRecord =>
-  ({
-    schemaVersion: 1,
-    runId,
-    mode: 'run',
-    task: { id: 't', file: 'tasks/t.json', title: 'T' },
-    state: 'VERIFIED',
-    reason: null,
-    message: null,
-    tools: { elenchos: '0', node: 'v20', git: '2', verifier: null, agent: null },
-    contract: { files: [] },
-    configFingerprint: 'x',
-    startedAt: '2026-11-30T04:56:12.123Z',
-    finishedAt: '2026-11-30T05:00:00.000Z',
-    durationMs: 5,
-    pid: 1,
-    host: 'h',
-    workspace: { path: '.', base: 'b', kept: false },
-    attempts: [],
-  }) as RunRecord;
+const record = (runId: string) => () => verifiedRunRecord({ runId });
 
 /** A best-of run folder whose candidates a and b each sealed their attempt 1 and themselves. */
 async function bestOfRun(): Promise<string> {

@@ -6,32 +6,12 @@ import { verifyManifest } from '../../src/evidence/manifest.js';
 import { readRunRecord, type RunRecord } from '../../src/evidence/run-record.js';
 import { sealRun } from '../../src/evidence/seal.js';
 import { writeJsonAtomic } from '../../src/evidence/write-json.js';
+import { sampleRunRecord } from '../helpers/run-record.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const SECRET = 'hunter2-secret-value';
 
-function record(overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    schemaVersion: 1,
-    runId: 'r1',
-    mode: 'run',
-    task: { id: 't', file: 'tasks/t.json', title: 'T' },
-    state: 'RUNNING',
-    reason: null,
-    message: null,
-    tools: { elenchos: '0', node: 'v20', git: '2', verifier: null, agent: null },
-    contract: { files: [] },
-    configFingerprint: 'x',
-    startedAt: '2026-11-30T04:56:12.123Z',
-    finishedAt: null,
-    durationMs: null,
-    pid: 1,
-    host: 'h',
-    workspace: { path: '.', base: 'b', kept: false },
-    attempts: [],
-    ...overrides,
-  };
-}
+const record = sampleRunRecord;
 
 async function runFolder(): Promise<string> {
   const dir = tempDir();

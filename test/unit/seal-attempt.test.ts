@@ -6,31 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { verifyManifest } from '../../src/evidence/manifest.js';
 import { appendElenchosText, checkSeals, sealAttempt, sealedListing, type AttemptSeal } from '../../src/evidence/seal-attempt.js';
 import { sealRun } from '../../src/evidence/seal.js';
-import type { RunRecord } from '../../src/evidence/run-record.js';
+import { verifiedRunRecord } from '../helpers/run-record.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const SECRET = 'attempt-secret-value-1234';
 
-const record = (): RunRecord =>
-  ({
-    schemaVersion: 1,
-    runId: 'r1',
-    mode: 'run',
-    task: { id: 't', file: 'tasks/t.json', title: 'T' },
-    state: 'VERIFIED',
-    reason: null,
-    message: null,
-    tools: { elenchos: '0', node: 'v20', git: '2', verifier: null, agent: null },
-    contract: { files: [] },
-    configFingerprint: 'x',
-    startedAt: '2026-11-30T04:56:12.123Z',
-    finishedAt: '2026-11-30T05:00:00.000Z',
-    durationMs: 5,
-    pid: 1,
-    host: 'h',
-    workspace: { path: '.', base: 'b', kept: false },
-    attempts: [],
-  }) as RunRecord;
+const record = () => verifiedRunRecord();
 
 describe('sealAttempt', () => {
   it('redacts and seals the folder; a later rewrite, addition or deletion is kept out of the run manifest and named', async () => {
