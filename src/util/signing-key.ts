@@ -43,6 +43,18 @@ export function loadSigningKey(env: NodeJS.ProcessEnv, file?: string): SigningKe
   return found;
 }
 
+/**
+ * `env` with `extra` on top, keeping the key loaded for `env` (the key is kept per environment object, so a
+ * plain copy would read it again without `--signing-key-file`: a best-of candidate sealed unsigned, and its
+ * sandbox did not hide the key file).
+ */
+export function withSigningKeyOf(env: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env, ...extra };
+  const key = loaded.get(env);
+  if (key) loaded.set(copy, key);
+  return copy;
+}
+
 /** The key as loaded for `env` already, or undefined when it was not loaded yet. */
 export function loadedSigningKey(env: NodeJS.ProcessEnv): SigningKey | undefined {
   return loaded.get(env);

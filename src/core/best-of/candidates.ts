@@ -1,5 +1,6 @@
 // Runs a best-of run's candidates, at most `parallel` at once, each a full run (runTask) in its own
 // worktree; keeps each one's row in `candidates[]` current; and with --stop-at-first stops the rest.
+import { withSigningKeyOf } from '../../util/signing-key.js';
 import { describeError } from '../../errors.js';
 import type { CandidateSummary, RunRecord } from '../../evidence/run-record.js';
 import type { RunReporter } from '../events.js';
@@ -127,7 +128,7 @@ export class CandidateRunner {
       taskFile: options.taskFile,
       configFile: options.configFile,
       // Which candidate this run is, for a test pause point of one candidate (test-pause.ts); the agent gets its own below.
-      env: { ...options.env, ELENCHOS_CANDIDATE: c.name },
+      env: withSigningKeyOf(options.env, { ELENCHOS_CANDIDATE: c.name }),
       overrides: {
         ...options.overrides,
         // The agent learns which candidate it is (a seeded agent, a log line); nothing else differs.
