@@ -1,9 +1,9 @@
 // What `evidence verify` and `apply` both check of a stored run folder: its manifest, and each attempt's own
 // manifest (written when the attempt ended, see seal-attempt.ts), with their HMACs when a key is given; for
 // a best-of run, each candidate's folder the same way (each was sealed as a run of its own when it ended).
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { attemptsDir, candidatesDir, EVIDENCE_FILES } from './layout.js';
+import { attemptsDir, candidatesDir, EVIDENCE_FILES, runJsonPath } from './layout.js';
 import { verifyManifest, type ManifestCheck, type ManifestOptions } from './manifest.js';
 
 const UNSEALED = 'manifest.json is missing';
@@ -16,13 +16,34 @@ const UNSEALED = 'manifest.json is missing';
 export async function checkRunEvidence(runDir: string, options: ManifestOptions = {}): Promise<ManifestCheck> {
   const check = await checkSealedFolder(runDir, '', options);
   const problems = [...check.problems];
-  for (const name of (await readdir(candidatesDir(runDir)).catch(() => [] as string[])).sort()) {
+  const sealed = await sealedCandidates(runDir);
+  const folders = await readdir(candidatesDir(runDir)).catch(() => [] as string[]);
+  for (const name of [...new Set([...folders, ...sealed])].sort()) {
     const own = await checkSealedFolder(path.join(candidatesDir(runDir), name), `${EVIDENCE_FILES.candidates}/${name}/`, options);
-    // A candidate stopped before it sealed: the run's manifest covers its files, or says they are missing.
-    if (own.problems.length === 1 && own.problems[0] === UNSEALED) continue;
+    // A candidate that ended before its run existed has no manifest: the run's covers what it has. One the
+    // run's record says was sealed must still have its own (deleted with a rewrite, the rewrite would pass).
+    if (own.problems.length === 1 && own.problems[0] === UNSEALED) {
+      if (sealed.includes(name))
+        problems.push(`candidate ${name}: missing: ${EVIDENCE_FILES.candidates}/${name}/${EVIDENCE_FILES.manifest}`);
+      continue;
+    }
     for (const problem of own.problems) problems.push(`candidate ${name}: ${problem}`);
   }
   return { ok: check.ok && problems.length === 0, problems };
+}
+
+// The candidates the run's record says ended with a sealed run of their own (its duration came from that
+// record; one that failed before its run existed has none). Read leniently: the manifest check covers run.json.
+async function sealedCandidates(runDir: string): Promise<string[]> {
+  try {
+    const record = JSON.parse(await readFile(runJsonPath(runDir), 'utf8')) as { candidates?: unknown };
+    if (!Array.isArray(record.candidates)) return [];
+    return record.candidates.flatMap((c: { name?: unknown; durationMs?: unknown }) =>
+      typeof c?.name === 'string' && /^[A-Za-z0-9][\w-]*$/.test(c.name) && typeof c.durationMs === 'number' ? [c.name] : [],
+    );
+  } catch {
+    return [];
+  }
 }
 
 // One run folder (the run's, or a candidate's): its manifest and its attempts' own. Paths in problems are
