@@ -5,11 +5,8 @@ import path from 'node:path';
 import { EVIDENCE_FILES, workspacesDir } from '../../evidence/layout.js';
 import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
 import type { FinalRunState } from '../../states.js';
-import { git } from '../../git/git.js';
-import { readProcStat } from '../../process/proc-stat.js';
-import { sha256 } from '../../util/sha256.js';
-import { elenchosVersion } from '../../version.js';
-import { canonicalJson, type lockContract } from '../lock/contract-lock.js';
+import type { lockContract } from '../lock/contract-lock.js';
+import { baseRunRecord } from '../run/run-record-writer.js';
 import type { preflight } from '../run/preflight.js';
 import type { CandidatePlan } from './plan.js';
 
@@ -50,36 +47,21 @@ function pendingEntry(runId: string, c: CandidatePlan): CandidateSummary {
 export async function draftBestOfRecord(input: DraftInput): Promise<RunRecord> {
   const { runId, pre, plan, locked, startedAt } = input;
   const { root, config, resolved } = pre;
-  return {
-    schemaVersion: 1,
+  const base = await baseRunRecord({
     runId,
     mode: 'run',
-    task: { id: resolved.task.id, file: resolved.label, title: resolved.task.title },
-    state: 'RUNNING',
-    reason: null,
-    message: null,
-    tools: {
-      elenchos: elenchosVersion(),
-      node: process.version,
-      git: await git(['--version'], { cwd: root }).then(
-        (out) => out.trim().replace(/^git version /, ''),
-        () => 'unknown',
-      ),
-      verifier: null,
-      agent: [...new Set(plan.map((c) => c.agent.type))].join(','),
-    },
-    contract: { files: locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
-    configFingerprint: sha256(canonicalJson(config)),
-    configFile: pre.loaded.path ? path.relative(root, pre.loaded.path) : null,
-    verifier: { type: resolved.verifierType, testFile: resolved.testFileLabel },
-    startedAt: new Date(startedAt).toISOString(),
-    finishedAt: null,
-    durationMs: null,
-    pid: process.pid,
-    pidStartTime: readProcStat(process.pid)?.startTime ?? null,
+    root,
+    config,
+    resolved,
+    locked,
+    configFile: pre.loaded.path ?? null,
+    startedAt,
     host: hostname(),
+    agent: [...new Set(plan.map((c) => c.agent.type))].join(','),
     workspace: { path: path.relative(root, workspacesDir(root)), base: pre.head, kept: config.retainWorkspace },
-    attempts: [],
+  });
+  return {
+    ...base,
     bestOf: { parallel: input.parallel, stopAtFirst: input.stopAtFirst },
     candidates: plan.map((c) => pendingEntry(runId, c)),
     winner: null,

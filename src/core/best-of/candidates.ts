@@ -5,18 +5,13 @@ import { describeError } from '../../errors.js';
 import type { CandidateSummary, RunRecord } from '../../evidence/run-record.js';
 import type { RunReporter } from '../events.js';
 import type { lockContract } from '../lock/contract-lock.js';
-import { runTask, type RunTaskResult } from '../run/run-task.js';
+import { runTask, type RunTaskOptions, type RunTaskResult } from '../run/run-task.js';
 import { measureChange } from './change-size.js';
 import type { CandidatePlan } from './plan.js';
 import { CandidateBudget, type WholeRunBudget } from './shared-budget.js';
 
-export interface BestOfOptions {
-  cwd: string;
-  taskFile: string;
-  configFile?: string;
-  env: NodeJS.ProcessEnv;
-  overrides?: Record<string, unknown>;
-  signal: AbortSignal;
+/** A plain run's inputs (each candidate is one), and how to pick and run the candidates. */
+export interface BestOfOptions extends Pick<RunTaskOptions, 'cwd' | 'taskFile' | 'configFile' | 'env' | 'overrides' | 'signal'> {
   agents?: string[];
   bestOf?: number;
   /** How many candidates run at once (default: the number of cores, at most the candidates). */

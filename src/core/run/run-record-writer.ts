@@ -28,37 +28,65 @@ export async function startRunRecord(
 ): Promise<RunRecordDraft> {
   // Asking the verifier its version spawns it: do that beside the run, not in front of it.
   const version = verifierVersion(ctx);
-  const draft: RunRecordDraft = {
-    schemaVersion: 1,
+  const draft = await baseRunRecord({
     runId: ctx.runId,
     mode: ctx.mode,
-    task: { id: ctx.resolved.task.id, file: ctx.resolved.label, title: ctx.resolved.task.title },
+    root: ctx.root,
+    config: ctx.config,
+    resolved: ctx.resolved,
+    locked: ctx.locked,
+    configFile: extra.configFile,
+    startedAt: ctx.startedAt,
+    host: extra.host,
+    agent: ctx.mode === 'run' ? ctx.config.agent.type : null,
+    workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
+  });
+  versions.set(draft, version);
+  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
+  return draft;
+}
+
+/** What a run's first record is made of: a plain run's (above) and a best-of run's (best-of/best-of-record.ts). */
+export interface RecordBasis {
+  runId: string;
+  mode: RunContext['mode'];
+  root: string;
+  config: RunContext['config'];
+  resolved: RunContext['resolved'];
+  locked: readonly Pick<RunContext['locked'][number], 'path' | 'sha256' | 'role'>[];
+  /** The config file's absolute path, when one was read. */
+  configFile: string | null;
+  startedAt: number;
+  host: string;
+  /** The agent type(s) the record names; null for a verify. */
+  agent: string | null;
+  workspace: RunRecord['workspace'];
+}
+
+/** The RUNNING record with the contract hashes and the tools, before anything runs. */
+export async function baseRunRecord(b: RecordBasis): Promise<RunRecordDraft> {
+  return {
+    schemaVersion: 1,
+    runId: b.runId,
+    mode: b.mode,
+    task: { id: b.resolved.task.id, file: b.resolved.label, title: b.resolved.task.title },
     state: 'RUNNING',
     reason: null,
     message: null,
-    tools: {
-      elenchos: elenchosVersion(),
-      node: process.version,
-      git: await gitVersion(ctx.root),
-      verifier: null,
-      agent: ctx.mode === 'run' ? ctx.config.agent.type : null,
-    },
-    contract: { files: ctx.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
-    configFingerprint: sha256(canonicalJson(ctx.config)),
-    configFile: extra.configFile ? path.relative(ctx.root, extra.configFile) : null,
-    verifier: { type: ctx.resolved.verifierType, testFile: ctx.resolved.testFileLabel },
-    startedAt: new Date(ctx.startedAt).toISOString(),
+    tools: { elenchos: elenchosVersion(), node: process.version, git: await gitVersion(b.root), verifier: null, agent: b.agent },
+    contract: { files: b.locked.map((f) => ({ path: f.path, sha256: f.sha256, role: f.role })) },
+    configFingerprint: sha256(canonicalJson(b.config)),
+    configFile: b.configFile ? path.relative(b.root, b.configFile) : null,
+    verifier: { type: b.resolved.verifierType, testFile: b.resolved.testFileLabel },
+    startedAt: new Date(b.startedAt).toISOString(),
     finishedAt: null,
     durationMs: null,
     pid: process.pid,
     pidStartTime: readProcStat(process.pid)?.startTime ?? null,
-    host: extra.host,
-    workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
+    host: b.host,
+    workspace: b.workspace,
     attempts: [],
   };
-  versions.set(draft, version);
-  await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
-  return draft;
 }
 
 /** Writes attempt.json and refreshes run.json after each attempt, so partial evidence stays readable. */
