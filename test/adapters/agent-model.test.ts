@@ -1,45 +1,18 @@
 // `agent.model` (and `agents.<name>.model`): each adapter passes it as its CLI's own flag, against the
 // fakes (which name the model they were given in their init event, as Claude Code and Gemini CLI do);
 // the config refuses it where no flag can carry it.
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { agentAdapter } from '../../src/agents/registry.js';
-import type { AgentContext } from '../../src/agents/types.js';
 import { ConfigSchema } from '../../src/config/config-schema.js';
-import { FIXTURES } from '../helpers/project.js';
-import { tempDir } from '../helpers/temp.js';
+import { agentContext } from '../helpers/agent-context.js';
 
 type Typed = 'claude' | 'codex' | 'gemini' | 'opencode';
 
 async function dispatch(type: Typed, model: string | undefined, args: string[] = []) {
-  const cwd = tempDir('elenchos-agent-model-');
-  const record = path.join(cwd, '..', `${path.basename(cwd)}.record.json`);
-  const promptFile = path.join(cwd, '..', `${path.basename(cwd)}.prompt.md`);
-  writeFileSync(promptFile, 'Do the task.\n');
-  const ctx: AgentContext = {
-    cwd,
-    prompt: 'Do the task.\n',
-    promptFile,
-    taskFile: path.join(cwd, 'tasks/a.json'),
-    attempt: 1,
-    config: {
-      type,
-      command: path.join(FIXTURES, 'bin', type),
-      model,
-      args,
-      timeoutSeconds: 20,
-      env: { FAKE_AGENT_RECORD: record },
-      passEnv: [],
-      sandbox: 'none',
-    },
-    baseEnv: { PATH: process.env.PATH, HOME: '/home/dev' },
-    logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
-    signal: new AbortController().signal,
-  };
+  const { ctx, seen } = agentContext(type, { extra: { model, args } });
   const outcome = await agentAdapter(type).dispatch(ctx);
-  const seen = JSON.parse(readFileSync(record, 'utf8')) as { argv: string[] };
-  return { outcome, argv: seen.argv, log: readFileSync(ctx.logFile, 'utf8') };
+  return { outcome, argv: seen().argv, log: readFileSync(ctx.logFile, 'utf8') };
 }
 
 describe('agent model', () => {

@@ -6,50 +6,28 @@ import { GEMINI_PROMPT_ARG } from '../../src/agents/gemini.js';
 import { agentAdapter } from '../../src/agents/registry.js';
 import type { AgentContext } from '../../src/agents/types.js';
 import { FIXTURES } from '../helpers/project.js';
+import { agentContext } from '../helpers/agent-context.js';
 import { tempDir } from '../helpers/temp.js';
 
+// What Elenchos runs in: each CLI's own keys and settings beside others', which the adapters must filter.
+const BASE_ENV: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: '/home/dev',
+  GEMINI_API_KEY: 'gemini-key-value',
+  GOOGLE_API_KEY: 'google-key-value',
+  GEMINI_MODEL: 'gemini-2.5-flash',
+  GOOGLE_CLOUD_PROJECT: 'my-project',
+  ANTHROPIC_API_KEY: 'sk-ant-test',
+  OPENAI_API_KEY: 'sk-openai-test',
+  OPENCODE_CONFIG: '/home/dev/opencode.json',
+  OPENCODE_SERVER_PASSWORD: 'server-password-value',
+  LT_ACCESS_KEY: 'kane-secret',
+  GITHUB_TOKEN: 'ghp_caller_token_value',
+  UNRELATED: 'x',
+};
+
 function context(type: 'gemini' | 'opencode', env: Record<string, string>, extra: Partial<AgentContext['config']> = {}) {
-  const cwd = tempDir('elenchos-agent-');
-  const record = path.join(cwd, '..', `${path.basename(cwd)}.record.json`);
-  const promptFile = path.join(cwd, '..', `${path.basename(cwd)}.prompt.md`);
-  writeFileSync(promptFile, 'Do the task.\n');
-  const ctx: AgentContext = {
-    cwd,
-    prompt: 'Do the task.\n',
-    promptFile,
-    taskFile: path.join(cwd, 'tasks/a.json'),
-    attempt: 1,
-    config: {
-      type,
-      command: path.join(FIXTURES, 'bin', type),
-      args: [],
-      timeoutSeconds: 20,
-      env: { FAKE_AGENT_RECORD: record, ...env },
-      passEnv: [],
-      sandbox: 'none',
-      ...extra,
-    },
-    baseEnv: {
-      PATH: process.env.PATH,
-      HOME: '/home/dev',
-      GEMINI_API_KEY: 'gemini-key-value',
-      GOOGLE_API_KEY: 'google-key-value',
-      GEMINI_MODEL: 'gemini-2.5-flash',
-      GOOGLE_CLOUD_PROJECT: 'my-project',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      OPENAI_API_KEY: 'sk-openai-test',
-      OPENCODE_CONFIG: '/home/dev/opencode.json',
-      OPENCODE_SERVER_PASSWORD: 'server-password-value',
-      LT_ACCESS_KEY: 'kane-secret',
-      GITHUB_TOKEN: 'ghp_caller_token_value',
-      UNRELATED: 'x',
-    },
-    logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
-    signal: new AbortController().signal,
-  };
-  const seen = () =>
-    JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; prompt: string };
-  return { ctx, seen };
+  return agentContext(type, { env, extra, baseEnv: { ...BASE_ENV } });
 }
 
 const gemini = (mode: string) => agentAdapter('gemini').dispatch(context('gemini', { FAKE_GEMINI_MODE: mode }).ctx);

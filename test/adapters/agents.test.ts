@@ -1,53 +1,29 @@
 // The agent adapters against fakes faithful to Claude Code's stream-json and Codex's exec --json output.
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { reportsDollars } from '../../src/agents/cost-cap.js';
 import { agentAdapter } from '../../src/agents/registry.js';
 import { worthRetrying } from '../../src/agents/retry.js';
 import type { AgentContext } from '../../src/agents/types.js';
-import { FAKE_AGENT, FIXTURES } from '../helpers/project.js';
-import { tempDir } from '../helpers/temp.js';
+import { FAKE_AGENT } from '../helpers/project.js';
+import { agentContext } from '../helpers/agent-context.js';
+
+// What Elenchos runs in: credentials of every kind, which each adapter must filter.
+const BASE_ENV: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: '/home/dev',
+  ANTHROPIC_API_KEY: 'sk-ant-test',
+  OPENAI_API_KEY: 'sk-openai-test',
+  LT_ACCESS_KEY: 'kane-secret',
+  LT_USERNAME: 'kane-user',
+  UNRELATED: 'x',
+  GITHUB_TOKEN: 'ghp_caller_token_value',
+  AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234',
+  ANTHROPIC_BASE_URL: 'http://proxy',
+};
 
 function context(type: AgentContext['config']['type'], env: Record<string, string>, extra: Partial<AgentContext['config']> = {}) {
-  const cwd = tempDir('elenchos-agent-');
-  const record = path.join(cwd, '..', `${path.basename(cwd)}.record.json`);
-  const promptFile = path.join(cwd, '..', `${path.basename(cwd)}.prompt.md`);
-  writeFileSync(promptFile, 'Do the task.\n');
-  const ctx: AgentContext = {
-    cwd,
-    prompt: 'Do the task.\n',
-    promptFile,
-    taskFile: path.join(cwd, 'tasks/a.json'),
-    attempt: 2,
-    config: {
-      type,
-      command: path.join(FIXTURES, 'bin', type),
-      args: [],
-      timeoutSeconds: 20,
-      env: { FAKE_AGENT_RECORD: record, ...env },
-      passEnv: [],
-      sandbox: 'none',
-      ...extra,
-    },
-    baseEnv: {
-      PATH: process.env.PATH,
-      HOME: '/home/dev',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      OPENAI_API_KEY: 'sk-openai-test',
-      LT_ACCESS_KEY: 'kane-secret',
-      LT_USERNAME: 'kane-user',
-      UNRELATED: 'x',
-      GITHUB_TOKEN: 'ghp_caller_token_value',
-      AWS_SECRET_ACCESS_KEY: 'aws-secret-value-1234',
-      ANTHROPIC_BASE_URL: 'http://proxy',
-    },
-    logFile: path.join(cwd, '..', `${path.basename(cwd)}.log`),
-    signal: new AbortController().signal,
-  };
-  const seen = () =>
-    JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; prompt: string };
-  return { ctx, seen };
+  return agentContext(type, { env, extra, baseEnv: { ...BASE_ENV }, attempt: 2 });
 }
 
 describe('claude adapter', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
-import { checkoutFingerprint, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { checkoutFingerprint, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -25,7 +25,7 @@ const NEW_BIN = Buffer.from([0, 255, 0, 1, 2, 3, 0, 10, 13, 0]);
 const LOGO = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
 
 // The machine has no git identity: the tests give one, as a user's ~/.gitconfig would.
-const IDENTITY = { GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@example.com' };
+const IDENTITY = GIT_IDENTITY;
 
 function verifiedRun(agent = 'rich-change', extra: string[] = []) {
   const made = makeProject({ agent, files: RICH_FILES });

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
+import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside } from '../helpers/project.js';
 import { GITHUB_ISSUER, WORKFLOW_IDENTITY, startMockSigstore, type MockSigstore } from '../helpers/sigstore-mock.js';
-import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 
 let sigstore: MockSigstore;
 let other: MockSigstore;
@@ -48,15 +48,10 @@ beforeAll(async () => {
   sigstore = await startMockSigstore();
   other = await startMockSigstore();
   p = makeProject({
-    config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } }, tasks: ['tasks/form.json'] },
+    config: { verifier: KANE_CHECK_PAGE, tasks: ['tasks/form.json'] },
     files: {
-      'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-      'tasks/form.json': taskJson({
-        id: 'form',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-        verification: { testFile: 'tests/form_test.md' },
-      }),
-      'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+      ...FORM_PAGE,
+      ...FORM_TASK,
     },
   });
   dir = tempDir();

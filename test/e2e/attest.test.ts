@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSigningKey } from '../../src/attest/keys.js';
 import { preAuthEncoding, signEnvelope } from '../../src/attest/dsse.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
-import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+import { FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside } from '../helpers/project.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 
 const PASSING_PAGE = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -40,15 +40,10 @@ const statementOf = (file: string) =>
 
 beforeAll(() => {
   project = makeProject({
-    config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+    config: { verifier: KANE_CHECK_PAGE },
     files: {
       'page.html': PASSING_PAGE,
-      'tasks/form.json': taskJson({
-        id: 'form',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-        verification: { testFile: 'tests/form_test.md' },
-      }),
-      'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+      ...FORM_TASK,
     },
   });
   dir = tempDir('elenchos-attest-');

@@ -2,10 +2,9 @@
 // tampers (the task needs a human, as after a plain run), and a whole-run cap (the rest stopped).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_AGENT, FIXTURES, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { runCli } from '../helpers/cli.js';
+import { commandAgent, FIXTURES, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
 let roots: string[] = [];
@@ -14,19 +13,15 @@ afterEach(() => {
   roots = [];
 });
 
-const agent = (behaviour: string) => ({ type: 'command', command: process.execPath, args: [FAKE_AGENT, behaviour], timeoutSeconds: 30 });
-const IDENTITY = { GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@example.com' };
+const agent = commandAgent;
 
 /** Several candidates take a while on a loaded machine: longer than runCli's 60 s. */
-function runLong(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 280_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCli(args, cwd, env, 280_000);
 
 function project(config: Record<string, unknown>) {
   const made = makeProject({ config });
   roots.push(made.root);
-  return { ...made, env: { ...made.env, ...IDENTITY } };
+  return { ...made, env: { ...made.env, ...GIT_IDENTITY } };
 }
 
 const own = (dir: string, name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));

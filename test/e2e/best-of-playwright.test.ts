@@ -6,25 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { FAKE_AGENT, FIXTURES, onlyRun, processesInside } from '../helpers/project.js';
+import { CLEAR_SPEC, CLEAR_TASK } from '../helpers/playwright-attack.js';
 import { tempRepo } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
 
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
-
-const SPEC = `import { expect, test } from '@playwright/test';
-
-test('lists the tasks @AC-001', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.getByRole('listitem')).toHaveText(['Buy milk']);
-});
-
-test('clears the list @AC-002', async ({ page }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Clear' }).click();
-  await expect(page.getByRole('listitem')).toHaveCount(0);
-});
-`;
 
 let roots: string[] = [];
 afterEach(() => {
@@ -51,17 +38,8 @@ describe.runIf(hasChromium)('best of N, Playwright in a real browser', { timeout
       '.gitignore': 'node_modules\n',
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
       'page.html': '<h1>Tasks</h1>\n',
-      'tasks/clear-list.json': `${JSON.stringify({
-        id: 'clear-list',
-        title: 'Clear the list',
-        description: 'A Clear button empties the task list.',
-        acceptanceCriteria: [
-          { id: 'AC-001', description: 'the list shows the tasks' },
-          { id: 'AC-002', description: 'Clear empties the list' },
-        ],
-        verification: { testFile: 'tests/clear-list.spec.ts' },
-      })}\n`,
-      'tests/clear-list.spec.ts': SPEC,
+      'tasks/clear-list.json': CLEAR_TASK,
+      'tests/clear-list.spec.ts': CLEAR_SPEC,
       'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
     });
     symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');

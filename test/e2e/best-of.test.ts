@@ -3,9 +3,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { runCli } from '../helpers/cli.js';
+import { commandAgent, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -19,24 +18,15 @@ afterEach(() => {
 });
 
 const GOOD = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
-const agent = (behaviour: string, ...more: string[]) => ({
-  type: 'command',
-  command: process.execPath,
-  args: [FAKE_AGENT, behaviour, ...more],
-  timeoutSeconds: 30,
-});
-const IDENTITY = { GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@example.com' };
+const agent = commandAgent;
 
 /** Several candidates take a while on a loaded machine: longer than runCli's 60 s. */
-function runLong(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 280_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCli(args, cwd, env, 280_000);
 
 function project(config: Record<string, unknown>) {
   const made = makeProject({ config });
   roots.push(made.root);
-  return { ...made, env: { ...made.env, ...IDENTITY } };
+  return { ...made, env: { ...made.env, ...GIT_IDENTITY } };
 }
 
 describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {

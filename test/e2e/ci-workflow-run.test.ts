@@ -9,10 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
-import { gitSync, taskJson, tempDir, tempRepo } from '../helpers/temp.js';
-
-const WORKFLOW = '.github/workflows/elenchos.yml';
+import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside, TITLE_TASK } from '../helpers/project.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { runs, WORKFLOW, type Step } from '../helpers/workflow.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -20,34 +19,14 @@ afterEach(() => {
   roots = [];
 });
 
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  with?: Record<string, unknown>;
-}
-
-/** Every `run:` command of a job, in order. */
-const runs = (workflow: any, job: string): string[] => (workflow.jobs[job].steps as Step[]).filter((s) => s.run).map((s) => s.run!.trim());
-
 describe('the workflow of elenchos init --ci github, run here', () => {
   it('its verify and merge commands, run shard by shard here, give one summary, one JUnit file and one exit code', () => {
     const p = makeProject({
-      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+      config: { verifier: KANE_CHECK_PAGE },
       files: {
-        'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({
-          id: 'form',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-          verification: { testFile: 'tests/form_test.md' },
-        }),
-        'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
-        'tasks/title.json': taskJson({
-          id: 'title',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
-          verification: { testFile: 'tests/title_test.md' },
-        }),
-        'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
+        ...FORM_PAGE,
+        ...FORM_TASK,
+        ...TITLE_TASK,
         '.gitignore': 'node_modules/\n',
       },
     });
@@ -125,15 +104,10 @@ describe('the workflow of elenchos init --ci github, run here', () => {
 
   it('on a pull request the shards pass --lock-base origin/<target>: an agent commit that ran lock --update is refused', () => {
     const p = makeProject({
-      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } }, tasks: ['tasks/form.json'] },
+      config: { verifier: KANE_CHECK_PAGE, tasks: ['tasks/form.json'] },
       files: {
-        'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({
-          id: 'form',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-          verification: { testFile: 'tests/form_test.md' },
-        }),
-        'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+        ...FORM_PAGE,
+        ...FORM_TASK,
         '.gitignore': 'node_modules/\n',
       },
     });

@@ -10,25 +10,15 @@ import { ATTEST_MARKER } from '../../src/core/init/github-workflow.js';
 import { runCli } from '../helpers/cli.js';
 import { processesInside } from '../helpers/project.js';
 import { tempDir, tempRepo } from '../helpers/temp.js';
+import { runs, WORKFLOW, type Step } from '../helpers/workflow.js';
 
 const DOCS = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
-const WORKFLOW = '.github/workflows/elenchos.yml';
 
 let roots: string[] = [];
 afterEach(() => {
   for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
   roots = [];
 });
-
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  if?: string;
-  id?: string;
-  env?: Record<string, string>;
-  with?: Record<string, unknown>;
-}
 
 /** What `npm install -D git+https://…/elenchos.git` records: the URL and the commit it resolved. */
 const PINNED_GIT = 'git+https://git.example.com/you/elenchos.git#0123456789abcdef0123456789abcdef01234567';
@@ -62,9 +52,6 @@ function writtenWorkflow(verifier: 'kane' | 'playwright'): string {
   expect(result.stdout).toMatch(/wrote +\.github\/workflows\/elenchos\.yml +the CI workflow/);
   return readFileSync(path.join(root, WORKFLOW), 'utf8');
 }
-
-/** Every `run:` command of a job, in order. */
-const runs = (workflow: any, job: string): string[] => (workflow.jobs[job].steps as Step[]).filter((s) => s.run).map((s) => s.run!.trim());
 
 describe('elenchos init --ci github', () => {
   it('writes the workflow docs/ci.md shows, and it parses into a sharded verify and a merge', () => {

@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { CLEAR_SPEC } from '../helpers/playwright-attack.js';
+import { CLEAR_SPEC, CLEAR_TASK } from '../helpers/playwright-attack.js';
 import { FAKE_AGENT, FAKE_KANE, FIXTURES, TEST_MD, onlyRun, processesInside } from '../helpers/project.js';
 import { npm, npxElenchos, packElenchos, writeInstallableProject, type Packed } from '../helpers/packed.js';
 import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
@@ -145,16 +145,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
       const root = installedProject({
         'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
         'page.html': '<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n',
-        'tasks/clear-list.json': `${JSON.stringify({
-          id: 'clear-list',
-          title: 'Clear the list',
-          description: 'A Clear button empties the task list.',
-          acceptanceCriteria: [
-            { id: 'AC-001', description: 'the list shows the tasks' },
-            { id: 'AC-002', description: 'Clear empties the list' },
-          ],
-          verification: { testFile: 'tests/clear-list.spec.ts' },
-        })}\n`,
+        'tasks/clear-list.json': CLEAR_TASK,
         'tests/clear-list.spec.ts': CLEAR_SPEC,
         'elenchos.config.json': `${JSON.stringify({
           app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },

@@ -4,8 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
-import { taskJson, tempDir } from '../helpers/temp.js';
+import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside } from '../helpers/project.js';
+import { tempDir } from '../helpers/temp.js';
 
 let roots: string[] = [];
 afterEach(() => {
@@ -16,15 +16,10 @@ afterEach(() => {
 describe('elenchos merge --junit', () => {
   it('equals verify --junit for the same runs (a passing and a failing task)', () => {
     const p = makeProject({
-      config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+      config: { verifier: KANE_CHECK_PAGE },
       files: {
-        'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-        'tasks/form.json': taskJson({
-          id: 'form',
-          acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-          verification: { testFile: 'tests/form_test.md' },
-        }),
-        'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+        ...FORM_PAGE,
+        ...FORM_TASK,
       },
     });
     roots.push(p.root);

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHARD_AUTO_VARIABLES } from '../../src/core/verify/shard-ci.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { FAKE_KANE, makeProject, processesInside } from '../helpers/project.js';
-import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
+import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside, TITLE_TASK } from '../helpers/project.js';
+import { gitSync, tempDir } from '../helpers/temp.js';
 
 let p: ReturnType<typeof makeProject>;
 let dir: string;
@@ -35,21 +35,11 @@ const refused = (run: CliRun, line: string) => {
 beforeAll(() => {
   // add-task (fails: the page lacks the milk), form and title; shard 1/2 plans add-task and title.
   p = makeProject({
-    config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+    config: { verifier: KANE_CHECK_PAGE },
     files: {
-      'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-      'tasks/form.json': taskJson({
-        id: 'form',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-        verification: { testFile: 'tests/form_test.md' },
-      }),
-      'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
-      'tasks/title.json': taskJson({
-        id: 'title',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
-        verification: { testFile: 'tests/title_test.md' },
-      }),
-      'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
+      ...FORM_PAGE,
+      ...FORM_TASK,
+      ...TITLE_TASK,
     },
   });
   dir = tempDir();

@@ -3,7 +3,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { FAKE_KANE, checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
+import {
+  checkoutFingerprint,
+  FORM_PAGE,
+  FORM_TASK,
+  KANE_CHECK_PAGE,
+  makeProject,
+  processesInside,
+  TITLE_TASK,
+} from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
 
 let roots: string[] = [];
@@ -15,22 +23,12 @@ afterEach(() => {
 /** Three tasks against one app whose committed page has the form but not the list item. */
 function project() {
   const p = makeProject({
-    config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } } },
+    config: { verifier: KANE_CHECK_PAGE },
     files: {
-      'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n',
-      'tasks/form.json': taskJson({
-        id: 'form',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
-        verification: { testFile: 'tests/form_test.md' },
-      }),
-      'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+      ...FORM_PAGE,
+      ...FORM_TASK,
       'tasks/milk.json': taskJson({ id: 'milk', verification: { testFile: 'tests/add-task_test.md' } }),
-      'tasks/title.json': taskJson({
-        id: 'title',
-        acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
-        verification: { testFile: 'tests/title_test.md' },
-      }),
-      'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
+      ...TITLE_TASK,
     },
   });
   gitSync(p.root, 'rm', '-q', 'tasks/add-task.json');

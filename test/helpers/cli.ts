@@ -10,13 +10,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `elenchos args` in `cwd` and waits for it. */
-export function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): CliRun {
+/** Runs `elenchos args` in `cwd` and waits for it, killing it after `timeoutMs` (a minute by default). */
+export function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): CliRun {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, ...env },
-    timeout: 60_000,
+    timeout: timeoutMs,
     killSignal: 'SIGKILL',
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -22,7 +22,8 @@ test('clears the list @AC-002', async ({ page }) => {
 });
 `;
 
-const TASK = `${JSON.stringify(
+/** The task the spec verifies: AC-001 the list shows the tasks, AC-002 Clear empties it. */
+export const CLEAR_TASK = `${JSON.stringify(
   {
     id: 'clear-list',
     title: 'Clear the list',
@@ -52,7 +53,7 @@ export function attackProject(agentSource: string, files: Record<string, string>
     '.gitignore': 'node_modules\n',
     'app.js': readFileSync(path.join(REPO_ROOT, 'test/fixtures/apps/tiny-app.js'), 'utf8'),
     'page.html': '<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n',
-    'tasks/clear-list.json': TASK,
+    'tasks/clear-list.json': CLEAR_TASK,
     'tests/clear-list.spec.ts': CLEAR_SPEC,
     'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
     ...files,

@@ -27,6 +27,48 @@ Open {{start_url}} and verify the page shows "New task".
 Verify the list shows "Buy milk".
 `;
 
+/** The fake Kane reading the served page (each `Verify "…"` step passes when the text is there). */
+export const KANE_CHECK_PAGE = { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page' } };
+
+/** A page with the form but no list item: `add-task` fails on it, the form and title tasks below pass. */
+export const FORM_PAGE = { 'page.html': '<h1>Tasks</h1><form>New task</form><ul></ul>\n' };
+
+/** Task `form` (one criterion: "New task" is on the page) and its Kane test. */
+export const FORM_TASK = {
+  'tasks/form.json': taskJson({
+    id: 'form',
+    acceptanceCriteria: [{ id: 'AC-001', description: 'the form' }],
+    verification: { testFile: 'tests/form_test.md' },
+  }),
+  'tests/form_test.md': '## Step 1 @verifies AC-001\nVerify "New task".\n',
+};
+
+/** Task `title` (one criterion: "Tasks" is on the page) and its Kane test. */
+export const TITLE_TASK = {
+  'tasks/title.json': taskJson({
+    id: 'title',
+    acceptanceCriteria: [{ id: 'AC-001', description: 'the title' }],
+    verification: { testFile: 'tests/title_test.md' },
+  }),
+  'tests/title_test.md': '## Step 1 @verifies AC-001\nVerify "Tasks".\n',
+};
+
+/** A command agent running the scripted fake agent with `behaviour` (test/fixtures/agents/fake-agent.js). */
+export const commandAgent = (behaviour: string, ...more: string[]) => ({
+  type: 'command',
+  command: process.execPath,
+  args: [FAKE_AGENT, behaviour, ...more],
+  timeoutSeconds: 30,
+});
+
+/** A git identity for the commits a test's CLI makes (`apply --commit`) on a machine without one. */
+export const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'u',
+  GIT_AUTHOR_EMAIL: 'u@example.com',
+  GIT_COMMITTER_NAME: 'u',
+  GIT_COMMITTER_EMAIL: 'u@example.com',
+};
+
 export interface ProjectOptions {
   agent?: string;
   scenario?: string;
