@@ -4,10 +4,10 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonReport, ReportResult } from '../../src/verifiers/playwright/json-report.js';
 import { readTrace, readTraceFacts } from '../../src/verifiers/playwright/trace-url.js';
+import { writeZip as writeZipParts } from '../helpers/tiny-zip.js';
 
 const TRACE = new URL('../fixtures/playwright/traces/missing-button.zip', import.meta.url).pathname;
 // The same failure under @playwright/test 1.65.2, whose frames are `{"file":"screencast/…"}` with no sha1.
@@ -203,40 +203,4 @@ const fileFrame = (pageId: string, file: string, timestamp: number) =>
   JSON.stringify({ type: 'screencast-frame', pageId, file, timestamp });
 
 /** A zip of deflated entries, in the given order (the reader checks no CRC, so none is computed). */
-function writeZip(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'elenchos-zip-'));
-  dirs.push(dir);
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const data = deflateRawSync(Buffer.from(text));
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(Buffer.byteLength(text), 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(Buffer.byteLength(text), 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  const file = path.join(dir, 'trace.zip');
-  writeFileSync(file, Buffer.concat([...locals, directory, end]));
-  return file;
-}
+const writeZip = (files: Record<string, string>): string => writeZipParts(Object.entries(files).map(([name, text]) => ({ name, text })));
