@@ -49,6 +49,13 @@ describe('the plan', () => {
     const boxed = planGuards(config({ agent: { sandbox: 'bwrap' }, setup: { command: 'npm ci' } }), 'run').sandbox;
     expect(boxed).toMatchObject({ stood: true, how: 'bwrap', why: null });
     expect([boxed.agent?.mode, boxed.app?.mode, boxed.setup?.mode]).toEqual(['bwrap', 'bwrap', 'bwrap']);
+    // The sandbox as resolved before the run (a probe that found it does not hold) is the word, not the config's.
+    const resolved = { mode: 'none' as const, why: 'agent.sandbox is "auto" and bubblewrap is not installed' };
+    expect(planGuards(config({ agent: { sandbox: 'bwrap' } }), 'run', [], resolved).sandbox).toMatchObject({
+      stood: false,
+      why: resolved.why,
+      agent: resolved,
+    });
   });
 
   it('refuses a guard both required and allowed, and a name that is no guard', () => {

@@ -14,17 +14,20 @@ export type { GuardPlan } from './guard-plan.js';
 /** The guards every attempt runs whatever the config says: each must stand for a VERIFIED, unless guards.allow names it. */
 export const ALWAYS_RUN: readonly GuardName[] = ['processScan', 'windowWatch', 'objectStore', 'inputsPinned'];
 
-/** The plan: which children run sandboxed and why, and which guards the verdict needs (`extra`: verify --require). */
+/**
+ * The plan: which children run sandboxed and why, and which guards the verdict needs (`extra`: verify --require).
+ * `resolved`: the sandbox as resolved before the run (its mode, and why: whether it holds here); without it, the config's word.
+ */
 export function planGuards(
   config: Pick<Config, 'agent' | 'app' | 'setup' | 'guards'>,
   mode: RunMode,
   extra: readonly GuardName[] = [],
+  resolved: SandboxRole | null = null,
 ): GuardPlan {
-  // Until the sandbox says whether it holds (a resolved mode with its reason), the config's word is the mode.
-  const role: SandboxRole =
-    config.agent.sandbox === 'bwrap'
-      ? { mode: 'bwrap', why: 'agent.sandbox is "bwrap"' }
-      : { mode: 'none', why: 'agent.sandbox is "none"' };
+  const role: SandboxRole = resolved ?? {
+    mode: config.agent.sandbox === 'bwrap' ? 'bwrap' : 'none',
+    why: `agent.sandbox is "${config.agent.sandbox}"`,
+  };
   const roles = {
     agent: mode === 'run' ? role : null,
     app: config.app.command ? role : null,
