@@ -29,6 +29,8 @@ export const RUN_REASONS = [
   'BUDGET_EXCEEDED',
   // A best-of candidate's own record only (docs/best-of.md): ended by --stop-at-first once another was VERIFIED.
   'STOPPED',
+  // A guard the verdict needed did not stand (docs/verification.md#what-stood-behind-a-verdict): never VERIFIED.
+  'GUARD_MISSING',
 ] as const;
 export type RunReason = (typeof RUN_REASONS)[number];
 
@@ -145,3 +147,24 @@ export const COMMAND_STEP_STATUSES = ['passed', 'failed', 'skipped'] as const;
 export type CommandStepStatus = (typeof COMMAND_STEP_STATUSES)[number];
 export const COMMAND_FAILURE_KINDS = ['product', 'verifier', 'unknown'] as const;
 export type CommandFailureKind = (typeof COMMAND_FAILURE_KINDS)[number];
+
+/**
+ * The guards a verdict can stand on (docs/verification.md#what-stood-behind-a-verdict), by their stable names:
+ * `sandbox` the agent, the app and setup in bubblewrap; `processScan` escaped processes looked for in a
+ * process table that sees them; `windowWatch` the filesystem watch over the verifier window; `objectStore`
+ * git's object store audited or quarantined; `inputsPinned` every verifier input locked by hash and checked.
+ */
+export const GUARD_NAMES = ['sandbox', 'processScan', 'windowWatch', 'objectStore', 'inputsPinned'] as const;
+export type GuardName = (typeof GUARD_NAMES)[number];
+
+/** How a child (agent, app, setup.command) actually ran: in bubblewrap, or as the user. */
+export const SANDBOX_MODES = ['bwrap', 'none'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** Where the process table came from: Linux's /proc, `ps` (as on macOS), or nowhere that lists our own process. */
+export const PROCESS_TABLE_SOURCES = ['proc', 'ps', 'unavailable'] as const;
+export type ProcessTableSource = (typeof PROCESS_TABLE_SOURCES)[number];
+
+/** What a process table may fail to see beyond the list itself: the environment (our tags) or held directories. */
+export const PROCESS_TABLE_BLIND_SPOTS = ['environment', 'directories'] as const;
+export type ProcessTableBlindSpot = (typeof PROCESS_TABLE_BLIND_SPOTS)[number];

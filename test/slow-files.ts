@@ -66,6 +66,10 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/author.test.ts',
   'test/e2e/merge-junit.test.ts',
   'test/e2e/run-more-agents.test.ts',
+  // Added with #35: many runs of the built CLI, each in a mount namespace with /proc hidden, as root and as a user;
+  // and attestations, reports and a JUnit file over real verifies.
+  'test/e2e/hidden-proc.test.ts',
+  'test/e2e/guards.test.ts',
 ];
 
 // A renamed or deleted file left in the list would silently run nowhere: both configs refuse to start.

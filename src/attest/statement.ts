@@ -1,6 +1,7 @@
 // The in-toto Statement v1 an attestation holds, with the test-result predicate
 // (github.com/in-toto/attestation, spec/predicates/test-result.md).
 import { z } from 'zod';
+import { GUARD_NAMES, type GuardName } from '../states.js';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const TEST_RESULT_PREDICATE = 'https://in-toto.io/attestation/test-result/v0.1';
@@ -12,6 +13,18 @@ export const VERDICT_SUBJECT_NAME = 'elenchos-verdict.json';
 /** What a configuration file was to the verdict (the run record's contract roles, plus the config). */
 export const CONFIGURATION_ROLES = ['config', 'task', 'test', 'import', 'variables', 'spec', 'test-lock'] as const;
 export type ConfigurationRole = (typeof CONFIGURATION_ROLES)[number];
+
+/**
+ * Elenchos's addition to the test-result predicate (readers of the standard ignore fields they do not know):
+ * the guards that stood behind every task's verdict, and per task what stood and what did not
+ * (docs/verification.md#what-stood-behind-a-verdict). Absent in attestations made before it existed.
+ */
+const GuardsPredicateSchema = z.looseObject({
+  stood: z.array(z.enum(GUARD_NAMES)),
+  missing: z.array(z.enum(GUARD_NAMES)),
+  tasks: z.record(z.string(), z.looseObject({ stood: z.array(z.enum(GUARD_NAMES)), missing: z.array(z.enum(GUARD_NAMES)) })),
+});
+export type GuardsPredicate = z.infer<typeof GuardsPredicateSchema>;
 
 const ResourceDescriptorSchema = z.looseObject({
   name: z.string().optional(),
@@ -31,6 +44,7 @@ export const StatementSchema = z.looseObject({
     passedTests: z.array(z.string()).default([]),
     warnedTests: z.array(z.string()).default([]),
     failedTests: z.array(z.string()).default([]),
+    guards: GuardsPredicateSchema.optional(),
   }),
 });
 export type Statement = z.infer<typeof StatementSchema>;
@@ -52,6 +66,8 @@ export interface StatementInput {
   passedTests: readonly string[];
   failedTests: readonly string[];
   url: string | null;
+  /** The guards behind the verdict, per task (task file → what stood). */
+  guards: Readonly<Record<string, { stood: readonly GuardName[]; missing: readonly GuardName[] }>>;
 }
 
 /** The statement for one verdict: pure, its arrays sorted so the same verdict gives the same bytes. */
@@ -74,7 +90,20 @@ export function buildStatement(input: StatementInput): Statement {
       passedTests: [...input.passedTests].sort(compare),
       warnedTests: [],
       failedTests: [...input.failedTests].sort(compare),
+      guards: guardsPredicate(input.guards),
     },
+  };
+}
+
+/** What stood behind every task (the guards all of them stood on), what did not behind some, and each task's own. */
+function guardsPredicate(tasks: StatementInput['guards']): GuardsPredicate {
+  const files = Object.keys(tasks).sort(compare);
+  const inOrder = (names: Iterable<GuardName>) => GUARD_NAMES.filter((g) => new Set(names).has(g));
+  const everywhere = GUARD_NAMES.filter((g) => files.length > 0 && files.every((f) => tasks[f]!.stood.includes(g)));
+  return {
+    stood: everywhere,
+    missing: GUARD_NAMES.filter((g) => !everywhere.includes(g)),
+    tasks: Object.fromEntries(files.map((f) => [f, { stood: inOrder(tasks[f]!.stood), missing: inOrder(tasks[f]!.missing) }])),
   };
 }
 

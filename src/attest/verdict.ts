@@ -3,6 +3,7 @@
 import { InputError } from '../errors.js';
 import { RunRecordSchema, type RunRecord } from '../evidence/run-record.js';
 import type { ConfigurationFile, ConfigurationRole } from './statement.js';
+import { GUARD_NAMES, type GuardName } from '../states.js';
 
 export interface VerdictFacts {
   /** Each distinct commit the runs verified (their worktree's base). */
@@ -14,6 +15,8 @@ export interface VerdictFacts {
   failedTests: string[];
   /** True when there was at least one task and every one is VERIFIED. */
   allVerified: boolean;
+  /** Each task's guards as its run record says (none stood for a refused task or a record without them). */
+  guards: Record<string, { stood: GuardName[]; missing: GuardName[] }>;
 }
 
 // The run record's `task-canonical` is a digest of the parsed contract, not of a file: it cannot be
@@ -31,10 +34,13 @@ export function readVerdict(document: string): VerdictFacts {
   if (!Array.isArray(runs)) throw new InputError('--attest: the --json output holds no "runs" array; nothing to attest');
   const records: RunRecord[] = [];
   const failedTests: string[] = [];
+  const guards: VerdictFacts['guards'] = {};
+  const none = { stood: [] as GuardName[], missing: [...GUARD_NAMES] };
   for (const [i, entry] of runs.entries()) {
     const refused = entry as { file?: unknown; refused?: unknown };
     if (typeof refused.refused === 'string' && typeof refused.file === 'string') {
       failedTests.push(`${refused.file}#verdict`);
+      guards[refused.file] = none;
       continue;
     }
     const parsed = RunRecordSchema.safeParse(entry);
@@ -45,6 +51,7 @@ export function readVerdict(document: string): VerdictFacts {
   const files = new Map<string, ConfigurationFile>();
   for (const record of records) {
     const file = record.task.file;
+    guards[file] = record.guards ? { stood: record.guards.stood, missing: record.guards.missing } : none;
     for (const c of record.attempts.at(-1)?.criteria ?? []) (c.status === 'PASS' ? passedTests : failedTests).push(`${file}#${c.id}`);
     // Tampering or an unstable workspace can end a run ERROR with every criterion passed: the run fails too.
     if (record.state !== 'VERIFIED') failedTests.push(`${file}#verdict`);
@@ -65,5 +72,6 @@ export function readVerdict(document: string): VerdictFacts {
     passedTests,
     failedTests,
     allVerified: runs.length > 0 && failedTests.length === 0 && records.every((r) => r.state === 'VERIFIED'),
+    guards,
   };
 }

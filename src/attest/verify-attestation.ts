@@ -13,6 +13,7 @@ import { readVerifyKey } from './keys.js';
 import { AttestationRefusedError } from './refused.js';
 import type { KeylessPolicy } from './sigstore-verify.js';
 import { StatementSchema, type Statement } from './statement.js';
+import type { GuardName } from '../states.js';
 
 export { AttestationRefusedError } from './refused.js';
 
@@ -28,6 +29,8 @@ export interface VerifyAttestationOptions {
   commit?: string;
   /** The verdict document it must name (its `--json` output), when given. */
   verdictFile?: string;
+  /** `--require`: guards that must have stood behind every task's verdict. */
+  require?: readonly GuardName[];
 }
 
 export interface VerifyAttestationResult {
@@ -36,6 +39,8 @@ export interface VerifyAttestationResult {
   signer: string;
   tasks: string[];
   files: number;
+  /** The guards that stood behind every task (empty for an attestation that records none). */
+  guards: GuardName[];
 }
 
 /** Checks signature, result, commit, every file digest at the commit and the task set; throws AttestationRefusedError on the first that fails. */
@@ -81,6 +86,8 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
   if (!config && atCommit.get(CONFIG_FILE))
     throw new AttestationRefusedError('configuration', `it names no config file, but commit ${commit} has ${CONFIG_FILE}`);
   const patterns = config ? configTaskPatterns(atCommit.get(config.path)!, config.path) : DEFAULT_TASKS;
+  // The gate's own --require binds: a commit's guards.require was its verify's to enforce, and the commit is the agent's.
+  checkGuards(statement, options.require ?? []);
   const planned = selectTasksInTree(patterns, await listCommitFiles(root, commit));
   const attested = [...new Set(described.filter((d) => d.role === 'task').map((d) => d.path))].sort();
   const missing = planned.filter((t) => !attested.includes(t));
@@ -92,7 +99,7 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
     );
   if (extra.length > 0)
     throw new AttestationRefusedError('tasks', `${extra.join(', ')} verified but not in the config's task set at ${commit}`);
-  return { commit, signer: signedBy, tasks: attested, files: described.length };
+  return { commit, signer: signedBy, tasks: attested, files: described.length, guards: statement.predicate.guards?.stood ?? [] };
 }
 
 async function openStatement(options: VerifyAttestationOptions, publicKey: Parameters<typeof openEnvelope>[1] | null): Promise<Statement> {
@@ -147,6 +154,19 @@ async function checkVerdict(statement: Statement, file: string, label: string): 
   const digests = statement.subject.map((s) => s.digest?.sha256).filter((d) => d !== undefined);
   if (!digests.includes(sha256(bytes)))
     throw new AttestationRefusedError('verdict', `${label} is not the verdict document the attestation names (sha256 differs)`);
+}
+
+/** Refuses a statement whose tasks did not all stand on every `required` guard, naming what was missing and where. */
+function checkGuards(statement: Statement, required: readonly GuardName[]): void {
+  if (required.length === 0) return;
+  const guards = statement.predicate.guards;
+  const missing = required.filter((g) => !(guards?.stood ?? []).includes(g));
+  if (missing.length === 0) return;
+  const where = Object.entries(guards?.tasks ?? {})
+    .filter(([, t]) => missing.some((g) => !t.stood.includes(g)))
+    .map(([file]) => file);
+  const at = guards === undefined ? ' (the attestation records no guards)' : where.length > 0 ? ` (not in ${where.join(', ')})` : '';
+  throw new AttestationRefusedError('guards', `required guard(s) did not stand behind every task: ${missing.join(', ')}${at}`);
 }
 
 /** The config's `tasks` globs (its default when it sets none); a config that does not parse is refused. */

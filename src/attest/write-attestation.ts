@@ -56,6 +56,7 @@ export async function statementOfVerdict(options: VerdictStatementOptions): Prom
     passedTests: facts.passedTests,
     failedTests: facts.failedTests,
     url: ciRunUrl(options.env),
+    guards: facts.guards,
   });
 }
 

@@ -2,8 +2,11 @@
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
+import type { GuardName } from '../states.js';
+import { parseGuards } from './options.js';
 
 interface AttestVerifyFlags {
+  require?: GuardName[];
   key?: string;
   commit?: string;
   verdict?: string;
@@ -54,6 +57,11 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
     .option('--key <pub>', 'the public key (elenchos-attest.pub) of a keyed attestation')
     .option('--commit <rev>', 'the commit it must be about', 'HEAD')
     .option('--verdict <file>', 'also check that it names this verdict document (the --json output)')
+    .option(
+      '--require <guards>',
+      'refuse unless these guards stood behind every task, comma-separated (e.g. sandbox,processScan; docs/verification.md#what-stood-behind-a-verdict)',
+      parseGuards,
+    )
     .option('--certificate-identity <id>', 'keyless (--attest-key sigstore): the signing workflow, exactly as its certificate names it')
     .option('--certificate-oidc-issuer <url>', 'keyless: the OIDC issuer of that identity (https://token.actions.githubusercontent.com)')
     .option(
@@ -68,10 +76,11 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
         signer: signerOf(options),
         commit: options.commit,
         verdictFile: options.verdict,
+        require: options.require,
       });
       writeHuman(
         io.stdout,
-        `attestation holds: PASSED for commit ${held.commit}, ${held.tasks.length} task(s), ${held.files} file(s) as committed, signed by ${held.signer}`,
+        `attestation holds: PASSED for commit ${held.commit}, ${held.tasks.length} task(s), ${held.files} file(s) as committed, signed by ${held.signer}; guards behind every task: ${held.guards.join(', ') || 'none recorded'}`,
       );
       setExit(ExitCode.VERIFIED);
     });

@@ -16,8 +16,15 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
     .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean; cache?: boolean }) => {
       const { collectGarbage } = await import('../core/stored-runs/gc.js');
       const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool, cache: options.cache });
+      // A sweep that could not look found nothing, which is no all-clear: said, and gc fails (docs/security.md#the-process-table).
+      const blind = result.processTable.source === 'unavailable';
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));
       else {
+        if (blind || result.processTable.blind.length > 0)
+          writeHuman(
+            io.stderr,
+            `elenchos gc: ${blind ? 'could not look for processes' : `could not see what processes hold (${result.processTable.blind.join(', ')})`}: ${result.processTable.why}; processes of dead runs may still run`,
+          );
         const verb = options.dryRun ? 'would mark' : 'marked';
         for (const p of result.stopped)
           writeHuman(io.stdout, `${options.dryRun ? 'would stop' : 'stopped'} process ${p.pid} of ${p.runId} (its run is dead)`);
@@ -46,9 +53,9 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
             result.trimmedCache.length ===
           0
         )
-          writeHuman(io.stdout, 'nothing to clean');
+          writeHuman(io.stdout, blind ? 'nothing else to clean' : 'nothing to clean');
       }
-      setExit(ExitCode.VERIFIED);
+      setExit(blind ? ExitCode.ERROR : ExitCode.VERIFIED);
     });
 }
 

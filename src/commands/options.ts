@@ -1,5 +1,6 @@
 // Shared flag parsers; their errors go through commander's usage path (exit 3).
 import { InvalidArgumentError } from 'commander';
+import { GUARD_NAMES, type GuardName } from '../states.js';
 
 /** A number > 0 (dollars, credits, minutes). */
 export function parsePositive(value: string): number {
@@ -24,4 +25,18 @@ export function budgetOverrides(options: {
 export function parseCount(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number (0 or more)');
   return Number(value);
+}
+
+/** `--require sandbox,processScan`: guard names (docs/verification.md#what-stood-behind-a-verdict), each known. */
+export function parseGuards(value: string): GuardName[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(GUARD_NAMES as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0)
+    throw new InvalidArgumentError(
+      `${unknown.length > 0 ? `not a guard: ${unknown.join(', ')}; ` : ''}expected guard names from ${GUARD_NAMES.join(', ')}`,
+    );
+  return [...new Set(names as GuardName[])];
 }

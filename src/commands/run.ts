@@ -47,7 +47,8 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       const { runTask } = await import('../core/run/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
       const { withInterrupts } = await import('./interrupts.js');
-      const reporter = options.json ? { onEvent: () => undefined } : terminalReporter({ stream: io.stdout, verbose: options.verbose });
+      const { blindGuardsReporter } = await import('../reporters/guard-lines.js');
+      const reporter = options.json ? blindGuardsReporter(io.stderr) : terminalReporter({ stream: io.stdout, verbose: options.verbose });
       const result = await withInterrupts(io, (signal) =>
         runTask({
           cwd: io.cwd,

@@ -7,6 +7,7 @@ import { resolveShard } from '../core/verify/shard-ci.js';
 import { githubAnnotations, writeJobSummary } from '../reporters/github.js';
 import { renderJunit } from '../reporters/junit.js';
 import { terminalReporter } from '../reporters/terminal.js';
+import { blindGuardsReporter } from '../reporters/guard-lines.js';
 import { withInterrupts } from './interrupts.js';
 import type { VerifyCommandOptions } from './verify-options.js';
 import { printSummary, writeReportFile } from './verify-summary.js';
@@ -16,7 +17,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
   const shard = options.shard ? resolveShard(options.shard, io.env) : undefined;
   const workers = options.workers ?? 1;
   const reporterFor = (file: string): RunReporter => {
-    if (options.json) return { onEvent: () => undefined };
+    if (options.json) return blindGuardsReporter(io.stderr);
     // In parallel every line names its task, so interleaved progress stays readable.
     const stream = workers > 1 ? prefixed(io.stdout, `[${file}] `) : io.stdout;
     return terminalReporter({ stream });
@@ -37,6 +38,7 @@ export async function verifyAllCommand(tasks: string[], options: VerifyCommandOp
       shard,
       inPlace: options.inPlace,
       lockBase: options.lockBase,
+      requireGuards: options.require,
       signal,
       reporterFor,
     }),

@@ -1,3 +1,5 @@
+import type { GuardName } from '../states.js';
+
 // The flags of `elenchos verify`, shared by its two actions (one task against a running app, or every task)
 // without tying their files into a loop.
 export interface VerifyCommandOptions {
@@ -18,4 +20,6 @@ export interface VerifyCommandOptions {
   headed?: boolean;
   grep?: string;
   debug?: boolean;
+  /** `--require <guard,…>`: guards every verdict must stand on. */
+  require?: GuardName[];
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
-import { parseCount, parsePositive } from './options.js';
+import { parseCount, parseGuards, parsePositive } from './options.js';
 import type { VerifyCommandOptions } from './verify-options.js';
 import { withAttestation, type AttestFlags } from './attest-option.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
@@ -43,6 +43,11 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       parsePositive,
     )
     .option('--max-minutes <n>', 'per task: end it before a step would pass this many minutes', parsePositive)
+    .option(
+      '--require <guards>',
+      'guards every verdict must stand on, comma-separated (sandbox, processScan, windowWatch, objectStore, inputsPinned): a task whose required guard did not stand ends ERROR GUARD_MISSING',
+      parseGuards,
+    )
     .option('--json', 'print the verification result as JSON')
     .option('--attest <file>', 'also write a signed in-toto attestation of the --json verdict (docs/ci.md)')
     .option(
@@ -65,6 +70,8 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
         return;
       }
       if (options.attest) throw new InputError('--attest signs the verdict of every task, not a --verifier-only run; drop one of them');
+      if (options.require)
+        throw new InputError('--require holds a verdict to its guards; a --verifier-only run runs none of them: drop one of them');
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify/verify-once.js');

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
 import { commandStringProblem } from '../process/command-string.js';
 import { CREDENTIAL_ENV } from '../util/credentials.js';
+import { GUARD_NAMES } from '../states.js';
 import { fillPort } from './port-placeholder.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command', 'gemini', 'opencode'] as const;
@@ -52,6 +53,23 @@ const appWriteGlob = repoPath
     (p) => !/^(\.git|\.elenchos)(\/|$)/.test(p.replaceAll('\\', '/')) && !/^(\*\*|\*)(\/\*\*)?$/.test(p),
     'must name what the app writes, not the whole repository, `.git` or `.elenchos`',
   );
+
+const guardList = z.array(z.enum(GUARD_NAMES)).default([]);
+
+export const GuardsConfigSchema = z
+  .strictObject({
+    require: guardList.describe(
+      'Guards every verdict must stand on besides those that always run, e.g. ["sandbox"] (also verify --require).',
+    ),
+    allow: guardList.describe(
+      'Guards that always run but may be unable to look (e.g. ["processScan"] where no process table sees other processes) without stopping a VERIFIED; the record still says they did not stand.',
+    ),
+  })
+  .superRefine((guards, ctx) => {
+    for (const name of guards.allow)
+      if (guards.require.includes(name))
+        ctx.addIssue({ code: 'custom', path: ['allow'], message: `${name} is both required and allowed to fail; keep it in one list` });
+  });
 
 export const AgentConfigSchema = z
   .strictObject({
@@ -258,6 +276,9 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('The `elenchos mcp` server.'),
+  guards: GuardsConfigSchema.prefault({}).describe(
+    'Which guards a verdict must stand on (docs/verification.md#what-stood-behind-a-verdict): a run whose required guard did not stand ends ERROR GUARD_MISSING, never VERIFIED.',
+  ),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,5 @@
 // What the core tells reporters while a run goes on; reporters render, the core never prints.
-import type { AttemptKind, AttemptOutcome, CriterionStatus, RunMode, RunReason, RunState } from '../states.js';
+import type { AttemptKind, AttemptOutcome, CriterionStatus, GuardName, RunMode, RunReason, RunState } from '../states.js';
 import type { VerifierProgress } from '../verifiers/types.js';
 
 export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
@@ -15,6 +15,11 @@ export type RunEvent =
       mode: RunMode;
       /** Without `agent.sandbox`: one line saying what runs unsandboxed (openWithoutSandbox). */
       unsandboxed?: string;
+      /**
+       * Guards already known not to stand (no process table sees other processes, a required sandbox off), said
+       * at once; `required`: the run cannot end VERIFIED, and ends now (docs/verification.md#what-stood-behind-a-verdict).
+       */
+      blindGuards?: BlindGuard[];
     }
   | { type: 'attempt-start'; attempt: number; kind: AttemptKind }
   | { type: 'phase'; attempt: number | null; phase: Phase; message: string }
@@ -33,6 +38,13 @@ export type RunEvent =
       exitCode: number;
       mode: RunMode;
     };
+
+/** A guard that cannot stand, known before anything runs. */
+export interface BlindGuard {
+  guard: GuardName;
+  why: string;
+  required: boolean;
+}
 
 export interface RunReporter {
   onEvent(event: RunEvent): void;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
+import { AttemptGuardsSchema } from './guards-record.js';
 import {
   AGENT_ENDINGS,
   APP_START_FAILURES,
@@ -263,6 +264,8 @@ export const AttemptFileSchema = z.looseObject({
   window: WindowSchema.optional(),
   /** Escaped processes killed after the agent's turn or after verification (absent in older records). */
   stoppedProcesses: z.array(StoppedProcessSchema).optional(),
+  /** The guards this attempt ran and how (docs/verification.md#what-stood-behind-a-verdict); absent in older records. */
+  guards: AttemptGuardsSchema.optional(),
 });
 
 export type AttemptFile = z.infer<typeof AttemptFileSchema>;

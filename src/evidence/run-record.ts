@@ -16,6 +16,7 @@ import {
   RUN_STATES,
 } from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
+import { RunGuardsSchema } from './guards-record.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 export { ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
@@ -105,6 +106,8 @@ export const CandidateSummarySchema = z.looseObject({
   durationMs: z.number().int().nonnegative().nullable(),
   /** Its last attempt's verdict per criterion: how far it got. */
   criteria: z.array(z.looseObject({ id: z.string(), status: z.enum(CRITERION_STATUSES) })),
+  /** What stood behind its verdict (its own run.json `guards`). */
+  guards: RunGuardsSchema.optional(),
 });
 
 export const RunRecordSchema = z
@@ -151,6 +154,8 @@ export const RunRecordSchema = z
       .nullable()
       .optional(),
     bestOf: z.looseObject({ parallel: z.number().int().positive(), stopAtFirst: z.boolean() }).optional(),
+    /** What stood behind the verdict (docs/verification.md#what-stood-behind-a-verdict); absent in older records. */
+    guards: RunGuardsSchema.optional(),
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({

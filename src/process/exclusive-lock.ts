@@ -4,7 +4,7 @@
 // process holds it: a warm worktree handed to two runs would be an isolation failure, and a setup-cache
 // key set up twice at once would be wasted work. The one lock of the pool slots and the setup cache.
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { processAliveSince, readProcStat } from './proc-stat.js';
+import { processAliveSince, startTimeOf } from './process-table.js';
 
 export interface ExclusiveLock {
   file: string;
@@ -22,7 +22,7 @@ const RECLAIM_STALE_MS = 10_000;
 
 /** Takes the lock at `file` for this process, reclaiming it from a dead owner; null while a live process holds it. */
 export async function tryExclusiveLock(file: string): Promise<ExclusiveLock | null> {
-  const me: Owner = { pid: process.pid, startTime: readProcStat(process.pid)?.startTime ?? null };
+  const me: Owner = { pid: process.pid, startTime: startTimeOf(process.pid) };
   const text = JSON.stringify(me);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (await createExclusive(file, text)) return ownedLock(file, text);

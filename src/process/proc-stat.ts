@@ -1,6 +1,7 @@
 // The one reader of Linux's /proc: a process's state, group and start time (so a reused pid is never
 // mistaken for ours), the pids listed, and what a process carries (command line, environment, the files
 // it holds). Every reader answers null (or an empty list) when the process is gone or not ours to read.
+// Whether /proc can be believed at all is process-table.ts's question, not this file's.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 export interface ProcStat {
@@ -120,24 +121,4 @@ function readProcFile(pid: number, name: string, encoding: BufferEncoding): stri
   } catch {
     return null; // gone, or not ours to read
   }
-}
-
-/**
- * True while the process `pid` that started at `startTime` is alive and not a zombie. Without /proc
- * (not Linux) the answer falls back to kill(pid, 0), which cannot tell a reused pid from ours.
- */
-export function processAliveSince(pid: number, startTime: string | null | undefined): boolean {
-  const stat = readProcStat(pid);
-  if (stat) return !isDefunct(stat) && (startTime == null || stat.startTime === startTime);
-  if (procAvailable()) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function procAvailable(): boolean {
-  return readProcFile(process.pid, 'stat', 'latin1') !== null;
 }

@@ -1,6 +1,7 @@
 // Process groups we started, so that every exit path (even a second Ctrl-C) can kill them all.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDefunct, listPids, readProcStat } from './proc-stat.js';
+import { startTimeOf } from './process-table.js';
 import { recordChild } from './run-scope.js';
 import { unwatchGroup, watchGroup } from './watchdog.js';
 
@@ -13,9 +14,9 @@ const live = new Set<number>();
 export function trackGroup(pid: number): void {
   live.add(pid);
   recordChild(pid);
-  const startTime = readProcStat(pid)?.startTime;
-  // Without /proc a group cannot be told from a later one with the same id: the watchdog is Linux only.
-  if (startTime !== undefined) watchGroup(pid, startTime);
+  const startTime = startTimeOf(pid);
+  // Where no process table tells a start time, a group cannot be told from a later one with the same id: unwatched.
+  if (startTime !== null) watchGroup(pid, startTime);
 }
 
 export function untrackGroup(pid: number): void {

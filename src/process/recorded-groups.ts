@@ -1,7 +1,8 @@
 // Process groups we recorded as started (a run's processes.ndjson, the watchdog's list): which of their
 // members still live, and stopping them without ever touching a stranger that happens to have a reused pid.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDefunct, readProcStat, type ProcStat } from './proc-stat.js';
+import { isDefunct, type ProcStat } from './proc-stat.js';
+import { compareStarts, lookUpProcesses } from './process-table.js';
 import type { ChildEntry } from './run-scope.js';
 
 /** A group as recorded when its leader started: enough to tell it from a later one with the same id. */
@@ -22,12 +23,14 @@ export function liveRunProcesses(
   for (const entry of entries) {
     // Nothing a run started can be older than the run's own process: a line naming an older process
     // (written into processes.ndjson by someone else) is ignored rather than obeyed.
-    if (notBefore !== null && BigInt(entry.startTime ?? '0') < BigInt(notBefore)) continue;
+    // A start time of another clock (ps's seconds beside /proc's ticks) cannot be ordered: not obeyed either.
+    const start = entry.startTime;
+    if (notBefore !== null && (start === null || (compareStarts(start, notBefore) ?? -1) < 0)) continue;
     const leader = table.find((p) => p.pid === entry.pid);
     if (leader && leader.startTime !== entry.startTime) continue; // the pid now names another process
-    const since = BigInt(entry.startTime ?? '0');
     for (const p of table) {
-      if (p.pgid !== entry.pgid || p.pid === process.pid || isDefunct(p) || BigInt(p.startTime) < since) continue;
+      if (p.pgid !== entry.pgid || p.pid === process.pid || isDefunct(p)) continue;
+      if (start !== null && (compareStarts(p.startTime, start) ?? -1) < 0) continue;
       found.set(p.pid, p);
     }
   }
@@ -36,9 +39,13 @@ export function liveRunProcesses(
 
 /** SIGTERM, up to `graceMs` to go, then SIGKILL; each signal only after checking the pid still names the same process. */
 export async function stopProcesses(processes: readonly ProcStat[], graceMs = 2000): Promise<void> {
-  const same = (p: ProcStat) => {
-    const now = readProcStat(p.pid);
-    return now !== null && !isDefunct(now) && now.startTime === p.startTime;
+  // One look for all of them (a ps where there is no /proc); a process that cannot be looked up is not signalled.
+  const stillSame = (): ProcStat[] => {
+    const now = lookUpProcesses(processes.map((p) => p.pid));
+    return processes.filter((p) => {
+      const entry = now?.get(p.pid);
+      return entry !== undefined && !isDefunct(entry) && entry.startTime === p.startTime;
+    });
   };
   const send = (target: number, signal: NodeJS.Signals) => {
     try {
@@ -50,13 +57,14 @@ export async function stopProcesses(processes: readonly ProcStat[], graceMs = 20
   // The whole group as well, so a child forked since /proc was read goes too. Safe while a verified
   // member is alive: Linux does not reuse a group id that still has a member.
   const signalAll = (signal: NodeJS.Signals) => {
-    for (const pgid of new Set(processes.filter(same).map((p) => p.pgid))) send(-pgid, signal);
-    for (const p of processes) if (same(p)) send(p.pid, signal);
+    const same = stillSame();
+    for (const pgid of new Set(same.map((p) => p.pgid))) send(-pgid, signal);
+    for (const p of same) send(p.pid, signal);
   };
   signalAll('SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (processes.some(same) && Date.now() < deadline) await sleep(25);
+  while (stillSame().length > 0 && Date.now() < deadline) await sleep(25);
   signalAll('SIGKILL');
   const hard = Date.now() + 2000;
-  while (processes.some(same) && Date.now() < hard) await sleep(10);
+  while (stillSame().length > 0 && Date.now() < hard) await sleep(10);
 }

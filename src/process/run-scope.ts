@@ -2,7 +2,7 @@
 // child in that run's folder and report a failed log write to it, without threading the run through every call.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
-import { readProcStat } from './proc-stat.js';
+import { lookUpProcesses } from './process-table.js';
 
 export interface RunScope {
   /** `<runDir>/processes.ndjson`: one line per process group started, written as it starts. */
@@ -16,7 +16,7 @@ export interface ChildEntry {
   role: 'elenchos' | 'child';
   pid: number;
   pgid: number;
-  /** /proc/<pid>/stat field 22; null where /proc cannot tell (then gc kills nothing of this run). */
+  /** Its start time (process-table.ts); null where no process table can tell (then gc kills nothing of this run). */
   startTime: string | null;
   at: string;
 }
@@ -37,7 +37,7 @@ export function currentRunScope(): RunScope | null {
 export function recordChild(pid: number, role: ChildEntry['role'] = 'child'): void {
   const scope = currentRunScope();
   if (!scope?.childLog) return;
-  const stat = readProcStat(pid);
+  const stat = lookUpProcesses([pid])?.get(pid);
   // A child is the leader of its own group (spawned detached); Elenchos itself is in the caller's group.
   const entry: ChildEntry = {
     role,

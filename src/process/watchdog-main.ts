@@ -3,7 +3,7 @@
 // has ended, however: it stops what is left, then exits. It never outlives that job.
 import { killEscapedProcesses } from './escaped-processes.js';
 import { ownerAlive, parseOwnerTag } from './owner-tag.js';
-import { listProcStats } from './proc-stat.js';
+import { readProcessTable } from './process-table.js';
 import { liveRunProcesses, stopProcesses, type RecordedGroup } from './recorded-groups.js';
 
 /** Grace between SIGTERM and SIGKILL: a server or a browser gets to close cleanly. */
@@ -19,7 +19,7 @@ let pending = '';
 
 /** Applies one line; anything else (a line cut by our death mid-write) is ignored. */
 function apply(line: string): void {
-  const added = /^\+(\d+) (\d+)$/.exec(line);
+  const added = /^\+(\d+) (e?\d+)$/.exec(line);
   if (added) groups.set(Number(added[1]), added[2]!);
   const removed = /^-(\d+)$/.exec(line);
   if (removed) groups.delete(Number(removed[1]));
@@ -30,7 +30,8 @@ async function stopAll(): Promise<void> {
   // A group is touched only while its leader is the process we were told about, or gone with members
   // started after it (recorded-groups.ts): a reused pid is never taken for ours.
   // Nor a group whose leader is older than its Elenchos: nothing Elenchos started can be.
-  if (entries.length > 0) await stopProcesses(liveRunProcesses(entries, listProcStats(), parsedOwner?.startTime ?? null), GRACE_MS);
+  if (entries.length > 0)
+    await stopProcesses(liveRunProcesses(entries, readProcessTable().processes, parsedOwner?.startTime ?? null), GRACE_MS);
   // Those that left their group (setsid, a double fork) but carry our owner tag.
   if (parsedOwner !== null) await killEscapedProcesses({ owners: [owner] });
 }
@@ -50,6 +51,6 @@ const end = () => {
 process.stdin.once('end', end);
 process.stdin.once('error', end);
 // The pipe is a socket pair (libuv's), which no other process can open through /proc/<pid>/fd to hold it
-// open or to write lines into. Looking at the owner itself as well costs one /proc read a second, and
+// open or to write lines into. Looking at the owner itself as well costs one /proc read (or one ps) a second, and
 // ends the watch even if an end of the pipe ever leaked into a process that outlives Elenchos.
 if (parsedOwner !== null) setInterval(() => ownerAlive(parsedOwner) || end(), LOOK_MS).unref();

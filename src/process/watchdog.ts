@@ -14,7 +14,7 @@ import { ownerTag } from './owner-tag.js';
  */
 export const WATCHDOG_MAIN = fileURLToPath(new URL('../../dist/process/watchdog-main.js', import.meta.url));
 
-/** Groups the watchdog must stop if we die now: pgid → its leader's /proc start time. */
+/** Groups the watchdog must stop if we die now: pgid → its leader's start time (process-table.ts). */
 const watched = new Map<number, string>();
 let watchdog: ChildProcess | null = null;
 

@@ -6,7 +6,8 @@ import { escapeHtml } from './html-escape.js';
 import { describeAgentSpend, describeDollars, showsKaneCredits } from './run-list.js';
 import { renderFindings } from './html-findings.js';
 import { EVIDENCE_FILES } from '../evidence/layout.js';
-import { NEEDS_HUMAN, type AttemptStatus, type CandidateState, type CriterionStatus, type RunState } from '../states.js';
+import { GUARD_NAMES, NEEDS_HUMAN, type AttemptStatus, type CandidateState, type CriterionStatus, type RunState } from '../states.js';
+import type { RunGuards } from '../evidence/guards-record.js';
 
 /** Every state a badge shows: a run's, a candidate's, an attempt's, a criterion's, a task's. */
 type Badge = RunState | CandidateState | AttemptStatus | CriterionStatus | typeof NEEDS_HUMAN;
@@ -74,6 +75,7 @@ export function renderHtmlReport(input: ReportInput): string {
       `<tr><td>${escapeHtml(file.path)}</td><td>${escapeHtml(file.role)}</td><td><code>${escapeHtml(file.sha256)}</code></td></tr>`,
     );
   parts.push('</table>');
+  if (record.guards) parts.push(...renderGuards(record.guards));
   if (input.candidates && record.candidates) parts.push(...renderCandidates(input, badge));
   parts.push(...renderAttempts(input, badge));
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">\n<title>Elenchos · ${escapeHtml(record.task.id)} · ${escapeHtml(record.state)}</title><style>${STYLE}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
@@ -181,5 +183,20 @@ function renderAttempts(input: Omit<ReportInput, 'manifest'>, badge: (status: Ba
       parts.push(`<details><summary>${escapeHtml(name)}</summary><pre>${escapeHtml(text)}</pre></details>`);
     }
   });
+  return parts;
+}
+
+/** What stood behind the verdict: each guard, whether it stood, how it looked and why (docs/verification.md#what-stood-behind-a-verdict). */
+function renderGuards(guards: RunGuards): string[] {
+  const parts = ['<h2>Guards behind the verdict</h2><table><tr><th>guard</th><th>stood</th><th>how</th><th>why</th></tr>'];
+  for (const name of GUARD_NAMES) {
+    const guard = guards.detail[name];
+    const note = guards.required.includes(name) ? ' (required)' : guards.allowed.includes(name) ? ' (allowed)' : '';
+    const stood = guard?.stood ? 'yes' : guard ? 'no' : 'not reached';
+    parts.push(
+      `<tr><td>${escapeHtml(name + note)}</td><td>${escapeHtml(stood)}</td><td>${escapeHtml(guard?.how ?? '')}</td><td>${escapeHtml(guard?.why ?? '')}</td></tr>`,
+    );
+  }
+  parts.push('</table>');
   return parts;
 }

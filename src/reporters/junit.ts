@@ -1,6 +1,8 @@
 // JUnit XML for `elenchos verify --junit`: one testsuite per task, one testcase per criterion.
 import type { VerifiedTask } from '../core/verify/verify-summary.js';
 import { relativeRunDir } from '../evidence/layout.js';
+import type { RunGuards } from '../evidence/guards-record.js';
+import { GUARD_NAMES } from '../states.js';
 
 /** Escapes text for XML attributes and content. */
 export function escapeXml(value: unknown): string {
@@ -31,7 +33,7 @@ export function renderJunit(tasks: readonly VerifiedTask[]): string {
   const suites = tasks.map((task) => {
     const name = task.record?.task.id ?? task.file;
     const seconds = task.record === null ? '0' : ((task.record.durationMs ?? 0) / 1000).toFixed(3);
-    return renderSuite(name, task.file, seconds, junitCases(task));
+    return renderSuite(name, task.file, seconds, junitCases(task), guardProperties(task.record?.guards));
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="elenchos verify">\n${suites.join('\n')}\n</testsuites>\n`;
 }
@@ -66,14 +68,43 @@ function junitCases(task: VerifiedTask): JunitCase[] {
   return cases;
 }
 
-function renderSuite(name: string, file: string, seconds: string, cases: readonly JunitCase[]): string {
+/**
+ * What stood behind the task's verdict, as suite properties a CI can read (docs/verification.md#what-stood-behind-a-verdict):
+ * `elenchos.guards.stood`, `.missing`, `.required`, and `elenchos.guard.<name>` = `stood|not standing: how; why`.
+ */
+function guardProperties(guards: RunGuards | undefined): [string, string][] {
+  if (!guards) return [];
+  const properties: [string, string][] = [
+    ['elenchos.guards.stood', guards.stood.join(',')],
+    ['elenchos.guards.missing', guards.missing.join(',')],
+    ['elenchos.guards.required', guards.required.join(',')],
+  ];
+  for (const name of GUARD_NAMES) {
+    const guard = guards.detail[name];
+    const state = guard ? `${guard.stood ? 'stood' : 'not standing'}: ${guard.how}${guard.why ? `; ${guard.why}` : ''}` : 'not reached';
+    properties.push([`elenchos.guard.${name}`, state]);
+  }
+  return properties;
+}
+
+function renderSuite(
+  name: string,
+  file: string,
+  seconds: string,
+  cases: readonly JunitCase[],
+  properties: [string, string][] = [],
+): string {
   const count = (outcome: CaseOutcome) => cases.filter((c) => c.outcome === outcome).length;
   const xml = cases.map((c) => {
     const open = `    <testcase classname="${escapeXml(name)}" name="${escapeXml(c.name)}" time="${c.time}">`;
     if (c.outcome === 'passed') return `${open}</testcase>`;
     return `${open}<${c.outcome} message="${escapeXml(c.message)}">${escapeXml(c.body)}</${c.outcome}></testcase>`;
   });
-  return `  <testsuite name="${escapeXml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" time="${seconds}" file="${escapeXml(file)}">\n${xml.join('\n')}\n  </testsuite>`;
+  const props =
+    properties.length === 0
+      ? ''
+      : `    <properties>\n${properties.map(([k, v]) => `      <property name="${escapeXml(k)}" value="${escapeXml(v)}"/>`).join('\n')}\n    </properties>\n`;
+  return `  <testsuite name="${escapeXml(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" time="${seconds}" file="${escapeXml(file)}">\n${props}${xml.join('\n')}\n  </testsuite>`;
 }
 
 function firstLine(text: string | null): string {

@@ -9,6 +9,7 @@ import { agentReportsDollars, describeAgentEnd } from './agent-end.js';
 import { appFailureOf, describeAppFailure } from './app-failure.js';
 import { candidateTable } from './best-of-summary.js';
 import { describeAgentSpend, showsKaneCredits } from './run-list.js';
+import { describeGuards } from './guard-lines.js';
 
 interface ShownRun {
   root: string;
@@ -43,6 +44,12 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
       .map((f) => `${f.path} ${f.sha256.slice(0, 12)}`)
       .join(', ')}`,
   );
+  if (record.guards) {
+    // What stood behind this verdict (docs/verification.md#what-stood-behind-a-verdict), and what did not.
+    const { stood, missing } = describeGuards(record.guards);
+    out(`guards stood: ${stood}`);
+    for (const line of missing) out(`  not standing: ${line}`);
+  }
   if (record.candidates) {
     out();
     out(

@@ -3,6 +3,7 @@ import { writeHuman } from '../cli-io.js';
 import type { RunEvent, RunReporter } from '../core/events.js';
 import type { CriterionStatus } from '../states.js';
 import { stepLabel } from './step-heading.js';
+import { describeBlind } from './guard-lines.js';
 
 export interface TerminalReporterOptions {
   stream: NodeJS.WritableStream;
@@ -32,6 +33,7 @@ export function terminalReporter(options: TerminalReporterOptions): RunReporter 
           out(
             `elenchos ${event.mode} ${event.taskId} (${event.taskFile}) · run ${event.runId}${event.unsandboxed ? ` · ${event.unsandboxed}` : ''}`,
           );
+          for (const blind of event.blindGuards ?? []) out(`  guard    ${describeBlind(blind)}`);
           break;
         case 'attempt-start':
           out(`${clock()} attempt ${event.attempt}${event.kind === 'reverify' ? ' (re-verify only, no repair charged)' : ''}`);

@@ -77,7 +77,7 @@ describe('keyless attestations with the built CLI', () => {
     const held = await keyless(path.join(dir, 'shard.att.json'), '--verdict', shard);
     expect(held.code, held.stderr + held.stdout).toBe(0);
     expect(held.stdout).toBe(
-      `attestation holds: PASSED for commit ${commit}, 1 task(s), 3 file(s) as committed, signed by ${WORKFLOW_IDENTITY} (${GITHUB_ISSUER})\n`,
+      `attestation holds: PASSED for commit ${commit}, 1 task(s), 3 file(s) as committed, signed by ${WORKFLOW_IDENTITY} (${GITHUB_ISSUER}); guards behind every task: processScan, windowWatch, objectStore, inputsPinned\n`,
     );
     attestation = path.join(dir, 'merged.att.json');
     verdict = path.join(dir, 'merged.json');

@@ -153,6 +153,7 @@ export class CandidateRunner {
     entry.reason = stopped ? null : r.reason;
     entry.message = r.message;
     if (r.tampering) entry.tampering = true;
+    if (r.guards) entry.guards = r.guards;
     entry.attempts = r.attempts.filter((a) => a.kind === 'agent').length;
     entry.verifications = r.attempts.length;
     entry.cost = r.cost ?? null;

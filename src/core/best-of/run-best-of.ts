@@ -103,6 +103,9 @@ async function chooseAndSeal(options: BestOfOptions, pre: Preflight, shared: Bes
     })),
   );
   draft.winner = choice;
+  // What stood behind the best-of verdict is what stood behind the winner's (its own run.json has the same).
+  const won = choice ? entries.find((e) => e.name === choice.name)?.guards : undefined;
+  if (won) draft.guards = won;
   draft.cost = shared.whole.totals();
   const outcome = decide(entries, choice, options.signal.aborted);
   const finishedAt = new Date();

@@ -86,6 +86,7 @@ export class Attempt {
       appFailure: null,
       cost: { agentUsd: null, agentTurns: null, inputTokens: null, outputTokens: null, kaneCredits: null },
       stoppedProcesses: [],
+      guards: ctx.guardPlan ? { sandbox: ctx.guardPlan.sandbox } : {},
     };
   }
 

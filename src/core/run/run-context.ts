@@ -16,6 +16,8 @@ import type { LockedFile } from '../lock/contract-lock.js';
 import type { RunReporter } from '../events.js';
 import type { ResolvedTask } from '../resolve-task.js';
 import type { AttemptSeal } from '../../evidence/seal-attempt.js';
+import type { AttemptGuards } from '../../evidence/guards-record.js';
+import type { GuardPlan } from './guard-plan.js';
 
 export interface RunContext {
   runId: string;
@@ -45,6 +47,8 @@ export interface RunContext {
    * baselines) share, so the final manifest lists what each attempt left (core/run/attempt-seals.ts).
    */
   readonly attemptSeals: AttemptSeal[];
+  /** Which guards the verdict needs and how the children run sandboxed (absent in contexts made by hand in tests). */
+  guardPlan?: GuardPlan;
 }
 
 /**
@@ -119,4 +123,6 @@ export interface AttemptRecord {
   window?: WindowReport;
   /** Escaped processes (setsid, nohup) killed after the agent's turn or after verification. */
   stoppedProcesses: StoppedProcess[];
+  /** The guards this attempt ran and how, filled in by the phases as they look (guards-stood.ts). */
+  guards: AttemptGuards;
 }

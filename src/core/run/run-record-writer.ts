@@ -5,7 +5,7 @@ import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { git } from '../../git/git.js';
-import { readProcStat } from '../../process/proc-stat.js';
+import { startTimeOf } from '../../process/process-table.js';
 import { elenchosVersion } from '../../version.js';
 import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from '../lock/contract-lock.js';
@@ -82,7 +82,7 @@ export async function baseRunRecord(b: RecordBasis): Promise<RunRecordDraft> {
     finishedAt: null,
     durationMs: null,
     pid: process.pid,
-    pidStartTime: readProcStat(process.pid)?.startTime ?? null,
+    pidStartTime: startTimeOf(process.pid),
     host: b.host,
     workspace: b.workspace,
     attempts: [],

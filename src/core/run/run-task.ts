@@ -23,7 +23,10 @@ import { redactValue, redactingReporter, runSecretValues } from './run-secrets.j
 import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
-import type { RunMode } from '../../states.js';
+import type { GuardName, RunMode } from '../../states.js';
+import { describeMissing, holdToPlan, planGuards, summarizeGuards } from './guards-stood.js';
+import { lookAtStart } from './guards-at-start.js';
+import type { BlindGuard } from '../events.js';
 import { RunGuard, diskFullTerminal } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from '../test-pause.js';
@@ -51,6 +54,8 @@ export interface RunTaskOptions {
   repoRoot?: string;
   /** `verify`: the checkout's HEAD and status, read once for every task (all verify the same commit). */
   checkout?: CheckoutState;
+  /** `verify --require`: guards the verdict must stand on besides the config's (docs/verification.md#what-stood-behind-a-verdict). */
+  requireGuards?: readonly GuardName[];
   /** Best-of (src/core/best-of/): this run is one candidate of a larger run, which chose its folder, locked the contract once and holds the shared budget. */
   candidate?: CandidateSlot;
 }
@@ -137,10 +142,22 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   recordChild(process.pid, 'elenchos');
   const ctx = await runContext(options, pre, place, reporter);
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
-  announceRun(ctx);
+  const plan = ctx.guardPlan!;
+  const atStart = lookAtStart(plan, !place.inPlace);
+  announceRun(ctx, atStart.blind);
   const teardowns = new Teardowns();
   const attempts: AttemptRecord[] = [];
-  const terminal = await setUpAndAttempt(ctx, { options, pre, inPlace: place.inPlace, guard, teardowns, attempts, draft });
+  // A guard the verdict needs that cannot stand ends the run now: nothing it would do could be VERIFIED.
+  const blocking = atStart.blind.filter((b) => b.required);
+  const terminal: Terminal =
+    blocking.length > 0
+      ? { state: 'ERROR', reason: 'GUARD_MISSING', message: describeMissing(blocking) }
+      : holdToPlan(
+          await setUpAndAttempt(ctx, { options, pre, inPlace: place.inPlace, guard, teardowns, attempts, draft }),
+          plan,
+          attempts.at(-1) ?? null,
+        );
+  draft.guards = summarizeGuards(plan, attempts.at(-1) ?? null, atStart.guards);
   await pauseForTest('teardown', options.env);
   const failures = await teardowns.runAll();
   if (failures.length > 0) draft.cleanupProblems = failures;
@@ -185,11 +202,12 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     startedAt: Date.now(),
     budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
     attemptSeals: [],
+    guardPlan: planGuards(config, place.mode, options.requireGuards),
   };
 }
 
-/** The run-start event, and a warning when the agent could read the signing key. */
-function announceRun(ctx: RunContext): void {
+/** The run-start event (with the guards already known not to stand), and a warning when the agent could read the signing key. */
+function announceRun(ctx: RunContext, blindGuards: BlindGuard[]): void {
   const { config, resolved } = ctx;
   const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode) };
   ctx.reporter.onEvent({
@@ -201,6 +219,7 @@ function announceRun(ctx: RunContext): void {
     workspace: ctx.workspace,
     mode: ctx.mode,
     ...unsandboxed,
+    ...(blindGuards.length > 0 ? { blindGuards } : {}),
   });
   const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, config.agent.sandbox) : null;
   if (exposed)

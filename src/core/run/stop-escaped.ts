@@ -1,11 +1,14 @@
 // After the agent's turn and after verification: nothing we started may still run in the workspace.
 import { killEscapedProcesses } from '../../process/escaped-processes.js';
+import type { TableFacts } from '../../process/process-table.js';
 import type { RunContext, StoppedProcess } from './run-context.js';
 
 export interface StopEscapedResult {
   stopped: StoppedProcess[];
   /** Processes found but still alive after SIGKILL (another user's, or a race lost); empty when clean. */
   survivors: StoppedProcess[];
+  /** The process table it looked in: an unavailable one found nothing, which proves nothing. */
+  table: TableFacts;
 }
 
 /** The tag a child of this attempt inherits in ELENCHOS_PROCESS_TAG (`<run>/<attempt>/<role>`). */
@@ -30,5 +33,5 @@ export async function stopEscaped(ctx: RunContext, attempt: number, after: Stopp
     command: p.command,
     found: p.found,
   });
-  return { stopped: result.killed.map(label), survivors: result.survivors.map(label) };
+  return { stopped: result.killed.map(label), survivors: result.survivors.map(label), table: result.table };
 }

@@ -10,9 +10,10 @@ import { manifestPath, runDir } from '../../evidence/layout.js';
 import { sealRun } from '../../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../../git/worktree.js';
 import { git, repoRootOrCwd } from '../../git/git.js';
-import { findEscapedProcesses, killEscapedProcesses } from '../../process/escaped-processes.js';
+import { killEscapedProcesses, scanEscapedProcesses, type FindEscapedOptions } from '../../process/escaped-processes.js';
 import { parseOwnerTag } from '../../process/owner-tag.js';
-import { listProcStats, processAliveSince, type ProcStat } from '../../process/proc-stat.js';
+import type { ProcStat } from '../../process/proc-stat.js';
+import { processAliveSince, readProcessTable, tableFacts, type TableFacts } from '../../process/process-table.js';
 import { findRunProcesses, stopProcesses } from './run-processes.js';
 import { trimSetupCache, type TrimmedEntry } from '../workspace/setup-cache-gc.js';
 import { trimPool } from '../workspace/worktree-pool.js';
@@ -35,6 +36,11 @@ export interface GcResult {
   trimmedPool: string[];
   /** Setup cache entries removed: old or over setupCache.maxBytes (never the current key), or every idle one with `cache`. */
   trimmedCache: TrimmedEntry[];
+  /**
+   * The process table gc looked in (its weakest look): where it is unavailable, no process of a dead run or
+   * orphan could be found, and gc says so rather than "nothing to stop" (docs/security.md#the-process-table).
+   */
+  processTable: TableFacts;
 }
 
 export interface Orphan {
@@ -62,15 +68,30 @@ export async function collectGarbage(options: {
     foreign: [],
     trimmedPool: [],
     trimmedCache: [],
+    processTable: { source: 'proc', why: '', blind: [] },
   };
+  const looks: TableFacts[] = [];
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
-  // /proc is read once, and only if some dead run recorded a child.
+  // The table is read once, and only if some dead run recorded a child.
   let table: ProcStat[] | null = null;
-  const procTable = () => (table ??= listProcStats());
+  const procTable = () => {
+    if (table === null) {
+      const read = readProcessTable();
+      looks.push(tableFacts(read));
+      table = [...read.processes];
+    }
+    return table;
+  };
+  // Processes found by what they carry (a tag, an owner), killed unless this is a dry run.
+  const sweep = async (which: FindEscapedOptions) => {
+    const found = options.dryRun ? scanEscapedProcesses(which) : await killEscapedProcesses(which);
+    looks.push(found.table);
+    return 'found' in found ? found.found : found.killed;
+  };
   for (const run of runs) {
     const folder = runDir(root, run.runId);
     const sealed = run.state !== 'RUNNING' && (await exists(manifestPath(folder)));
@@ -101,7 +122,7 @@ export async function collectGarbage(options: {
     // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
     // an in-place run's workspace is the checkout, where the user's own shell and editor live.
     const tagged = { tagPrefixes: [`${run.runId}/`, ...candidates.map((c) => `${c.runId}/`)] };
-    const escaped = options.dryRun ? findEscapedProcesses(tagged) : (await killEscapedProcesses(tagged)).killed;
+    const escaped = await sweep(tagged);
     for (const p of escaped) if (!leftovers.some((l) => l.pid === p.pid)) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (sealed) continue;
     result.abandoned.push(run.runId);
@@ -112,7 +133,8 @@ export async function collectGarbage(options: {
   // Only processes started with that tag carry it, only a tag naming a gone process counts, and only in
   // this repository, like everything else gc does (an orphan elsewhere is its repository's gc's to stop).
   const orphaned = { deadOwnersIn: [root] };
-  const orphans = options.dryRun ? findEscapedProcesses(orphaned) : (await killEscapedProcesses(orphaned)).killed;
+  const orphans = await sweep(orphaned);
+  result.processTable = weakestLook(looks);
   const stoppedPids = new Set(result.stopped.map((p) => p.pid));
   for (const p of orphans)
     if (!stoppedPids.has(p.pid)) result.orphans.push({ pid: p.pid, command: p.command, ownerPid: parseOwnerTag(p.owner ?? '')?.pid ?? 0 });
@@ -137,6 +159,13 @@ export async function collectGarbage(options: {
     if (registered.some((w) => w.path.startsWith(dir))) await git(['worktree', 'prune'], { cwd: root });
   }
   return result;
+}
+
+/** The look that saw least: an unavailable table first, then the one blind to most. */
+function weakestLook(looks: readonly TableFacts[]): TableFacts {
+  return [...looks].sort(
+    (a, b) => Number(b.source === 'unavailable') - Number(a.source === 'unavailable') || b.blind.length - a.blind.length,
+  )[0]!;
 }
 
 /** Seals a dead run as ERROR ABANDONED, saying how far it got. */

@@ -1,8 +1,9 @@
-// The processes a dead run left behind, found from its processes.ndjson and /proc, and stopped without
+// The processes a dead run left behind, found from its processes.ndjson and the process table, and stopped without
 // ever touching a stranger that happens to have a reused pid.
 import { readFile } from 'node:fs/promises';
 import { childLogPath } from '../../evidence/layout.js';
-import { listProcStats, type ProcStat } from '../../process/proc-stat.js';
+import type { ProcStat } from '../../process/proc-stat.js';
+import { readProcessTable } from '../../process/process-table.js';
 import { liveRunProcesses } from '../../process/recorded-groups.js';
 import type { ChildEntry } from '../../process/run-scope.js';
 
@@ -26,10 +27,10 @@ export async function readChildLog(runDir: string): Promise<ChildEntry[]> {
 
 /**
  * Every live process of a dead run whose owner started at `ownerStart` (`pidStartTime`); `table` is
- * /proc as read once for all runs (read now when absent).
+ * the process table as read once for all runs (read now when absent).
  */
 export async function findRunProcesses(runDir: string, ownerStart: string | null, table?: () => readonly ProcStat[]): Promise<ProcStat[]> {
   const entries = await readChildLog(runDir);
   // Processes that left their group (setsid) are found and stopped by stop-escaped.ts (issue #9), not here.
-  return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : listProcStats(), ownerStart);
+  return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : readProcessTable().processes, ownerStart);
 }

@@ -16,6 +16,7 @@ import { buildShardMetadata, labelOf } from './shard-metadata.js';
 import type { ShardMetadata } from './shard-metadata-schema.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 import { readAttemptFile } from '../../evidence/attempt-record.js';
+import type { GuardName } from '../../states.js';
 
 export interface VerifyAllOptions {
   cwd: string;
@@ -29,6 +30,8 @@ export interface VerifyAllOptions {
   inPlace?: boolean;
   /** `--lock-base <ref>`, passed to each task's preflight. */
   lockBase?: string;
+  /** `--require`: guards each task's verdict must stand on besides the config's. */
+  requireGuards?: readonly GuardName[];
   signal: AbortSignal;
   /** A reporter for each task's run (prefixed when tasks run in parallel). */
   reporterFor: (taskFile: string) => RunReporter;
@@ -116,6 +119,7 @@ async function verifyOne(
       inPlace: options.inPlace,
       cleanChecked: options.inPlace,
       lockBase: options.lockBase,
+      requireGuards: options.requireGuards,
       ...shared,
     });
     return {

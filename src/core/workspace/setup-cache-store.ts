@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, mkdtemp, open, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { processAliveSince } from '../../process/proc-stat.js';
+import { processAliveSince } from '../../process/process-table.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { sha256 } from '../../util/sha256.js';
 import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../../util/tree-manifest.js';

@@ -12,7 +12,7 @@ import { addWorktree, moveWorktree, removeWorktree } from '../../git/worktree.js
 import { recordOwnIndex } from './pool-guard.js';
 import { pruneKeptPaths } from './setup-cache-prune.js';
 import type { SetupCacheSpec } from './setup-cache-key.js';
-import { findEscapedProcesses } from '../../process/escaped-processes.js';
+import { scanEscapedProcesses } from '../../process/escaped-processes.js';
 import { tryExclusiveLock } from '../../process/exclusive-lock.js';
 
 export interface TakeWorktreeOptions {
@@ -100,10 +100,10 @@ export async function returnWorktree(options: ReturnWorktreeOptions): Promise<Re
 async function returnOrRemove(options: ReturnWorktreeOptions): Promise<ReturnedWorktree> {
   const { root, dir, index, base, keep, size } = options;
   const removed = (reason: string): ReturnedWorktree => ({ pooled: null, reason, dropped: null });
-  const inside = findEscapedProcesses({ directories: [dir] });
-  if (inside.length > 0) {
+  const inside = processInside(dir, 'is still inside');
+  if (inside) {
     await removeWorktree(root, dir);
-    return removed(`process ${inside[0]!.pid} is still inside`);
+    return removed(inside);
   }
   if (size > 0) await mkdir(poolDir(root), { recursive: true });
   for (let n = 0; n < size; n++) {
@@ -186,9 +186,8 @@ async function claimSlot(root: string, slot: string, target: string): Promise<Cl
     if (!(await exists(slot))) return { state: 'busy' };
     const index = await readTrusted(`${slot}.index`);
     await rm(`${slot}.index`, { force: true });
-    const inside = findEscapedProcesses({ directories: [slot] });
-    const reason =
-      index === null ? 'no trusted index was kept for it' : inside.length > 0 ? `process ${inside[0]!.pid} is inside it` : null;
+    const inside = processInside(slot, 'is inside it');
+    const reason = index === null ? 'no trusted index was kept for it' : inside;
     if (reason === null) {
       const moved = await moveWorktree(root, slot, target).then(
         () => null,
@@ -238,4 +237,16 @@ export function describeTake(root: string, target: string, base: string, taken: 
     : `git worktree add --detach ${to} ${base.slice(0, 12)}`;
   const thrown = taken.discarded.map((d) => `; discarded ${path.relative(root, d.slot)}: ${d.reason}`).join('');
   return `${how}${thrown}`;
+}
+
+/**
+ * Why `dir` cannot be handed on: a process is still inside it, or no process table can tell whether one is
+ * (a worktree that might hold a leftover of the last run is never given to the next); null when clean.
+ */
+function processInside(dir: string, inside: string): string | null {
+  const scan = scanEscapedProcesses({ directories: [dir] });
+  if (scan.found.length > 0) return `process ${scan.found[0]!.pid} ${inside}`;
+  if (scan.table.source === 'unavailable' || scan.table.blind.length > 0)
+    return `no process table can tell whether a process is still inside (${scan.table.why})`;
+  return null;
 }

@@ -15,6 +15,7 @@ import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { openObjectQuarantine, removeObjectQuarantine, settleObjectQuarantine } from '../../../git/object-quarantine.js';
+import { describeMissing, objectGuard, withScan } from '../guards-stood.js';
 
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
@@ -31,6 +32,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
   const leftBehind = await stopEscaped(ctx, input.number, 'agent');
   record.stoppedProcesses.push(...leftBehind.stopped);
+  record.guards.processScan = withScan(record.guards.processScan, 'agent', leftBehind.table);
   if (leftBehind.stopped.length > 0)
     attempt.say(
       'agent',
@@ -42,12 +44,18 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const forged = quarantine
     ? describeForged((await settleObjectQuarantine(ctx.root, quarantine)).forged, 'the agent', false)
     : describeForged((await auditObjectsSince(ctx.root, agentStarted, (at) => (attempt.objectsSince = at))).forged, 'the agent', true);
+  record.guards.objectStore = objectGuard(quarantine ? 'quarantine' : 'audit');
   await guardPool(ctx, (message) => attempt.say('agent', message));
   // Before any other git call: git would obey what the agent planted in its config.
   const settings = await gitSettingsChanged(ctx, 'the agent');
   if (settings) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settings, true);
   if (forged) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', forged, true);
   if (!outcome.ok) return attempt.end('ERROR', outcome.reason, outcome.message);
+  // The table saw everything when the run started (else it would have stopped there): blind now, it was blinded
+  // in the agent's turn (a tmpfs over /proc), and what the agent left running went unseen. Only an agent does that.
+  const scan = record.guards.processScan;
+  if (scan && !scan.stood && ctx.guardPlan?.required.includes('processScan'))
+    return attempt.end('ERROR', 'GUARD_MISSING', describeMissing([{ guard: 'processScan', why: scan.why ?? scan.how }]), true);
   if (leftBehind.survivors.length > 0) {
     return attempt.end(
       'ERROR',

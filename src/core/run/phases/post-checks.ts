@@ -10,6 +10,7 @@ import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guard
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 import { blockedDevOriginHint, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
+import { objectGuard, windowGuard, withScan } from '../guards-stood.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
 const WRITE_FIX =
@@ -21,6 +22,7 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   await attempt.teardowns.runAll();
   const leftovers = await stopEscaped(ctx, input.number, 'verification');
   record.stoppedProcesses.push(...leftovers.stopped);
+  record.guards.processScan = withScan(record.guards.processScan, 'verification', leftovers.table);
   attempt.checkInterrupted();
   await guardPool(ctx, (message) => attempt.say('stop', message));
   // Put back at once (before any other git call), but reported only after the checks that find
@@ -35,9 +37,13 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
           'something during verification',
           true,
         );
+  // Audited again without the sandbox; in it, the agent's quarantine stays the word, and the app sees the store read-only.
+  record.guards.objectStore =
+    ctx.config.agent.sandbox === 'bwrap' ? (record.guards.objectStore ?? objectGuard('read-only')) : objectGuard('audit');
   const window = await attempt.watch!.close();
   attempt.watch = null;
   record.window = window;
+  record.guards.windowWatch = windowGuard(window);
 
   const after = await snapshotWorkspace(ctx.workspace, { exclude: ctx.excluded, skip: attempt.skip });
   record.snapshots.after = after;

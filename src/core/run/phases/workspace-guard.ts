@@ -5,10 +5,12 @@ import { resetAppData } from '../../../git/app-data.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { checkContract, indexHides } from '../checks.js';
+import { inputsGuard } from '../guards-stood.js';
 
 export async function contractCheck(attempt: Attempt): Promise<PhaseResult> {
   attempt.say('contract', 'checking the contract lock');
   const tampered = await checkContract(attempt.ctx);
+  attempt.record.guards.inputsPinned = inputsGuard(attempt.ctx.locked);
   if (tampered.length > 0) return attempt.end('ERROR', 'CONTRACT_CHANGED', `the contract changed: ${tampered.join('; ')}`, true);
   return CONTINUE;
 }
