@@ -16,6 +16,7 @@ import {
   RUN_STATES,
 } from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
+import { JoinInfoSchema, JoinedCandidateSchema, ReplayInfoSchema, RunGroupSchema } from './run-group.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 export { ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
@@ -105,6 +106,8 @@ export const CandidateSummarySchema = z.looseObject({
   durationMs: z.number().int().nonnegative().nullable(),
   /** Its last attempt's verdict per criterion: how far it got. */
   criteria: z.array(z.looseObject({ id: z.string(), status: z.enum(CRITERION_STATUSES) })),
+  /** A joined run's candidate (docs/scale.md): its share and what the share claimed. */
+  joined: JoinedCandidateSchema.optional(),
 });
 
 export const RunRecordSchema = z
@@ -151,6 +154,12 @@ export const RunRecordSchema = z
       .nullable()
       .optional(),
     bestOf: z.looseObject({ parallel: z.number().int().positive(), stopAtFirst: z.boolean() }).optional(),
+    /** Runs that went together (docs/scale.md): one `run <task…>`, one share of a split plan, one `join`. */
+    group: RunGroupSchema.optional(),
+    /** A joined run: its shares and the candidates re-verified here (docs/scale.md#join). */
+    join: JoinInfoSchema.optional(),
+    /** A run that replayed a share's stored change and verified it here (a joined run's candidate). */
+    replay: ReplayInfoSchema.optional(),
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({

@@ -1,4 +1,5 @@
 // Everything one run shares across its attempts.
+import type { ReplayInfo } from '../../evidence/run-group.js';
 import type { Config } from '../../config/config-schema.js';
 import type { WindowReport } from '../../git/window-watch.js';
 import type { CriterionResult } from '../../contract/criteria-map.js';
@@ -45,6 +46,14 @@ export interface RunContext {
    * baselines) share, so the final manifest lists what each attempt left (core/run/attempt-seals.ts).
    */
   readonly attemptSeals: AttemptSeal[];
+  /** A join's re-verification: the agent's turn replays this stored change instead (core/run/phases/replay-turn.ts). */
+  replay?: ReplaySource;
+}
+
+/** A stored change (a folder with base.txt, diff.patch, untracked.tar.gz) a run applies in place of an agent's turn. */
+export interface ReplaySource {
+  workspaceDir: string;
+  info: ReplayInfo;
 }
 
 /**
