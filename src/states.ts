@@ -29,6 +29,8 @@ export const RUN_REASONS = [
   'BUDGET_EXCEEDED',
   // A best-of candidate's own record only (docs/best-of.md): ended by --stop-at-first once another was VERIFIED.
   'STOPPED',
+  // A joined run (docs/scale.md#join): no candidate of the task came from a share the join could use.
+  'SHARES_REJECTED',
 ] as const;
 export type RunReason = (typeof RUN_REASONS)[number];
 

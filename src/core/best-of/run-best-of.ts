@@ -58,7 +58,11 @@ export interface OpenBestOf {
 }
 
 /** Opens the run: its folder, the contract locked once, the draft record with `candidates` PENDING. */
-export async function openBestOf(options: BestOfOptions, planned: PlannedBestOf, candidates: readonly CandidatePlan[]): Promise<OpenBestOf> {
+export async function openBestOf(
+  options: BestOfOptions,
+  planned: PlannedBestOf,
+  candidates: readonly CandidatePlan[],
+): Promise<OpenBestOf> {
   const { pre } = planned;
   const runId = newRunId();
   const dir = runDirOf(pre.root, runId);
