@@ -2,6 +2,7 @@
 // checkout, the best candidate's stored change is replayed and verified there, and `apply` takes the winner.
 // A share altered after export, from another commit, given twice, or claiming another place is named and never chosen.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { create, extract } from 'tar';
@@ -50,6 +51,32 @@ function alter(file: string, edit: (dir: string) => void): string {
   const out = path.join(exports, `altered-${path.basename(dir)}.tar.gz`);
   create({ gzip: true, file: out, cwd: dir, sync: true, portable: true }, readdirSync(dir));
   return out;
+}
+
+/** Rewrites every manifest.json under `dir` (deepest first) to match what is there now, and the share's digests of them. */
+function reseal(dir: string): void {
+  const hash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const walk = (folder: string): string[] =>
+    readdirSync(folder, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(path.join(folder, e.name)) : [path.join(folder, e.name)],
+    );
+  const manifests = walk(dir)
+    .filter((f) => path.basename(f) === 'manifest.json')
+    .sort((a, b) => b.split('/').length - a.split('/').length);
+  for (const m of manifests) {
+    const folder = path.dirname(m);
+    const files: Record<string, { sha256: string; size: number }> = {};
+    for (const f of walk(folder)
+      .filter((f) => f !== m)
+      .sort()) {
+      files[path.relative(folder, f)] = { sha256: hash(f), size: readFileSync(f).length };
+    }
+    writeFileSync(m, JSON.stringify({ schemaVersion: 1, algorithm: 'sha256', files }, null, 2));
+  }
+  const shareFile = path.join(dir, 'elenchos-share.json');
+  const manifest = JSON.parse(readFileSync(shareFile, 'utf8'));
+  for (const run of manifest.runs) run.manifestSha256 = hash(path.join(dir, 'runs', run.runId, 'manifest.json'));
+  writeFileSync(shareFile, JSON.stringify(manifest));
 }
 
 function join(files: string[], dir = clone()): { code: number | null; doc: any; stderr: string; dir: string } {
@@ -120,6 +147,55 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     const small = run.candidates.find((c: any) => c.name === 'small');
     expect(small).toMatchObject({ state: 'ERROR', reason: 'SHARES_REJECTED' });
     expect(small.message).toMatch(/share 1\/2 rejected/);
+  });
+
+  it('a share that says VERIFIED of a change that does not pass cannot win by saying so: re-verified here, it FAILS, and the next by the rule wins', () => {
+    // A forger with the export in hand and no key to fear: a change that passes nothing, and every seal recomputed.
+    const forged = alter(one, (dir) => {
+      const [runId] = readdirSync(path.join(dir, 'runs'));
+      const patch = path.join(dir, 'runs', runId!, 'candidates/small/attempts/01/workspace/diff.patch');
+      writeFileSync(patch, readFileSync(patch, 'utf8').replace('Buy milk', 'Buy beer'));
+      reseal(dir);
+    });
+    const j = join([forged, two]);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.doc.problems).toEqual([]);
+    const [run] = j.doc.runs;
+    expect(run.join.tried).toEqual(['small', 'big']);
+    expect(run.winner.name).toBe('big');
+    expect(run.winner.reason).toMatch(/^claimed VERIFIED but not VERIFIED here: small \(FAILED PRODUCT_FAILURE\); .*re-verified here$/);
+    const small = run.candidates.find((c: any) => c.name === 'small');
+    expect(small).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE', joined: { claimed: 'VERIFIED', reverified: true } });
+    expect(small.criteria).toEqual([
+      { id: 'AC-001', status: 'PASS' },
+      { id: 'AC-002', status: 'FAIL' },
+    ]);
+  });
+
+  it('with ELENCHOS_SIGNING_KEY on every machine, a share manifest edited in transit is named tampered', () => {
+    const env = { ...origin.env, ELENCHOS_SIGNING_KEY: 'k'.repeat(32) };
+    const signed = (i: number) => {
+      const dir = clone();
+      const file = path.join(exports, `signed-${i}.tar.gz`);
+      const r = runLong(['run', 'tasks/add-task.json', '--agents', 'small,big', '--shard', `${i}/2`, '--export', file], dir, env);
+      expect(r.code, r.stderr).toBe(0);
+      return file;
+    };
+    const [a, b] = [signed(1), signed(2)];
+    const edited = alter(a, (dir) => {
+      const file = path.join(dir, 'elenchos-share.json');
+      const manifest = JSON.parse(readFileSync(file, 'utf8'));
+      manifest.host = 'somewhere-else';
+      writeFileSync(file, JSON.stringify(manifest));
+    });
+    const result = runLong(['join', edited, b, '--json'], clone(), env);
+    expect(result.code).toBe(4);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.problems.join('\n')).toMatch(/is tampered: elenchos-share\.json does not match its signature/);
+    expect(doc.runs[0].winner.name).toBe('big');
+    // An unsigned share is refused where a key is set.
+    const unsigned = runLong(['join', one, b, '--json'], clone(), env);
+    expect(JSON.parse(unsigned.stdout).problems.join('\n')).toMatch(/is not signed, but ELENCHOS_SIGNING_KEY is set here/);
   });
 
   it('a share from another commit is named and never chosen', () => {

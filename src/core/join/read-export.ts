@@ -20,11 +20,19 @@ export const MAX_ENTRIES = 100_000;
 /** The bytes an export may unpack to, counted as it inflates (a gzip bomb stops here, not at the disk's end). */
 export const MAX_BYTES = 4 * 1024 ** 3;
 
+// Headers and padding on top of the files' own bytes (a header and at most one padded block per entry), and the end.
+const inflateSlack = (limits: ExportLimits) => limits.entries * 1024 + 1024 * 1024;
+
 export type OpenedExport = { ok: true; dir: string; manifest: ShareManifest } | { ok: false; problem: string };
 
+export interface ExportLimits {
+  entries: number;
+  bytes: number;
+}
+
 /** Looks at every entry of `file`, extracts it into `dest` (created, empty), and reads its share manifest. */
-export async function openExport(file: string, dest: string): Promise<OpenedExport> {
-  const scanned = await scanEntries(file);
+export async function openExport(file: string, dest: string, limits: ExportLimits = { entries: MAX_ENTRIES, bytes: MAX_BYTES }): Promise<OpenedExport> {
+  const scanned = await scanEntries(file, limits);
   if (scanned !== null) return { ok: false, problem: scanned };
   await mkdir(dest, { recursive: true });
   try {
@@ -47,7 +55,7 @@ export async function openExport(file: string, dest: string): Promise<OpenedExpo
 }
 
 /** The first reason not to unpack `file`, or null when every entry is a plain file or folder where a share keeps it. */
-async function scanEntries(file: string): Promise<string | null> {
+async function scanEntries(file: string, limits: ExportLimits): Promise<string | null> {
   let problem: string | null = null;
   let entries = 0;
   let declared = 0;
@@ -56,14 +64,14 @@ async function scanEntries(file: string): Promise<string | null> {
   parser.on('entry', (entry: ReadEntry) => {
     entries++;
     declared += entry.size;
-    problem ??= entryProblem(entry, entries, declared);
+    problem ??= entryProblem(entry, { entries, declared }, limits);
     if (problem) parser.abort(new Error(problem));
     entry.resume();
   });
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       inflated += chunk.length;
-      if (inflated > MAX_BYTES) done(new Error(`unpacks to more than ${MAX_BYTES} bytes`));
+      if (inflated > limits.bytes + inflateSlack(limits)) done(new Error(`unpacks to more than ${limits.bytes} bytes`));
       else done(null, chunk);
     },
   });
@@ -77,9 +85,9 @@ async function scanEntries(file: string): Promise<string | null> {
 }
 
 /** Why one entry may not be unpacked: its type, its name, or the counts so far. */
-function entryProblem(entry: ReadEntry, count: number, declared: number): string | null {
-  if (count > MAX_ENTRIES) return `holds more than ${MAX_ENTRIES} entries`;
-  if (declared > MAX_BYTES) return `declares more than ${MAX_BYTES} bytes`;
+function entryProblem(entry: ReadEntry, so: { entries: number; declared: number }, limits: ExportLimits): string | null {
+  if (so.entries > limits.entries) return `holds more than ${limits.entries} entries`;
+  if (so.declared > limits.bytes) return `declares more than ${limits.bytes} bytes`;
   const name = entry.path;
   if (entry.type !== 'File' && entry.type !== 'Directory')
     return `holds a ${entry.type} entry (${JSON.stringify(name)}): an export holds only files and folders`;
