@@ -79,9 +79,9 @@ function reseal(dir: string): void {
   writeFileSync(shareFile, JSON.stringify(manifest));
 }
 
-function join(files: string[], dir = clone()): { code: number | null; doc: any; stderr: string; dir: string } {
+function join(files: string[], dir = clone()): { code: number | null; doc: any; stdout: string; stderr: string; dir: string } {
   const result = runLong(['join', ...files, '--json'], dir, { ...origin.env, ...GIT_IDENTITY });
-  return { code: result.code, doc: result.stdout ? JSON.parse(result.stdout) : null, stderr: result.stderr, dir };
+  return { code: result.code, doc: result.stdout ? JSON.parse(result.stdout) : null, stdout: result.stdout, stderr: result.stderr, dir };
 }
 
 describe('run --shard --export, then join', { timeout: 400_000 }, () => {
@@ -127,6 +127,26 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     expect(readFileSync(path.join(j.dir, 'page.html'), 'utf8')).toBe(GOOD);
     expect(gitSync(j.dir, 'log', '-1', '--format=%B')).toContain(`Elenchos-Run: ${run.runId}-small`);
     expect(leakedWorktrees(j.dir)).toEqual([]);
+    // The join's verdict, signed by another job (the workflow's publish), checks like any attestation.
+    const keys = tempDir('elenchos-keys-');
+    expect(runCli(['attest', 'keygen', '--out', keys], j.dir, origin.env).code).toBe(0);
+    const verdict = path.join(keys, 'join.json');
+    writeFileSync(verdict, j.stdout);
+    const att = path.join(keys, 'join.att.json');
+    const signed = runCli(
+      ['attest', 'sign', verdict, '--attest', att, '--attest-key', path.join(keys, 'elenchos-attest.key')],
+      j.dir,
+      origin.env,
+    );
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stderr).toContain('PASSED');
+    const base = gitSync(j.dir, 'rev-parse', 'HEAD~1').trim();
+    const checked = runCli(
+      ['attest', 'verify', att, '--key', path.join(keys, 'elenchos-attest.pub'), '--commit', base, '--verdict', verdict],
+      j.dir,
+      origin.env,
+    );
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
 
   it('an export altered after it was written is named tampered and never chosen; the other share still wins (exit 4)', () => {

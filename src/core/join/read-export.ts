@@ -31,7 +31,11 @@ export interface ExportLimits {
 }
 
 /** Looks at every entry of `file`, extracts it into `dest` (created, empty), and reads its share manifest. */
-export async function openExport(file: string, dest: string, limits: ExportLimits = { entries: MAX_ENTRIES, bytes: MAX_BYTES }): Promise<OpenedExport> {
+export async function openExport(
+  file: string,
+  dest: string,
+  limits: ExportLimits = { entries: MAX_ENTRIES, bytes: MAX_BYTES },
+): Promise<OpenedExport> {
   const scanned = await scanEntries(file, limits);
   if (scanned !== null) return { ok: false, problem: scanned };
   await mkdir(dest, { recursive: true });
