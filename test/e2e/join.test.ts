@@ -218,6 +218,17 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     expect(JSON.parse(unsigned.stdout).problems.join('\n')).toMatch(/is not signed, but ELENCHOS_SIGNING_KEY is set here/);
   });
 
+  it('one share holding the whole plan (1/1) joins alone: both candidates come from one run folder, imported once', () => {
+    const dir = clone();
+    const whole = path.join(exports, 'whole.tar.gz');
+    const r = runLong(['run', 'tasks/add-task.json', '--agents', 'small,big', '--shard', '1/1', '--export', whole], dir, origin.env);
+    expect(r.code, r.stderr).toBe(0);
+    const j = join([whole]);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.doc.runs[0].winner.name).toBe('small');
+    expect(readdirSync(path.join(j.dir, '.elenchos/runs', j.doc.runs[0].runId, 'shares'))).toEqual(['1-of-1']);
+  });
+
   it('a share from another commit is named and never chosen', () => {
     const moved = clone();
     writeFileSync(path.join(moved, 'NOTES.md'), 'a later commit\n');

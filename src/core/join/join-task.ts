@@ -2,6 +2,7 @@
 // folder, never over other evidence), the ones that claim VERIFIED ranked by the best-of rule, and each
 // replayed and verified HERE in that order until one passes: the verifier on this machine decides. Then one
 // run record with every candidate, the choice and the join's problems, sealed like any run (docs/scale.md#join).
+import { existsSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -113,8 +114,10 @@ async function holdEntry(input: JoinTaskInput, entry: PlanEntry, index: number, 
   const place = `${share.manifest.share.index}-of-${share.manifest.share.total}`;
   const rel = path.posix.join('shares', place, run.runId);
   const imported = path.join(dir, rel);
-  // The share's run folder as it was sealed there (a copy per joined run: never over other evidence).
-  await cp(path.join(share.dir, SHARE_RUNS_DIR, run.runId), imported, { recursive: true, errorOnExist: true, force: false });
+  // The share's run folder as it was sealed there (a copy per joined run: never over other evidence); once,
+  // when the share holds several of the task's candidates.
+  if (!existsSync(imported))
+    await cp(path.join(share.dir, SHARE_RUNS_DIR, run.runId), imported, { recursive: true, errorOnExist: true, force: false });
   const whole = await readRunRecord(imported);
   const summary = whole.candidates?.find((c) => c.name === name);
   const candidateRel = summary ? path.posix.join(rel, summary.dir) : rel;
