@@ -27,9 +27,15 @@ const config = {
   worktreePool: { size: 4 },
   tasks: ['tasks/*.json'],
 };
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 console.log(`${availableParallelism()} core(s); ${TASKS} tasks × best-of 2, agent thinks ${think} s; load ${load()}`);
-const { root, cleanup } = makeRepo(200, 'elenchos-bench-scale-', { 'elenchos.config.json': JSON.stringify(config), ...oneStepTasks(TASKS) });
+const { root, cleanup } = makeRepo(200, 'elenchos-bench-scale-', {
+  'elenchos.config.json': JSON.stringify(config),
+  ...oneStepTasks(TASKS),
+});
 const home = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-home-'));
 const cli = (args, okCodes = [0]) => {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, HOME: home }, encoding: 'utf8' });
@@ -52,7 +58,9 @@ try {
   }
   const one = times.get(parallels[0]);
   for (const k of parallels.slice(1))
-    console.log(`speed-up --parallel ${k} / --parallel ${parallels[0]}: ${(one / times.get(k)).toFixed(2)}× (linear: ${k / parallels[0]}×)`);
+    console.log(
+      `speed-up --parallel ${k} / --parallel ${parallels[0]}: ${(one / times.get(k)).toFixed(2)}× (linear: ${k / parallels[0]}×)`,
+    );
 
   // 2. A join against one verify of the same task: the export is made once; each sample joins it anew.
   const exported = path.join(home, 'share.tar.gz');

@@ -16,7 +16,7 @@ import type { Step } from '../helpers/workflow.js';
 const GIT_PIN: PinnedElenchos = { kind: 'git', spec: `git+https://github.com/example/elenchos.git#${'a'.repeat(40)}` };
 const TARBALL_PIN: PinnedElenchos = { kind: 'tarball', path: 'vendor/elenchos-0.1.0.tgz', sha256: 'b'.repeat(64) };
 
-const workflow = (pin = GIT_PIN) =>
+const workflow = (pin: PinnedElenchos = GIT_PIN) =>
   parse(renderAgentsWorkflow({ verifier: 'kane', agent: 'claude', install: 'npm ci', pin, shares: 3 })) as any;
 const steps = (w: any, job: string): Step[] => w.jobs[job].steps;
 const stepNamed = (w: any, job: string, name: RegExp): Step => steps(w, job).find((s) => name.test(s.name ?? ''))!;

@@ -80,6 +80,7 @@ async function scanEntries(file: string, limits: ExportLimits): Promise<string |
     },
   });
   try {
+    // Our own gunzip before tar's Parser (which can inflate by itself): it gives no count of inflated bytes to stop on.
     await pipeline(createReadStream(file), createGunzip(), counter, parser);
   } catch (error) {
     return problem ?? `is not a readable tar.gz (${describeError(error)})`;
