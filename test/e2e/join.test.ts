@@ -167,6 +167,12 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     const small = run.candidates.find((c: any) => c.name === 'small');
     expect(small).toMatchObject({ state: 'ERROR', reason: 'SHARES_REJECTED' });
     expect(small.message).toMatch(/share 1\/2 rejected/);
+    // The joined run reads like any: its seal holds, show and the report take it, the rejected one has no folder.
+    expect(runCli(['evidence', 'verify', run.runId], j.dir, origin.env).code).toBe(0);
+    expect(runCli(['show', run.runId], j.dir, origin.env).stdout).toMatch(
+      /── candidate small ──\s+\(never started, or its run\.json is missing\)/,
+    );
+    expect(runCli(['report', run.runId], j.dir, origin.env).code).toBe(0);
   });
 
   it('a share that says VERIFIED of a change that does not pass cannot win by saying so: re-verified here, it FAILS, and the next by the rule wins', () => {

@@ -150,7 +150,8 @@ function missingEntry(name: string, index: number, why: string): CandidateSummar
     agentType: 'unknown',
     index,
     runId: '',
-    dir: '',
+    // No folder: nothing of it was imported (show says so; evidence verify asks for none, its duration being null).
+    dir: `candidates/${name}`,
     state: 'ERROR',
     reason: 'SHARES_REJECTED',
     message: why,
