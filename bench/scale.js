@@ -5,7 +5,7 @@
 // 2. The cost of a join (open the export, check it, the one re-verification here) against one `verify` of the
 //    same task, in interleaved samples of alternating order (SPEC §10: a join ≤ 1.2× one verify).
 // The app is a one-line node server, the verifier the fake kane-cli passing.
-// Usage: npm run build && node bench/scale.js [agent seconds] [join samples] [parallel list]
+// Usage: npm run build && node bench/scale.js [agent seconds] [join samples] [parallel list, or "join" for part 2 alone]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { makeRepo, median, oneStepTasks, timeOnce } from './lib.js';
 
 const think = Number(process.argv[2] ?? 3);
 const samples = Number(process.argv[3] ?? 5);
-const parallels = (process.argv[4] ?? '1,2,4').split(',').map(Number);
+const parallels = process.argv[4] === 'join' ? [] : (process.argv[4] ?? '1,2,4').split(',').map(Number);
 const TASKS = 8;
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
 const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));

@@ -168,7 +168,8 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     expect(small).toMatchObject({ state: 'ERROR', reason: 'SHARES_REJECTED' });
     expect(small.message).toMatch(/share 1\/2 rejected/);
     // The joined run reads like any: its seal holds, show and the report take it, the rejected one has no folder.
-    expect(runCli(['evidence', 'verify', run.runId], j.dir, origin.env).code).toBe(0);
+    const sealed = runCli(['evidence', 'verify', run.runId], j.dir, origin.env);
+    expect(sealed.code, sealed.stdout + sealed.stderr).toBe(0);
     expect(runCli(['show', run.runId], j.dir, origin.env).stdout).toMatch(
       /── candidate small ──\s+\(never started, or its run\.json is missing\)/,
     );

@@ -10,7 +10,7 @@ import { ElenchosError, ExitCode, describeError } from '../../errors.js';
 import { candidateDir, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
 import type { JoinInfo, RunGroup } from '../../evidence/run-group.js';
 import { newRunId } from '../../evidence/run-id.js';
-import { readRunRecord, type CandidateSummary, type RunRecord } from '../../evidence/run-record.js';
+import { RunRecordSchema, readRunRecord, type CandidateSummary, type RunRecord } from '../../evidence/run-record.js';
 import { sealRun } from '../../evidence/seal.js';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { withSigningKeyOf, signingKeyFor } from '../../util/signing-key.js';
@@ -149,7 +149,8 @@ function missingEntry(name: string, index: number, why: string): CandidateSummar
     agent: name,
     agentType: 'unknown',
     index,
-    runId: '',
+    // No run of it exists anywhere this join can trust.
+    runId: 'none',
     // No folder: nothing of it was imported (show says so; evidence verify asks for none, its duration being null).
     dir: `candidates/${name}`,
     state: 'ERROR',
@@ -227,6 +228,7 @@ async function replay(input: JoinTaskInput, h: Held, runId: string, dir: string)
       configFile: input.configFile,
       env: withSigningKeyOf(input.env, { ELENCHOS_CANDIDATE: h.entry.name }),
       signal: input.signal,
+      repoRoot: task.pre.root,
       reporter: { onEvent: (event) => (event.type === 'run-end' ? undefined : input.reporterFor(h.entry.name).onEvent(event)) },
       candidate: {
         runId: slotId,
@@ -312,6 +314,8 @@ async function sealJoined(input: JoinTaskInput, s: Sealing): Promise<RunRecord> 
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - s.startedAt,
   };
+  // Written by this module from a share's words: checked like any record before it is sealed, so that `runs` lists it.
+  RunRecordSchema.parse(record);
   return sealRun(s.dir, () => record, {
     values: runSecretValues(task.pre.config, task.pre.resolved.task, input.env),
     signingKey: signingKeyFor(input.env),
