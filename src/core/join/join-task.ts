@@ -240,6 +240,7 @@ async function replay(input: JoinTaskInput, h: Held, runId: string, dir: string)
       replay: {
         workspaceDir: attemptPaths(attemptDir(h.dir!, attempt)).workspaceDir,
         info: { runId: h.entry.joined!.runId, candidate: h.entry.name, attempt, host: h.entry.joined!.host },
+        checked: task.pre,
       },
     });
     const r = result.record;

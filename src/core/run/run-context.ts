@@ -1,5 +1,6 @@
 // Everything one run shares across its attempts.
 import type { ReplayInfo } from '../../evidence/run-group.js';
+import type { Preflight } from './preflight.js';
 import type { Config } from '../../config/config-schema.js';
 import type { WindowReport } from '../../git/window-watch.js';
 import type { CriterionResult } from '../../contract/criteria-map.js';
@@ -54,6 +55,11 @@ export interface RunContext {
 export interface ReplaySource {
   workspaceDir: string;
   info: ReplayInfo;
+  /**
+   * The task's preflight as the join made it (no agent, clean checkout), when it made one: the replay's worktree
+   * is of its HEAD, whatever HEAD is now.
+   */
+  checked?: Preflight;
 }
 
 /**

@@ -88,14 +88,17 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   signingKeyOrLoad(options.env);
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
-  const pre = await preflight({
-    ...options,
-    // A replay runs no agent: the joining machine need not have it.
-    needsAgent: mode === 'run' && !options.replay,
-    // A candidate's agent is one of several: its best-of run checked the cap over all of them.
-    costCap: mode === 'run' && !options.candidate && !options.replay,
-    requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
-  });
+  // A join's replay was checked by the join a moment before, with these options: not asked of git twice.
+  const pre =
+    options.replay?.checked ??
+    (await preflight({
+      ...options,
+      // A replay runs no agent: the joining machine need not have it.
+      needsAgent: mode === 'run' && !options.replay,
+      // A candidate's agent is one of several: its best-of run checked the cap over all of them.
+      costCap: mode === 'run' && !options.candidate && !options.replay,
+      requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
+    }));
   const { root } = pre;
   if (options.candidate && options.candidate.base !== pre.head)
     throw new InputError(`HEAD moved from ${options.candidate.base.slice(0, 12)} while the candidates ran; start the run again`);
