@@ -8,7 +8,7 @@ import path from 'node:path';
 import { create, extract } from 'tar';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { commandAgent, GIT_IDENTITY, makeProject, processesInside } from '../helpers/project.js';
+import { commandAgent, FORM_TASK, GIT_IDENTITY, makeProject, processesInside, TITLE_TASK } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -264,6 +264,31 @@ describe('run --shard --export, then join', { timeout: 400_000 }, () => {
     expect(j.code).toBe(4);
     expect(j.doc).toBeNull();
     expect(j.stderr).toMatch(/join refused: no share can be used \(.*claims a place in the plan it does not have/);
+  });
+});
+
+describe('shares of plain runs (no best-of)', { timeout: 400_000 }, () => {
+  it('two tasks split over two clones, each a plain run, join as one candidate each and both end VERIFIED', () => {
+    origin = makeProject({ files: { ...FORM_TASK, ...TITLE_TASK }, config: { tasks: ['tasks/form.json', 'tasks/title.json'] } });
+    exports = tempDir('elenchos-exports-');
+    const files = [1, 2].map((i) => {
+      const dir = clone();
+      const file = path.join(exports, `plain-${i}.tar.gz`);
+      const r = runLong(['run', '--all', '--shard', `${i}/2`, '--export', file, '--json'], dir, origin.env);
+      expect(r.code, r.stderr).toBe(0);
+      // Share i holds task i of the sorted list: a plain run, no candidates.
+      expect(JSON.parse(r.stdout).runs.map((run: any) => [run.task.file, run.candidates])).toEqual([
+        [i === 1 ? 'tasks/form.json' : 'tasks/title.json', undefined],
+      ]);
+      return file;
+    });
+    const j = join(files);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.doc.runs.map((r: any) => [r.task.file, r.state, r.winner?.name])).toEqual([
+      ['tasks/form.json', 'VERIFIED', 'default'],
+      ['tasks/title.json', 'VERIFIED', 'default'],
+    ]);
+    expect(j.doc.group).toMatchObject({ kind: 'join', tasks: 2 });
   });
 });
 

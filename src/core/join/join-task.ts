@@ -7,11 +7,14 @@ import { cp, mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ElenchosError, ExitCode, describeError } from '../../errors.js';
-import { candidateDir, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
+import { candidateDir, runDir as runDirOf, runJsonPath, workspacesDir } from '../../evidence/layout.js';
 import type { JoinInfo, RunGroup } from '../../evidence/run-group.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { RunRecordSchema, readRunRecord, type CandidateSummary, type RunRecord } from '../../evidence/run-record.js';
-import { sealRun } from '../../evidence/seal.js';
+import { sealingRecord } from '../../evidence/seal.js';
+import { writeManifest } from '../../evidence/manifest.js';
+import { Redactor } from '../../evidence/redact.js';
+import { jsonText, writeJsonAtomic, writeTextAtomic } from '../../evidence/write-json.js';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { withSigningKeyOf, signingKeyFor } from '../../util/signing-key.js';
 import { decide } from '../best-of/best-of-record.js';
@@ -317,8 +320,23 @@ async function sealJoined(input: JoinTaskInput, s: Sealing): Promise<RunRecord> 
   };
   // Written by this module from a share's words: checked like any record before it is sealed, so that `runs` lists it.
   RunRecordSchema.parse(record);
-  return sealRun(s.dir, () => record, {
-    values: runSecretValues(task.pre.config, task.pre.resolved.task, input.env),
-    signingKey: signingKeyFor(input.env),
-  });
+  return sealJoinedFolder(s.dir, record, input);
+}
+
+/**
+ * Seals the joined run as sealRun does (RUNNING with the outcome under `sealing`, the manifest over the final
+ * run.json, then run.json renamed into place), without a redaction pass over its folder: everything in it was
+ * redacted and sealed when it was written (the replays by their own runs here, each imported share by its
+ * run on its machine, which held its own secrets), so the one new file, run.json, is redacted as text.
+ * Redacting the imports again cost the join more than its checks (a third of a verify on a small task).
+ */
+async function sealJoinedFolder(dir: string, record: RunRecord, input: JoinTaskInput): Promise<RunRecord> {
+  const redactor = new Redactor({ values: runSecretValues(input.task.pre.config, input.task.pre.resolved.task, input.env) });
+  const file = runJsonPath(dir);
+  await writeJsonAtomic(file, sealingRecord(record));
+  const text = redactor.redactText(jsonText(record));
+  JSON.parse(text); // redaction keeps JSON valid; never seal a broken record
+  await writeManifest(dir, { signingKey: signingKeyFor(input.env), pending: { [path.basename(file)]: text } });
+  await writeTextAtomic(file, text);
+  return JSON.parse(text) as RunRecord;
 }
