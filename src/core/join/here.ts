@@ -58,10 +58,11 @@ export async function readHere(options: HereOptions): Promise<Here> {
   const inputsOf = (labels: readonly string[]) => {
     const key = JSON.stringify(labels);
     if (!inputs.has(key)) {
+      // Only the inputs are used (HEAD's tree is read once above): no commit, no second git call.
       const files = labels.map((l) => path.join(root, checkRepoRelative(l, 'elenchos-share.json: tasks')));
       inputs.set(
         key,
-        buildShardMetadata({ root, commit: head, configPath: loaded.path, files, shard: { index: 1, count: 1 } }).then((m) => m.inputs),
+        buildShardMetadata({ root, commit: null, configPath: loaded.path, files, shard: { index: 1, count: 1 } }).then((m) => m.inputs),
       );
     }
     return inputs.get(key)!;
