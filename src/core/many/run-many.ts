@@ -141,6 +141,8 @@ async function planTasks(options: RunManyOptions, files: readonly string[], root
         signal: options.signal,
         agents: options.agents,
         bestOf: options.bestOf,
+        // Recorded in each task's run.json: the runs at once over the whole command.
+        parallel: options.parallel,
         reporterFor: () => NO_REPORTER,
       });
       planned.push({ file, label, bestOf: p, head: p.pre.head });
