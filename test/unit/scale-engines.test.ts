@@ -35,7 +35,13 @@ describe('the agents workflow (init --ci github --agents)', () => {
     );
     expect(stepNamed(w, 'share', /^Keep this share's export/).with).toMatchObject({ 'if-no-files-found': 'error' });
     expect(w.jobs.join.needs).toBe('share');
-    expect(stepNamed(w, 'join', /^Join/).run).toBe('elenchos join shares/*/elenchos-share-*.tar.gz --json > elenchos-join.json');
+    // Downloaded outside the checkout: the join refuses a working tree with untracked files, as a run does.
+    expect(steps(w, 'join').find((s) => s.uses === 'actions/download-artifact@v4')!.with).toMatchObject({
+      path: '${{ runner.temp }}/shares',
+    });
+    expect(stepNamed(w, 'join', /^Join/).run).toBe(
+      'elenchos join "$RUNNER_TEMP"/shares/*/elenchos-share-*.tar.gz --json > "$RUNNER_TEMP/elenchos-join.json"',
+    );
     expect(w.jobs.publish.needs).toBe('join');
   });
 

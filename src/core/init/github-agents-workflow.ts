@@ -122,12 +122,16 @@ ${pinnedInstall}
       - name: Install dependencies
         run: ${options.install}
 ${VERIFIER_STEPS[options.verifier]}
+      # Outside the checkout: the join (like a run) refuses a working tree with untracked files.
       - uses: actions/download-artifact@v4
         with:
           pattern: elenchos-share-*
-          path: shares
+          path: \${{ runner.temp }}/shares
       - name: Join the shares and re-verify each task's best candidate here
-${VERIFIER_ENV[options.verifier]}        run: elenchos join shares/*/elenchos-share-*.tar.gz --json > elenchos-join.json
+${VERIFIER_ENV[options.verifier]}        run: elenchos join "$RUNNER_TEMP"/shares/*/elenchos-share-*.tar.gz --json > "$RUNNER_TEMP/elenchos-join.json"
+      - name: The verdict beside the joined runs
+        if: always()
+        run: cp "$RUNNER_TEMP/elenchos-join.json" elenchos-join.json || true
       - name: Every share job succeeded
         if: always() && needs.share.result != 'success'
         run: |
