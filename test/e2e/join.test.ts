@@ -274,7 +274,11 @@ describe('shares of plain runs (no best-of)', { timeout: 400_000 }, () => {
     const files = [1, 2].map((i) => {
       const dir = clone();
       const file = path.join(exports, `plain-${i}.tar.gz`);
-      const r = runLong(['run', '--all', '--shard', `${i}/2`, '--export', file, '--json'], dir, origin.env);
+      // As a Kubernetes Indexed Job runs it: the share from JOB_COMPLETION_INDEX (0-based), the total given.
+      const r = runLong(['run', '--all', '--shard', 'auto/2', '--export', file, '--json'], dir, {
+        ...origin.env,
+        JOB_COMPLETION_INDEX: String(i - 1),
+      });
       expect(r.code, r.stderr).toBe(0);
       // Share i holds task i of the sorted list: a plain run, no candidates.
       expect(JSON.parse(r.stdout).runs.map((run: any) => [run.task.file, run.candidates])).toEqual([
