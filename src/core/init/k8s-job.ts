@@ -35,7 +35,7 @@ const CLONE = `      initContainers:
           image: elenchos-agents:latest
           command: ["/bin/sh", "-c"]
           args:
-            - git clone --quiet "$REPO_URL" /work/repo && git -C /work/repo checkout --quiet --detach "$COMMIT"
+            - git clone --quiet "$REPO_URL" /workspace/repo && git -C /workspace/repo checkout --quiet --detach "$COMMIT"
           env:
             - name: REPO_URL
               value: "https://github.com/OWNER/REPO.git"
@@ -43,7 +43,7 @@ const CLONE = `      initContainers:
               value: "0000000000000000000000000000000000000000"
           volumeMounts:
             - name: repo
-              mountPath: /work`;
+              mountPath: /workspace`;
 
 const VOLUMES = `      volumes:
         - name: repo
@@ -110,7 +110,7 @@ ${CLONE}
       containers:
         - name: share
           image: elenchos-agents:latest
-          workingDir: /work/repo
+          workingDir: /workspace/repo
           command: ["/bin/bash", "-c"]
           args:
             - |
@@ -137,7 +137,7 @@ ${CLONE}
               memory: 4Gi
           volumeMounts:
             - name: repo
-              mountPath: /work
+              mountPath: /workspace
             - name: exports
               mountPath: /exports
 ${VOLUMES}
@@ -170,7 +170,7 @@ ${CLONE}
       containers:
         - name: join
           image: elenchos-agents:latest
-          workingDir: /work/repo
+          workingDir: /workspace/repo
           command: ["/bin/bash", "-c"]
           args:
             - |
@@ -186,7 +186,7 @@ ${CLONE}
               memory: 4Gi
           volumeMounts:
             - name: repo
-              mountPath: /work
+              mountPath: /workspace
             - name: exports
               mountPath: /exports
 ${VOLUMES}
