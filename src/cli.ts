@@ -14,6 +14,7 @@ import { registerRestore } from './commands/restore.js';
 import { registerEvidence } from './commands/evidence.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMerge } from './commands/merge.js';
+import { registerJoin } from './commands/join.js';
 import { registerApply } from './commands/apply.js';
 import { registerInit } from './commands/init.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerGc(program, io, setExit);
   registerRestore(program, io, setExit);
   registerMerge(program, io, setExit);
+  registerJoin(program, io, setExit);
   registerAttest(program, io, setExit);
   registerLock(program, io, setExit);
   registerAck(program, io, setExit);

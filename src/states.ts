@@ -31,6 +31,8 @@ export const RUN_REASONS = [
   'STOPPED',
   // A guard the verdict needed did not stand (docs/verification.md#what-stood-behind-a-verdict): never VERIFIED.
   'GUARD_MISSING',
+  // A joined run (docs/scale.md#join): no candidate of the task came from a share the join could use.
+  'SHARES_REJECTED',
 ] as const;
 export type RunReason = (typeof RUN_REASONS)[number];
 

@@ -70,6 +70,9 @@ export const SLOW_FILES: readonly string[] = [
   // and attestations, reports and a JUnit file over real verifies.
   'test/e2e/hidden-proc.test.ts',
   'test/e2e/guards.test.ts',
+  // Many tasks in one command, shares exported and joined (docs/scale.md): several CLI runs each.
+  'test/e2e/run-many.test.ts',
+  'test/e2e/join.test.ts',
 ];
 
 // A renamed or deleted file left in the list would silently run nowhere: both configs refuse to start.

@@ -52,7 +52,10 @@ export function readVerdict(document: string): VerdictFacts {
   for (const record of records) {
     const file = record.task.file;
     guards[file] = record.guards ? { stood: record.guards.stood, missing: record.guards.missing } : none;
-    for (const c of record.attempts.at(-1)?.criteria ?? []) (c.status === 'PASS' ? passedTests : failedTests).push(`${file}#${c.id}`);
+    // A best-of or joined run's verdict is its winner's (its candidates each hold their own attempts).
+    const winner = record.candidates?.find((c) => c.name === record.winner?.name);
+    const criteria = record.attempts.at(-1)?.criteria ?? winner?.criteria ?? [];
+    for (const c of criteria) (c.status === 'PASS' ? passedTests : failedTests).push(`${file}#${c.id}`);
     // Tampering or an unstable workspace can end a run ERROR with every criterion passed: the run fails too.
     if (record.state !== 'VERIFIED') failedTests.push(`${file}#verdict`);
     for (const f of record.contract.files) {

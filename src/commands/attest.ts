@@ -49,6 +49,36 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
       setExit(ExitCode.VERIFIED);
     });
   attest
+    .command('sign')
+    .description(
+      "sign a verdict document another job wrote (join's --json, verify's, merge's): the attestation --attest would have written",
+    )
+    .argument('<verdict>', 'the --json output of join, verify or merge')
+    .requiredOption('--attest <file>', 'where the attestation goes')
+    .requiredOption('--attest-key <key>', 'the Ed25519 private key (a PEM file, or env:NAME), or sigstore')
+    .option('--config <file>', 'the config file, when no run of the verdict names it')
+    .action(async (verdict: string, options: { attest: string; attestKey: string; config?: string }) => {
+      const { readFile } = await import('node:fs/promises');
+      const path = await import('node:path');
+      const { Writable } = await import('node:stream');
+      const { withAttestation } = await import('./attest-option.js');
+      const bytes = await readFile(path.resolve(io.cwd, verdict)).catch((error: NodeJS.ErrnoException) => {
+        throw new InputError(
+          `${verdict}: cannot read the verdict (${error.code ?? String(error)}); pass the --json output of join, verify or merge`,
+        );
+      });
+      // PASSED only when every run is VERIFIED (the statement checks each) and, for a join, its document says
+      // so of itself with no share set aside; verify's and merge's documents have no state of their own.
+      const doc = JSON.parse(bytes.toString('utf8')) as { state?: unknown; problems?: unknown };
+      const passed = doc.state === undefined || (doc.state === 'VERIFIED' && (!Array.isArray(doc.problems) || doc.problems.length === 0));
+      const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+      await withAttestation({ ...io, stdout: quiet }, { ...options, json: true }, async (out) => {
+        out.stdout.write(bytes);
+        return passed ? ExitCode.VERIFIED : ExitCode.FAILED;
+      });
+      setExit(ExitCode.VERIFIED);
+    });
+  attest
     .command('verify')
     .description(
       "exit 0 only if the attestation is signed by --key, PASSED, about --commit, and its contracts and task set are the commit's",

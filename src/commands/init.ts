@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { AgentType } from '../config/config-schema.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, InputError } from '../errors.js';
+import { parseAtLeastOne } from './run-best-of.js';
 
 export interface InitCommandOptions {
   yes?: boolean;
@@ -12,6 +13,10 @@ export interface InitCommandOptions {
   agent?: AgentType;
   appCommand?: string;
   ci?: 'github';
+  agents?: boolean;
+  k8s?: boolean;
+  shares?: number;
+  stopAtFirst?: boolean;
 }
 
 export function registerInit(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -39,7 +44,13 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
     )
     .option('--app-command <command>', 'the command that starts the app on {port} (default: from package.json scripts dev/start)')
     .addOption(new Option('--ci <provider>', 'also write a CI workflow').choices(['github']))
+    .option('--agents', 'with --ci github: also the agents workflow (shares of run --shard, a join, the winners pushed; docs/scale.md)')
+    .option('--k8s', 'also write a Kubernetes Indexed Job of shares, its join Job and the Dockerfile of their image (docs/scale.md)')
+    .option('--shares <n>', 'share jobs of the agents workflow or Job indexes (default 2)', parseAtLeastOne)
+    .option('--stop-at-first', 'with --k8s: end the Job at the first share that is VERIFIED (a successPolicy)')
     .action(async (options: InitCommandOptions) => {
+      if (options.agents && options.ci !== 'github')
+        throw new InputError('--agents writes the agents workflow of --ci github: add --ci github');
       const { applyInit, planInit } = await import('../core/init/init-project.js');
       const { renderInit } = await import('../reporters/init-report.js');
       const plan = await planInit({
@@ -49,6 +60,10 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
         agent: options.agent,
         appCommand: options.appCommand,
         ci: options.ci,
+        agents: options.agents,
+        k8s: options.k8s,
+        shares: options.shares,
+        stopAtFirst: options.stopAtFirst,
       });
       const ask = !options.yes && !options.json && io.isTTY && Boolean(process.stdin.isTTY);
       if (ask) {

@@ -21,7 +21,7 @@ export function parseAtLeastOne(value: string): number {
 }
 
 /** Every line written to `stream` prefixed with `[name] `, so parallel candidates' progress stays readable. */
-function prefixed(stream: NodeJS.WritableStream, prefix: string): NodeJS.WritableStream {
+export function prefixed(stream: NodeJS.WritableStream, prefix: string): NodeJS.WritableStream {
   let pending = '';
   return new Writable({
     write(chunk: Buffer | string, _encoding, done) {

@@ -5,13 +5,15 @@ import { InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
 import { signingKeyFor } from '../util/signing-key.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
-import { runOverrides, type RunCommandOptions } from './run-options.js';
+import { runOverrides } from './run-options.js';
+import { isManyRun, runManyCommand, type RunManyFlags } from './run-many.js';
 
 export function registerRun(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command('run')
     .description('let the agent do a task in a worktree, and let the verifier decide (VERIFIED 0, FAILED 1, ERROR 2)')
-    .argument('<task>', 'task contract (JSON)')
+    .argument('[tasks...]', 'task contract(s) (JSON), or globs; several run together (docs/scale.md)')
+    .option('--all', 'run every task of the config\'s "tasks"')
     .option('--config <file>', 'config file (default: elenchos.config.json at the repository root)')
     .option('--json', 'print the run record (run.json) instead of progress')
     .option('--keep', 'keep the worktree after the run (retainWorkspace)')
@@ -34,13 +36,21 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       parseNames,
     )
     .option('--best-of <n>', 'best of several: n candidates of the default agent (or of each --agents one)', parseAtLeastOne)
-    .option('--parallel <k>', 'candidates running at once (default: the number of cores, at most the candidates)', parseAtLeastOne)
+    .option(
+      '--parallel <k>',
+      'runs at once: candidates of a best-of task, and tasks of several (default: the number of cores)',
+      parseAtLeastOne,
+    )
+    .option('--shard <i/n>', 'run only share i of n of the plan (tasks × candidates); "auto" reads the CI\'s job index (docs/scale.md)')
+    .option('--export <file>', "write this share's sealed runs to one tar.gz for elenchos join")
     .option('--stop-at-first', 'stop the other candidates (STOPPED) as soon as one is VERIFIED')
     .option('--verbose', "show the app's output too")
     .option('--apply', 'when VERIFIED, apply the change to the checkout (as elenchos apply)')
     .option('--commit', 'when VERIFIED, apply the change and commit it, with trailers naming the run and the contract')
     .option('--branch [name]', 'when VERIFIED, put the change on a new branch from the base (as elenchos apply --branch)')
-    .action(async (taskFile: string, options: RunCommandOptions) => {
+    .action(async (tasks: string[], options: RunManyFlags) => {
+      if (isManyRun(tasks, options)) return runManyCommand(tasks, options, io, setExit);
+      const taskFile = tasks[0]!;
       if (options.agents !== undefined || options.bestOf !== undefined) return runBestOfCommand(taskFile, options, io, setExit);
       if (options.parallel !== undefined || options.stopAtFirst)
         throw new InputError('--parallel and --stop-at-first are for several candidates: add --agents a,b or --best-of <n>');

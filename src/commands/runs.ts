@@ -29,7 +29,13 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
         writeLine(
           io.stdout,
           JSON.stringify(
-            { record: shown.record, attempts: shown.attempts, needsHuman: shown.needsHuman, candidates: shown.candidates },
+            {
+              record: shown.record,
+              attempts: shown.attempts,
+              needsHuman: shown.needsHuman,
+              candidates: shown.candidates,
+              groupRuns: shown.groupRuns,
+            },
             null,
             2,
           ),

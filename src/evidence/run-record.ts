@@ -17,6 +17,7 @@ import {
 } from '../states.js';
 import { runDir as runDirOf, runJsonPath, runsDir } from './layout.js';
 import { RunGuardsSchema } from './guards-record.js';
+import { JoinInfoSchema, JoinedCandidateSchema, ReplayInfoSchema, RunGroupSchema } from './run-group.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 export { ATTEMPT_STATUSES, CRITERION_STATUSES, RUN_REASONS, RUN_STATES } from '../states.js';
@@ -108,6 +109,8 @@ export const CandidateSummarySchema = z.looseObject({
   criteria: z.array(z.looseObject({ id: z.string(), status: z.enum(CRITERION_STATUSES) })),
   /** What stood behind its verdict (its own run.json `guards`). */
   guards: RunGuardsSchema.optional(),
+  /** A joined run's candidate (docs/scale.md): its share and what the share claimed. */
+  joined: JoinedCandidateSchema.optional(),
 });
 
 export const RunRecordSchema = z
@@ -156,6 +159,12 @@ export const RunRecordSchema = z
     bestOf: z.looseObject({ parallel: z.number().int().positive(), stopAtFirst: z.boolean() }).optional(),
     /** What stood behind the verdict (docs/verification.md#what-stood-behind-a-verdict); absent in older records. */
     guards: RunGuardsSchema.optional(),
+    /** Runs that went together (docs/scale.md): one `run <task…>`, one share of a split plan, one `join`. */
+    group: RunGroupSchema.optional(),
+    /** A joined run: its shares and the candidates re-verified here (docs/scale.md#join). */
+    join: JoinInfoSchema.optional(),
+    /** A run that replayed a share's stored change and verified it here (a joined run's candidate). */
+    replay: ReplayInfoSchema.optional(),
     /** Present while state is RUNNING and the outcome below is being sealed (redaction, manifest). */
     sealing: z
       .looseObject({

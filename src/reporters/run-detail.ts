@@ -19,6 +19,8 @@ interface ShownRun {
   needsHuman?: NeedsHuman | null;
   /** A best-of run's candidates, each a run of its own. */
   candidates?: { name: string; dir: string; record: RunRecord | null; attempts: (AttemptFile | null)[] }[];
+  /** The run ids of the run's group, oldest first (docs/scale.md). */
+  groupRuns?: string[];
 }
 
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
@@ -30,6 +32,13 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
   if (shown.needsHuman) {
     out(`NEEDS_HUMAN: task ${record.task.id} gets no agent until a person looks (elenchos ack ${record.task.file}):`);
     for (const reason of shown.needsHuman.reasons) out(`  ${reason}`);
+  }
+  if (record.group) {
+    const others = (shown.groupRuns ?? []).filter((id) => id !== record.runId);
+    const together = others.length > 0 ? `ran together with ${others.join(', ')}` : 'ran in';
+    out(
+      `${together} (group ${record.group.id}: ${record.group.tasks} task(s)${record.group.share ? `, share ${record.group.share.index}/${record.group.share.total}` : ''})`,
+    );
   }
   out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
   if (record.cost) {

@@ -43,7 +43,13 @@ export function describeSpend(cost: RunRecord['cost']): string {
   return parts.length > 0 ? `  ${parts.join(', ')}` : '';
 }
 
-/** One line per run: id, state and reason, task, attempts, duration, spend. */
+/** `group <id>` (with the share, or `joined`): which command a run went with (docs/scale.md). */
+export function describeGroup(group: NonNullable<RunRecord['group']>): string {
+  const how = group.share ? ` share ${group.share.index}/${group.share.total}` : group.kind === 'join' ? ' joined' : '';
+  return `group ${group.id}${how}`;
+}
+
+/** One line per run: id, state and reason, task, attempts, duration, spend, group. */
 export function renderRunList(
   runs: readonly RunRecord[],
   unreadable: readonly UnreadableRun[],
@@ -58,9 +64,10 @@ export function renderRunList(
     const state = `${run.state}${run.reason ? ` ${run.reason}` : ''}`;
     const duration = run.durationMs === null ? 'running?' : `${(run.durationMs / 1000).toFixed(1)}s`;
     const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
+    const group = run.group ? `  ${describeGroup(run.group)}` : '';
     writeHuman(
       io.stdout,
-      `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.candidates ? `best of ${run.candidates.length}${run.winner ? `, winner ${run.winner.name}` : ''}` : `${run.attempts.length} attempt(s)`}  ${duration}${describeSpend(run.cost)}${flag}`,
+      `${run.runId}  ${state.padEnd(28)} ${run.mode.padEnd(6)} ${run.task.id.padEnd(20)} ${run.candidates ? `best of ${run.candidates.length}${run.winner ? `, winner ${run.winner.name}` : ''}` : `${run.attempts.length} attempt(s)`}  ${duration}${describeSpend(run.cost)}${group}${flag}`,
     );
   }
   for (const bad of unreadable) writeHuman(io.stdout, `${bad.runId}  UNREADABLE  ${bad.message.split('\n')[0]}`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { EVIDENCE_FILES, workspacesDir } from '../../evidence/layout.js';
 import type { CandidateSummary, RunReason, RunRecord } from '../../evidence/run-record.js';
 import type { FinalRunState } from '../../states.js';
+import type { RunGroup } from '../../evidence/run-group.js';
 import type { lockContract } from '../lock/contract-lock.js';
 import { baseRunRecord } from '../run/run-record-writer.js';
 import type { preflight } from '../run/preflight.js';
@@ -18,6 +19,7 @@ export interface DraftInput {
   startedAt: number;
   parallel: number;
   stopAtFirst: boolean;
+  group?: RunGroup;
 }
 
 /** A candidate not yet started: its row in `candidates[]`. */
@@ -59,6 +61,7 @@ export async function draftBestOfRecord(input: DraftInput): Promise<RunRecord> {
     host: hostname(),
     agent: [...new Set(plan.map((c) => c.agent.type))].join(','),
     workspace: { path: path.relative(root, workspacesDir(root)), base: pre.head, kept: config.retainWorkspace },
+    group: input.group,
   });
   return {
     ...base,

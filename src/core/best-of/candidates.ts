@@ -3,6 +3,7 @@
 import { withSigningKeyOf } from '../../util/signing-key.js';
 import { describeError } from '../../errors.js';
 import type { CandidateSummary, RunRecord } from '../../evidence/run-record.js';
+import type { RunGroup } from '../../evidence/run-group.js';
 import type { RunReporter } from '../events.js';
 import type { lockContract } from '../lock/contract-lock.js';
 import { runTask, type RunTaskOptions, type RunTaskResult } from '../run/run-task.js';
@@ -18,6 +19,8 @@ export interface BestOfOptions extends Pick<RunTaskOptions, 'cwd' | 'taskFile' |
   parallel?: number;
   /** End the others (STOPPED) as soon as one is VERIFIED. */
   stopAtFirst?: boolean;
+  /** The command's group, when it runs several tasks or a share of a plan (docs/scale.md). */
+  group?: RunGroup;
   /** Progress of one candidate (its run-end is the best-of run's to report). */
   reporterFor: (name: string) => RunReporter;
   /** A line about the best-of run itself (a candidate started, ended, was stopped). */
@@ -47,20 +50,8 @@ export class CandidateRunner {
     private readonly shared: BestOfShared,
   ) {}
 
-  /** Runs every candidate of `plan` (its rows are `entries`, in the same order), `parallel` at a time. */
-  async runAll(plan: readonly CandidatePlan[], entries: CandidateSummary[], parallel: number): Promise<void> {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: parallel }, async () => {
-        while (next < plan.length) {
-          const i = next++;
-          await this.runOne(plan[i]!, entries[i]!);
-        }
-      }),
-    );
-  }
-
-  private async runOne(c: CandidatePlan, entry: CandidateSummary): Promise<void> {
+  /** Runs candidate `c` (its row is `entry`), or records it STOPPED when its turn came after the run was decided. */
+  async runOne(c: CandidatePlan, entry: CandidateSummary): Promise<void> {
     const { options } = this;
     if (this.notStarted(entry)) return;
     const controller = new AbortController();

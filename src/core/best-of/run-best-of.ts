@@ -1,6 +1,7 @@
 // `elenchos run --agents a,b` / `--best-of N`: several candidates on one locked contract, each a full
 // run (runTask) in its own worktree with its own app and repair loop; the verifier's verdicts choose.
 import { mkdir } from 'node:fs/promises';
+import { mapLimit } from '../../util/map-limit.js';
 import { availableParallelism } from 'node:os';
 import { costCapCoverage } from '../../agents/cost-cap.js';
 import { ExitCode, PreflightError } from '../../errors.js';
@@ -31,7 +32,38 @@ export interface BestOfResult {
 
 /** Runs every candidate, chooses, and seals one run folder holding them all. Throws only before the run exists (bad input, preflight). */
 export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
-  const { pre, plan, parallel } = await preflightAndPlan(options);
+  const planned = await planBestOf(options);
+  const open = await openBestOf(options, planned, planned.plan);
+  await mapLimit(open.plan, planned.parallel, (c) => open.runCandidate(c));
+  return open.finish();
+}
+
+/** A best-of run checked and planned, nothing written yet (`run <task…>` plans every task before any starts). */
+export interface PlannedBestOf {
+  pre: Preflight;
+  /** Every candidate of the plan, in order. */
+  plan: CandidatePlan[];
+  parallel: number;
+}
+
+/** A best-of run whose folder and draft record exist: run its candidates (any order, any concurrency), then finish it once. */
+export interface OpenBestOf {
+  runId: string;
+  dir: string;
+  /** The candidates this run holds (the whole plan, or a share's part of it). */
+  plan: CandidatePlan[];
+  runCandidate: (c: CandidatePlan) => Promise<void>;
+  /** Chooses and seals, once every candidate has ended. */
+  finish: () => Promise<BestOfResult>;
+}
+
+/** Opens the run: its folder, the contract locked once, the draft record with `candidates` PENDING. */
+export async function openBestOf(
+  options: BestOfOptions,
+  planned: PlannedBestOf,
+  candidates: readonly CandidatePlan[],
+): Promise<OpenBestOf> {
+  const { pre } = planned;
   const runId = newRunId();
   const dir = runDirOf(pre.root, runId);
   await ensureExcluded(pre.root);
@@ -44,7 +76,17 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
     extra: pre.extraInputs,
   });
   const startedAt = Date.now();
-  const draft = await draftBestOfRecord({ runId, pre, plan, locked, startedAt, parallel, stopAtFirst: options.stopAtFirst === true });
+  const plan = [...candidates];
+  const draft = await draftBestOfRecord({
+    runId,
+    pre,
+    plan,
+    locked,
+    startedAt,
+    parallel: planned.parallel,
+    stopAtFirst: options.stopAtFirst === true,
+    group: options.group,
+  });
   // Candidates end concurrently: one write at a time keeps run.json whole.
   let writing = Promise.resolve();
   const save = () => (writing = writing.then(() => writeJsonAtomic(runJsonPath(dir), draft)));
@@ -58,15 +100,23 @@ export async function runBestOf(options: BestOfOptions): Promise<BestOfResult> {
     save,
     candidateDir: (name) => candidateDir(dir, name),
   };
-  await new CandidateRunner(options, shared).runAll(plan, draft.candidates!, parallel);
-  await writing;
-  return chooseAndSeal(options, pre, shared, startedAt);
+  const runner = new CandidateRunner(options, shared);
+  return {
+    runId,
+    dir,
+    plan,
+    runCandidate: (c) => runner.runOne(c, draft.candidates![plan.indexOf(c)]!),
+    finish: async () => {
+      await writing;
+      return chooseAndSeal(options, pre, shared, startedAt);
+    },
+  };
 }
 
 type Preflight = Awaited<ReturnType<typeof preflight>>;
 
-/** The config, the plan, and every agent of the plan checked runnable before any candidate starts. */
-async function preflightAndPlan(options: BestOfOptions): Promise<{ pre: Preflight; plan: CandidatePlan[]; parallel: number }> {
+/** The config, the plan, and every agent of the plan checked runnable before any candidate starts; writes nothing. */
+export async function planBestOf(options: BestOfOptions): Promise<PlannedBestOf> {
   // The config first (the plan needs it); the default agent is checked only when a candidate uses it.
   const pre = await preflight({ ...options, needsAgent: false, requireClean: true });
   const plan = planCandidates(pre.config, pre.loaded.label, { agents: options.agents, bestOf: options.bestOf });

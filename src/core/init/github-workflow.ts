@@ -14,7 +14,7 @@ export interface WorkflowOptions {
 
 // Kane is told where Chromium is (KANE_CLI_CHROME_PATH) rather than downloading a browser of its own;
 // Playwright installs its Chromium with the system libraries it needs.
-const VERIFIER_STEPS: Record<InitVerifier, string> = {
+export const VERIFIER_STEPS: Record<InitVerifier, string> = {
   kane: `      - name: Install Chromium
         id: chromium
         uses: browser-actions/setup-chrome@v2
@@ -26,7 +26,7 @@ const VERIFIER_STEPS: Record<InitVerifier, string> = {
         run: npx playwright install --with-deps chromium`,
 };
 
-const VERIFIER_ENV: Record<InitVerifier, string> = {
+export const VERIFIER_ENV: Record<InitVerifier, string> = {
   kane: `        env:
           # Kane's credentials, from the repository's secrets (never passed to the app or an agent).
           LT_USERNAME: \${{ secrets.LT_USERNAME }}

@@ -18,6 +18,8 @@ import {
 } from './detect-project.js';
 import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { detectPinnedElenchos } from './pinned-elenchos.js';
+import { GITHUB_AGENTS_WORKFLOW, renderAgentsWorkflow } from './github-agents-workflow.js';
+import { K8S_DOCKERFILE, K8S_JOIN_JOB, K8S_SHARES_JOB, renderDockerfile, renderJoinJob, renderSharesJob } from './k8s-job.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
 
@@ -29,6 +31,14 @@ export interface InitOptions {
   appCommand?: string;
   /** Also write a CI workflow. */
   ci?: 'github';
+  /** With `ci: 'github'`: the agents' workflow too (shares, join, publish: docs/scale.md). */
+  agents?: boolean;
+  /** Write the Kubernetes Indexed Job, its join Job and its image's Dockerfile (docs/scale.md#kubernetes). */
+  k8s?: boolean;
+  /** Share jobs (matrix entries, Job indexes); default 2. */
+  shares?: number;
+  /** The Kubernetes Job ends at the first VERIFIED share (a successPolicy). */
+  stopAtFirst?: boolean;
 }
 
 export interface PlannedFile {
@@ -93,8 +103,8 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
       why: 'its test, one step per criterion',
     },
   ];
-  const pin = options.ci === 'github' ? await detectPinnedElenchos(root) : null;
-  if (pin) {
+  const pin = options.ci === 'github' || options.k8s ? await detectPinnedElenchos(root) : null;
+  if (pin && options.ci === 'github') {
     // GitHub's runners have npm; pnpm and yarn come from Node's corepack.
     const install = setupCommand && !setupCommand.startsWith('npm ') ? `corepack enable && ${setupCommand}` : (setupCommand ?? 'npm ci');
     wanted.push({
@@ -103,6 +113,8 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
       why: 'the CI workflow',
     });
   }
+  if (options.agents || options.k8s)
+    wanted.push(...(await scalingFiles(options, root, { verifier: verifier.verifier, agent: agent.agent, setupCommand })));
   const files: PlannedFile[] = [];
   for (const file of wanted) {
     // lstat: a symlink counts as a file, even a dangling one, so nothing is ever written through it.
@@ -132,13 +144,41 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
         : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
-      ...(pin?.kind === 'none' && files.some((f) => f.path === GITHUB_WORKFLOW && f.action === 'create')
+      ...(pin?.kind === 'none' && files.some((f) => PINNED_FILES.includes(f.path) && f.action === 'create')
         ? [
             `set ELENCHOS_PIN in ${GITHUB_WORKFLOW} to the Elenchos CI runs (a git URL with its commit, or a tarball in the repository and its sha256): none was found in package-lock.json or package.json (docs/ci.md#the-pinned-elenchos)`,
           ]
         : []),
     ],
   };
+}
+
+// Files that run the pinned Elenchos: a missing pin is worth a line of what to do.
+const PINNED_FILES = [GITHUB_WORKFLOW, GITHUB_AGENTS_WORKFLOW, K8S_DOCKERFILE];
+
+/** The agents' workflow (with --ci github --agents) and the Kubernetes files (with --k8s). */
+async function scalingFiles(
+  options: InitOptions,
+  root: string,
+  chosen: { verifier: InitVerifier; agent: AgentType; setupCommand: string | null },
+): Promise<{ path: string; content: string; why: string }[]> {
+  const pin = await detectPinnedElenchos(root);
+  const install =
+    chosen.setupCommand && !chosen.setupCommand.startsWith('npm ')
+      ? `corepack enable && ${chosen.setupCommand}`
+      : (chosen.setupCommand ?? 'npm ci');
+  const shares = options.shares ?? 2;
+  const base = { verifier: chosen.verifier, agent: chosen.agent, install, pin, shares };
+  const out: { path: string; content: string; why: string }[] = [];
+  if (options.agents && options.ci === 'github')
+    out.push({ path: GITHUB_AGENTS_WORKFLOW, content: renderAgentsWorkflow(base), why: 'the agents workflow: shares, join, publish' });
+  if (options.k8s) {
+    const k8s = { ...base, stopAtFirst: options.stopAtFirst === true, task: EXAMPLE_TASK };
+    out.push({ path: K8S_SHARES_JOB, content: renderSharesJob(k8s), why: 'the Kubernetes Indexed Job: one share per index' });
+    out.push({ path: K8S_JOIN_JOB, content: renderJoinJob(k8s), why: 'the Kubernetes Job that joins the shares' });
+    out.push({ path: K8S_DOCKERFILE, content: renderDockerfile(k8s), why: 'the image both Jobs run, Elenchos pinned' });
+  }
+  return out;
 }
 
 /** Writes the plan's `create` and `append` files; a file that appeared since the plan is still never overwritten. */

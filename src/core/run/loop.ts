@@ -17,7 +17,8 @@ import { runAttempt } from './attempt.js';
 /** Runs attempts until a decision ends the run. */
 export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[], draft: RunRecordDraft): Promise<Terminal> {
   const limits = {
-    maxRepairAttempts: ctx.config.maxRepairAttempts,
+    // A replayed change has no agent to repair it: its first verdict is its last.
+    maxRepairAttempts: ctx.replay ? 0 : ctx.config.maxRepairAttempts,
     maxVerifierRetries: ctx.config.maxVerifierRetries,
     repairs: ctx.mode === 'run',
   };

@@ -9,3 +9,20 @@ export function exitCodeFor(state: RunState, reason: RunReason | null): ExitCode
   if (state === 'FAILED') return ExitCode.FAILED;
   return ExitCode.ERROR;
 }
+
+// The worst first: an interrupt, then bad input, then shares that were not one whole set, then ERROR, then FAILED.
+const SEVERITY: readonly number[] = [
+  ExitCode.INTERRUPTED,
+  ExitCode.INPUT,
+  ExitCode.INCOMPLETE,
+  ExitCode.ERROR,
+  ExitCode.FAILED,
+  ExitCode.VERIFIED,
+];
+
+/** One exit code for several runs (`run <task…>`, `join`): the worst of theirs; 0 only when every one is 0 (and there is one). */
+export function worstExitCode(codes: readonly number[]): number {
+  if (codes.length === 0) return ExitCode.ERROR;
+  const rank = (code: number) => (SEVERITY.includes(code) ? SEVERITY.indexOf(code) : 0);
+  return codes.reduce((worst, code) => (rank(code) < rank(worst) ? code : worst));
+}

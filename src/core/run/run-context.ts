@@ -1,4 +1,6 @@
 // Everything one run shares across its attempts.
+import type { ReplayInfo } from '../../evidence/run-group.js';
+import type { Preflight } from './preflight.js';
 import type { Config } from '../../config/config-schema.js';
 import type { WindowReport } from '../../git/window-watch.js';
 import type { CriterionResult } from '../../contract/criteria-map.js';
@@ -49,6 +51,19 @@ export interface RunContext {
   readonly attemptSeals: AttemptSeal[];
   /** Which guards the verdict needs and how the children run sandboxed (absent in contexts made by hand in tests). */
   guardPlan?: GuardPlan;
+  /** A join's re-verification: the agent's turn replays this stored change instead (core/run/phases/replay-turn.ts). */
+  replay?: ReplaySource;
+}
+
+/** A stored change (a folder with base.txt, diff.patch, untracked.tar.gz) a run applies in place of an agent's turn. */
+export interface ReplaySource {
+  workspaceDir: string;
+  info: ReplayInfo;
+  /**
+   * The task's preflight as the join made it (no agent, clean checkout), when it made one: the replay's worktree
+   * is of its HEAD, whatever HEAD is now.
+   */
+  checked?: Preflight;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Writes run.json as the run goes (RUNNING first, so a killed run is recognisable) and seals it at the end.
 import path from 'node:path';
 import { sealRun } from '../../evidence/seal.js';
+import type { ReplayInfo, RunGroup } from '../../evidence/run-group.js';
 import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
@@ -24,7 +25,7 @@ export type RunRecordDraft = RunRecord;
 /** Writes the first run.json (state RUNNING, contract hashes) before anything runs. */
 export async function startRunRecord(
   ctx: RunContext,
-  extra: { configFile: string | null; host: string; keep: boolean },
+  extra: { configFile: string | null; host: string; keep: boolean; group?: RunGroup },
 ): Promise<RunRecordDraft> {
   // Asking the verifier its version spawns it: do that beside the run, not in front of it.
   const version = verifierVersion(ctx);
@@ -38,8 +39,10 @@ export async function startRunRecord(
     configFile: extra.configFile,
     startedAt: ctx.startedAt,
     host: extra.host,
-    agent: ctx.mode === 'run' ? ctx.config.agent.type : null,
+    agent: ctx.replay ? REPLAY_AGENT : ctx.mode === 'run' ? ctx.config.agent.type : null,
     workspace: { path: path.relative(ctx.root, ctx.workspace) || '.', base: ctx.base, kept: extra.keep },
+    group: extra.group,
+    replay: ctx.replay?.info,
   });
   versions.set(draft, version);
   await writeJsonAtomic(runJsonPath(ctx.runDir), draft);
@@ -61,7 +64,14 @@ export interface RecordBasis {
   /** The agent type(s) the record names; null for a verify. */
   agent: string | null;
   workspace: RunRecord['workspace'];
+  /** The command's group, when it ran several tasks, a share, or a join (docs/scale.md). */
+  group?: RunGroup;
+  /** A join's re-verification of a stored change. */
+  replay?: ReplayInfo;
 }
+
+/** What a replaying run names as its agent (tools.agent): no agent worked, a stored change was applied. */
+export const REPLAY_AGENT = 'replay';
 
 /** The RUNNING record with the contract hashes and the tools, before anything runs. */
 export async function baseRunRecord(b: RecordBasis): Promise<RunRecordDraft> {
@@ -86,6 +96,8 @@ export async function baseRunRecord(b: RecordBasis): Promise<RunRecordDraft> {
     host: b.host,
     workspace: b.workspace,
     attempts: [],
+    ...(b.group ? { group: b.group } : {}),
+    ...(b.replay ? { replay: b.replay } : {}),
   };
 }
 

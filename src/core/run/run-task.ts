@@ -22,7 +22,8 @@ import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
-import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
+import type { AttemptRecord, ReplaySource, RunContext, Terminal } from './run-context.js';
+import type { RunGroup } from '../../evidence/run-group.js';
 import type { GuardName, RunMode } from '../../states.js';
 import { describeMissing, holdToPlan, planGuards, summarizeGuards } from './guards-stood.js';
 import { lookAtStart } from './guards-at-start.js';
@@ -58,6 +59,10 @@ export interface RunTaskOptions {
   requireGuards?: readonly GuardName[];
   /** Best-of (src/core/best-of/): this run is one candidate of a larger run, which chose its folder, locked the contract once and holds the shared budget. */
   candidate?: CandidateSlot;
+  /** The command's group (several tasks, a share, a join), recorded in run.json (docs/scale.md). */
+  group?: RunGroup;
+  /** A join's re-verification: apply this stored change where the agent would work; no agent runs, no repair. */
+  replay?: ReplaySource;
 }
 
 /** What a best-of run hands each of its candidates. */
@@ -88,13 +93,17 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   signingKeyOrLoad(options.env);
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
-  const pre = await preflight({
-    ...options,
-    needsAgent: mode === 'run',
-    // A candidate's agent is one of several: its best-of run checked the cap over all of them.
-    costCap: mode === 'run' && !options.candidate,
-    requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
-  });
+  // A join's replay was checked by the join a moment before, with these options: not asked of git twice.
+  const pre =
+    options.replay?.checked ??
+    (await preflight({
+      ...options,
+      // A replay runs no agent: the joining machine need not have it.
+      needsAgent: mode === 'run' && !options.replay,
+      // A candidate's agent is one of several: its best-of run checked the cap over all of them.
+      costCap: mode === 'run' && !options.candidate && !options.replay,
+      requireClean: mode === 'run' || (inPlace && !options.cleanChecked),
+    }));
   const { root } = pre;
   if (options.candidate && options.candidate.base !== pre.head)
     throw new InputError(`HEAD moved from ${options.candidate.base.slice(0, 12)} while the candidates ran; start the run again`);
@@ -141,7 +150,12 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
   const ctx = await runContext(options, pre, place, reporter);
-  const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
+  const draft = await startRunRecord(ctx, {
+    configFile: pre.loaded.path,
+    host: hostname(),
+    keep: config.retainWorkspace,
+    group: options.group,
+  });
   const plan = ctx.guardPlan!;
   const atStart = lookAtStart(plan, !place.inPlace);
   announceRun(ctx, atStart.blind);
@@ -203,6 +217,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
     attemptSeals: [],
     guardPlan: planGuards(config, place.mode, options.requireGuards),
+    ...(options.replay ? { replay: options.replay } : {}),
   };
 }
 

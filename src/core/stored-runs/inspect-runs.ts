@@ -23,7 +23,8 @@ export async function showStoredRun(cwd: string, runId: string) {
   const attempts = await readAttempts(dir, record);
   const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
   const candidates = await readCandidates(dir, record);
-  return { root, dir, record, attempts, needsHuman, candidates };
+  const groupRuns = record.group ? await runsOfGroup(root, record.group.id) : [];
+  return { root, dir, record, attempts, needsHuman, candidates, groupRuns };
 }
 
 /**
@@ -47,6 +48,15 @@ export async function readCandidates(dir: string, record: RunRecord) {
     out.push({ name: entry.name, dir: cdir, record: candidate, attempts: candidate ? await readAttempts(cdir, candidate) : [] });
   }
   return out;
+}
+
+/** The run ids of every stored run of group `id`, oldest first (the runs one `run <task…>`, share or join made). */
+export async function runsOfGroup(root: string, id: string): Promise<string[]> {
+  const { runs } = await listRuns(root);
+  return runs
+    .filter((r) => r.group?.id === id)
+    .map((r) => r.runId)
+    .reverse();
 }
 
 /** Accepts a full run id, a unique prefix, or "latest". */

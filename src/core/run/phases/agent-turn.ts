@@ -10,6 +10,7 @@ import type { BudgetTracker } from '../budget.js';
 import { buildPrompt } from '../prompt.js';
 import type { AttemptContext } from '../run-context.js';
 import { processTag, stopEscaped } from '../stop-escaped.js';
+import { replayTurn } from './replay-turn.js';
 import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
 import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
@@ -20,6 +21,7 @@ import { describeMissing, objectGuard, withScan } from '../guards-stood.js';
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
   if (input.kind !== 'agent') return CONTINUE;
+  if (ctx.replay) return replayTurn(attempt, ctx.replay);
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
   // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
