@@ -20,6 +20,24 @@ export const HIDDEN_HOME_PATHS = [
   '.npmrc',
 ];
 
+/**
+ * What every sandbox of ours (the agent's, the app's, setup's) runs with, whoever starts Elenchos. Root
+ * keeps every capability inside bubblewrap unless it is told otherwise, and could then unmount what hides
+ * the checkout, remount a read-only bind writable or reach the host's /proc beneath the sandbox's own:
+ * a user namespace of its own and no capability at all (`--cap-drop ALL`, also the bounding set; bwrap
+ * sets no_new_privs, so no setuid program gives one back). The mounts it sees come from a more privileged
+ * namespace and are locked: a nested user namespace cannot undo them either. Its own PID and IPC
+ * namespaces, ended with Elenchos (docs/security.md#the-agent-sandbox).
+ */
+export const SANDBOX_ISOLATION: readonly string[] = [
+  '--unshare-user',
+  '--cap-drop',
+  'ALL',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--die-with-parent',
+];
+
 /** Where a sandboxed agent finds its prompt (ELENCHOS_PROMPT_FILE points there). */
 export const SANDBOX_PROMPT_FILE = '/tmp/elenchos/prompt.md';
 
@@ -79,7 +97,7 @@ export function sandboxCommand(command: string, args: readonly string[], options
   // The checkout's tmpfs holds only the mount points above: read-only, so nothing written there can pass for the checkout.
   out.push('--remount-ro', options.checkout);
   out.push('--ro-bind', options.promptFile, SANDBOX_PROMPT_FILE, '--setenv', 'ELENCHOS_PROMPT_FILE', SANDBOX_PROMPT_FILE);
-  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', options.worktree, '--', command, ...args);
+  out.push(...SANDBOX_ISOLATION, '--chdir', options.worktree, '--', command, ...args);
   return { command: BWRAP, args: out };
 }
 

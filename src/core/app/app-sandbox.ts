@@ -6,7 +6,7 @@
 // shared: the verifier reaches the app's port on localhost. See docs/security.md#the-app-sandbox.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BWRAP, HIDDEN_HOME_PATHS } from '../../agents/sandbox.js';
+import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION } from '../../agents/sandbox.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
 import type { RunMode } from '../../states.js';
@@ -91,7 +91,7 @@ export function appSandboxCommand(
     out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
   }
   if (!inPlace) out.push('--remount-ro', checkout);
-  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', workspace, '--', command, ...args);
+  out.push(...SANDBOX_ISOLATION, '--chdir', workspace, '--', command, ...args);
   return { command: BWRAP, args: out };
 }
 
