@@ -4,6 +4,7 @@ import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import { sandboxCommand } from './sandbox.js';
+import { sandboxOn } from './sandbox-mode.js';
 import { secretPathsToHide } from '../util/secret-paths.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
@@ -32,7 +33,7 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
     set: [context.config.env, elenchosVars(context)],
   });
   const confined =
-    context.config.sandbox === 'bwrap'
+    sandboxOn(context.config)
       ? sandboxCommand(spec.command, spec.args, {
           worktree: context.cwd,
           checkout: context.checkout ?? context.cwd,

@@ -39,3 +39,13 @@ export function resolveSandbox(setting: SandboxSetting, probe: SandboxProbe | nu
     `agent.sandbox is "bwrap" but ${probe.why}; ${probe.fix ?? 'see docs/security.md#the-agent-sandbox'}, or set agent.sandbox to "auto" to run without it where it does not hold`,
   );
 }
+
+/**
+ * Whether a resolved `agent.sandbox` puts the process in bubblewrap. "auto" here is a bug, not a mode:
+ * preflight resolves it (src/core/run/preflight.ts) before anything starts, and a process must never run
+ * unsandboxed because nobody asked.
+ */
+export function sandboxOn(agent: { sandbox: SandboxSetting }): boolean {
+  if (agent.sandbox === 'auto') throw new Error('agent.sandbox "auto" was not resolved before a process started');
+  return agent.sandbox === 'bwrap';
+}

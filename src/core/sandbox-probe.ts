@@ -58,7 +58,7 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
       () => false,
     ))
   )
-    return { holds: false, why: `bubblewrap is not installed (${bwrap})`, fix: INSTALL_BWRAP };
+    return { holds: false, why: `bubblewrap is not installed at ${bwrap}`, fix: INSTALL_BWRAP };
   // Outside /tmp when it can be: there the checkout's own tmpfs is what must hide the marker.
   const scratch = await mkdtemp(path.join(await scratchParent(), 'elenchos-sandbox-probe-'));
   try {
@@ -83,14 +83,14 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
     ] as const) {
       const seen = await probeOnce(bwrap, built.args, worktree);
       if (typeof seen === 'string')
-        return { holds: false, why: `bubblewrap does not hold here (the ${who}'s sandbox: ${seen})`, fix: ALLOW_USERNS };
+        return { holds: false, why: `bubblewrap does not hold here: in the ${who}'s sandbox ${seen}`, fix: ALLOW_USERNS };
       umountMissing ||= seen.umountMissing;
     }
     const root = process.getuid?.() === 0 ? 'as root, ' : '';
     const mounts = umountMissing ? 'umount not found, so unmounting was not tried' : 'its mounts cannot be undone';
     return {
       holds: true,
-      why: `bubblewrap holds here (${root}checked: no capabilities, no new privileges, ${mounts}, the checkout out of sight)`,
+      why: `bubblewrap holds here, ${root}checked: no capabilities, no new privileges, ${mounts}, the checkout out of sight`,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -109,7 +109,7 @@ async function probeOnce(bwrap: string, args: readonly string[], cwd: string): P
   });
   if (result.exitCode !== 0 || !/^done: yes$/m.test(result.stdout)) {
     const said = `${result.stderr}`.trim().split('\n').at(-1) ?? '';
-    return `it could not start${said ? `: ${said}` : ''}`;
+    return `it could not start${said ? ` (${said})` : ''}`;
   }
   const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(result.stdout)?.[1];
   for (const set of ['CapEff', 'CapPrm', 'CapBnd', 'CapAmb']) {

@@ -107,7 +107,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     expect(header).not.toContain('agent');
     const doctor = runCli(['doctor', '--no-app'], p.root, p.env);
     expect(doctor.stdout).toMatch(
-      /^! sandbox +no sandbox: the agent and its app run as you; see docs\/security\.md#what-the-sandbox-closes; fix: set agent\.sandbox to "bwrap"/m,
+      /^! sandbox +no sandbox: the agent and its app run as you; see docs\/security\.md#what-the-sandbox-closes; fix: set agent\.sandbox to "auto" \(the default\) or "bwrap"/m,
     );
     const { probe } = verify(p); // a hit: the entry is there for the app to poison
     expect(probe).toMatchObject({

@@ -86,6 +86,9 @@ export function makeProject(options: ProjectOptions = {}): { root: string; home:
     maxVerifierRetries: 1,
     ...options.config,
   };
+  // "none" unless the test names one: these projects test what holds without the sandbox (the default,
+  // "auto", would put every fake agent in bubblewrap where it is installed); the sandbox's own tests say "bwrap" or "auto".
+  config.agent = { sandbox: 'none', ...(config.agent as Record<string, unknown>) };
   const root = tempRepo({
     'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
     'page.html': '<h1>Tasks</h1>\n',

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION } from '../../agents/sandbox.js';
+import { sandboxOn, type SandboxResolution } from '../../agents/sandbox-mode.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
 import type { RunMode } from '../../states.js';
@@ -26,13 +27,16 @@ export interface AppSandboxOptions {
 }
 
 /**
- * The one line said when `agent.sandbox` is "none" (by `doctor`, and in each run's header line): short,
- * since it is printed on every run; what stays open is the table in docs/security.md#what-the-sandbox-closes.
- * A `verify` has no agent: the code that runs unsandboxed there is the commit's, through its app and setup.
+ * The one line said when the agent, its app and setup run without a sandbox (by `doctor`, and in each run's
+ * header line): short, since it is printed on every run; what stays open is the table in
+ * docs/security.md#what-the-sandbox-closes. A `verify` has no agent: the code that runs unsandboxed there
+ * is the commit's, through its app and setup. With `why` (the resolution), said why when it was not asked
+ * for ("auto" where bubblewrap does not hold).
  */
-export function openWithoutSandbox(mode: RunMode): string {
+export function openWithoutSandbox(mode: RunMode, resolution?: SandboxResolution): string {
   const who = mode === 'verify' ? "the app (this commit's code) runs" : 'the agent and its app run';
-  return `no sandbox: ${who} as you; see ${SANDBOX_DOC}`;
+  const why = resolution && resolution.mode === 'none' && !resolution.why.endsWith('"none"') ? `, since ${resolution.why}` : '';
+  return `no sandbox: ${who} as you${why}; see ${SANDBOX_DOC}`;
 }
 
 const SANDBOX_DOC = 'docs/security.md#what-the-sandbox-closes';
@@ -42,7 +46,7 @@ export const SETUP_CACHES = ['.npm', '.cache/yarn', '.yarn/berry', '.cache/pnpm'
 
 /** Where the sandbox settings of the app and setup come from: the agent's (they run the agent's code). */
 export function appSandboxed(config: Pick<Config, 'agent'>): boolean {
-  return config.agent.sandbox === 'bwrap';
+  return sandboxOn(config.agent);
 }
 
 /** `bwrap <args> -- command args`: the app (or setup) in its sandbox. */

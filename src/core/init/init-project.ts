@@ -20,6 +20,8 @@ import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { detectPinnedElenchos } from './pinned-elenchos.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
+import { probeSandbox, sandboxFor } from '../sandbox-probe.js';
+import type { SandboxResolution } from '../../agents/sandbox-mode.js';
 
 export interface InitOptions {
   cwd: string;
@@ -53,6 +55,8 @@ export interface InitPlan {
     /** Why app.url is not the default, when it is not. */
     appUrlWhy: string | null;
     setupCommand: string | null;
+    /** What `agent.sandbox: "auto"` (written into the config) gives on this machine, and why. */
+    sandbox: SandboxResolution & { fix: string | null };
   };
   files: PlannedFile[];
   /** What the user still has to do, one line each. */
@@ -72,6 +76,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const setupCommand = setupCommandFor(detected);
   const appUrl = appUrlFor(detected);
   const testFile = exampleTestPath(verifier.verifier, detected.playwrightTestDir);
+  const sandbox = await initSandbox();
   const wanted: { path: string; content: string; why: string }[] = [
     {
       path: CONFIG_FILE,
@@ -125,6 +130,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
       appUrl: appUrl.url,
       appUrlWhy: appUrl.why,
       setupCommand,
+      sandbox,
     },
     files,
     next: [
@@ -132,6 +138,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
         : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
+      ...(sandbox.fix ? [`${sandbox.fix}: agent.sandbox "auto" then runs the agent, its app and setup in bubblewrap (docs/security.md#the-agent-sandbox)`] : []),
       ...(pin?.kind === 'none' && files.some((f) => f.path === GITHUB_WORKFLOW && f.action === 'create')
         ? [
             `set ELENCHOS_PIN in ${GITHUB_WORKFLOW} to the Elenchos CI runs (a git URL with its commit, or a tarball in the repository and its sha256): none was found in package-lock.json or package.json (docs/ci.md#the-pinned-elenchos)`,
@@ -139,6 +146,12 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         : []),
     ],
   };
+}
+
+/** What the config's `agent.sandbox: "auto"` gives here (the probe a run uses), and what would turn it on. */
+async function initSandbox(): Promise<InitPlan['choices']['sandbox']> {
+  const probe = await probeSandbox();
+  return { ...(await sandboxFor('auto')), fix: probe.holds ? null : (probe.fix ?? null) };
 }
 
 /** Writes the plan's `create` and `append` files; a file that appeared since the plan is still never overwritten. */

@@ -175,6 +175,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     base: pre.head,
     runDir: place.dir,
     config,
+    sandbox: pre.sandbox,
     resolved,
     locked,
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
@@ -191,7 +192,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
 /** The run-start event, and a warning when the agent could read the signing key. */
 function announceRun(ctx: RunContext): void {
   const { config, resolved } = ctx;
-  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode) };
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode, ctx.sandbox) };
   ctx.reporter.onEvent({
     type: 'run-start',
     runId: ctx.runId,

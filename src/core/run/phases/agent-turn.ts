@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../../../agents/registry.js';
+import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import type { AgentOutcome } from '../../../agents/types.js';
 import { describeEnding } from '../../../agents/ending.js';
 import { addCosts, afterRetry, TRANSIENT_RETRIES, worthRetrying } from '../../../agents/retry.js';
@@ -22,7 +23,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
   // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
-  const quarantine = ctx.config.agent.sandbox === 'bwrap' ? await openObjectQuarantine(ctx.root) : null;
+  const quarantine = sandboxOn(ctx.config.agent) ? await openObjectQuarantine(ctx.root) : null;
   if (quarantine) attempt.teardowns.add('remove the object quarantine', () => removeObjectQuarantine(quarantine));
   const agentStarted = Date.now();
   const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine?.dir);

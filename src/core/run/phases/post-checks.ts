@@ -1,6 +1,7 @@
 // Phases 6 and 7, after the verifier: everything stopped, then proof that the repository did not move while
 // the verifier looked (the window watch, the snapshot, git's settings, the contract); only then is the
 // verifier's verdict the attempt's (phase 7).
+import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
@@ -28,7 +29,7 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
   // An app outside the sandbox (the agent's code) can write the object store as the agent could.
   const objectsAfter =
-    ctx.config.agent.sandbox === 'bwrap'
+    sandboxOn(ctx.config.agent)
       ? null
       : describeForged(
           (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
