@@ -32,18 +32,17 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
     passEnv: context.config.passEnv,
     set: [context.config.env, elenchosVars(context)],
   });
-  const confined =
-    sandboxOn(context.config)
-      ? sandboxCommand(spec.command, spec.args, {
-          worktree: context.cwd,
-          checkout: context.checkout ?? context.cwd,
-          promptFile: context.promptFile,
-          writableHome: spec.writableHome ?? [],
-          home: env.HOME,
-          objectQuarantine: context.objectQuarantine,
-          hidden: secretPathsToHide(context.baseEnv),
-        })
-      : spec;
+  const confined = sandboxOn(context.config)
+    ? sandboxCommand(spec.command, spec.args, {
+        worktree: context.cwd,
+        checkout: context.checkout ?? context.cwd,
+        promptFile: context.promptFile,
+        writableHome: spec.writableHome ?? [],
+        home: env.HOME,
+        objectQuarantine: context.objectQuarantine,
+        hidden: secretPathsToHide(context.baseEnv),
+      })
+    : spec;
   const result = await runProcess(confined.command, confined.args, {
     cwd: context.cwd,
     env,

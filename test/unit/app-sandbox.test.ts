@@ -106,7 +106,10 @@ describe('doctor: sandbox', () => {
   it('names what stays open without the sandbox; a missing bwrap fails "bwrap" and is a warning under "auto", with how to install it', async () => {
     expect((await checkSandbox('none')).check).toMatchObject({ status: 'warn', message: openWithoutSandbox('run') });
     const asked = await checkSandbox('bwrap', '/nonexistent/bwrap');
-    expect(asked.check).toMatchObject({ status: 'fail', message: 'agent.sandbox is "bwrap" but bubblewrap is not installed at /nonexistent/bwrap' });
+    expect(asked.check).toMatchObject({
+      status: 'fail',
+      message: 'agent.sandbox is "bwrap" but bubblewrap is not installed at /nonexistent/bwrap',
+    });
     expect(asked.check.fix).toMatch(/^install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap/);
     const auto = await checkSandbox('auto', '/nonexistent/bwrap');
     expect(auto).toMatchObject({ mode: 'none', check: { status: 'warn' } });

@@ -69,16 +69,24 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox probe', () => {
     expect(probe.why).toMatch(/no capabilities, no new privileges, its mounts cannot be undone, the checkout out of sight/);
   });
 
-  it.skipIf(!asRoot)('as root, a bwrap without its own user namespace and the capability drop does not hold (every sandbox before)', async () => {
-    const probe = await probeSandbox(weakened('no-userns', { '--unshare-user': 0, '--cap-drop': 1 }));
-    expect(probe.holds).toBe(false);
-    expect(probe.why).toMatch(/^bubblewrap does not hold here: in the agent's sandbox CapEff is 0*1f+e*f+, not zero: it keeps capabilities$/);
-    expect(probe.fix).toMatch(/allow user namespaces/);
-  });
+  it.skipIf(!asRoot)(
+    'as root, a bwrap without its own user namespace and the capability drop does not hold (every sandbox before)',
+    async () => {
+      const probe = await probeSandbox(weakened('no-userns', { '--unshare-user': 0, '--cap-drop': 1 }));
+      expect(probe.holds).toBe(false);
+      expect(probe.why).toMatch(
+        /^bubblewrap does not hold here: in the agent's sandbox CapEff is 0*1f+e*f+, not zero: it keeps capabilities$/,
+      );
+      expect(probe.fix).toMatch(/allow user namespaces/);
+    },
+  );
 
   it('a sandbox that left the checkout visible does not hold', async () => {
     const probe = await probeSandbox(weakened('no-checkout-tmpfs', { '--tmpfs': 1, '--remount-ro': 1 }, '/checkout'));
-    expect(probe).toMatchObject({ holds: false, why: "bubblewrap does not hold here: in the agent's sandbox the checkout is visible in it" });
+    expect(probe).toMatchObject({
+      holds: false,
+      why: "bubblewrap does not hold here: in the agent's sandbox the checkout is visible in it",
+    });
   });
 
   it('a bwrap that cannot start does not hold, and says what it said', async () => {

@@ -138,7 +138,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
         : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
-      ...(sandbox.fix ? [`${sandbox.fix}: agent.sandbox "auto" then runs the agent, its app and setup in bubblewrap (docs/security.md#the-agent-sandbox)`] : []),
+      ...(sandbox.fix
+        ? [`${sandbox.fix}: agent.sandbox "auto" then runs the agent, its app and setup in bubblewrap (docs/security.md#the-agent-sandbox)`]
+        : []),
       ...(pin?.kind === 'none' && files.some((f) => f.path === GITHUB_WORKFLOW && f.action === 'create')
         ? [
             `set ELENCHOS_PIN in ${GITHUB_WORKFLOW} to the Elenchos CI runs (a git URL with its commit, or a tarball in the repository and its sha256): none was found in package-lock.json or package.json (docs/ci.md#the-pinned-elenchos)`,

@@ -28,14 +28,13 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   // tampering: a hook dropped beside a rewritten test must not hide the rewrite.
   const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
   // An app outside the sandbox (the agent's code) can write the object store as the agent could.
-  const objectsAfter =
-    sandboxOn(ctx.config.agent)
-      ? null
-      : describeForged(
-          (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
-          'something during verification',
-          true,
-        );
+  const objectsAfter = sandboxOn(ctx.config.agent)
+    ? null
+    : describeForged(
+        (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
+        'something during verification',
+        true,
+      );
   const window = await attempt.watch!.close();
   attempt.watch = null;
   record.window = window;
