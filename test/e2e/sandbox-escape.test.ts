@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { giveTo, runCliAs, WHO, type Who } from '../helpers/as-user.js';
+import { gitRead, giveTo, runCliAs, WHO, type Who } from '../helpers/as-user.js';
 import { checkoutFingerprint, FIXTURES, GIT_IDENTITY, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
@@ -53,8 +53,7 @@ function keyFile(who: Who, file: string, content: string): string {
 }
 
 const refused = (outcome: unknown) => outcome !== 'ok';
-/** git as the test (root) in a repository handed to the test user: read-only questions, whoever owns it. */
-const gitRead = (cwd: string, ...args: string[]) => gitSync(cwd, '-c', 'safe.directory=*', ...args);
+
 
 describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts Elenchos', { timeout: 240_000 }, () => {
   describe.each(WHO)('as %s', (who) => {

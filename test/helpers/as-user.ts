@@ -1,9 +1,10 @@
 // Running the CLI as root and as an ordinary user: CI runs as root, users mostly do not, and a sandbox
 // that holds for one may not hold for the other. As root, the ordinary user is TEST_USER, switched to with
 // `setpriv` (util-linux); as anyone else, the tests run as that user only.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { BIN, type CliRun } from './cli.js';
+import { gitSync } from './temp.js';
 
 export type Who = 'root' | 'user';
 
@@ -41,4 +42,27 @@ export function runCliAs(who: Who, args: string[], cwd: string, env: NodeJS.Proc
     killSignal: 'SIGKILL',
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** git as the test in a repository that may be the test user's: read-only questions, whoever owns it. */
+export function gitRead(cwd: string, ...args: string[]): string {
+  return gitSync(cwd, '-c', 'safe.directory=*', ...args);
+}
+
+export interface LiveCliAs {
+  /** Resolves with the exit code (or the signal name) and everything printed. */
+  exited: Promise<{ code: number | string; stdout: string; stderr: string }>;
+}
+
+/** `elenchos args` in `cwd` as `who`, left running: the test talks to what it started meanwhile. */
+export function startCliAs(who: Who, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): LiveCliAs {
+  const spawned = commandAs(who, process.execPath, [BIN, ...args]);
+  const child = spawn(spawned.command, spawned.args, { cwd, env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return {
+    exited: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code: code ?? signal ?? 'unknown', stdout, stderr }))),
+  };
 }

@@ -38,6 +38,10 @@ describe('appSandboxCommand', () => {
       '--tmpfs /tmp',
       `--tmpfs ${root}`,
       `--ro-bind ${root}/.git ${root}/.git`,
+      // Every run's quarantines and held objects (a best-of rival's work) hidden; this run holds none yet.
+      `--ro-bind ${root}/.git/objects ${root}/.git/objects`,
+      `--tmpfs ${root}/.git/objects/elenchos-private`,
+      `--remount-ro ${root}/.git/objects/elenchos-private`,
       // Other worktrees' admin folders hidden (a best-of rival's index), this one's bound back read-only.
       `--tmpfs ${root}/.git/worktrees`,
       `--ro-bind ${root}/.git/worktrees/r1 ${root}/.git/worktrees/r1`,

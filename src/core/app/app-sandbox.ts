@@ -6,7 +6,7 @@
 // shared: the verifier reaches the app's port on localhost. See docs/security.md#the-app-sandbox.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION } from '../../agents/sandbox.js';
+import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION, objectStoreBinds } from '../../agents/sandbox.js';
 import { sandboxOn, type SandboxResolution } from '../../agents/sandbox-mode.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
@@ -24,6 +24,8 @@ export interface AppSandboxOptions {
   visibleHome?: readonly string[];
   /** Key files and folders hidden as well (util/secret-paths.ts: secretPathsToHide). */
   hidden?: readonly string[];
+  /** The run's held objects (its agent's commits, not yet in the store): readable; every other run's are hidden. */
+  heldObjects?: string | null;
 }
 
 /**
@@ -63,14 +65,16 @@ export function appSandboxCommand(
   // nowhere, but nothing the app does needs one), hooks, config, refs, the worktree's admin folder.
   // Bound after the worktree when it lies inside it (in place): the later mount wins.
   const { common, admin } = gitDirs(workspace);
-  if (common && !inPlace) out.push('--ro-bind', common, common);
+  // Every run's quarantines and held objects hidden (a best-of rival's staged and committed work), this run's held ones shown.
+  const objects = common ? objectStoreBinds(common, null, options.heldObjects ?? null) : [];
+  if (common && !inPlace) out.push('--ro-bind', common, common, ...objects);
   // Other worktrees' admin folders (a best-of rival's index and HEAD, which name its staged and committed
   // objects) are out of sight, as in the agent's sandbox: an empty read-only `worktrees/` with only this one.
   const others = admin ? path.dirname(admin) : null;
   if (common && admin && others && !inPlace && path.basename(others) === 'worktrees' && path.dirname(others) === common)
     out.push('--tmpfs', others, '--ro-bind', admin, admin, '--remount-ro', others);
   out.push('--bind', workspace, workspace);
-  if (common && inPlace) out.push('--ro-bind', common, common);
+  if (common && inPlace) out.push('--ro-bind', common, common, ...objects);
   // The worktree's `.git` (a file naming its admin folder) cannot be repointed either.
   const dotGit = path.join(workspace, '.git');
   if (dotGit !== common && existsSync(dotGit)) out.push('--ro-bind', dotGit, dotGit);

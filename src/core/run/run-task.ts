@@ -9,6 +9,7 @@ import { newRunId } from '../../evidence/run-id.js';
 import { Redactor } from '../../evidence/redact.js';
 import { isDiskFull, recordChild, withRunScope } from '../../process/run-scope.js';
 import { ensureExcluded } from '../../git/worktree.js';
+import { releaseHeldObjects } from '../../git/object-quarantine.js';
 import { takeBaselines } from './baselines.js';
 import { attemptLoop } from './loop.js';
 import { prepareWorktree } from './worktree.js';
@@ -139,6 +140,10 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const draft = await startRunRecord(ctx, { configFile: pre.loaded.path, host: hostname(), keep: config.retainWorkspace });
   announceRun(ctx);
   const teardowns = new Teardowns();
+  // Last of all: the agent's objects, held out of the store while the run lasted, join it. A best-of
+  // candidate's wait for the best-of run's end, so that no rival sees them (best-of/run-best-of.ts).
+  if (!options.candidate)
+    teardowns.add("move the run's objects into the repository", async () => void (await releaseHeldObjects(ctx.root, runId)));
   const attempts: AttemptRecord[] = [];
   const terminal = await setUpAndAttempt(ctx, { options, pre, inPlace: place.inPlace, guard, teardowns, attempts, draft });
   await pauseForTest('teardown', options.env);

@@ -15,7 +15,12 @@ import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../
 import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
-import { openObjectQuarantine, removeObjectQuarantine, settleObjectQuarantine } from '../../../git/object-quarantine.js';
+import {
+  openObjectQuarantine,
+  removeObjectQuarantine,
+  settleObjectQuarantine,
+  type ObjectQuarantine,
+} from '../../../git/object-quarantine.js';
 
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record } = attempt;
@@ -23,10 +28,10 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
   // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
-  const quarantine = sandboxOn(ctx.config.agent) ? await openObjectQuarantine(ctx.root) : null;
+  const quarantine = sandboxOn(ctx.config.agent) ? await openObjectQuarantine(ctx.root, ctx.runId) : null;
   if (quarantine) attempt.teardowns.add('remove the object quarantine', () => removeObjectQuarantine(quarantine));
   const agentStarted = Date.now();
-  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine?.dir);
+  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine);
   record.agent = outcome;
   Object.assign(record.cost, cost);
   // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
@@ -64,7 +69,7 @@ async function dispatchAgent(
   ctx: AttemptContext,
   input: AttemptInput,
   say: (message: string) => void,
-  objectQuarantine: string | undefined,
+  quarantine: ObjectQuarantine | null,
 ): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
   const adapter = agentAdapter(ctx.config.agent.type);
   const prompt = buildPrompt(
@@ -86,7 +91,8 @@ async function dispatchAgent(
     adapter.dispatch({
       cwd: ctx.workspace,
       checkout: ctx.root,
-      objectQuarantine,
+      objectQuarantine: quarantine?.dir,
+      heldObjects: quarantine?.into,
       prompt,
       promptFile,
       taskFile: path.join(ctx.workspace, ctx.resolved.label),
