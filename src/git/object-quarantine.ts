@@ -98,7 +98,12 @@ export async function settleObjectQuarantine(root: string, quarantine: ObjectQua
         for (const name of await readdir(path.join(quarantine.dir, entry.name))) {
           if (!LOOSE_REST.test(name)) continue; // git's own temporary files (tmp_obj_*): never an object
           const id = `${entry.name}${name}`;
-          const outcome = await settleLoose(path.join(quarantine.dir, entry.name, name), path.join(quarantine.into, entry.name), id, algorithm);
+          const outcome = await settleLoose(
+            path.join(quarantine.dir, entry.name, name),
+            path.join(quarantine.into, entry.name),
+            id,
+            algorithm,
+          );
           if (outcome === 'forged') settled.forged.push(id);
           else settled[outcome]++;
         }

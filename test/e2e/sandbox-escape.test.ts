@@ -54,7 +54,6 @@ function keyFile(who: Who, file: string, content: string): string {
 
 const refused = (outcome: unknown) => outcome !== 'ok';
 
-
 describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts Elenchos', { timeout: 240_000 }, () => {
   describe.each(WHO)('as %s', (who) => {
     it('the agent cannot unmount, remount or escape through a nested namespace: the checkout, $HOME, the key file and the base blob stay untouched, and verify --fresh stays FAILED', () => {
