@@ -61,7 +61,7 @@ async function signerFor(attestKey: string, io: CliIO): Promise<(payload: Buffer
 }
 
 /** `stream` as it is, except that every write is also kept in `into`: the verdict is exactly the bytes printed. */
-function recordWrites(stream: NodeJS.WritableStream, into: Buffer[]): NodeJS.WritableStream {
+export function recordWrites(stream: NodeJS.WritableStream, into: Buffer[]): NodeJS.WritableStream {
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write')

@@ -91,6 +91,13 @@ export function makeProject(options: ProjectOptions = {}): { root: string; home:
   // "none" unless the test names one: these projects test what holds without the sandbox (the default,
   // "auto", would put every fake agent in bubblewrap where it is installed); the sandbox's own tests say "bwrap" or "auto".
   config.agent = { sandbox: 'none', ...(config.agent as Record<string, unknown>) };
+  if (config.agents)
+    config.agents = Object.fromEntries(
+      Object.entries(config.agents as Record<string, Record<string, unknown>>).map(([name, agent]) => [
+        name,
+        { sandbox: 'none', ...agent },
+      ]),
+    );
   const root = tempRepo(
     {
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
