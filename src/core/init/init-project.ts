@@ -20,8 +20,8 @@ import { GITHUB_WORKFLOW, renderGithubWorkflow } from './github-workflow.js';
 import { detectPinnedElenchos } from './pinned-elenchos.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
-import { probeSandbox, sandboxFor } from '../sandbox-probe.js';
-import type { SandboxResolution } from '../../agents/sandbox-mode.js';
+import { probeSandbox } from '../sandbox-probe.js';
+import { resolveSandbox, type SandboxResolution } from '../../agents/sandbox-mode.js';
 
 export interface InitOptions {
   cwd: string;
@@ -31,6 +31,8 @@ export interface InitOptions {
   appCommand?: string;
   /** Also write a CI workflow. */
   ci?: 'github';
+  /** Where bubblewrap is looked for (default /usr/bin/bwrap). */
+  bwrap?: string;
 }
 
 export interface PlannedFile {
@@ -76,7 +78,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const setupCommand = setupCommandFor(detected);
   const appUrl = appUrlFor(detected);
   const testFile = exampleTestPath(verifier.verifier, detected.playwrightTestDir);
-  const sandbox = await initSandbox();
+  const sandbox = await initSandbox(options.bwrap);
   const wanted: { path: string; content: string; why: string }[] = [
     {
       path: CONFIG_FILE,
@@ -151,9 +153,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
 }
 
 /** What the config's `agent.sandbox: "auto"` gives here (the probe a run uses), and what would turn it on. */
-async function initSandbox(): Promise<InitPlan['choices']['sandbox']> {
-  const probe = await probeSandbox();
-  return { ...(await sandboxFor('auto')), fix: probe.holds ? null : (probe.fix ?? null) };
+async function initSandbox(bwrap: string | undefined): Promise<InitPlan['choices']['sandbox']> {
+  const probe = await probeSandbox(bwrap);
+  return { ...resolveSandbox('auto', probe), fix: probe.holds ? null : (probe.fix ?? null) };
 }
 
 /** Writes the plan's `create` and `append` files; a file that appeared since the plan is still never overwritten. */
