@@ -7,7 +7,8 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { git } from '../../src/git/git.js';
 import { openObjectQuarantine, releaseHeldObjects, settleObjectQuarantine } from '../../src/git/object-quarantine.js';
-import { gitSync, tempRepo } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { collectGarbage } from '../../src/core/stored-runs/gc.js';
 
 /** git in `root` writing its new objects to `quarantine`, the store its alternate: as inside the sandbox. */
 function gitInto(root: string, quarantine: string, objects: string, args: string[], input?: string): string {
@@ -121,5 +122,15 @@ describe("a run's held objects", () => {
     expect(existsSync(path.join(q.objects, 'elenchos-private', 'run-a'))).toBe(false);
     // Released twice (a best-of run's end after its candidate's), or never held: nothing happens.
     expect(await releaseHeldObjects(root, 'run-a')).toEqual({ kept: 0, known: 0, forged: [] });
+  });
+
+  it('gc moves the held objects of a run that died (no live run names them) into the store', async () => {
+    const root = tempRepo({ 'page.html': '<h1>Tasks</h1>\n' });
+    const q = await openObjectQuarantine(root, 'run-that-died');
+    const blob = gitInto(root, q.dir, q.objects, ['hash-object', '-w', '--stdin'], 'held when it died\n');
+    await settleObjectQuarantine(root, q);
+    await collectGarbage({ cwd: root, env: { HOME: tempDir() } });
+    expect(gitSync(root, 'cat-file', 'blob', blob)).toBe('held when it died\n');
+    expect(readdirSync(path.join(q.objects, 'elenchos-private'))).toEqual([]);
   });
 });

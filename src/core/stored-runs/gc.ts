@@ -9,7 +9,8 @@ import { listRuns, type RunRecord } from '../../evidence/run-record.js';
 import { manifestPath, runDir } from '../../evidence/layout.js';
 import { sealRun } from '../../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../../git/worktree.js';
-import { git, repoRootOrCwd } from '../../git/git.js';
+import { PRIVATE_OBJECTS, releaseHeldObjects } from '../../git/object-quarantine.js';
+import { commonGitDir, git, repoRootOrCwd } from '../../git/git.js';
 import { findEscapedProcesses, killEscapedProcesses } from '../../process/escaped-processes.js';
 import { parseOwnerTag } from '../../process/owner-tag.js';
 import { listProcStats, processAliveSince, type ProcStat } from '../../process/proc-stat.js';
@@ -66,6 +67,7 @@ export async function collectGarbage(options: {
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
+  const held = await heldRuns(root);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
   // /proc is read once, and only if some dead run recorded a child.
@@ -124,6 +126,9 @@ export async function collectGarbage(options: {
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
   }
+  // A dead run's agent objects, held out of the store while it ran (git/object-quarantine.ts), join it now:
+  // a kept worktree of that run reads them, and nobody else's sandbox is left to hide them from.
+  for (const runId of held) if (!live.has(runId) && !options.dryRun) await releaseHeldObjects(root, runId);
   const config = await loadConfig({ root, env: options.env }).then(
     (loaded) => loaded.config,
     () => null, // an unreadable config still lets gc clean; the defaults apply
@@ -137,6 +142,12 @@ export async function collectGarbage(options: {
     if (registered.some((w) => w.path.startsWith(dir))) await git(['worktree', 'prune'], { cwd: root });
   }
   return result;
+}
+
+/** The runs with a private object folder (`objects/elenchos-private/<run>`), listed before the run records are read. */
+async function heldRuns(root: string): Promise<string[]> {
+  const objects = path.join(await commonGitDir(root).catch(() => path.join(root, '.git')), 'objects');
+  return readdir(path.join(objects, PRIVATE_OBJECTS)).catch(() => [] as string[]);
 }
 
 /** Seals a dead run as ERROR ABANDONED, saying how far it got. */
