@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import { BWRAP, sandboxCommand } from '../agents/sandbox.js';
 import { INSTALL_BWRAP, resolveSandbox, type SandboxProbe, type SandboxResolution, type SandboxSetting } from '../agents/sandbox-mode.js';
 import { appSandboxCommand } from './app/app-sandbox.js';
+import { workspacesDir } from '../evidence/layout.js';
 
 /** `resolveSandbox` with the probe run (once per process) when the setting needs it. */
 export async function sandboxFor(setting: SandboxSetting): Promise<SandboxResolution> {
@@ -63,10 +64,10 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
   const scratch = await mkdtemp(path.join(await scratchParent(), 'elenchos-sandbox-probe-'));
   try {
     const checkout = path.join(scratch, 'checkout');
-    const worktree = path.join(checkout, '.elenchos', 'workspaces', 'probe');
+    const worktree = path.join(workspacesDir(checkout), 'probe');
     await mkdir(worktree, { recursive: true });
     await writeFile(path.join(checkout, 'marker'), 'the checkout\n');
-    const prompt = path.join(scratch, 'prompt.md');
+    const prompt = path.join(scratch, 'probe-prompt.txt');
     await writeFile(prompt, 'probe\n');
     const agent = sandboxCommand('/bin/sh', ['-c', PROBE_SCRIPT, 'probe', checkout], {
       worktree,
@@ -76,16 +77,14 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
       home: undefined,
     });
     const app = appSandboxCommand('/bin/sh', ['-c', PROBE_SCRIPT, 'probe', checkout], { workspace: worktree, checkout, home: undefined });
-    let umountMissing = false;
-    for (const [who, built] of [
-      ['agent', agent],
-      ['app', app],
-    ] as const) {
-      const seen = await probeOnce(bwrap, built.args, worktree);
-      if (typeof seen === 'string')
-        return { holds: false, why: `bubblewrap does not hold here: in the ${who}'s sandbox ${seen}`, fix: ALLOW_USERNS };
-      umountMissing ||= seen.umountMissing;
+    // Both at once: each is a few milliseconds of bwrap, and a run waits for them before it starts.
+    const seen = await Promise.all([probeOnce(bwrap, agent.args, worktree), probeOnce(bwrap, app.args, worktree)]);
+    for (const [i, who] of (['agent', 'app'] as const).entries()) {
+      const found = seen[i]!;
+      if (typeof found === 'string')
+        return { holds: false, why: `bubblewrap does not hold here: in the ${who}'s sandbox ${found}`, fix: ALLOW_USERNS };
     }
+    const umountMissing = seen.some((found) => typeof found !== 'string' && found.umountMissing);
     const root = process.getuid?.() === 0 ? 'as root, ' : '';
     const mounts = umountMissing ? 'umount not found, so unmounting was not tried' : 'its mounts cannot be undone';
     return {

@@ -208,7 +208,7 @@ function announceRun(ctx: RunContext): void {
     mode: ctx.mode,
     ...unsandboxed,
   });
-  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, config.agent.sandbox) : null;
+  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, ctx.sandbox.mode) : null;
   if (exposed)
     ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
 }
