@@ -37,7 +37,7 @@ export function probeSandbox(bwrap: string = BWRAP): Promise<SandboxProbe> {
   return found;
 }
 
-// A shell script (sh, cat and umount are everywhere bwrap is): the process's capability sets, then an
+// A shell script (sh, grep, cat and umount are everywhere bwrap is): the process's capability sets, then an
 // attempt to unmount what hides the checkout, /tmp and /proc (each must fail), then whether the
 // checkout's marker can be read. One `key value` line each, read below.
 const PROBE_SCRIPT = `

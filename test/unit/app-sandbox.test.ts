@@ -103,6 +103,18 @@ describe('appSandboxCommand', () => {
     expect(m).toContain(`--bind ${home}/.npm ${home}/.npm`); // made when missing: npm would make it
     expect(m).toContain(`--tmpfs ${home}/.testmuai`);
     expect(m.some((x) => x.includes('.npmrc'))).toBe(false);
+    // npm's cache where its variable names it (npx sets npm_config_cache for what it runs): writable too, or
+    // an offline npm ci fails on a read-only cache (the install test's doctor did, once setup was sandboxed).
+    const cache = tempDir('elenchos-npm-cache-');
+    const named = mounts(
+      appSandboxCommand(
+        '/bin/sh',
+        ['-c', 'npm ci'],
+        setupSandboxOptions(root, root, home, [], { npm_config_cache: cache, YARN_CACHE_FOLDER: 'relative' }),
+      ).args,
+    );
+    expect(named).toContain(`--bind ${cache} ${cache}`);
+    expect(named.filter((x) => x.includes('relative'))).toEqual([]);
   });
 });
 

@@ -20,6 +20,8 @@ export interface AppSandboxOptions {
   home: string | undefined;
   /** Home-relative folders left writable (a package manager's download cache, for setup only). */
   writableHome?: readonly string[];
+  /** Absolute folders left writable (a package manager's cache named by its variable, for setup only). */
+  writable?: readonly string[];
   /** Home-relative entries of HIDDEN_HOME_PATHS left readable (`.npmrc`, for setup's private registries). */
   visibleHome?: readonly string[];
   /** Key files and folders hidden as well (util/secret-paths.ts: secretPathsToHide). */
@@ -94,6 +96,7 @@ export function appSandboxCommand(
       if (isDirectory(full)) out.push('--bind', full, full);
     }
   }
+  for (const full of options.writable ?? []) if (path.isAbsolute(full) && isDirectory(full)) out.push('--bind', full, full);
   for (const full of options.hidden ?? []) {
     if (!inPlace && (full === checkout || full.startsWith(`${checkout}${path.sep}`))) continue; // hidden with the checkout
     out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
@@ -103,16 +106,24 @@ export function appSandboxCommand(
   return { command: BWRAP, args: out };
 }
 
-/** `setup.command`'s sandbox: the app's, with the package manager's download cache writable and `.npmrc` readable. */
+/** Variables naming a package manager's download cache elsewhere than under HOME (npx sets npm's for what it runs). */
+export const SETUP_CACHE_VARIABLES = ['npm_config_cache', 'NPM_CONFIG_CACHE', 'YARN_CACHE_FOLDER'];
+
+/**
+ * `setup.command`'s sandbox: the app's, with the package manager's download cache writable (under HOME, or
+ * where `env`, setup's environment, names it) and `.npmrc` readable.
+ */
 export function setupSandboxOptions(
   workspace: string,
   checkout: string,
   home: string | undefined,
   hidden: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ): AppSandboxOptions {
   // npm creates its cache on first use: made here, where it would be made outside the sandbox anyway.
   if (home && isDirectory(home)) mkdirSync(path.join(home, '.npm'), { recursive: true });
-  return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'], hidden };
+  const writable = SETUP_CACHE_VARIABLES.map((name) => env[name]).filter((dir): dir is string => Boolean(dir));
+  return { workspace, checkout, home, writableHome: SETUP_CACHES, writable, visibleHome: ['.npmrc'], hidden };
 }
 
 /** The repository's common git folder (`<checkout>/.git`) and the worktree's admin folder, from its `.git` file; or `.git` itself. */
