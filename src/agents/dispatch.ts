@@ -4,6 +4,7 @@ import { PROCESS_TAG_ENV } from '../process/escaped-processes.js';
 import { runProcess, type SpawnResult } from '../process/spawn.js';
 import { lastLines } from '../util/text.js';
 import { sandboxCommand } from './sandbox.js';
+import { sandboxOn } from './sandbox-mode.js';
 import { secretPathsToHide } from '../util/secret-paths.js';
 import type { AgentContext, AgentOutcome } from './types.js';
 
@@ -31,18 +32,17 @@ export async function dispatchAgent(context: AgentContext, spec: DispatchSpec): 
     passEnv: context.config.passEnv,
     set: [context.config.env, elenchosVars(context)],
   });
-  const confined =
-    context.config.sandbox === 'bwrap'
-      ? sandboxCommand(spec.command, spec.args, {
-          worktree: context.cwd,
-          checkout: context.checkout ?? context.cwd,
-          promptFile: context.promptFile,
-          writableHome: spec.writableHome ?? [],
-          home: env.HOME,
-          objectQuarantine: context.objectQuarantine,
-          hidden: secretPathsToHide(context.baseEnv),
-        })
-      : spec;
+  const confined = sandboxOn(context.config)
+    ? sandboxCommand(spec.command, spec.args, {
+        worktree: context.cwd,
+        checkout: context.checkout ?? context.cwd,
+        promptFile: context.promptFile,
+        writableHome: spec.writableHome ?? [],
+        home: env.HOME,
+        objectQuarantine: context.objectQuarantine,
+        hidden: secretPathsToHide(context.baseEnv),
+      })
+    : spec;
   const result = await runProcess(confined.command, confined.args, {
     cwd: context.cwd,
     env,

@@ -2,6 +2,7 @@
 // worktree, none of the main checkout, no other process, and none of the verifier's credentials.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { privateObjectsDir } from '../git/object-quarantine.js';
 
 /** Where bubblewrap is expected (Debian/Ubuntu `apt-get install bubblewrap`). */
 export const BWRAP = '/usr/bin/bwrap';
@@ -20,6 +21,24 @@ export const HIDDEN_HOME_PATHS = [
   '.npmrc',
 ];
 
+/**
+ * What every sandbox of ours (the agent's, the app's, setup's) runs with, whoever starts Elenchos. Root
+ * keeps every capability inside bubblewrap unless it is told otherwise, and could then unmount what hides
+ * the checkout, remount a read-only bind writable or reach the host's /proc beneath the sandbox's own:
+ * a user namespace of its own and no capability at all (`--cap-drop ALL`, also the bounding set; bwrap
+ * sets no_new_privs, so no setuid program gives one back). The mounts it sees come from a more privileged
+ * namespace and are locked: a nested user namespace cannot undo them either. Its own PID and IPC
+ * namespaces, ended with Elenchos (docs/security.md#the-agent-sandbox).
+ */
+export const SANDBOX_ISOLATION: readonly string[] = [
+  '--unshare-user',
+  '--cap-drop',
+  'ALL',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--die-with-parent',
+];
+
 /** Where a sandboxed agent finds its prompt (ELENCHOS_PROMPT_FILE points there). */
 export const SANDBOX_PROMPT_FILE = '/tmp/elenchos/prompt.md';
 
@@ -35,6 +54,8 @@ export interface SandboxOptions {
   home: string | undefined;
   /** The turn's quarantine folder for new git objects (src/git/object-quarantine.ts); without it, git cannot write objects at all. */
   objectQuarantine?: string;
+  /** The run's held objects (what its earlier turns committed, not yet in the store): readable, an alternate. */
+  heldObjects?: string;
   /** Key files and folders to hide as well (util/secret-paths.ts: secretPathsToHide). */
   hidden?: readonly string[];
 }
@@ -49,7 +70,7 @@ export function sandboxCommand(command: string, args: readonly string[], options
   const git = worktreeGitDirs(options.worktree);
   if (git) {
     out.push('--ro-bind', git.common, git.common);
-    out.push(...objectStoreBinds(git.common, options.objectQuarantine ?? null));
+    out.push(...objectStoreBinds(git.common, options.objectQuarantine ?? null, options.heldObjects ?? null));
     // Other worktrees' admin folders (another best-of candidate's index, a pooled slot's) are out of sight:
     // only this worktree's own is mounted over an empty, read-only `worktrees/`.
     const others = path.dirname(git.admin);
@@ -79,24 +100,31 @@ export function sandboxCommand(command: string, args: readonly string[], options
   // The checkout's tmpfs holds only the mount points above: read-only, so nothing written there can pass for the checkout.
   out.push('--remount-ro', options.checkout);
   out.push('--ro-bind', options.promptFile, SANDBOX_PROMPT_FILE, '--setenv', 'ELENCHOS_PROMPT_FILE', SANDBOX_PROMPT_FILE);
-  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', options.worktree, '--', command, ...args);
+  out.push(...SANDBOX_ISOLATION, '--chdir', options.worktree, '--', command, ...args);
   return { command: BWRAP, args: out };
 }
 
 /**
  * bwrap arguments for a repository's object store (`<common>/objects`): read-only whatever was bound
- * before, and, with a quarantine folder, that folder writable as git's object directory with the store as
- * its alternate, so `git add`/`commit`/`stash` write there (#25 item 1). Without one (the app), git
- * reads objects and writes none. For every sandbox that shows a repository.
+ * before, every run's private folder (`objects/elenchos-private/`: quarantines and held objects, a best-of
+ * rival's included) an empty tmpfs, and only this run's bound back: its held objects read-only, with a
+ * quarantine that folder writable as git's object directory, the store and the held objects its
+ * alternates, so `git add`/`commit`/`stash` write there (#25 item 1). Without one (the app), git reads
+ * objects and writes none. For every sandbox that shows a repository.
  */
-export function objectStoreBinds(gitCommon: string, quarantine: string | null): string[] {
+export function objectStoreBinds(gitCommon: string, quarantine: string | null, held: string | null): string[] {
   const objects = path.join(gitCommon, 'objects');
   if (!existsSync(objects)) return [];
-  const out = ['--ro-bind', objects, objects];
-  if (quarantine) {
-    out.push('--bind', quarantine, quarantine);
-    out.push('--setenv', 'GIT_OBJECT_DIRECTORY', quarantine, '--setenv', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', objects);
-  }
+  const hidden = privateObjectsDir(objects);
+  const out = ['--ro-bind', objects, objects, '--tmpfs', hidden];
+  const own = held !== null && existsSync(held) ? held : null;
+  if (own) out.push('--ro-bind', own, own);
+  if (quarantine) out.push('--bind', quarantine, quarantine);
+  out.push('--remount-ro', hidden);
+  const alternates = [objects, ...(own ? [own] : [])].join(path.delimiter);
+  if (quarantine) out.push('--setenv', 'GIT_OBJECT_DIRECTORY', quarantine);
+  // The app writes no object, but reads its run's commits like the agent (a build that asks git for HEAD).
+  if (quarantine || own) out.push('--setenv', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', quarantine ? alternates : own!);
   return out;
 }
 

@@ -19,6 +19,8 @@ export interface AgentContext {
   attempt: number;
   /** `agent.sandbox`: the folder the agent's new git objects go to (src/git/object-quarantine.ts). */
   objectQuarantine?: string;
+  /** The run's held objects: what its earlier turns committed, out of every other run's sight (src/git/object-quarantine.ts). */
+  heldObjects?: string;
   /** Inherited by the agent and everything it starts (ELENCHOS_PROCESS_TAG), to find what escapes its group. */
   processTag?: string;
   config: AgentConfig;

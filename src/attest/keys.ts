@@ -9,7 +9,7 @@ import { keyIdOf } from './dsse.js';
 export const PRIVATE_KEY_FILE = 'elenchos-attest.key';
 export const PUBLIC_KEY_FILE = 'elenchos-attest.pub';
 /** `--attest-key env:NAME`: the PEM in an environment variable (a CI secret), never written to disk. */
-const ENV_PREFIX = 'env:';
+export const ENV_PREFIX = 'env:';
 
 /** Writes a new key pair into `dir`: the private key PKCS#8 PEM (mode 0600), the public key SPKI PEM; never overwrites. */
 export async function generateKeyFiles(dir: string): Promise<{ privateKeyFile: string; publicKeyFile: string; keyId: string }> {

@@ -14,6 +14,8 @@ export const ID_TOKEN_VARIABLE = 'SIGSTORE_ID_TOKEN';
 /** What GitHub Actions gives a job with `permissions: id-token: write`. */
 const GITHUB_TOKEN_URL = 'ACTIONS_ID_TOKEN_REQUEST_URL';
 const GITHUB_TOKEN_AUTH = 'ACTIONS_ID_TOKEN_REQUEST_TOKEN';
+/** Whatever mints an identity to sign with: no child of the signing Elenchos gets them (util/held-secrets.ts). */
+export const IDENTITY_VARIABLES: readonly string[] = [ID_TOKEN_VARIABLE, GITHUB_TOKEN_URL, GITHUB_TOKEN_AUTH];
 /** The audience Fulcio accepts. */
 const AUDIENCE = 'sigstore';
 

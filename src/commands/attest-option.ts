@@ -44,19 +44,24 @@ export async function withAttestation(io: CliIO, flags: AttestFlags, run: (io: C
 
 /** The signing function `--attest-key` names: `sigstore` (keyless, Sigstore loaded only then) or an Ed25519 private key. */
 async function signerFor(attestKey: string, io: CliIO): Promise<(payload: Buffer) => Promise<unknown>> {
+  // The commit's code (its setup, its app) runs after this: whatever signs its verdict is out of its reach.
+  const { holdSecretEnv, holdSecretFile } = await import('../util/held-secrets.js');
   if (attestKey === KEYLESS) {
-    const { requireIdentity, signKeyless } = await import('../attest/sigstore-sign.js');
+    const { IDENTITY_VARIABLES, requireIdentity, signKeyless } = await import('../attest/sigstore-sign.js');
     requireIdentity(io.env);
+    for (const name of IDENTITY_VARIABLES) holdSecretEnv(name);
     return (payload) => signKeyless(payload, io.env);
   }
-  const { readSigningKey } = await import('../attest/keys.js');
+  const { ENV_PREFIX, readSigningKey } = await import('../attest/keys.js');
   const { signEnvelope } = await import('../attest/dsse.js');
+  if (attestKey.startsWith(ENV_PREFIX)) holdSecretEnv(attestKey.slice(ENV_PREFIX.length));
+  else holdSecretFile(attestKey, io.cwd);
   const privateKey = await readSigningKey(attestKey, io.cwd, io.env);
   return async (payload) => signEnvelope(payload, privateKey);
 }
 
 /** `stream` as it is, except that every write is also kept in `into`: the verdict is exactly the bytes printed. */
-function recordWrites(stream: NodeJS.WritableStream, into: Buffer[]): NodeJS.WritableStream {
+export function recordWrites(stream: NodeJS.WritableStream, into: Buffer[]): NodeJS.WritableStream {
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write')

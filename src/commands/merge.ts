@@ -13,21 +13,32 @@ export function registerMerge(program: Command, io: CliIO, setExit: (code: numbe
     .argument('<files...>', 'outputs of elenchos verify --shard i/n --json')
     .option('--json', 'print the merged { "metadata", "runs" } (itself a shard 1/1 output)')
     .option('--junit <file>', 'write the merged JUnit XML')
+    .option(
+      '--shard-keys <json>',
+      'take a shard only if its output is exactly what its job\'s verify --sign-shard signed: a JSON object of "shard-key-<i>": "<key>" (GitHub: the verify jobs\' outputs; docs/ci.md)',
+    )
     .option('--attest <file>', 'also write a signed in-toto attestation of the --json verdict (docs/ci.md)')
     .option(
       '--attest-key <key>',
       "the Ed25519 private key for --attest (a PEM file, or env:NAME), or sigstore: keyless, with the CI's OIDC identity",
     )
-    .action(async (files: string[], options: { json?: boolean; junit?: string } & AttestFlags) => {
+    .action(async (files: string[], options: MergeFlags & AttestFlags) => {
       setExit(await withAttestation(io, options, (out) => mergeCommand(files, options, out)));
     });
 }
 
-async function mergeCommand(files: string[], options: { json?: boolean; junit?: string }, io: CliIO): Promise<number> {
+interface MergeFlags {
+  json?: boolean;
+  junit?: string;
+  shardKeys?: string;
+}
+
+async function mergeCommand(files: string[], options: MergeFlags, io: CliIO): Promise<number> {
   const { mergeShards } = await import('../core/verify/merge.js');
+  const { parseShardKeys } = await import('../core/verify/shard-seal.js');
   const { printSummary, writeReportFile } = await import('./verify-summary.js');
   const { renderJunit } = await import('../reporters/junit.js');
-  const merged = await mergeShards(files, io.cwd);
+  const merged = await mergeShards(files, io.cwd, options.shardKeys === undefined ? undefined : parseShardKeys(options.shardKeys));
   if (options.json)
     writeLine(
       io.stdout,

@@ -7,6 +7,7 @@ import { ExitCode, InputError } from '../errors.js';
 import { parseCount, parseGuards, parsePositive } from './options.js';
 import type { VerifyCommandOptions } from './verify-options.js';
 import { withAttestation, type AttestFlags } from './attest-option.js';
+import { withShardSeal, type ShardSealFlags } from './shard-seal-option.js';
 import type { VerificationResult, VerifierProgress } from '../verifiers/types.js';
 import { verifierOnlyDir } from '../evidence/layout.js';
 import { stepLabel } from '../reporters/step-heading.js';
@@ -54,10 +55,15 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       '--attest-key <key>',
       "the Ed25519 private key for --attest (a PEM file, or env:NAME), or sigstore: keyless, with the CI's OIDC identity",
     )
+    .option(
+      '--sign-shard <file>',
+      'with --shard and --json: sign the printed output with a key made for this verify alone, the signature to <file> (docs/ci.md#whose-shard-output-merge-takes)',
+    )
+    .option('--shard-key-to <file>', 'with --sign-shard: append the public key as shard-key-<i>=<key> to <file> (GitHub: "$GITHUB_OUTPUT")')
     .option('--headed', 'with --verifier-only, Playwright: show the browser')
     .option('--grep <pattern>', 'with --verifier-only, Playwright: run only the tests whose title matches')
     .option('--debug', 'with --verifier-only, Playwright: step through in the Playwright Inspector (no time limit)')
-    .action(async (tasks: string[], options: VerifyCommandOptions & AttestFlags) => {
+    .action(async (tasks: string[], options: VerifyCommandOptions & AttestFlags & ShardSealFlags) => {
       const iterate = { headed: options.headed === true, grep: options.grep ?? null, debug: options.debug === true };
       if (!options.verifierOnly && (iterate.headed || iterate.debug || iterate.grep !== null)) {
         throw new InputError(
@@ -66,12 +72,15 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
       }
       if (!options.verifierOnly) {
         const { verifyAllCommand } = await import('./verify-all.js');
-        setExit(await withAttestation(io, options, (out) => verifyAllCommand(tasks, options, out)));
+        setExit(
+          await withAttestation(io, options, (out) => withShardSeal(out, options, (sealed) => verifyAllCommand(tasks, options, sealed))),
+        );
         return;
       }
       if (options.attest) throw new InputError('--attest signs the verdict of every task, not a --verifier-only run; drop one of them');
       if (options.require)
         throw new InputError('--require holds a verdict to its guards; a --verifier-only run runs none of them: drop one of them');
+      if (options.signShard) throw new InputError('--sign-shard signs a shard of every task, not a --verifier-only run; drop one of them');
       if (tasks.length !== 1) throw new InputError(`elenchos verify --verifier-only takes exactly one task file (got ${tasks.length})`);
       if (!options.url) throw new InputError('elenchos verify --verifier-only needs --url <url> of the running app');
       const { verifyOnce } = await import('../core/verify/verify-once.js');

@@ -8,8 +8,8 @@ import { fillPort } from './port-placeholder.js';
 
 export const AGENT_TYPES = ['claude', 'codex', 'command', 'gemini', 'opencode'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
-/** How an agent is confined: `none`, or bubblewrap (src/agents/sandbox.ts). */
-export const SANDBOX_KINDS = ['none', 'bwrap'] as const;
+/** How an agent is confined: bubblewrap where it holds (`auto`), always (`bwrap`), or not (`none`): src/agents/sandbox-mode.ts. */
+export const SANDBOX_KINDS = ['auto', 'bwrap', 'none'] as const;
 
 const seconds = (fallback: number) => z.number().int().positive().max(86_400).default(fallback);
 /** A string that reaches a child process (argument, environment, path): a NUL byte cannot, and would crash the spawn. */
@@ -89,9 +89,9 @@ export const AgentConfigSchema = z
     env: envRecord.describe('Extra environment variables for the agent (verifier credentials are never passed).'),
     sandbox: z
       .enum(SANDBOX_KINDS)
-      .default('none')
+      .default('auto')
       .describe(
-        "`bwrap` runs the agent, the app and setup.command in bubblewrap (Linux): only their worktree writable, the checkout, other processes and the verifier's credentials out of sight.",
+        "`bwrap` runs the agent, the app and setup.command in bubblewrap (Linux), with no capabilities, whoever starts Elenchos: only their worktree writable, the checkout, other processes and the verifier's credentials out of sight; refused where it does not hold. `auto` (the default): bubblewrap where it is installed and holds, else none with a warning. `none`: they run as you.",
       ),
     passEnv: passEnvList.describe(
       "Variables of the caller's environment given to the agent although their names look like credentials (e.g. ANTHROPIC_API_KEY); no other credential passes.",

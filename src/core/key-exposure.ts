@@ -6,8 +6,8 @@ export interface KeyExposure {
   fix: string;
 }
 
-/** What exposes the key to the agent's code (same user, no sandbox), with the fix; null when nothing does. */
-export function signingKeyExposure(env: NodeJS.ProcessEnv, sandbox: string): KeyExposure | null {
+/** What exposes the key to the agent's code (same user, no sandbox), with the fix; null when nothing does. `sandbox`: the resolved mode. */
+export function signingKeyExposure(env: NodeJS.ProcessEnv, sandbox: 'bwrap' | 'none'): KeyExposure | null {
   let source;
   try {
     source = signingKeySource(env);
@@ -17,8 +17,8 @@ export function signingKeyExposure(env: NodeJS.ProcessEnv, sandbox: string): Key
   if (source.source === 'env' && sandbox === 'none')
     return {
       message:
-        'the evidence signing key (ELENCHOS_SIGNING_KEY) is readable by the agent\'s code: it stays in Elenchos\'s /proc/<pid>/environ for the whole run, and agent.sandbox is "none"',
-      fix: 'keep it in a 0600 file (--signing-key-file or ELENCHOS_SIGNING_KEY_FILE) and set agent.sandbox to "bwrap" (docs/security.md)',
+        "the evidence signing key (ELENCHOS_SIGNING_KEY) is readable by the agent's code: it stays in Elenchos's /proc/<pid>/environ for the whole run, and the agent runs without a sandbox",
+      fix: 'keep it in a 0600 file (--signing-key-file or ELENCHOS_SIGNING_KEY_FILE) and run in the sandbox: agent.sandbox "auto" with bubblewrap installed, or "bwrap" (docs/security.md)',
     };
   if (source.source === 'env')
     return {
@@ -28,8 +28,8 @@ export function signingKeyExposure(env: NodeJS.ProcessEnv, sandbox: string): Key
     };
   if (source.source === 'file' && sandbox === 'none')
     return {
-      message: `the evidence signing key file ${source.file} is readable by the agent's code (the same user, agent.sandbox "none")`,
-      fix: 'set agent.sandbox to "bwrap": the sandbox hides the key file from the agent and the app (docs/security.md)',
+      message: `the evidence signing key file ${source.file} is readable by the agent's code (the same user, no sandbox)`,
+      fix: 'run in the sandbox (agent.sandbox "auto" with bubblewrap installed, or "bwrap"): it hides the key file from the agent and the app (docs/security.md)',
     };
   return null;
 }

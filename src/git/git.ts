@@ -45,13 +45,29 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
 /** The same settings as `-c` arguments, for the calls that go through execa. */
 export const SAFE_GIT_ARGS: readonly string[] = SAFE_GIT_CONFIG.flatMap((setting) => ['-c', setting]);
 
+// Held object folders of this process's runs (object-quarantine.ts): every git call of ours reads them as
+// alternates, so a run's own commits resolve before they join the store. Elenchos sees every run's; a
+// sandbox sees only its own.
+const sharedObjects = new Set<string>();
+
+/** Every git call of this process reads objects from `dir` too, until unshareObjects. */
+export function shareObjects(dir: string): void {
+  sharedObjects.add(dir);
+}
+
+/** Undoes shareObjects (the folder's objects joined the store, or it is gone). */
+export function unshareObjects(dir: string): void {
+  sharedObjects.delete(dir);
+}
+
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 // Replace objects (`refs/replace/`, `git replace`) would make HEAD's tree read differently from what its
 // commit names: our calls see the objects as they are.
 function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   const kept = Object.entries(options.env ?? process.env).filter(([key]) => !DROPPED.test(key));
   const index = options.indexFile === undefined ? {} : { GIT_INDEX_FILE: options.indexFile };
-  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1', ...index };
+  const alternates = sharedObjects.size === 0 ? {} : { GIT_ALTERNATE_OBJECT_DIRECTORIES: [...sharedObjects].join(path.delimiter) };
+  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1', ...index, ...alternates };
 }
 
 // What git prints when a write fails for lack of space (it exits 128 and says so only in words):

@@ -2,24 +2,73 @@
 // an existing one (same id, other content) made every later checkout of the base commit read the agent's
 // page. New objects go to a quarantine folder instead (git's own idea: receive-pack's `objects/incoming-*`),
 // and only objects whose content hashes to their name are copied into the store, never over one it has.
+//
+// A run's objects are its own until it ends: checked objects go to the run's held folder, not the store,
+// and every quarantine and held folder lives under `objects/elenchos-private/`, which each sandbox sees as
+// an empty tmpfs with only its own run's folders bound back. So a best-of candidate never sees what a rival
+// staged or committed, during its turn or after it (docs/best-of.md#what-one-candidate-can-see); Elenchos's
+// own git calls see every held folder (git.ts: shareObjects), and the run's end moves its objects into the
+// store (a best-of run's end, for its candidates).
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, mkdirSync } from 'node:fs';
 import { link, mkdir, mkdtemp, open, readdir, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInflate } from 'node:zlib';
-import { commonGitDir, git } from './git.js';
+import { commonGitDir, git, shareObjects, unshareObjects } from './git.js';
+
+/** Every run's quarantines and held objects, inside the store (a rename stays on one filesystem). */
+export const PRIVATE_OBJECTS = 'elenchos-private';
 
 export interface ObjectQuarantine {
   /** The repository's object store (`<common>/objects`): read-only to the sandbox, its alternate. */
   objects: string;
   /** The sandbox's writable object folder (`GIT_OBJECT_DIRECTORY`), inside the store like receive-pack's. */
   dir: string;
+  /** Where the checked objects go: the store itself, or the run's held folder (heldObjectsDir). */
+  into: string;
 }
 
-/** Creates an empty quarantine folder `objects/incoming-<random>` for one agent's turn. */
-export async function openObjectQuarantine(root: string): Promise<ObjectQuarantine> {
+/** `objects/elenchos-private`, made when missing: a sandbox hides it whole, which needs it to exist. */
+export function privateObjectsDir(objects: string): string {
+  const dir = path.join(objects, PRIVATE_OBJECTS);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The run's held folder: its agent's checked objects until the run (or its best-of run) ends. */
+export function heldObjectsDir(objects: string, runId: string): string {
+  return path.join(objects, PRIVATE_OBJECTS, runId, 'held');
+}
+
+/**
+ * Creates an empty quarantine folder for one agent's turn: with `runId`, `objects/elenchos-private/<run>/incoming-<random>`,
+ * settled into the run's held folder (which Elenchos's git calls read from then on); without, `objects/incoming-<random>`,
+ * settled into the store.
+ */
+export async function openObjectQuarantine(root: string, runId?: string): Promise<ObjectQuarantine> {
   const objects = path.join(await commonGitDir(root), 'objects');
-  return { objects, dir: await mkdtemp(path.join(objects, 'incoming-')) };
+  if (runId === undefined) return { objects, dir: await mkdtemp(path.join(objects, 'incoming-')), into: objects };
+  const into = heldObjectsDir(objects, runId);
+  await mkdir(into, { recursive: true });
+  privateObjectsDir(objects);
+  shareObjects(into);
+  return { objects, dir: await mkdtemp(path.join(path.dirname(into), 'incoming-')), into };
+}
+
+/**
+ * The run's held objects into the store (checked again, never over an object it has), its private folder
+ * removed: at the end of a run, or of a best-of run for all its candidates at once. Nothing held: nothing done.
+ */
+export async function releaseHeldObjects(root: string, runId: string): Promise<SettledObjects> {
+  const objects = path.join(await commonGitDir(root), 'objects');
+  const held = heldObjectsDir(objects, runId);
+  try {
+    if (!(await readdir(held).catch(() => null))) return { kept: 0, known: 0, forged: [] };
+    return await settleObjectQuarantine(root, { objects, dir: held, into: objects });
+  } finally {
+    unshareObjects(held);
+    await rm(path.dirname(held), { recursive: true, force: true });
+  }
 }
 
 export interface SettledObjects {
@@ -51,7 +100,7 @@ export async function settleObjectQuarantine(root: string, quarantine: ObjectQua
           const id = `${entry.name}${name}`;
           const outcome = await settleLoose(
             path.join(quarantine.dir, entry.name, name),
-            path.join(quarantine.objects, entry.name),
+            path.join(quarantine.into, entry.name),
             id,
             algorithm,
           );
@@ -59,7 +108,7 @@ export async function settleObjectQuarantine(root: string, quarantine: ObjectQua
           else settled[outcome]++;
         }
       } else if (entry.isDirectory() && entry.name === 'pack') {
-        await settlePacks(root, path.join(quarantine.dir, 'pack'), path.join(quarantine.objects, 'pack'), algorithm, settled);
+        await settlePacks(root, path.join(quarantine.dir, 'pack'), path.join(quarantine.into, 'pack'), algorithm, settled);
       }
       // Anything else (info/alternates, a commit-graph, a symlink) is never read: it goes with the folder.
     }

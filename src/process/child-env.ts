@@ -1,6 +1,7 @@
 // One rule for the environment of every child Elenchos starts: a common base every child needs to run
 // anywhere (paths, locale, temp folders, proxies, TLS trust), and what differs per kind of child written
 // as data beside it. Each child's environment is built from nothing: a variable reaches it only by a rule.
+import { heldSecretEnv } from '../util/held-secrets.js';
 import { CREDENTIAL_ENV, looksLikeCredential } from '../util/credentials.js';
 
 /** Every child gets these from the caller's environment when they are set. */
@@ -121,6 +122,6 @@ export function childEnv(kind: ChildKind, options: ChildEnvOptions): NodeJS.Proc
     if (named.has(key) || (wanted && !(rule.dropCredentials && looksLikeCredential(key)))) env[key] = value;
   }
   for (const values of options.set ?? []) Object.assign(env, values);
-  for (const key of [...rule.never, SIGNING_KEY_ENV]) delete env[key];
+  for (const key of [...rule.never, SIGNING_KEY_ENV, ...heldSecretEnv()]) delete env[key];
   return env;
 }

@@ -14,6 +14,7 @@ export function renderInit(plan: InitPlan, out: NodeJS.WritableStream, done: boo
   writeLine(out, `  app       ${choices.appCommand ?? 'not found: set app.command'}`);
   if (choices.appUrlWhy) writeLine(out, `  url       ${choices.appUrl} (${choices.appUrlWhy})`);
   if (choices.setupCommand) writeLine(out, `  setup     ${choices.setupCommand}`);
+  writeLine(out, `  sandbox   ${choices.sandbox.mode} (${choices.sandbox.why})`);
   const verbs = done ? DONE : PLANNED;
   const width = Math.max(...plan.files.map((f) => f.path.length));
   for (const file of plan.files) writeLine(out, `  ${verbs[file.action].padEnd(8)}  ${file.path.padEnd(width)}  ${file.why}`);

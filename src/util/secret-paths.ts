@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { heldSecretFiles } from './held-secrets.js';
 import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
 
 /** The folder of the per-machine setup cache key: `$XDG_STATE_HOME/elenchos`, else `~/.local/state/elenchos`. */
@@ -19,7 +20,8 @@ export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Absolute paths a sandbox must hide (a folder: an empty tmpfs over it; a file: /dev/null over it):
- * the signing key file when one is used, and the folder of the machine's setup cache key. A sandbox
+ * the signing key file when one is used, the folder of the machine's setup cache key, and the key files
+ * this process was handed (`--attest-key <file>`: util/held-secrets.ts). A sandbox
  * cannot mount over nothing, so the key's folder is created first (empty, 0700) when it is missing: the
  * key written into it later (the first setup cache save, while the agent works) is behind the tmpfs too.
  */
@@ -37,7 +39,7 @@ export function secretPathsToHide(env: NodeJS.ProcessEnv = process.env): string[
     keyFile = env[SIGNING_KEY_FILE_ENV] || undefined; // unreadable now, still not for the agent to see
   }
   if (keyFile) paths.push(path.resolve(keyFile));
-  paths.push(machineKeyDir(env));
+  paths.push(machineKeyDir(env), ...heldSecretFiles());
   const out = new Set<string>();
   for (const p of paths) {
     if (!existsSync(p)) continue;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readAcks } from '../../src/evidence/acks.js';
 import { runCli } from '../helpers/cli.js';
+import { giveTo, runCliAs, WHO, type Who } from '../helpers/as-user.js';
 import { killWithWatchdog, processesOwnedBy, startCli, waitForFile, waitUntil } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
@@ -32,7 +33,7 @@ const SECRETS = {
   ELENCHOS_SIGNING_KEY: 'signing-key-value-5678',
 };
 
-function project(sandbox: 'none' | 'bwrap') {
+function project(sandbox: 'none' | 'bwrap', who: Who = 'root') {
   const p = makeProject({
     config: {
       agent: { type: 'command', command: '/bin/true', timeoutSeconds: 30, sandbox },
@@ -58,13 +59,14 @@ function project(sandbox: 'none' | 'bwrap') {
   settings.app.env = { PROBE_CHECKOUT: p.root, PROBE_KEY_FILES: cacheKeyPath(p.env) };
   writeFileSync(config, JSON.stringify(settings));
   gitSync(p.root, 'commit', '-qam', `app sandbox ${sandbox}`);
-  return p;
+  giveTo(who, p.root, p.home, p.env.XDG_STATE_HOME);
+  return { ...p, who };
 }
 
 /** `verify` on HEAD (the finished page), then the probe's report from the run's app.log. */
 function verify(p: ReturnType<typeof project>, ...flags: string[]) {
   const before = new Set(existsSync(path.join(p.root, '.elenchos/runs')) ? readdirSync(path.join(p.root, '.elenchos/runs')) : []);
-  const run = runCli(['verify', 'tasks/add-task.json', ...flags], p.root, { ...p.env, ...SECRETS });
+  const run = runCliAs(p.who, ['verify', 'tasks/add-task.json', ...flags], p.root, { ...p.env, ...SECRETS });
   const id = readdirSync(path.join(p.root, '.elenchos/runs')).find((name) => !before.has(name));
   expect(id, run.stdout + run.stderr).toBeDefined();
   const appLog = readFileSync(path.join(p.root, '.elenchos/runs', id!, 'attempts/01/app.log'), 'utf8');
@@ -107,7 +109,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     expect(header).not.toContain('agent');
     const doctor = runCli(['doctor', '--no-app'], p.root, p.env);
     expect(doctor.stdout).toMatch(
-      /^! sandbox +no sandbox: the agent and its app run as you; see docs\/security\.md#what-the-sandbox-closes; fix: set agent\.sandbox to "bwrap"/m,
+      /^! sandbox +no sandbox: the agent and its app run as you; see docs\/security\.md#what-the-sandbox-closes; fix: set agent\.sandbox to "auto" \(the default\) or "bwrap"/m,
     );
     const { probe } = verify(p); // a hit: the entry is there for the app to poison
     expect(probe).toMatchObject({
@@ -131,69 +133,75 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', ()
     expect(existsSync(path.join(p.root, '.git/objects/ee/planted-by-the-app'))).toBe(true);
   }, 120_000);
 
-  it('with bwrap, none of it has any effect, and the app still serves the page (VERIFIED) and is stopped whole', async () => {
-    const p = project('bwrap');
-    const first = verify(p);
-    expect(first.run.code, first.run.stdout + first.run.stderr).toBe(0);
-    expect(first.run.stdout).toMatch(/setup cache miss/);
-    expect(first.run.stdout).not.toMatch(/no sandbox/);
-    const before = stateOf(p.root);
-    expect(cachedFile(p.root)).toContain('pristine');
-    const { run, probe } = verify(p);
-    expect(run.stdout).toMatch(/setup cache hit/);
-    expect(probe).toMatchObject({
-      runId: true,
-      forgeAck: false,
-      poisonCache: false,
-      environLeak: false,
-      readAccessKey: false,
-      readSigningKey: false,
-      readKeyFile: false,
-      restoredPoison: false,
-      plantHook: false,
-      writeConfig: false,
-      writeObject: false,
-    });
-    expect(probe.processes).toBeLessThan(6);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/VERIFIED/);
-    expect(await readAcks(p.root)).toEqual([]);
-    expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
-    expect(stateOf(p.root)).toEqual(before);
-    expect(cachedFile(p.root)).toContain('pristine');
-    expect(existsSync(path.join(p.root, '.git/objects/ee/planted-by-the-app'))).toBe(false);
+  it.each(WHO)(
+    'with bwrap, as %s, none of it has any effect, and the app still serves the page (VERIFIED) and is stopped whole',
+    async (who) => {
+      const p = project('bwrap', who);
+      const first = verify(p);
+      expect(first.run.code, first.run.stdout + first.run.stderr).toBe(0);
+      expect(first.run.stdout).toMatch(/setup cache miss/);
+      expect(first.run.stdout).not.toMatch(/no sandbox/);
+      const before = stateOf(p.root);
+      expect(cachedFile(p.root)).toContain('pristine');
+      const { run, probe } = verify(p);
+      expect(run.stdout).toMatch(/setup cache hit/);
+      expect(probe).toMatchObject({
+        runId: true,
+        forgeAck: false,
+        poisonCache: false,
+        environLeak: false,
+        readAccessKey: false,
+        readSigningKey: false,
+        readKeyFile: false,
+        restoredPoison: false,
+        plantHook: false,
+        writeConfig: false,
+        writeObject: false,
+      });
+      expect(probe.processes).toBeLessThan(6);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/VERIFIED/);
+      expect(await readAcks(p.root)).toEqual([]);
+      expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
+      expect(stateOf(p.root)).toEqual(before);
+      expect(cachedFile(p.root)).toContain('pristine');
+      expect(existsSync(path.join(p.root, '.git/objects/ee/planted-by-the-app'))).toBe(false);
 
-    // In place, the worktree is the checkout: its .elenchos/ is hidden and its .git read-only all the same.
-    const inPlace = verify(p, '--in-place');
-    expect(inPlace.probe).toMatchObject({
-      forgeAck: false,
-      poisonCache: false,
-      environLeak: false,
-      plantHook: false,
-      writeConfig: false,
-      writeObject: false,
-    });
-    expect(inPlace.run.code, inPlace.run.stdout + inPlace.run.stderr).toBe(0);
-    expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
-    expect(stateOf(p.root)).toEqual(before);
+      // In place, the worktree is the checkout: its .elenchos/ is hidden and its .git read-only all the same.
+      const inPlace = verify(p, '--in-place');
+      expect(inPlace.probe).toMatchObject({
+        forgeAck: false,
+        poisonCache: false,
+        environLeak: false,
+        plantHook: false,
+        writeConfig: false,
+        writeObject: false,
+      });
+      expect(inPlace.run.code, inPlace.run.stdout + inPlace.run.stderr).toBe(0);
+      expect(existsSync(path.join(p.root, '.elenchos/acks'))).toBe(false);
+      expect(stateOf(p.root)).toEqual(before);
 
-    // doctor's probe starts the app the same way.
-    const doctor = runCli(['doctor'], p.root, { ...p.env, ...SECRETS });
-    expect(doctor.stdout).toMatch(/^✓ sandbox +bwrap \(\/usr\/bin\/bwrap\): the agent, the app and setup\.command each run in bubblewrap/m);
-    expect(doctor.stdout).toMatch(/^✓ app +`node app\.js/m);
-    const doctorProbe = JSON.parse(/PROBE (\{.*\})/.exec(readFileSync(path.join(p.root, '.elenchos/doctor/app.log'), 'utf8'))![1]!);
-    expect(doctorProbe).toMatchObject({
-      // A review of #25: doctor's sandbox did not hide the key files a run's does.
-      readKeyFile: false,
-      forgeAck: false,
-      poisonCache: false,
-      environLeak: false,
-      plantHook: false,
-      writeConfig: false,
-      writeObject: false,
-    });
-    expect(stateOf(p.root)).toEqual(before);
-  }, 180_000);
+      // doctor's probe starts the app the same way.
+      const doctor = runCliAs(who, ['doctor'], p.root, { ...p.env, ...SECRETS });
+      expect(doctor.stdout).toMatch(
+        /^✓ sandbox +bwrap \(\/usr\/bin\/bwrap\): the agent, the app and setup\.command each run in bubblewrap/m,
+      );
+      expect(doctor.stdout).toMatch(/^✓ app +`node app\.js/m);
+      const doctorProbe = JSON.parse(/PROBE (\{.*\})/.exec(readFileSync(path.join(p.root, '.elenchos/doctor/app.log'), 'utf8'))![1]!);
+      expect(doctorProbe).toMatchObject({
+        // A review of #25: doctor's sandbox did not hide the key files a run's does.
+        readKeyFile: false,
+        forgeAck: false,
+        poisonCache: false,
+        environLeak: false,
+        plantHook: false,
+        writeConfig: false,
+        writeObject: false,
+      });
+      expect(stateOf(p.root)).toEqual(before);
+    },
+    180_000,
+  );
 
   // The group Elenchos records and stops is bwrap's; what the app starts lives in bwrap's PID namespace,
   // which ends with it: a daemon of its own session that ignores SIGTERM included. bwrap's

@@ -2,14 +2,15 @@
 // with the artifacts passed by hand give one merged result, never run the commit's own elenchos, on a
 // pull request refuse a test lock the agent rewrote (--lock-base), and its pinned install refuses a
 // swapped tarball. Many CLI runs and real npm installs: in the slow suite.
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside, TITLE_TASK } from '../helpers/project.js';
+import { FIXTURES, FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside, TITLE_TASK } from '../helpers/project.js';
+import { waitForFile } from '../helpers/live-cli.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 import { runs, WORKFLOW, type Step } from '../helpers/workflow.js';
 
@@ -57,10 +58,10 @@ describe('the workflow of elenchos init --ci github, run here', () => {
       GITHUB_ACTIONS: 'true',
       GITHUB_EVENT_NAME: 'push',
     };
-    const shell = (command: string, job: string) =>
+    const shell = (command: string, job: string, more: NodeJS.ProcessEnv = {}) =>
       spawnSync('bash', ['-eo', 'pipefail', '-c', command], {
         cwd: p.root,
-        env: { ...env, GITHUB_STEP_SUMMARY: path.join(summaries, `${job}.md`) },
+        env: { ...env, GITHUB_STEP_SUMMARY: path.join(summaries, `${job}.md`), GITHUB_OUTPUT: path.join(summaries, `${job}.out`), ...more },
         encoding: 'utf8',
         timeout: 120_000,
       });
@@ -84,7 +85,15 @@ describe('the workflow of elenchos init --ci github, run here', () => {
     expect(codes.sort()).toEqual([0, 0, 1]);
     expect(existsSync(hostile), "the commit's own elenchos ran").toBe(false);
     expect(readdirSync(p.root).filter((f) => f.endsWith('.partial'))).toEqual([]);
-    const merged = shell(mergeRun, 'merge');
+    // The runner's part: each shard job's outputs (the keys its verify published), handed to merge as the workflow says.
+    const keys = {
+      SHARD_KEYS: jobOutputs(
+        workflow,
+        shards.map((shard) => path.join(summaries, `shard-${shard}.out`)),
+      ),
+    };
+    expect(Object.keys(JSON.parse(keys.SHARD_KEYS)).sort()).toEqual(['shard-key-1', 'shard-key-2', 'shard-key-3']);
+    const merged = shell(mergeRun, 'merge', keys);
     expect(merged.status, merged.stderr).toBe(1);
     expect(merged.stdout).toMatch(
       /FAILED PRODUCT_FAILURE +add-task[\s\S]*VERIFIED +example[\s\S]*VERIFIED +form[\s\S]*VERIFIED +title[\s\S]*3\/4 VERIFIED/,
@@ -94,13 +103,94 @@ describe('the workflow of elenchos init --ci github, run here', () => {
     expect(readFileSync(path.join(summaries, 'merge.md'), 'utf8').match(/^\| (add-task|example|form|title) \|/gm)).toHaveLength(4);
     // A shard whose job died before writing its output (its artifact absent): the required check fails, naming it.
     rmSync(path.join(p.root, String(download.path), expand(String(upload.name), 2)), { recursive: true });
-    const partial = shell(mergeRun, 'merge-partial');
+    const partial = shell(mergeRun, 'merge-partial', keys);
     expect(partial.status).toBe(4);
     expect(partial.stderr).toBe(
       'elenchos: merge refused: shard 2/3 missing: its output was not given (did that job fail before writing it?)\n',
     );
     expect(existsSync(hostile), "the commit's own elenchos ran").toBe(false);
   });
+
+  it("a shard output rewritten after verify wrote it (metadata and times kept), by a process the commit's install script left, is refused by merge and never signed", async () => {
+    const p = makeProject({
+      config: { verifier: KANE_CHECK_PAGE, tasks: ['tasks/add-task.json'] },
+      files: {
+        '.gitignore': 'node_modules/\n',
+        // The commit's install script: it says it ran (where it could also leave rewrite-shard.js running).
+        'package.json': `${JSON.stringify({ name: 'app', version: '1.0.0', scripts: { postinstall: "node -e \"require('fs').writeFileSync('install-scripts-ran', 'yes')\"" } })}\n`,
+        'package-lock.json': `${JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'app', version: '1.0.0' } } })}\n`,
+      },
+    });
+    roots.push(p.root);
+    expect(runCli(['init', '--yes', '--ci', 'github'], p.root, p.env).code).toBe(0);
+    gitSync(p.root, 'add', '-A');
+    gitSync(p.root, 'commit', '-qm', 'elenchos workflow');
+    const workflow = parse(readFileSync(path.join(p.root, WORKFLOW), 'utf8'));
+    const verifySteps = workflow.jobs.verify.steps as Step[];
+    const mergeSteps = workflow.jobs.merge.steps as Step[];
+    const install = verifySteps.find((s) => s.name?.startsWith('Install dependencies'))!.run!;
+    const verifyRun = verifySteps.find((s) => s.run?.includes('elenchos verify'))!.run!;
+    const mergeRun = mergeSteps.find((s) => s.run?.includes('elenchos merge'))!.run!;
+    const signRun = mergeSteps.find((s) => s.name === 'Sign the merged verdict')!.run!;
+    const job = tempDir();
+    const env = {
+      ...process.env,
+      ...p.env,
+      PATH: `${pinnedBin()}${path.delimiter}${process.env.PATH}`,
+      npm_config_offline: 'true',
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_OUTPUT: path.join(job, 'verify.out'),
+    };
+    const shell = (command: string, more: NodeJS.ProcessEnv = {}) =>
+      spawnSync('bash', ['-eo', 'pipefail', '-c', command], { cwd: p.root, env: { ...env, ...more }, encoding: 'utf8', timeout: 120_000 });
+
+    // The shard job's install runs none of the commit's install scripts (before: npm ci ran its postinstall).
+    const installed = shell(install);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(existsSync(path.join(p.root, 'install-scripts-ran'))).toBe(false);
+
+    // What such a script leaves where a project still runs them (or did before): a process that rewrites the output.
+    const marker = path.join(job, 'rewrote');
+    const daemon = spawn(process.execPath, [path.join(FIXTURES, 'ci/rewrite-shard.js'), 'elenchos-shard-1.json', marker], {
+      cwd: p.root,
+      detached: true,
+      stdio: 'ignore',
+    });
+    daemon.unref();
+    const verified = shell(verifyRun.replaceAll('${{ matrix.shard }}', '1').replaceAll('${{ strategy.job-total }}', '1'));
+    expect(verified.status, verified.stderr).toBe(1); // add-task FAILED: its page lacks the milk
+    await waitForFile(marker);
+    const rewritten = JSON.parse(readFileSync(path.join(p.root, 'elenchos-shard-1.json'), 'utf8'));
+    expect(rewritten.runs.map((r: { state: string }) => r.state)).toEqual(['VERIFIED']);
+    expect(rewritten.metadata.shard).toEqual({ index: 1, total: 1 });
+
+    // The artifact as the merge job downloads it.
+    const artifact = path.join(p.root, 'shards/elenchos-shard-1');
+    mkdirSync(artifact, { recursive: true });
+    for (const file of ['elenchos-shard-1.json', 'elenchos-shard-1.json.sig'])
+      copyFileSync(path.join(p.root, file), path.join(artifact, file));
+    // Before: merge took the file as it found it, and the job signed PASSED.
+    const unchecked = runCli(['merge', 'shards/elenchos-shard-1/elenchos-shard-1.json'], p.root, p.env);
+    expect(unchecked.code, unchecked.stdout + unchecked.stderr).toBe(0);
+    const keys = { SHARD_KEYS: jobOutputs(workflow, [env.GITHUB_OUTPUT]) };
+    expect(Object.keys(JSON.parse(keys.SHARD_KEYS))).toEqual(['shard-key-1']);
+    const merged = shell(mergeRun, keys);
+    expect(merged.status).toBe(4);
+    expect(merged.stderr).toBe(
+      "elenchos: merge refused: shard 1/1 (shards/elenchos-shard-1/elenchos-shard-1.json): the file is not what its job's verify printed and signed (changed after verify wrote it, or signed by another key)\n",
+    );
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const signed = shell(signRun, { ...keys, ELENCHOS_ATTEST_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
+    expect(signed.status).toBe(4);
+    expect(existsSync(path.join(p.root, 'elenchos.att.json'))).toBe(false);
+
+    // Its own output back (what verify printed), the same merge takes it: the refusal was the rewrite, not the key.
+    const honest = readFileSync(`${marker}.original`);
+    writeFileSync(path.join(artifact, 'elenchos-shard-1.json'), honest);
+    const again = shell(mergeRun, keys);
+    expect(again.status, again.stderr).toBe(1);
+    expect(again.stdout).toMatch(/FAILED PRODUCT_FAILURE +add-task/);
+  }, 180_000);
 
   it('on a pull request the shards pass --lock-base origin/<target>: an agent commit that ran lock --update is refused', () => {
     const p = makeProject({
@@ -112,7 +202,7 @@ describe('the workflow of elenchos init --ci github, run here', () => {
       },
     });
     roots.push(p.root);
-    const env = { ...p.env, PATH: `${pinnedBin()}${path.delimiter}${process.env.PATH}` };
+    const env = { ...p.env, PATH: `${pinnedBin()}${path.delimiter}${process.env.PATH}`, GITHUB_OUTPUT: path.join(tempDir(), 'verify.out') };
     expect(runCli(['lock', 'tasks/form.json'], p.root, p.env).code).toBe(0);
     expect(runCli(['init', '--yes', '--ci', 'github'], p.root, p.env).code).toBe(0);
     gitSync(p.root, 'add', '-A');
@@ -202,6 +292,26 @@ describe('the workflow of elenchos init --ci github, run here', () => {
     expect(swapped.said).toBeNull();
   });
 });
+
+/**
+ * `toJSON(needs.verify.outputs)` as the runner makes it: each output the verify job declares, from the step
+ * outputs (`name=value` lines of each matrix job's $GITHUB_OUTPUT) of whichever job set it.
+ */
+function jobOutputs(workflow: any, outputFiles: string[]): string {
+  const set = new Map<string, string>();
+  for (const file of outputFiles)
+    for (const line of (existsSync(file) ? readFileSync(file, 'utf8') : '').split('\n')) {
+      const at = line.indexOf('=');
+      if (at > 0) set.set(line.slice(0, at), line.slice(at + 1));
+    }
+  const outputs: Record<string, string> = {};
+  for (const [name, expression] of Object.entries(workflow.jobs.verify.outputs as Record<string, string>)) {
+    const step = /^\$\{\{ steps\.verify\.outputs\.([\w-]+) \}\}$/.exec(expression)?.[1];
+    const value = step === undefined ? undefined : set.get(step);
+    if (value) outputs[name] = value;
+  }
+  return JSON.stringify(outputs);
+}
 
 /** A folder holding `elenchos` (this build), as the pinned install step leaves $RUNNER_TEMP/elenchos/node_modules/.bin. */
 function pinnedBin(): string {

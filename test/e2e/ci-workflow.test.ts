@@ -31,7 +31,14 @@ const PINNED_INSTALL = [
   'echo "$RUNNER_TEMP/elenchos/node_modules/.bin" >> "$GITHUB_PATH"',
 ].join('\n');
 
-/** The verify step's script: --lock-base on pull requests, and the output moved into place only when verify ended by itself. */
+/** The sandbox's step: bubblewrap, and user namespaces allowed where Ubuntu restricts them. */
+const SANDBOX_STEP = [
+  'sudo apt-get update -q && sudo apt-get install -y -q bubblewrap',
+  '# Ubuntu 24.04 keeps user namespaces from programs without an AppArmor profile: bubblewrap needs one.',
+  'if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; fi',
+].join('\n');
+
+/** The verify step's script: --lock-base on pull requests, the output signed, and moved into place only when verify ended by itself. */
 const VERIFY_RUN = [
   '# On a pull request, a test lock changed without its contract is refused (docs/lock.md). The target',
   '# branch is read from the environment, never spliced into this script.',
@@ -39,7 +46,9 @@ const VERIFY_RUN = [
   'if [ "$GITHUB_EVENT_NAME" = pull_request ]; then lock_base=(--lock-base "origin/$GITHUB_BASE_REF"); fi',
   'out=elenchos-shard-${{ matrix.shard }}.json',
   'code=0',
-  'elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} "${lock_base[@]}" --json > "$out.partial" || code=$?',
+  "# Signed with a key this verify makes and never writes down; its public half goes to the job's outputs.",
+  'elenchos verify --shard ${{ matrix.shard }}/${{ strategy.job-total }} "${lock_base[@]}" --json \\',
+  '  --sign-shard "$out.sig" --shard-key-to "$GITHUB_OUTPUT" > "$out.partial" || code=$?',
   '# Kept only when verify ended by itself (exit 0-3): a cancelled or killed one leaves no output, never a cut-off one.',
   'if [ "$code" -le 3 ]; then mv "$out.partial" "$out"; fi',
   'exit "$code"',
@@ -65,10 +74,18 @@ describe('elenchos init --ci github', () => {
     expect(workflow.env).toEqual({ ELENCHOS_PIN: PINNED_GIT });
     expect(runs(workflow, 'verify')).toEqual([
       PINNED_INSTALL,
-      'npm ci',
+      SANDBOX_STEP,
+      // The commit's install scripts would run outside the sandbox here (setup.command runs them inside it).
+      'npm ci --ignore-scripts',
       'npm install -g @testmuai/kane-cli && kane-cli --version',
       VERIFY_RUN,
     ]);
+    // Each shard's key is a job output, one per shard of the matrix.
+    expect(verify.outputs).toEqual({
+      'shard-key-1': '${{ steps.verify.outputs.shard-key-1 }}',
+      'shard-key-2': '${{ steps.verify.outputs.shard-key-2 }}',
+      'shard-key-3': '${{ steps.verify.outputs.shard-key-3 }}',
+    });
     const steps = verify.steps as Step[];
     // --lock-base needs the target branch and the commits since it.
     expect(steps[0]).toEqual({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
@@ -88,7 +105,11 @@ describe('elenchos init --ci github', () => {
       if: 'always()',
       with: { name: 'elenchos-shard-${{ matrix.shard }}', 'include-hidden-files': true, 'if-no-files-found': 'error' },
     });
-    expect(String(upload.with!.path).trim().split('\n')).toEqual(['elenchos-shard-${{ matrix.shard }}.json', '.elenchos/runs/']);
+    expect(String(upload.with!.path).trim().split('\n')).toEqual([
+      'elenchos-shard-${{ matrix.shard }}.json',
+      'elenchos-shard-${{ matrix.shard }}.json.sig',
+      '.elenchos/runs/',
+    ]);
     // The required check: never skipped (a skipped job counts as passed), and failed by a failed shard even
     // when the merged verdict is VERIFIED: the guard step runs only after merge succeeded (no status function).
     expect(workflow.jobs.merge).toMatchObject({ name: 'elenchos result', needs: 'verify', if: 'always()' });
@@ -96,8 +117,12 @@ describe('elenchos init --ci github', () => {
     // The job that holds the key runs no code of the commit: no install of the project, the pinned Elenchos only.
     expect(runs(workflow, 'merge').slice(0, 2)).toEqual([
       PINNED_INSTALL,
-      'elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml',
+      'elenchos merge shards/*/elenchos-shard-*.json --shard-keys "$SHARD_KEYS" --junit elenchos-junit.xml',
     ]);
+    // The keys come from the jobs' outputs through the environment, never spliced into a script.
+    for (const step of mergeSteps.filter((s) => s.run?.includes('elenchos merge')))
+      expect(step.env?.SHARD_KEYS).toBe('${{ toJSON(needs.verify.outputs) }}');
+    expect(text.match(/\$\{\{ toJSON\(needs\.verify\.outputs\) \}\}/g)).toHaveLength(2);
     expect(runs(workflow, 'merge').filter((r) => /npm ci|npx|pnpm|yarn|corepack/.test(r))).toEqual([]);
     const guard = mergeSteps.findIndex((s) => s.if === "needs.verify.result != 'success'");
     expect(guard).toBeGreaterThan(mergeSteps.findIndex((s) => s.run?.includes('elenchos merge')));
@@ -114,7 +139,7 @@ describe('elenchos init --ci github', () => {
     expect(text).toContain(`      ${ATTEST_MARKER}\n`);
     // The key reaches the signing step alone, and a repository without the secret still gets its verdict.
     expect(text).toMatch(
-      /- name: Sign the merged verdict\n {8}if: steps\.attest\.outputs\.sign == 'yes'\n {8}env:\n {10}ELENCHOS_ATTEST_KEY: \$\{\{ secrets\.ELENCHOS_ATTEST_KEY \}\}\n {8}run: elenchos merge [^\n]*--attest elenchos\.att\.json --attest-key env:ELENCHOS_ATTEST_KEY/,
+      /- name: Sign the merged verdict\n {8}if: steps\.attest\.outputs\.sign == 'yes'\n {8}env:\n {10}ELENCHOS_ATTEST_KEY: \$\{\{ secrets\.ELENCHOS_ATTEST_KEY \}\}\n {10}SHARD_KEYS: [^\n]*\n {8}run: >-\n {10}elenchos merge [^\n]*--shard-keys "\$SHARD_KEYS" --json\n {10}--attest elenchos\.att\.json --attest-key env:ELENCHOS_ATTEST_KEY/,
     );
     expect(text.match(/secrets\.ELENCHOS_ATTEST_KEY/g)).toHaveLength(2);
     expect((workflow.jobs.merge.steps as Step[]).find((s) => s.uses === 'actions/download-artifact@v4')?.with).toEqual({
@@ -130,13 +155,19 @@ describe('elenchos init --ci github', () => {
     });
     expect(runCli(['init', '--yes', '--ci', 'github'], root).code).toBe(0);
     const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
-    expect(runs(workflow, 'verify')[1]).toBe('corepack enable && pnpm install --frozen-lockfile');
+    expect(runs(workflow, 'verify')[2]).toBe('corepack enable && pnpm install --frozen-lockfile --ignore-scripts');
     expect(runs(workflow, 'merge').filter((r) => r.includes('pnpm'))).toEqual([]);
   });
 
   it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', () => {
     const workflow = parse(writtenWorkflow('playwright'));
-    expect(runs(workflow, 'verify')).toEqual([PINNED_INSTALL, 'npm ci', 'npx playwright install --with-deps chromium', VERIFY_RUN]);
+    expect(runs(workflow, 'verify')).toEqual([
+      PINNED_INSTALL,
+      SANDBOX_STEP,
+      'npm ci --ignore-scripts',
+      'npx playwright install --with-deps chromium',
+      VERIFY_RUN,
+    ]);
     expect((workflow.jobs.verify.steps as Step[]).some((s) => s.env)).toBe(false);
     expect(readFileSync(DOCS, 'utf8')).toContain(
       '      - name: Install Chromium for Playwright\n        run: npx playwright install --with-deps chromium\n',

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { probeSandbox } from '../../src/core/sandbox-probe.js';
 
 // Only the fake kane-cli is on PATH beside the system's tools: no claude, no codex.
 const WITH_KANE = { PATH: `${path.join(FIXTURES, 'bin')}:/usr/bin:/bin` };
@@ -17,7 +18,7 @@ const manifest = (scripts: Record<string, string>, devDependencies: Record<strin
   `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
 
 describe('elenchos init', () => {
-  it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', () => {
+  it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', async () => {
     const root = tempRepo({
       'package.json': manifest({ dev: 'vite', start: 'node server.js' }),
       'package-lock.json': '{}\n',
@@ -29,10 +30,18 @@ describe('elenchos init', () => {
     expect(result.stdout).toContain(`verifier  kane (kane-cli is on PATH (${path.join(FIXTURES, 'bin/kane-cli')}))`);
     expect(result.stdout).toMatch(/wrote +elenchos\.config\.json/);
     expect(result.stdout).toMatch(/added to +\.gitignore/);
+    // It says which sandbox "auto" gives on this machine (the probe a run uses), and how to get one where there is none.
+    const probe = await probeSandbox();
+    if (probe.holds) expect(result.stdout).toContain(`  sandbox   bwrap (${probe.why})`);
+    else {
+      expect(result.stdout).toContain(`  sandbox   none (agent.sandbox is "auto" and ${probe.why})`);
+      expect(result.stdout).toContain(`  - ${probe.fix}: agent.sandbox "auto" then runs the agent, its app and setup in bubblewrap`);
+    }
     const config = JSON.parse(read(root, 'elenchos.config.json'));
     expect(config).toEqual({
       $schema: './node_modules/elenchos/schemas/config.schema.json',
-      agent: { type: 'claude' },
+      // The default, written out: the agent's code runs sandboxed wherever bubblewrap holds.
+      agent: { type: 'claude', sandbox: 'auto' },
       app: { command: 'npm run dev -- --port {port}', url: 'http://127.0.0.1:{port}/', readyTimeoutSeconds: 120 },
       setup: { command: 'npm ci', cache: { key: ['package-lock.json', 'package.json'], paths: ['node_modules'] } },
       verifier: { type: 'kane' },
@@ -128,7 +137,7 @@ describe('elenchos init', () => {
     expect(result.code, result.stderr).toBe(0);
     const config = JSON.parse(read(root, 'elenchos.config.json'));
     expect(config).toMatchObject({
-      agent: { type: 'codex' },
+      agent: { type: 'codex', sandbox: 'auto' },
       app: { command: 'python3 -m http.server {port}' },
       verifier: { type: 'playwright' },
     });
@@ -142,7 +151,7 @@ describe('elenchos init', () => {
       const other = tempRepo({ 'README.md': '# no package.json here\n' });
       const chosen = runCli(['init', '--agent', agent!], other, NO_TOOLS);
       expect(chosen.code, chosen.stderr).toBe(0);
-      expect(JSON.parse(read(other, 'elenchos.config.json')).agent).toEqual({ type: agent });
+      expect(JSON.parse(read(other, 'elenchos.config.json')).agent).toEqual({ type: agent, sandbox: 'auto' });
       expect(chosen.stdout).toContain(install);
     }
     const bad = runCli(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { gitRead, giveTo, runCliAs, WHO } from '../helpers/as-user.js';
 import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 
@@ -21,11 +22,12 @@ function sandboxedProject(script: string, sandbox: 'bwrap' | 'none' = 'bwrap') {
   return p;
 }
 
-describe.skipIf(!existsSync('/usr/bin/bwrap'))('the object store under agent.sandbox "bwrap"', () => {
+describe.skipIf(!existsSync('/usr/bin/bwrap')).each(WHO)('the object store under agent.sandbox "bwrap", as %s', (who) => {
   it('an object written under the id of the base commit’s page never replaces it: verify --fresh of the unchanged commit stays FAILED', () => {
     const p = sandboxedProject('object-forger.js');
-    const blob = gitSync(p.root, 'rev-parse', 'HEAD:page.html').trim();
-    const run = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    giveTo(who, p.root, p.home);
+    const blob = gitRead(p.root, 'rev-parse', 'HEAD:page.html').trim();
+    const run = runCliAs(who, ['run', 'tasks/add-task.json'], p.root, p.env);
     const forger = JSON.parse(/\[agent\] FORGER (\{.*\})/.exec(run.stdout)?.[1] ?? 'null') as Record<string, string> | null;
     expect(forger, run.stdout + run.stderr).not.toBeNull();
     // The store itself is read-only; the forged object is written where new objects go, and refused there.
@@ -35,18 +37,21 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the object store under agent.san
     expect(record.state, run.stdout).toBe('ERROR');
     expect(record.reason).toBe('UNSTABLE_WORKSPACE');
     expect(record.message).toContain(blob);
-    expect(gitSync(p.root, 'cat-file', 'blob', blob)).toBe(ORIGINAL);
+    expect(gitRead(p.root, 'cat-file', 'blob', blob)).toBe(ORIGINAL);
     expect(readdirSync(path.join(p.root, '.git/objects')).filter((name) => name.startsWith('incoming-'))).toEqual([]);
+    // The run's quarantines and held objects are gone with it.
+    expect(readdirSync(path.join(p.root, '.git/objects/elenchos-private'))).toEqual([]);
 
     // Before: VERIFIED, the fresh worktree checked the finished page out of the forged object.
-    const verify = runCli(['verify', '--fresh', 'tasks/add-task.json'], p.root, p.env);
+    const verify = runCliAs(who, ['verify', '--fresh', 'tasks/add-task.json'], p.root, p.env);
     expect(verify.code, verify.stdout + verify.stderr).toBe(1);
     expect(verify.stdout).toContain('FAILED');
   }, 120_000);
 
   it('the agent still adds, commits and writes new objects, and the run reads them', () => {
     const p = sandboxedProject('git-worker.js');
-    const run = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    giveTo(who, p.root, p.home);
+    const run = runCliAs(who, ['run', 'tasks/add-task.json'], p.root, p.env);
     const worker = JSON.parse(/\[agent\] GIT (\{.*\})/.exec(run.stdout)?.[1] ?? 'null') as Record<string, unknown> | null;
     expect(worker, run.stdout + run.stderr).not.toBeNull();
     expect(worker).toMatchObject({ add: true, commit: true, quarantined: true, storeWritable: false });
@@ -55,7 +60,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the object store under agent.san
     const { dir } = onlyRun(p.root);
     const patch = readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8');
     expect(patch).toContain('Buy milk');
-    expect(gitSync(p.root, 'cat-file', '-t', String(worker!.commitId)).trim()).toBe('commit');
+    expect(gitRead(p.root, 'cat-file', '-t', String(worker!.commitId)).trim()).toBe('commit');
   }, 120_000);
 });
 

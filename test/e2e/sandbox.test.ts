@@ -2,13 +2,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { giveTo, runCliAs, WHO, type Who } from '../helpers/as-user.js';
 import { checkoutFingerprint, FIXTURES, makeProject } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 
 const PROBE = path.join(FIXTURES, 'agents/probe-agent.js');
 
-function probe(sandbox: 'none' | 'bwrap') {
+function probe(sandbox: 'none' | 'bwrap', who: Who = 'root') {
   // The probe is committed into the project: the sandbox gives the agent a private /tmp, where the
   // test's own fixtures may live (a clone under /tmp), while the worktree is always visible.
   const p = makeProject({ files: { 'probe-agent.js': readFileSync(PROBE, 'utf8') } });
@@ -28,8 +28,9 @@ function probe(sandbox: 'none' | 'bwrap') {
   const credentials = path.join(p.home, '.testmuai/kaneai/profiles/default/prod');
   mkdirSync(credentials, { recursive: true });
   writeFileSync(path.join(credentials, 'credentials'), 'access_key=kane-secret-value\n');
+  giveTo(who, p.root, p.home);
   const before = checkoutFingerprint(p.root);
-  const run = runCli(['run', 'tasks/add-task.json'], p.root, { ...p.env, PROBE_SECRET_TOKEN: 'caller-secret-token-value' });
+  const run = runCliAs(who, ['run', 'tasks/add-task.json'], p.root, { ...p.env, PROBE_SECRET_TOKEN: 'caller-secret-token-value' });
   const line = /\[agent\] PROBE (\{.*\})/.exec(run.stdout)?.[1];
   expect(line, run.stdout + run.stderr).toBeDefined();
   return { run, result: JSON.parse(line!) as Record<string, boolean | number>, before, after: checkoutFingerprint(p.root), root: p.root };
@@ -48,21 +49,25 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('agent sandbox', () => {
     });
   }, 120_000);
 
-  it('with bwrap, the agent sees no other process, no checkout, no verifier credentials, and still does its work', () => {
-    const { run, result, before, after, root } = probe('bwrap');
-    expect(result).toMatchObject({
-      environLeak: false,
-      readCheckout: false,
-      writeCheckout: false,
-      listEvidence: false,
-      readKaneCredentials: false,
-      plantHook: false,
-      writeWorktree: true,
-      gitCommit: true,
-    });
-    expect(result.processes).toBeLessThan(5);
-    expect(after).toEqual(before);
-    expect(existsSync(path.join(root, 'pwned.txt'))).toBe(false);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-  }, 120_000);
+  it.each(WHO)(
+    'with bwrap, as %s, the agent sees no other process, no checkout, no verifier credentials, and still does its work',
+    (who) => {
+      const { run, result, before, after, root } = probe('bwrap', who);
+      expect(result).toMatchObject({
+        environLeak: false,
+        readCheckout: false,
+        writeCheckout: false,
+        listEvidence: false,
+        readKaneCredentials: false,
+        plantHook: false,
+        writeWorktree: true,
+        gitCommit: true,
+      });
+      expect(result.processes).toBeLessThan(5);
+      expect(after).toEqual(before);
+      expect(existsSync(path.join(root, 'pwned.txt'))).toBe(false);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+    },
+    120_000,
+  );
 });

@@ -74,11 +74,13 @@ export interface ProjectOptions {
   scenario?: string;
   config?: Record<string, unknown>;
   files?: Record<string, string>;
+  /** Where the repository and HOME are made (the temp folder by default; /var/tmp for a sandbox's tests, whose /tmp is a tmpfs of its own that would hide them anyway). */
+  parent?: string;
 }
 
 /** Creates the project and returns its root, a HOME for the fake Kane, and the env to run the CLI with. */
 export function makeProject(options: ProjectOptions = {}): { root: string; home: string; env: NodeJS.ProcessEnv } {
-  const config = {
+  const config: Record<string, unknown> = {
     agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, options.agent ?? 'implement'], timeoutSeconds: 30 },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 10 },
     verifier: { type: 'kane', command: FAKE_KANE, timeoutSeconds: 30, env: { FAKE_KANE_SCENARIO: options.scenario ?? 'check-page' } },
@@ -86,15 +88,28 @@ export function makeProject(options: ProjectOptions = {}): { root: string; home:
     maxVerifierRetries: 1,
     ...options.config,
   };
-  const root = tempRepo({
-    'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
-    'page.html': '<h1>Tasks</h1>\n',
-    'tasks/add-task.json': taskJson(),
-    'tests/add-task_test.md': TEST_MD,
-    'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
-    ...options.files,
-  });
-  const home = tempDir('elenchos-home-');
+  // "none" unless the test names one: these projects test what holds without the sandbox (the default,
+  // "auto", would put every fake agent in bubblewrap where it is installed); the sandbox's own tests say "bwrap" or "auto".
+  config.agent = { sandbox: 'none', ...(config.agent as Record<string, unknown>) };
+  if (config.agents)
+    config.agents = Object.fromEntries(
+      Object.entries(config.agents as Record<string, Record<string, unknown>>).map(([name, agent]) => [
+        name,
+        { sandbox: 'none', ...agent },
+      ]),
+    );
+  const root = tempRepo(
+    {
+      'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
+      'page.html': '<h1>Tasks</h1>\n',
+      'tasks/add-task.json': taskJson(),
+      'tests/add-task_test.md': TEST_MD,
+      'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
+      ...options.files,
+    },
+    options.parent,
+  );
+  const home = tempDir('elenchos-home-', options.parent);
   return { root, home, env: { HOME: home } };
 }
 

@@ -36,8 +36,8 @@ export function gitSync(cwd: string, ...args: string[]): string {
 }
 
 /** A git repository holding `files`, committed. */
-export function tempRepo(files: Record<string, string>): string {
-  const dir = tempDir('elenchos-repo-');
+export function tempRepo(files: Record<string, string>, parent?: string): string {
+  const dir = tempDir('elenchos-repo-', parent);
   gitSync(dir, 'init', '-q', '-b', 'main');
   writeFiles(dir, files);
   gitSync(dir, 'add', '-A');

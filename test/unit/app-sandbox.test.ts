@@ -13,7 +13,7 @@ function mounts(args: string[]): string[] {
   for (let i = 0; i < args.length && args[i] !== '--'; i++) {
     const flag = args[i]!;
     if (['--ro-bind', '--bind'].includes(flag)) out.push(`${flag} ${args[++i]} ${args[++i]}`);
-    else if (['--tmpfs', '--remount-ro', '--chdir', '--dev', '--proc'].includes(flag)) out.push(`${flag} ${args[++i]}`);
+    else if (['--tmpfs', '--remount-ro', '--chdir', '--dev', '--proc', '--cap-drop'].includes(flag)) out.push(`${flag} ${args[++i]}`);
     else out.push(flag);
   }
   return out;
@@ -38,6 +38,10 @@ describe('appSandboxCommand', () => {
       '--tmpfs /tmp',
       `--tmpfs ${root}`,
       `--ro-bind ${root}/.git ${root}/.git`,
+      // Every run's quarantines and held objects (a best-of rival's work) hidden; this run holds none yet.
+      `--ro-bind ${root}/.git/objects ${root}/.git/objects`,
+      `--tmpfs ${root}/.git/objects/elenchos-private`,
+      `--remount-ro ${root}/.git/objects/elenchos-private`,
       // Other worktrees' admin folders hidden (a best-of rival's index), this one's bound back read-only.
       `--tmpfs ${root}/.git/worktrees`,
       `--ro-bind ${root}/.git/worktrees/r1 ${root}/.git/worktrees/r1`,
@@ -47,6 +51,9 @@ describe('appSandboxCommand', () => {
       `--tmpfs ${home}/.testmuai`,
       `--ro-bind /dev/null ${home}/.npmrc`,
       `--remount-ro ${root}`,
+      // Whoever starts Elenchos (root included): no capability to undo a mount (docs/security.md#the-agent-sandbox).
+      '--unshare-user',
+      '--cap-drop ALL',
       '--unshare-pid',
       '--unshare-ipc',
       '--die-with-parent',
@@ -96,13 +103,36 @@ describe('appSandboxCommand', () => {
     expect(m).toContain(`--bind ${home}/.npm ${home}/.npm`); // made when missing: npm would make it
     expect(m).toContain(`--tmpfs ${home}/.testmuai`);
     expect(m.some((x) => x.includes('.npmrc'))).toBe(false);
+    // npm's cache where its variable names it (npx sets npm_config_cache for what it runs): writable too, or
+    // an offline npm ci fails on a read-only cache (the install test's doctor did, once setup was sandboxed).
+    const cache = tempDir('elenchos-npm-cache-');
+    const named = mounts(
+      appSandboxCommand(
+        '/bin/sh',
+        ['-c', 'npm ci'],
+        setupSandboxOptions(root, root, home, [], { npm_config_cache: cache, YARN_CACHE_FOLDER: 'relative' }),
+      ).args,
+    );
+    expect(named).toContain(`--bind ${cache} ${cache}`);
+    expect(named.filter((x) => x.includes('relative'))).toEqual([]);
   });
 });
 
 describe('doctor: sandbox', () => {
-  it('names what stays open without the sandbox, and a missing bwrap', () => {
-    expect(checkSandbox({ agent: { sandbox: 'none' } } as never)).toMatchObject({ status: 'warn', message: openWithoutSandbox('run') });
-    expect(checkSandbox({ agent: { sandbox: 'bwrap' } } as never, '/nonexistent/bwrap')).toMatchObject({ status: 'fail' });
+  it('names what stays open without the sandbox; a missing bwrap fails "bwrap" and is a warning under "auto", with how to install it', async () => {
+    expect((await checkSandbox('none')).check).toMatchObject({ status: 'warn', message: openWithoutSandbox('run') });
+    const asked = await checkSandbox('bwrap', '/nonexistent/bwrap');
+    expect(asked.check).toMatchObject({
+      status: 'fail',
+      message: 'agent.sandbox is "bwrap" but bubblewrap is not installed at /nonexistent/bwrap',
+    });
+    expect(asked.check.fix).toMatch(/^install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap/);
+    const auto = await checkSandbox('auto', '/nonexistent/bwrap');
+    expect(auto).toMatchObject({ mode: 'none', check: { status: 'warn' } });
+    expect(auto.check.message).toBe(
+      'no sandbox: the agent and its app run as you, since agent.sandbox is "auto" and bubblewrap is not installed at /nonexistent/bwrap; see docs/security.md#what-the-sandbox-closes',
+    );
+    expect(auto.check.fix).toMatch(/apt-get install bubblewrap/);
   });
 });
 

@@ -131,4 +131,22 @@ describe('init detection', () => {
     const config = plan.files.find((f) => f.path === 'elenchos.config.json');
     expect(JSON.parse(config!.content).app.url).toBe('http://localhost:{port}/');
   });
+
+  it('init writes agent.sandbox "auto" and, where bubblewrap is missing, says so and how to install it', async () => {
+    const root = tempDir();
+    writeFiles(root, { 'package.json': '{ "scripts": { "dev": "vite" } }' });
+    const plan = await planInit({ cwd: root, env: { PATH: '' }, bwrap: '/nonexistent/bwrap' });
+    expect(plan.choices.sandbox).toEqual({
+      mode: 'none',
+      why: 'agent.sandbox is "auto" and bubblewrap is not installed at /nonexistent/bwrap',
+      fix: expect.stringContaining('apt-get install bubblewrap'),
+    });
+    expect(plan.next).toContainEqual(
+      expect.stringMatching(
+        /^install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap.*: agent\.sandbox "auto" then runs the agent/,
+      ),
+    );
+    const config = plan.files.find((f) => f.path === 'elenchos.config.json');
+    expect(JSON.parse(config!.content).agent).toMatchObject({ sandbox: 'auto' });
+  });
 });

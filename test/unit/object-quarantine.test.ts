@@ -5,8 +5,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { openObjectQuarantine, settleObjectQuarantine } from '../../src/git/object-quarantine.js';
-import { gitSync, tempRepo } from '../helpers/temp.js';
+import { git } from '../../src/git/git.js';
+import { openObjectQuarantine, releaseHeldObjects, settleObjectQuarantine } from '../../src/git/object-quarantine.js';
+import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { collectGarbage } from '../../src/core/stored-runs/gc.js';
 
 /** git in `root` writing its new objects to `quarantine`, the store its alternate: as inside the sandbox. */
 function gitInto(root: string, quarantine: string, objects: string, args: string[], input?: string): string {
@@ -94,5 +96,41 @@ describe('settleObjectQuarantine', () => {
     expect(gitSync(root, 'cat-file', 'blob', honest)).toBe('packed page\n');
     expect(gitSync(root, 'cat-file', 'blob', base)).toBe('<h1>Tasks</h1>\n');
     expect(readdirSync(path.join(q.objects, 'pack')).filter((f) => f.startsWith('tmp_'))).toEqual([]);
+  });
+});
+
+describe("a run's held objects", () => {
+  it("checked objects wait in the run's held folder, read by Elenchos's git but not the store's, and join the store when the run releases them", async () => {
+    const root = tempRepo({ 'page.html': '<h1>Tasks</h1>\n' });
+    const q = await openObjectQuarantine(root, 'run-a');
+    expect(path.relative(q.objects, q.dir)).toMatch(/^elenchos-private\/run-a\/incoming-/);
+    expect(path.relative(q.objects, q.into)).toBe('elenchos-private/run-a/held');
+    const blob = gitInto(root, q.dir, q.objects, ['hash-object', '-w', '--stdin'], 'work of a\n');
+    expect((await settleObjectQuarantine(root, q)).kept).toBe(1);
+    expect(existsSync(path.join(q.into, blob.slice(0, 2), blob.slice(2)))).toBe(true);
+    // Not in the store (where a rival's sandbox would see it), yet every git call of Elenchos reads it.
+    expect(existsSync(path.join(q.objects, blob.slice(0, 2), blob.slice(2)))).toBe(false);
+    expect(() => gitSync(root, 'cat-file', '-e', blob)).toThrow();
+    expect(await git(['cat-file', 'blob', blob], { cwd: root })).toBe('work of a\n');
+    // A second turn's quarantine settles into the same held folder.
+    const second = await openObjectQuarantine(root, 'run-a');
+    expect(second.into).toBe(q.into);
+    await settleObjectQuarantine(root, second);
+
+    expect(await releaseHeldObjects(root, 'run-a')).toMatchObject({ kept: 1, forged: [] });
+    expect(gitSync(root, 'cat-file', 'blob', blob)).toBe('work of a\n');
+    expect(existsSync(path.join(q.objects, 'elenchos-private', 'run-a'))).toBe(false);
+    // Released twice (a best-of run's end after its candidate's), or never held: nothing happens.
+    expect(await releaseHeldObjects(root, 'run-a')).toEqual({ kept: 0, known: 0, forged: [] });
+  });
+
+  it('gc moves the held objects of a run that died (no live run names them) into the store', async () => {
+    const root = tempRepo({ 'page.html': '<h1>Tasks</h1>\n' });
+    const q = await openObjectQuarantine(root, 'run-that-died');
+    const blob = gitInto(root, q.dir, q.objects, ['hash-object', '-w', '--stdin'], 'held when it died\n');
+    await settleObjectQuarantine(root, q);
+    await collectGarbage({ cwd: root, env: { HOME: tempDir() } });
+    expect(gitSync(root, 'cat-file', 'blob', blob)).toBe('held when it died\n');
+    expect(readdirSync(path.join(q.objects, 'elenchos-private'))).toEqual([]);
   });
 });

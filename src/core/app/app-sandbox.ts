@@ -6,7 +6,8 @@
 // shared: the verifier reaches the app's port on localhost. See docs/security.md#the-app-sandbox.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BWRAP, HIDDEN_HOME_PATHS } from '../../agents/sandbox.js';
+import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION, objectStoreBinds } from '../../agents/sandbox.js';
+import { sandboxOn, type SandboxResolution } from '../../agents/sandbox-mode.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
 import type { RunMode } from '../../states.js';
@@ -19,20 +20,27 @@ export interface AppSandboxOptions {
   home: string | undefined;
   /** Home-relative folders left writable (a package manager's download cache, for setup only). */
   writableHome?: readonly string[];
+  /** Absolute folders left writable (a package manager's cache named by its variable, for setup only). */
+  writable?: readonly string[];
   /** Home-relative entries of HIDDEN_HOME_PATHS left readable (`.npmrc`, for setup's private registries). */
   visibleHome?: readonly string[];
   /** Key files and folders hidden as well (util/secret-paths.ts: secretPathsToHide). */
   hidden?: readonly string[];
+  /** The run's held objects (its agent's commits, not yet in the store): readable; every other run's are hidden. */
+  heldObjects?: string | null;
 }
 
 /**
- * The one line said when `agent.sandbox` is "none" (by `doctor`, and in each run's header line): short,
- * since it is printed on every run; what stays open is the table in docs/security.md#what-the-sandbox-closes.
- * A `verify` has no agent: the code that runs unsandboxed there is the commit's, through its app and setup.
+ * The one line said when the agent, its app and setup run without a sandbox (by `doctor`, and in each run's
+ * header line): short, since it is printed on every run; what stays open is the table in
+ * docs/security.md#what-the-sandbox-closes. A `verify` has no agent: the code that runs unsandboxed there
+ * is the commit's, through its app and setup. With `why` (the resolution), said why when it was not asked
+ * for ("auto" where bubblewrap does not hold).
  */
-export function openWithoutSandbox(mode: RunMode): string {
+export function openWithoutSandbox(mode: RunMode, resolution?: SandboxResolution): string {
   const who = mode === 'verify' ? "the app (this commit's code) runs" : 'the agent and its app run';
-  return `no sandbox: ${who} as you; see ${SANDBOX_DOC}`;
+  const why = resolution && resolution.mode === 'none' && !resolution.why.endsWith('"none"') ? `, since ${resolution.why}` : '';
+  return `no sandbox: ${who} as you${why}; see ${SANDBOX_DOC}`;
 }
 
 const SANDBOX_DOC = 'docs/security.md#what-the-sandbox-closes';
@@ -42,7 +50,7 @@ export const SETUP_CACHES = ['.npm', '.cache/yarn', '.yarn/berry', '.cache/pnpm'
 
 /** Where the sandbox settings of the app and setup come from: the agent's (they run the agent's code). */
 export function appSandboxed(config: Pick<Config, 'agent'>): boolean {
-  return config.agent.sandbox === 'bwrap';
+  return sandboxOn(config.agent);
 }
 
 /** `bwrap <args> -- command args`: the app (or setup) in its sandbox. */
@@ -59,14 +67,16 @@ export function appSandboxCommand(
   // nowhere, but nothing the app does needs one), hooks, config, refs, the worktree's admin folder.
   // Bound after the worktree when it lies inside it (in place): the later mount wins.
   const { common, admin } = gitDirs(workspace);
-  if (common && !inPlace) out.push('--ro-bind', common, common);
+  // Every run's quarantines and held objects hidden (a best-of rival's staged and committed work), this run's held ones shown.
+  const objects = common ? objectStoreBinds(common, null, options.heldObjects ?? null) : [];
+  if (common && !inPlace) out.push('--ro-bind', common, common, ...objects);
   // Other worktrees' admin folders (a best-of rival's index and HEAD, which name its staged and committed
   // objects) are out of sight, as in the agent's sandbox: an empty read-only `worktrees/` with only this one.
   const others = admin ? path.dirname(admin) : null;
   if (common && admin && others && !inPlace && path.basename(others) === 'worktrees' && path.dirname(others) === common)
     out.push('--tmpfs', others, '--ro-bind', admin, admin, '--remount-ro', others);
   out.push('--bind', workspace, workspace);
-  if (common && inPlace) out.push('--ro-bind', common, common);
+  if (common && inPlace) out.push('--ro-bind', common, common, ...objects);
   // The worktree's `.git` (a file naming its admin folder) cannot be repointed either.
   const dotGit = path.join(workspace, '.git');
   if (dotGit !== common && existsSync(dotGit)) out.push('--ro-bind', dotGit, dotGit);
@@ -86,25 +96,34 @@ export function appSandboxCommand(
       if (isDirectory(full)) out.push('--bind', full, full);
     }
   }
+  for (const full of options.writable ?? []) if (path.isAbsolute(full) && isDirectory(full)) out.push('--bind', full, full);
   for (const full of options.hidden ?? []) {
     if (!inPlace && (full === checkout || full.startsWith(`${checkout}${path.sep}`))) continue; // hidden with the checkout
     out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
   }
   if (!inPlace) out.push('--remount-ro', checkout);
-  out.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', workspace, '--', command, ...args);
+  out.push(...SANDBOX_ISOLATION, '--chdir', workspace, '--', command, ...args);
   return { command: BWRAP, args: out };
 }
 
-/** `setup.command`'s sandbox: the app's, with the package manager's download cache writable and `.npmrc` readable. */
+/** Variables naming a package manager's download cache elsewhere than under HOME (npx sets npm's for what it runs). */
+export const SETUP_CACHE_VARIABLES = ['npm_config_cache', 'NPM_CONFIG_CACHE', 'YARN_CACHE_FOLDER'];
+
+/**
+ * `setup.command`'s sandbox: the app's, with the package manager's download cache writable (under HOME, or
+ * where `env`, setup's environment, names it) and `.npmrc` readable.
+ */
 export function setupSandboxOptions(
   workspace: string,
   checkout: string,
   home: string | undefined,
   hidden: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ): AppSandboxOptions {
   // npm creates its cache on first use: made here, where it would be made outside the sandbox anyway.
   if (home && isDirectory(home)) mkdirSync(path.join(home, '.npm'), { recursive: true });
-  return { workspace, checkout, home, writableHome: SETUP_CACHES, visibleHome: ['.npmrc'], hidden };
+  const writable = SETUP_CACHE_VARIABLES.map((name) => env[name]).filter((dir): dir is string => Boolean(dir));
+  return { workspace, checkout, home, writableHome: SETUP_CACHES, writable, visibleHome: ['.npmrc'], hidden };
 }
 
 /** The repository's common git folder (`<checkout>/.git`) and the worktree's admin folder, from its `.git` file; or `.git` itself. */

@@ -19,7 +19,7 @@ export interface StartAppOptions {
   /** Poll interval while waiting for the URL. */
   pollMs?: number;
   /** `agent.sandbox: bwrap`: the app runs in bubblewrap like the agent (app-sandbox.ts); `cwd` is its worktree. */
-  sandbox?: { checkout: string; home: string | undefined; hidden?: readonly string[] } | null;
+  sandbox?: { checkout: string; home: string | undefined; hidden?: readonly string[]; heldObjects?: string | null } | null;
 }
 
 export type AppStart =

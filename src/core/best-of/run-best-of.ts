@@ -11,6 +11,7 @@ import { sealRun } from '../../evidence/seal.js';
 import type { RunRecord } from '../../evidence/run-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { ensureExcluded } from '../../git/worktree.js';
+import { releaseHeldObjects } from '../../git/object-quarantine.js';
 import { lockContract } from '../lock/contract-lock.js';
 import { exitCodeFor } from '../run/outcome.js';
 import { preflight } from '../run/preflight.js';
@@ -107,6 +108,8 @@ export async function openBestOf(
     plan,
     runCandidate: (c) => runner.runOne(c, draft.candidates![plan.indexOf(c)]!),
     finish: async () => {
+      // Every candidate has ended: what each committed joins the store only now, out of its rivals' sight until then.
+      for (const entry of draft.candidates!) await releaseHeldObjects(pre.root, entry.runId);
       await writing;
       return chooseAndSeal(options, pre, shared, startedAt);
     },

@@ -63,7 +63,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checks.push(...problemChecks('config', error, 'fix the key named (docs/config.md lists every key)'));
     return report(root, checks);
   }
-  const { config } = loaded;
+  // The sandbox first: doctor's app probe runs in it as a run's app would ("auto" resolved).
+  const sandbox = await checkSandbox(loaded.config.agent.sandbox);
+  const config = { ...loaded.config, agent: { ...loaded.config.agent, sandbox: sandbox.mode } };
   // With no verifier.type, each task's test file names its verifier (see inferVerifier): the tasks add them below.
   const verifiers = new Set<VerifierType>(config.verifier.type ? [config.verifier.type] : []);
   const files = await selectTasks(config.tasks, root);
@@ -106,8 +108,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (type !== 'command') checks.push(await checkChromium(type, config, root, env));
   }
   checks.push(await checkAgent(config, root, env));
-  checks.push(checkSandbox(config));
-  const exposed = signingKeyExposure(env, config.agent.sandbox);
+  checks.push(sandbox.check);
+  const exposed = signingKeyExposure(env, sandbox.mode);
   if (exposed) checks.push(warn('signing key', exposed.message, exposed.fix));
   checks.push(await checkPort(config.app.port));
   const nextDev = await checkNextDevOrigin(root, config.app);

@@ -1,6 +1,7 @@
 // The GitHub Actions workflow `elenchos init --ci github` writes: a matrix of `verify --shard`, then one merge.
 import type { InitVerifier } from './detect-project.js';
 import { renderPinEnv, renderPinnedInstall, type PinnedElenchos } from './pinned-elenchos.js';
+import { shardKeyName } from '../verify/shard-seal.js';
 
 export const GITHUB_WORKFLOW = '.github/workflows/elenchos.yml';
 
@@ -35,6 +36,18 @@ export const VERIFIER_ENV: Record<InitVerifier, string> = {
 `,
   playwright: '',
 };
+
+/** The matrix init writes: three shards (each has its line in the verify job's outputs). */
+const SHARDS = [1, 2, 3];
+
+/**
+ * The project's install without its install scripts (npm, pnpm and yarn classic take `--ignore-scripts`):
+ * in the shard job it would run outside the sandbox, where a process it leaves could rewrite what verify writes.
+ */
+export function ignoreScripts(install: string): string {
+  if (/--ignore-scripts\b/.test(install)) return install;
+  return /\b(npm (ci|install)|pnpm install|yarn install)\b/.test(install) ? `${install} --ignore-scripts` : install;
+}
 
 /** Heads the steps that sign the merged verdict (docs/ci.md#signed-verdicts-attestations). */
 export const ATTEST_MARKER = '# ── attestation: sign the merged verdict (docs/ci.md#signed-verdicts-attestations) ──';
@@ -71,6 +84,7 @@ ${renderMergeJob(pinnedInstall)}`;
 
 /** The matrix job: one shard of the tasks verified on the pinned Elenchos, its output kept only when verify ended by itself. */
 function renderVerifyJob(options: WorkflowOptions, pinnedInstall: string): string {
+  const keys = SHARDS.map((i) => `      ${shardKeyName(i)}: \${{ steps.verify.outputs.${shardKeyName(i)} }}`).join('\n');
   return `  verify:
     name: verify (shard \${{ matrix.shard }})
     runs-on: ubuntu-latest
@@ -78,7 +92,11 @@ function renderVerifyJob(options: WorkflowOptions, pinnedInstall: string): strin
     strategy:
       fail-fast: false
       matrix:
-        shard: [1, 2, 3]
+        shard: [${SHARDS.join(', ')}]
+    # Each shard's public key, published by its verify as it ends: the merge job checks every shard's
+    # output against its own job's key. One line per shard of the matrix: edit both together.
+    outputs:
+${keys}
     steps:
       - uses: actions/checkout@v4
         with:
@@ -88,10 +106,18 @@ function renderVerifyJob(options: WorkflowOptions, pinnedInstall: string): strin
         with:
           node-version: 20
 ${pinnedInstall}
-      - name: Install dependencies
-        run: ${options.install}
+      - name: The sandbox for the commit's code (bubblewrap)
+        run: |
+          sudo apt-get update -q && sudo apt-get install -y -q bubblewrap
+          # Ubuntu 24.04 keeps user namespaces from programs without an AppArmor profile: bubblewrap needs one.
+          if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; fi
+      # For the verifier only (Playwright and what the spec imports). Install scripts are the commit's code:
+      # none runs here, outside the sandbox; setup.command runs them in each worktree, inside it.
+      - name: Install dependencies (no install scripts)
+        run: ${ignoreScripts(options.install)}
 ${VERIFIER_STEPS[options.verifier]}
       - name: Verify shard \${{ matrix.shard }} of \${{ strategy.job-total }}
+        id: verify
 ${VERIFIER_ENV[options.verifier]}        run: |
           # On a pull request, a test lock changed without its contract is refused (docs/lock.md). The target
           # branch is read from the environment, never spliced into this script.
@@ -99,7 +125,9 @@ ${VERIFIER_ENV[options.verifier]}        run: |
           if [ "$GITHUB_EVENT_NAME" = pull_request ]; then lock_base=(--lock-base "origin/$GITHUB_BASE_REF"); fi
           out=elenchos-shard-\${{ matrix.shard }}.json
           code=0
-          elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} "\${lock_base[@]}" --json > "$out.partial" || code=$?
+          # Signed with a key this verify makes and never writes down; its public half goes to the job's outputs.
+          elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} "\${lock_base[@]}" --json \\
+            --sign-shard "$out.sig" --shard-key-to "$GITHUB_OUTPUT" > "$out.partial" || code=$?
           # Kept only when verify ended by itself (exit 0-3): a cancelled or killed one leaves no output, never a cut-off one.
           if [ "$code" -le 3 ]; then mv "$out.partial" "$out"; fi
           exit "$code"
@@ -110,6 +138,7 @@ ${VERIFIER_ENV[options.verifier]}        run: |
           name: elenchos-shard-\${{ matrix.shard }}
           path: |
             elenchos-shard-\${{ matrix.shard }}.json
+            elenchos-shard-\${{ matrix.shard }}.json.sig
             .elenchos/runs/
           include-hidden-files: true
           # A shard that wrote no output fails here too; merge then names it missing.
@@ -137,8 +166,12 @@ ${pinnedInstall}
         with:
           pattern: elenchos-shard-*
           path: shards
+      # Each shard's output is taken only as its own job's verify signed it (docs/ci.md#whose-shard-output-merge-takes);
+      # the keys come from the jobs' outputs, never from the artifacts, and reach the command through the environment.
       - name: One summary, one JUnit file, one exit code
-        run: elenchos merge shards/*/elenchos-shard-*.json --junit elenchos-junit.xml
+        env:
+          SHARD_KEYS: \${{ toJSON(needs.verify.outputs) }}
+        run: elenchos merge shards/*/elenchos-shard-*.json --shard-keys "$SHARD_KEYS" --junit elenchos-junit.xml
       - name: Every shard job succeeded
         if: needs.verify.result != 'success'
         run: |
@@ -158,7 +191,10 @@ ${pinnedInstall}
         if: steps.attest.outputs.sign == 'yes'
         env:
           ELENCHOS_ATTEST_KEY: \${{ secrets.ELENCHOS_ATTEST_KEY }}
-        run: elenchos merge shards/*/elenchos-shard-*.json --json --attest elenchos.att.json --attest-key env:ELENCHOS_ATTEST_KEY > elenchos-verdict.json
+          SHARD_KEYS: \${{ toJSON(needs.verify.outputs) }}
+        run: >-
+          elenchos merge shards/*/elenchos-shard-*.json --shard-keys "$SHARD_KEYS" --json
+          --attest elenchos.att.json --attest-key env:ELENCHOS_ATTEST_KEY > elenchos-verdict.json
       - name: Keep the signed verdict
         if: steps.attest.outputs.sign == 'yes'
         uses: actions/upload-artifact@v4

@@ -22,6 +22,8 @@ import { GITHUB_AGENTS_WORKFLOW, renderAgentsWorkflow } from './github-agents-wo
 import { K8S_DOCKERFILE, K8S_JOIN_JOB, K8S_SHARES_JOB, renderDockerfile, renderJoinJob, renderSharesJob } from './k8s-job.js';
 import { EXAMPLE_TASK, exampleTestPath, renderConfig, renderExampleTask, renderKaneTest, renderPlaywrightSpec } from './scaffold.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
+import { probeSandbox } from '../sandbox-probe.js';
+import { resolveSandbox, type SandboxResolution } from '../../agents/sandbox-mode.js';
 
 export interface InitOptions {
   cwd: string;
@@ -39,6 +41,8 @@ export interface InitOptions {
   shares?: number;
   /** The Kubernetes Job ends at the first VERIFIED share (a successPolicy). */
   stopAtFirst?: boolean;
+  /** Where bubblewrap is looked for (default /usr/bin/bwrap). */
+  bwrap?: string;
 }
 
 export interface PlannedFile {
@@ -63,6 +67,8 @@ export interface InitPlan {
     /** Why app.url is not the default, when it is not. */
     appUrlWhy: string | null;
     setupCommand: string | null;
+    /** What `agent.sandbox: "auto"` (written into the config) gives on this machine, and why. */
+    sandbox: SandboxResolution & { fix: string | null };
   };
   files: PlannedFile[];
   /** What the user still has to do, one line each. */
@@ -82,6 +88,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const setupCommand = setupCommandFor(detected);
   const appUrl = appUrlFor(detected);
   const testFile = exampleTestPath(verifier.verifier, detected.playwrightTestDir);
+  const sandbox = await initSandbox(options.bwrap);
   const wanted: { path: string; content: string; why: string }[] = [
     {
       path: CONFIG_FILE,
@@ -137,6 +144,7 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
       appUrl: appUrl.url,
       appUrlWhy: appUrl.why,
       setupCommand,
+      sandbox,
     },
     files,
     next: [
@@ -144,6 +152,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
         ? ['this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)']
         : []),
       ...nextSteps(detected, verifier.verifier, agent.agent, appCommand, files),
+      ...(sandbox.fix
+        ? [`${sandbox.fix}: agent.sandbox "auto" then runs the agent, its app and setup in bubblewrap (docs/security.md#the-agent-sandbox)`]
+        : []),
       ...(pin?.kind === 'none' && files.some((f) => PINNED_FILES.includes(f.path) && f.action === 'create')
         ? [
             `set ELENCHOS_PIN in ${GITHUB_WORKFLOW} to the Elenchos CI runs (a git URL with its commit, or a tarball in the repository and its sha256): none was found in package-lock.json or package.json (docs/ci.md#the-pinned-elenchos)`,
@@ -179,6 +190,12 @@ async function scalingFiles(
     out.push({ path: K8S_DOCKERFILE, content: renderDockerfile(k8s), why: 'the image both Jobs run, Elenchos pinned' });
   }
   return out;
+}
+
+/** What the config's `agent.sandbox: "auto"` gives here (the probe a run uses), and what would turn it on. */
+async function initSandbox(bwrap: string | undefined): Promise<InitPlan['choices']['sandbox']> {
+  const probe = await probeSandbox(bwrap);
+  return { ...resolveSandbox('auto', probe), fix: probe.holds ? null : (probe.fix ?? null) };
 }
 
 /** Writes the plan's `create` and `append` files; a file that appeared since the plan is still never overwritten. */

@@ -27,7 +27,8 @@ export function exampleTestPath(verifier: InitVerifier, playwrightTestDir: strin
 export function renderConfig(choices: ScaffoldChoices): string {
   const config: Record<string, unknown> = {
     $schema: './node_modules/elenchos/schemas/config.schema.json',
-    agent: { type: choices.agent },
+    // Written out, though it is the default: the reader sees that the agent's code runs sandboxed where it can.
+    agent: { type: choices.agent, sandbox: 'auto' },
     app: { ...(choices.appCommand ? { command: choices.appCommand } : {}), url: choices.appUrl, readyTimeoutSeconds: 120 },
     ...(choices.setupCommand
       ? { setup: { command: choices.setupCommand, ...(choices.setupCache ? { cache: choices.setupCache } : {}) } }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { agentAdapter } from '../../agents/registry.js';
 import { agentNotFoundFix } from '../../agents/not-found-fix.js';
 import { costCapProblem } from '../../agents/cost-cap.js';
-import { BWRAP } from '../../agents/sandbox.js';
+import type { SandboxResolution } from '../../agents/sandbox-mode.js';
 import { appPortProblems } from '../../config/app-port-rule.js';
 import type { Config } from '../../config/config-schema.js';
 import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
@@ -14,6 +14,7 @@ import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths, filesInHead, headCommit } from '../../git/status.js';
 import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
+import { sandboxFor } from '../sandbox-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { checkJsonInputs } from '../json-inputs.js';
 import { howToVerify } from '../lock/mapping-hint.js';
@@ -75,7 +76,10 @@ export interface Preflight {
   root: string;
   head: string;
   loaded: LoadedConfig;
+  /** The config with `agent.sandbox` resolved to "bwrap" or "none" (never "auto"). */
   config: Config;
+  /** The sandbox the agent, the app and setup.command run in, and why. */
+  sandbox: SandboxResolution;
   resolved: ResolvedTask;
   /** Repo-relative inputs the verifier reads besides the task and test file (all present, committed or copied). */
   extraInputs: string[];
@@ -94,7 +98,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   if (head === null)
     throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
-  const config = loaded.config;
+  // Whether the sandbox holds is asked now, before anything of the run starts (a verify needs it too:
+  // the app and setup.command run in it). Everything after sees "bwrap" or "none", never "auto".
+  const sandbox = await sandboxFor(loaded.config.agent.sandbox);
+  const config: Config = { ...loaded.config, agent: { ...loaded.config.agent, sandbox: sandbox.mode } };
   const portProblems = appPortProblems(config.app, loaded.label);
   if (portProblems.length > 0) throw new PreflightError('APP_PORT_MISMATCH', portProblems[0]!, { details: portProblems.slice(1) });
   const costCap = options.needsAgent && options.costCap ? costCapProblem(config, loaded.label) : null;
@@ -148,8 +155,6 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
   const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
   checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
-  // A verify needs it too: the app and setup.command run in the sandbox (app-sandbox.ts).
-  await checkSandbox(config, root);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
   if (!config.app.command) {
@@ -158,7 +163,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       `${loaded.label}: app.command is not set; set it to the command that starts your app, e.g. "npm run dev -- --port {port}"`,
     );
   }
-  return { root, head, loaded, config, resolved, extraInputs };
+  return { root, head, loaded, config, sandbox, resolved, extraInputs };
 }
 
 /**
@@ -198,18 +203,6 @@ async function isFile(file: string): Promise<boolean> {
     (s) => s.isFile(),
     () => false,
   );
-}
-
-async function checkSandbox(config: Config, root: string): Promise<void> {
-  if (
-    config.agent.sandbox === 'bwrap' &&
-    (process.platform !== 'linux' || !(await findExecutable(BWRAP, { cwd: root, pathEnv: undefined })))
-  ) {
-    throw new PreflightError(
-      'SANDBOX_UNAVAILABLE',
-      `agent.sandbox is "bwrap" but ${BWRAP} is not there (Linux only); install bubblewrap (apt-get install bubblewrap) or set agent.sandbox to "none"`,
-    );
-  }
 }
 
 async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {

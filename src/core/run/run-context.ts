@@ -1,6 +1,7 @@
 // Everything one run shares across its attempts.
 import type { ReplayInfo } from '../../evidence/run-group.js';
 import type { Preflight } from './preflight.js';
+import type { SandboxResolution } from '../../agents/sandbox-mode.js';
 import type { Config } from '../../config/config-schema.js';
 import type { WindowReport } from '../../git/window-watch.js';
 import type { CriterionResult } from '../../contract/criteria-map.js';
@@ -31,7 +32,10 @@ export interface RunContext {
   /** The commit the workspace started from. */
   base: string;
   runDir: string;
+  /** `agent.sandbox` resolved: "bwrap" or "none" (src/agents/sandbox-mode.ts). */
   config: Config;
+  /** The sandbox the agent, the app and setup.command run in, and why (what each attempt records). */
+  sandbox: SandboxResolution;
   resolved: ResolvedTask;
   locked: LockedFile[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */

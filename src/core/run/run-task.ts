@@ -9,6 +9,7 @@ import { newRunId } from '../../evidence/run-id.js';
 import { Redactor } from '../../evidence/redact.js';
 import { isDiskFull, recordChild, withRunScope } from '../../process/run-scope.js';
 import { ensureExcluded } from '../../git/worktree.js';
+import { releaseHeldObjects } from '../../git/object-quarantine.js';
 import { takeBaselines } from './baselines.js';
 import { attemptLoop } from './loop.js';
 import { prepareWorktree } from './worktree.js';
@@ -160,6 +161,10 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const atStart = lookAtStart(plan, !place.inPlace);
   announceRun(ctx, atStart.blind);
   const teardowns = new Teardowns();
+  // Last of all: the agent's objects, held out of the store while the run lasted, join it. A best-of
+  // candidate's wait for the best-of run's end, so that no rival sees them (best-of/run-best-of.ts).
+  if (!options.candidate)
+    teardowns.add("move the run's objects into the repository", async () => void (await releaseHeldObjects(ctx.root, runId)));
   const attempts: AttemptRecord[] = [];
   // A guard the verdict needs that cannot stand ends the run now: nothing it would do could be VERIFIED.
   const blocking = atStart.blind.filter((b) => b.required);
@@ -206,6 +211,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     base: pre.head,
     runDir: place.dir,
     config,
+    sandbox: pre.sandbox,
     resolved,
     locked,
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
@@ -224,7 +230,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
 /** The run-start event (with the guards already known not to stand), and a warning when the agent could read the signing key. */
 function announceRun(ctx: RunContext, blindGuards: BlindGuard[]): void {
   const { config, resolved } = ctx;
-  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode) };
+  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode, ctx.sandbox) };
   ctx.reporter.onEvent({
     type: 'run-start',
     runId: ctx.runId,
@@ -236,7 +242,7 @@ function announceRun(ctx: RunContext, blindGuards: BlindGuard[]): void {
     ...unsandboxed,
     ...(blindGuards.length > 0 ? { blindGuards } : {}),
   });
-  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, config.agent.sandbox) : null;
+  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, ctx.sandbox.mode) : null;
   if (exposed)
     ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
 }

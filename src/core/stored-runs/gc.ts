@@ -9,7 +9,8 @@ import { listRuns, type RunRecord } from '../../evidence/run-record.js';
 import { manifestPath, runDir } from '../../evidence/layout.js';
 import { sealRun } from '../../evidence/seal.js';
 import { listWorktrees, removeWorktree } from '../../git/worktree.js';
-import { git, repoRootOrCwd } from '../../git/git.js';
+import { PRIVATE_OBJECTS, releaseHeldObjects } from '../../git/object-quarantine.js';
+import { commonGitDir, git, repoRootOrCwd } from '../../git/git.js';
 import { killEscapedProcesses, scanEscapedProcesses, type FindEscapedOptions } from '../../process/escaped-processes.js';
 import { parseOwnerTag } from '../../process/owner-tag.js';
 import type { ProcStat } from '../../process/proc-stat.js';
@@ -74,6 +75,7 @@ export async function collectGarbage(options: {
   // Folders first, then records: a run that starts in between has a record by then, so it counts as live.
   const dir = workspacesDir(root);
   const names = await readdir(dir).catch(() => [] as string[]);
+  const held = await heldRuns(root);
   const { runs } = await listRuns(root);
   const live = new Set<string>();
   // The table is read once, and only if some dead run recorded a child.
@@ -146,6 +148,9 @@ export async function collectGarbage(options: {
     result.removedWorktrees.push(path.join(dir, name));
     if (!options.dryRun) await removeWorktree(root, path.join(dir, name));
   }
+  // A dead run's agent objects, held out of the store while it ran (git/object-quarantine.ts), join it now:
+  // a kept worktree of that run reads them, and nobody else's sandbox is left to hide them from.
+  for (const runId of held) if (!live.has(runId) && !options.dryRun) await releaseHeldObjects(root, runId);
   const config = await loadConfig({ root, env: options.env }).then(
     (loaded) => loaded.config,
     () => null, // an unreadable config still lets gc clean; the defaults apply
@@ -166,6 +171,12 @@ function weakestLook(looks: readonly TableFacts[]): TableFacts {
   return [...looks].sort(
     (a, b) => Number(b.source === 'unavailable') - Number(a.source === 'unavailable') || b.blind.length - a.blind.length,
   )[0]!;
+}
+
+/** The runs with a private object folder (`objects/elenchos-private/<run>`), listed before the run records are read. */
+async function heldRuns(root: string): Promise<string[]> {
+  const objects = path.join(await commonGitDir(root).catch(() => path.join(root, '.git')), 'objects');
+  return readdir(path.join(objects, PRIVATE_OBJECTS)).catch(() => [] as string[]);
 }
 
 /** Seals a dead run as ERROR ABANDONED, saying how far it got. */

@@ -1,5 +1,6 @@
 // `elenchos merge`: the `verify --json` outputs of several shards as one result, refused unless they are
 // exactly one whole verification (src/core/verify/verifying-join.ts).
+import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { InputError, JsonSyntaxError, ShardSetError } from '../../errors.js';
 import { RunRecordSchema } from '../../evidence/run-record.js';
@@ -7,6 +8,7 @@ import { EVIDENCE_FILE_LIMIT, parseJsonBytes } from '../../util/json-file.js';
 import { readRegularFile } from '../../util/regular-file.js';
 import { formatZodIssues } from '../../util/zod-issues.js';
 import { SHARD_FORMAT_VERSION, ShardMetadataSchema, compare, type ShardMetadata } from './shard-metadata-schema.js';
+import { checkShardSeal } from './shard-seal.js';
 import { joinShards, type ReportedTask, type ShardOutput } from './verifying-join.js';
 import { overallExit, summarizedCriteria, type VerifiedTask } from './verify-summary.js';
 
@@ -17,10 +19,19 @@ export interface MergeResult {
   metadata: ShardMetadata;
 }
 
-/** Reads each shard's output, checks they make one whole verification (else ShardSetError, exit 4), and returns every task once. */
-export async function mergeShards(files: readonly string[], cwd: string): Promise<MergeResult> {
+/**
+ * Reads each shard's output, checks they make one whole verification (else ShardSetError, exit 4), and returns
+ * every task once. With `keys` (`--shard-keys`), each output must also be exactly what its job's verify signed
+ * (core/verify/shard-seal.ts).
+ */
+export async function mergeShards(files: readonly string[], cwd: string, keys?: ReadonlyMap<number, KeyObject>): Promise<MergeResult> {
   const outputs: { output: ShardOutput; tasks: VerifiedTask[] }[] = [];
-  for (const file of files) outputs.push(await readShard(file, cwd));
+  for (const file of files) {
+    const shard = await readShard(file, cwd);
+    const { index, total } = shard.output.metadata.shard;
+    if (keys) await checkShardSeal(file, cwd, index, total, keys);
+    outputs.push(shard);
+  }
   const joined = joinShards(outputs.map((o) => o.output));
   if (!joined.ok) throw new ShardSetError(`merge refused: ${joined.problem}`);
   const tasks = outputs.flatMap((o) => o.tasks).sort((a, b) => compare(a.file, b.file));

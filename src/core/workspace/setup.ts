@@ -140,7 +140,7 @@ async function runCommand(options: PrepareWorktreeOptions, command: string): Pro
     ? appSandboxCommand(
         shell.command,
         shell.args,
-        setupSandboxOptions(options.workspace, options.root, env.HOME, secretPathsToHide(options.env)),
+        setupSandboxOptions(options.workspace, options.root, env.HOME, secretPathsToHide(options.env), env),
       )
     : shell;
   const result = await runProcess(spawned.command, spawned.args, {

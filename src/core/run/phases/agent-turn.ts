@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { agentAdapter } from '../../../agents/registry.js';
+import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import type { AgentOutcome } from '../../../agents/types.js';
 import { describeEnding } from '../../../agents/ending.js';
 import { addCosts, afterRetry, TRANSIENT_RETRIES, worthRetrying } from '../../../agents/retry.js';
@@ -15,7 +16,12 @@ import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../
 import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
-import { openObjectQuarantine, removeObjectQuarantine, settleObjectQuarantine } from '../../../git/object-quarantine.js';
+import {
+  openObjectQuarantine,
+  removeObjectQuarantine,
+  settleObjectQuarantine,
+  type ObjectQuarantine,
+} from '../../../git/object-quarantine.js';
 import { describeMissing, objectGuard, withScan } from '../guards-stood.js';
 
 export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
@@ -25,10 +31,10 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
   // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
-  const quarantine = ctx.config.agent.sandbox === 'bwrap' ? await openObjectQuarantine(ctx.root) : null;
+  const quarantine = sandboxOn(ctx.config.agent) ? await openObjectQuarantine(ctx.root, ctx.runId) : null;
   if (quarantine) attempt.teardowns.add('remove the object quarantine', () => removeObjectQuarantine(quarantine));
   const agentStarted = Date.now();
-  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine?.dir);
+  const { outcome, cost } = await dispatchAgent(ctx, input, (message) => attempt.say('agent', message), quarantine);
   record.agent = outcome;
   Object.assign(record.cost, cost);
   // The agent's turn is over: whatever it started is stopped before the app starts, group or not.
@@ -73,7 +79,7 @@ async function dispatchAgent(
   ctx: AttemptContext,
   input: AttemptInput,
   say: (message: string) => void,
-  objectQuarantine: string | undefined,
+  quarantine: ObjectQuarantine | null,
 ): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
   const adapter = agentAdapter(ctx.config.agent.type);
   const prompt = buildPrompt(
@@ -95,7 +101,8 @@ async function dispatchAgent(
     adapter.dispatch({
       cwd: ctx.workspace,
       checkout: ctx.root,
-      objectQuarantine,
+      objectQuarantine: quarantine?.dir,
+      heldObjects: quarantine?.into,
       prompt,
       promptFile,
       taskFile: path.join(ctx.workspace, ctx.resolved.label),

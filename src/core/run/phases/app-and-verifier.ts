@@ -2,9 +2,12 @@
 // everything is stopped), then the app starts and the verifier looks; a verifier that can be held back
 // (Playwright) gets ready while the app starts.
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { declaredFolders } from '../../../config/app-writes.js';
 import { describeError } from '../../../errors.js';
 import { resetAppData } from '../../../git/app-data.js';
+import { commonGitDir } from '../../../git/git.js';
+import { heldObjectsDir } from '../../../git/object-quarantine.js';
 import { createOutputParents, watchWindow } from '../../../git/window-watch.js';
 import { PROCESS_TAG_ENV } from '../../../process/escaped-processes.js';
 import { freePort } from '../../../process/free-port.js';
@@ -122,6 +125,8 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
   const { ctx, input, record, port, url } = attempt;
   const appCommand = ctx.config.app.command!;
   const command = fillPort(appCommand, port);
+  // The run's own commits, held out of the store until it ends (git/object-quarantine.ts): the app may read them.
+  const heldObjects = appSandboxed(ctx.config) ? heldObjectsDir(path.join(await commonGitDir(ctx.root), 'objects'), ctx.runId) : null;
   const launch: AppLauncher = (cwd, dir, p) => {
     const at = fillPort(ctx.config.app.url, p);
     const env: NodeJS.ProcessEnv = {
@@ -133,7 +138,7 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
       url: at,
       cwd,
       env,
-      sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME, hidden: secretPathsToHide(ctx.env) } : null,
+      sandbox: appSandboxed(ctx.config) ? { checkout: ctx.root, home: env.HOME, hidden: secretPathsToHide(ctx.env), heldObjects } : null,
       readyTimeoutMs: ctx.config.app.readyTimeoutSeconds * 1000,
       logFile: attemptPaths(dir).appLog,
       signal: ctx.signal,

@@ -1,6 +1,7 @@
 // Phases 6 and 7, after the verifier: everything stopped, then proof that the repository did not move while
 // the verifier looked (the window watch, the snapshot, git's settings, the contract); only then is the
 // verifier's verdict the attempt's (phase 7).
+import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
@@ -29,17 +30,17 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   // tampering: a hook dropped beside a rewritten test must not hide the rewrite.
   const settingsAfter = await gitSettingsChanged(ctx, 'something during verification');
   // An app outside the sandbox (the agent's code) can write the object store as the agent could.
-  const objectsAfter =
-    ctx.config.agent.sandbox === 'bwrap'
-      ? null
-      : describeForged(
-          (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
-          'something during verification',
-          true,
-        );
+  const objectsAfter = sandboxOn(ctx.config.agent)
+    ? null
+    : describeForged(
+        (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
+        'something during verification',
+        true,
+      );
   // Audited again without the sandbox; in it, the agent's quarantine stays the word, and the app sees the store read-only.
-  record.guards.objectStore =
-    ctx.config.agent.sandbox === 'bwrap' ? (record.guards.objectStore ?? objectGuard('read-only')) : objectGuard('audit');
+  record.guards.objectStore = sandboxOn(ctx.config.agent)
+    ? (record.guards.objectStore ?? objectGuard('read-only'))
+    : objectGuard('audit');
   const window = await attempt.watch!.close();
   attempt.watch = null;
   record.window = window;
