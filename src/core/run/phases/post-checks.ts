@@ -38,9 +38,7 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
         true,
       );
   // Audited again without the sandbox; in it, the agent's quarantine stays the word, and the app sees the store read-only.
-  record.guards.objectStore = sandboxOn(ctx.config.agent)
-    ? (record.guards.objectStore ?? objectGuard('read-only'))
-    : objectGuard('audit');
+  record.guards.objectStore = sandboxOn(ctx.config.agent) ? (record.guards.objectStore ?? objectGuard('read-only')) : objectGuard('audit');
   const window = await attempt.watch!.close();
   attempt.watch = null;
   record.window = window;
