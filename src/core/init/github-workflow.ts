@@ -126,8 +126,9 @@ ${VERIFIER_ENV[options.verifier]}        run: |
           out=elenchos-shard-\${{ matrix.shard }}.json
           code=0
           # Signed with a key this verify makes and never writes down; its public half goes to the job's outputs.
+          # --require sandbox: the commit's app and setup run in bubblewrap (installed above), or no task is VERIFIED.
           elenchos verify --shard \${{ matrix.shard }}/\${{ strategy.job-total }} "\${lock_base[@]}" --json \\
-            --sign-shard "$out.sig" --shard-key-to "$GITHUB_OUTPUT" > "$out.partial" || code=$?
+            --require sandbox --sign-shard "$out.sig" --shard-key-to "$GITHUB_OUTPUT" > "$out.partial" || code=$?
           # Kept only when verify ended by itself (exit 0-3): a cancelled or killed one leaves no output, never a cut-off one.
           if [ "$code" -le 3 ]; then mv "$out.partial" "$out"; fi
           exit "$code"
