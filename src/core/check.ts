@@ -11,6 +11,7 @@ import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
+import { findVerifierInputs } from './lock/verifier-inputs.js';
 import { checkTestLock } from './lock/test-lock-check.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
@@ -128,7 +129,8 @@ async function checkOne(
     const weakening =
       resolved.verifierType === 'playwright' ? weakeningArgProblem(invocation.args, loaded.label, invocation.command) : null;
     if (weakening) result.problems.push(weakening);
-    result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
+    const inputs = await findVerifierInputs(root, resolved, loaded.config);
+    result.problems.push(...inputs.unresolved, ...(await checkJsonInputs(root, inputs.files)));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
       result.problems.push(

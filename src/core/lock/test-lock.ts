@@ -10,7 +10,9 @@ import { TEST_FILE_LIMIT, readRegularFile } from '../../util/regular-file.js';
 import { formatZodIssues } from '../../util/zod-issues.js';
 import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from './contract-lock.js';
-import { lockConfig } from './lock-config.js';
+import { loadConfig } from '../../config/load-config.js';
+import { configKeyHashes } from './lock-config.js';
+import { findVerifierInputs } from './verifier-inputs.js';
 import type { ResolvedTask } from '../resolve-task.js';
 
 export { compareTestLock, type LockComparison, type LockFinding } from './test-lock-compare.js';
@@ -29,8 +31,10 @@ export async function buildTestLock(resolved: ResolvedTask, options: BuildTestLo
   const printed = resolved.verifier.printSteps ? await resolved.verifier.printSteps(resolved.testFilePath) : { context: [], steps: [] };
   const { $schema: _schema, ...contract } = resolved.task as typeof resolved.task & { $schema?: string };
   const headingOf = new Map(resolved.map.steps.map((s) => [s.index, s.heading]));
+  // The config file's own values, never the environment's or the flags': a lock must hold on every machine.
+  const loaded = await loadConfig({ root: options.root, file: options.configFile, env: {} });
   const inputs: Record<string, string> = {};
-  for (const file of await resolved.verifier.lockedInputs(options.root, resolved.testFileLabel)) {
+  for (const file of (await findVerifierInputs(options.root, resolved, loaded.config)).files) {
     inputs[file] = sha256(await readRegularFile(path.join(options.root, file), { label: file, maxBytes: TEST_FILE_LIMIT }));
   }
   return {
@@ -41,7 +45,7 @@ export async function buildTestLock(resolved: ResolvedTask, options: BuildTestLo
     verifier: resolved.verifierType,
     context: printed.context,
     inputs,
-    config: await lockConfig(options.root, options.configFile),
+    config: { file: loaded.label, keys: configKeyHashes(loaded.config) },
     criteria: resolved.task.acceptanceCriteria.map((criterion) => ({
       id: criterion.id,
       descriptionSha256: descriptionHash(criterion.description),

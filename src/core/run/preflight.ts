@@ -19,6 +19,7 @@ import { checkJsonInputs } from '../json-inputs.js';
 import { howToVerify } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
+import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { loadNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
@@ -129,7 +130,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
   // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
-  const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
+  const inputs = await findVerifierInputs(root, resolved, config);
+  if (inputs.unresolved.length > 0)
+    throw new PreflightError('VERIFIER_INPUT_UNRESOLVED', inputs.unresolved[0]!, { details: inputs.unresolved.slice(1) });
+  const extras = [...inputs.files, ...(testLock.file ? [testLock.file] : [])];
   const broken = await checkJsonInputs(root, extras);
   if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
