@@ -19,6 +19,7 @@ import { checkJsonInputs } from '../json-inputs.js';
 import { howToVerify } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
+import { trackedSetupCopies } from '../workspace/setup-copy-tracked.js';
 import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { loadNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
@@ -179,6 +180,8 @@ async function checkVerifierInputs(
 ): Promise<string[]> {
   const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
   if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
+  const tracked = await trackedSetupCopies(config.setup.copy, root, configLabel);
+  if (tracked.length > 0) throw new PreflightError('SETUP_COPY_TRACKED', tracked[0]!, { details: tracked.slice(1) });
   const copied = new Set(copy.files);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {
