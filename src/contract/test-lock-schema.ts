@@ -1,5 +1,6 @@
 // The committed test-weakening lock file (`tasks/<name>.lock.json`): one zod schema, the source of truth.
 import { z } from 'zod';
+import { ELENCHOS_DIR_NAME } from '../git/layout-names.js';
 
 // 2: assertions read with the TypeScript parser (each with its path), what they read, the file's shared
 // code, the verifier's other inputs, the config keys that decide a verdict, every line of a Kane step.
@@ -63,5 +64,7 @@ export function taskOfLock(lockFile: string): string {
 
 /** The task locks among repository-relative `files`, sorted (none under a node_modules or `.elenchos/`). */
 export function lockFilesAmong(files: readonly string[]): string[] {
-  return files.filter((file) => isLockFile(file) && !file.split('/').includes('node_modules') && !file.startsWith('.elenchos/')).sort();
+  return files
+    .filter((file) => isLockFile(file) && !file.split('/').includes('node_modules') && !file.startsWith(`${ELENCHOS_DIR_NAME}/`))
+    .sort();
 }
