@@ -114,6 +114,27 @@ describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, ()
     expect(record.message).toMatch(/tests\/__pycache__\/checks\.cpython-\d+\.pyc/);
   });
 
+  it('a module named at run time is refused by check naming its line, unless verifier.inputs lists what it may load', () => {
+    const dynamic = {
+      'tests/verify.py': VERIFY_PY.replace(
+        'from checks import page_has',
+        "import importlib, os\npage_has = importlib.import_module(os.environ.get('CHECKS', 'checks')).page_has",
+      ),
+    };
+    const refused = pythonProject({}, dynamic);
+    const check = runCli(['check'], refused);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain(
+      'tests/verify.py:4: `import_module(os.environ.get("CHECKS", "checks"))` names what it loads at run time, so it cannot be pinned; write it as a literal path or module name, or list the files it may load in verifier.inputs',
+    );
+    const config = { verifier: { type: 'command', command: './tests/verify.py', timeoutSeconds: 30, inputs: ['tests/*.py'] } };
+    const listed = pythonProject(config, dynamic);
+    expect(runCli(['check'], listed)).toMatchObject({ code: 0 });
+    expect(runCli(['lock'], listed).code).toBe(0);
+    const lock = JSON.parse(readFileSync(path.join(listed, 'tasks/add-task.lock.json'), 'utf8')) as { inputs: Record<string, string> };
+    expect(Object.keys(lock.inputs)).toEqual(['tests/checks.py', 'tests/verify.py']);
+  });
+
   it('a commit that changes only a verifier module fails verify against the lock', () => {
     const root = pythonProject();
     expect(runCli(['lock', 'tasks/add-task.json'], root).code).toBe(0);

@@ -112,7 +112,7 @@ describe('Python', () => {
       { kind: 'module', module: 'tests.checks', level: 0, names: [], line: 2 },
       { kind: 'dynamic', text: 'import_module(name)', line: 4 },
       { kind: 'dynamic', text: '__import__("checks_{name}")', line: 5 },
-      { kind: 'dynamic', text: 'sys . path . append ( name )', line: 6 },
+      { kind: 'dynamic', text: 'sys.path.append(name)', line: 6 },
       { kind: 'file', path: 'tests/other.py', line: 7 },
     ]);
   });

@@ -3,8 +3,8 @@
 // or widen where later imports look (`sys.path.insert`). An argument that is a literal, or a path built from
 // `__file__` the usual ways (`os.path.dirname(__file__)`, `Path(__file__).parent / 'lib'`), is followed;
 // anything else is only known at run time and is named with its line.
-import path from 'node:path';
-import { pythonStatements, type PyToken } from './python-source.js';
+import { pathValue } from './python-paths.js';
+import { pythonStatements, splitTop, stringOf, type PyToken } from './python-source.js';
 
 export type PythonLoad =
   /** `import a.b` (level 0, no names) or `from ..a import x, y` (level 2, names x and y; `*` is no name). */
@@ -100,7 +100,7 @@ function loadCalls(tokens: readonly PyToken[], file: string, bindings: ReadonlyM
     const open = tokens[i + 1];
     if (open?.kind !== 'op' || open.value !== '(') continue;
     const args = callArguments(tokens, i + 1);
-    const text = () => `${token.value}(${args.map((a) => a.map(show).join(' ')).join(', ')})`;
+    const text = () => `${token.value}(${args.map(render).join(', ')})`;
     if (token.value in BY_NAME) {
       const literal = stringOf(args[BY_NAME[token.value]!] ?? []);
       if (literal === null) out.push({ kind: 'dynamic', text: text(), line: token.line });
@@ -130,7 +130,7 @@ function isSysPath(tokens: readonly PyToken[], i: number): boolean {
 function searchChange(tokens: readonly PyToken[], i: number, file: string, bindings: ReadonlyMap<string, string | null>): PythonLoad[] {
   const line = tokens[i]!.line;
   const next = tokens[i + 3];
-  const dynamic = (): PythonLoad[] => [{ kind: 'dynamic', text: tokens.slice(i).map(show).join(' ').slice(0, 80), line }];
+  const dynamic = (): PythonLoad[] => [{ kind: 'dynamic', text: render(tokens.slice(i)).slice(0, 80), line }];
   let values: PyToken[][];
   if (next?.kind === 'op' && next.value === '.' && tokens[i + 4]?.kind === 'name' && SEARCH_METHODS.has(tokens[i + 4]!.value)) {
     const args = callArguments(tokens, i + 5);
@@ -171,153 +171,15 @@ function callArguments(tokens: readonly PyToken[], open: number): PyToken[][] {
   return splitTop(tokens.slice(open + 1, close), ',').filter((arg) => !(arg[1]?.kind === 'op' && arg[1].value === '='));
 }
 
-/** Splits at `separator` outside brackets. */
-function splitTop(tokens: readonly PyToken[], separator: string): PyToken[][] {
-  const parts: PyToken[][] = [[]];
-  let depth = 0;
-  for (const t of tokens) {
-    if (t.kind === 'op' && '([{'.includes(t.value)) depth++;
-    if (t.kind === 'op' && ')]}'.includes(t.value)) depth--;
-    if (depth === 0 && t.kind === 'op' && t.value === separator) parts.push([]);
-    else parts.at(-1)!.push(t);
+/** Tokens as a person would write them: `os.environ.get("X", "y")`, not `os . environ . get ( … )`. */
+function render(tokens: readonly PyToken[]): string {
+  let out = '';
+  let previous: PyToken | undefined;
+  for (const token of tokens) {
+    const text = token.kind === 'string' ? JSON.stringify(token.value) : token.value;
+    const tight = token.kind === 'op' ? '.()[],:'.includes(token.value) : previous?.kind === 'op' && '.(['.includes(previous.value);
+    out += out === '' || tight ? text : ` ${text}`;
+    previous = token;
   }
-  return parts;
-}
-
-/** The value of tokens that are only string literals (adjacent ones concatenate); null for anything else. */
-function stringOf(tokens: readonly PyToken[]): string | null {
-  if (tokens.length === 0 || !tokens.every((t) => t.kind === 'string' && !t.fstring)) return null;
-  return tokens.map((t) => t.value).join('');
-}
-
-/** A path, a function or module named by a dotted chain (`os.path.dirname`), or a method of a path (`p.resolve`). */
-type Value = { path: string } | { callee: string } | { method: string; of: string } | null;
-
-/**
- * A path expression's value, repo-relative (or absolute), or null when it is not one of the usual spellings:
- * a literal (relative to the verifier's working folder, the repository root), `__file__`, a name bound to
- * one, `os.path.dirname/abspath/realpath/normpath/join`, `Path(…)`, `.parent`, `.parents[n]`, `.resolve()`,
- * `.absolute()`, `.joinpath(…)`, `/` and `+` with a literal, `os.getcwd()` and `Path.cwd()`.
- */
-export function pathValue(tokens: readonly PyToken[], file: string, bindings: ReadonlyMap<string, string | null>): string | null {
-  const parts = splitOperands(tokens);
-  if (!parts) return null;
-  let value = operand(parts.operands[0]!, file, bindings);
-  for (const [n, op] of parts.operators.entries()) {
-    const right = operand(parts.operands[n + 1]!, file, bindings);
-    if (value === null || right === null) return null;
-    value = op === '/' ? joinPath(value, right) : value + right;
-  }
-  return value;
-}
-
-/** `a / b + c` → operands and operators at the top level, or null for other operators. */
-function splitOperands(tokens: readonly PyToken[]): { operands: PyToken[][]; operators: string[] } | null {
-  const operands: PyToken[][] = [[]];
-  const operators: string[] = [];
-  let depth = 0;
-  for (const t of tokens) {
-    if (t.kind === 'op' && '([{'.includes(t.value)) depth++;
-    if (t.kind === 'op' && ')]}'.includes(t.value)) depth--;
-    if (depth === 0 && t.kind === 'op' && (t.value === '/' || t.value === '+')) {
-      operators.push(t.value);
-      operands.push([]);
-    } else if (depth === 0 && t.kind === 'op' && !'.()[]'.includes(t.value)) return null;
-    else operands.at(-1)!.push(t);
-  }
-  return operands.every((o) => o.length > 0) ? { operands, operators } : null;
-}
-
-/** One operand: a literal, a name or a parenthesised expression, then attributes, calls and an index. */
-function operand(tokens: readonly PyToken[], file: string, bindings: ReadonlyMap<string, string | null>): string | null {
-  const first = tokens[0]!;
-  let value: Value;
-  let i = 1;
-  if (first.kind === 'string') {
-    const after = tokens.findIndex((t) => t.kind !== 'string');
-    const literals = after < 0 ? tokens : tokens.slice(0, after);
-    const joined = stringOf(literals);
-    value = joined === null ? null : { path: joined };
-    i = literals.length;
-  } else if (first.kind === 'op' && first.value === '(') {
-    const close = matching(tokens, 0);
-    const inner = pathValue(tokens.slice(1, close), file, bindings);
-    value = inner === null ? null : { path: inner };
-    i = close + 1;
-  } else if (first.kind === 'name') {
-    const bound = bindings.get(first.value);
-    value = first.value === '__file__' ? { path: file } : bound ? { path: bound } : { callee: first.value };
-  } else return null;
-  while (i < tokens.length && value !== null) {
-    const t = tokens[i]!;
-    if (t.kind === 'op' && t.value === '(') {
-      const close = matching(tokens, i);
-      const args = splitTop(tokens.slice(i + 1, close), ',').filter((a) => a.length > 0);
-      value = call(
-        value,
-        args.map((a) => pathValue(a, file, bindings)),
-      );
-      i = close + 1;
-    } else if (t.kind === 'op' && t.value === '.' && tokens[i + 1]?.kind === 'name') {
-      value = attribute(value, tokens[i + 1]!.value);
-      i += 2;
-    } else if (t.kind === 'op' && t.value === '[' && isMethod(value, 'parents')) {
-      const index = tokens[i + 1];
-      if (index?.kind !== 'number' || tokens[i + 2]?.value !== ']' || !/^\d+$/.test(index.value)) return null;
-      value = { path: ancestor(value.of, Number(index.value) + 1) };
-      i += 3;
-    } else return null;
-  }
-  return value !== null && 'path' in value ? value.path : null;
-}
-
-/** What calling `value` with `args` gives. */
-function call(value: NonNullable<Value>, args: (string | null)[]): Value {
-  if ('path' in value || args.some((a) => a === null)) return null;
-  const paths = args as string[];
-  if ('method' in value) {
-    if (['resolve', 'absolute', 'expanduser'].includes(value.method) && paths.length === 0) return { path: value.of };
-    return value.method === 'joinpath' ? { path: paths.reduce(joinPath, value.of) } : null;
-  }
-  const name = value.callee.split('.').at(-1)!;
-  if (['getcwd', 'cwd'].includes(name) && paths.length === 0) return { path: '.' };
-  if (name === 'dirname' && paths.length === 1) return { path: path.posix.dirname(paths[0]!) };
-  if (['abspath', 'realpath', 'normpath', 'fspath', 'str', 'Path', 'PurePath', 'PosixPath'].includes(name) && paths.length === 1)
-    return { path: paths[0]! };
-  return name === 'join' && paths.length > 0 ? { path: paths.reduce(joinPath) } : null;
-}
-
-/** `.parent`, `.parents`, a method of a path, or one more link of a dotted name. */
-function attribute(value: NonNullable<Value>, name: string): Value {
-  if ('callee' in value) return { callee: `${value.callee}.${name}` };
-  if ('method' in value) return null;
-  return name === 'parent' ? { path: path.posix.dirname(value.path) } : { method: name, of: value.path };
-}
-
-function isMethod(value: Value, name: string): value is { method: string; of: string } {
-  return value !== null && 'method' in value && value.method === name;
-}
-
-function ancestor(of: string, levels: number): string {
-  let dir = of;
-  for (let n = 0; n < levels; n++) dir = path.posix.dirname(dir);
-  return dir;
-}
-
-function joinPath(a: string, b: string): string {
-  return b.startsWith('/') ? b : path.posix.join(a, b);
-}
-
-function matching(tokens: readonly PyToken[], open: number): number {
-  let depth = 0;
-  for (let j = open; j < tokens.length; j++) {
-    const t = tokens[j]!;
-    if (t.kind === 'op' && '([{'.includes(t.value)) depth++;
-    if (t.kind === 'op' && ')]}'.includes(t.value) && --depth === 0) return j;
-  }
-  return tokens.length;
-}
-
-function show(token: PyToken): string {
-  return token.kind === 'string' ? JSON.stringify(token.value) : token.value;
+  return out;
 }

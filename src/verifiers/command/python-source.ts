@@ -143,3 +143,33 @@ function countNewlines(source: string, from: number, to: number): number {
   for (let i = from; i < to; i++) if (source[i] === '\n') n++;
   return n;
 }
+
+/** Splits at `separator` outside brackets. */
+export function splitTop(tokens: readonly PyToken[], separator: string): PyToken[][] {
+  const parts: PyToken[][] = [[]];
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind === 'op' && '([{'.includes(t.value)) depth++;
+    if (t.kind === 'op' && ')]}'.includes(t.value)) depth--;
+    if (depth === 0 && t.kind === 'op' && t.value === separator) parts.push([]);
+    else parts.at(-1)!.push(t);
+  }
+  return parts;
+}
+
+/** The value of tokens that are only string literals (adjacent ones concatenate); null for anything else. */
+export function stringOf(tokens: readonly PyToken[]): string | null {
+  if (tokens.length === 0 || !tokens.every((t) => t.kind === 'string' && !t.fstring)) return null;
+  return tokens.map((t) => t.value).join('');
+}
+
+/** The index of the bracket that closes the one at `open` (the end when it never closes). */
+export function matching(tokens: readonly PyToken[], open: number): number {
+  let depth = 0;
+  for (let j = open; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.kind === 'op' && '([{'.includes(t.value)) depth++;
+    if (t.kind === 'op' && ')]}'.includes(t.value) && --depth === 0) return j;
+  }
+  return tokens.length;
+}
