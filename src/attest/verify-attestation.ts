@@ -7,6 +7,7 @@ import { findRepoRoot } from '../git/git.js';
 import { listCommitFiles, readCommitFiles, resolveCommit } from '../git/commit-files.js';
 import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
+import { lockFilesAmong, lockPathFor, taskOfLock } from '../contract/test-lock-schema.js';
 import { selectTasksInTree } from './commit-tasks.js';
 import { EnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, keyIdOf, openEnvelope } from './dsse.js';
 import { readVerifyKey } from './keys.js';
@@ -88,7 +89,17 @@ export async function verifyAttestation(options: VerifyAttestationOptions): Prom
   const patterns = config ? configTaskPatterns(atCommit.get(config.path)!, config.path) : DEFAULT_TASKS;
   // The gate's own --require binds: a commit's guards.require was its verify's to enforce, and the commit is the agent's.
   checkGuards(statement, options.require ?? []);
-  const planned = selectTasksInTree(patterns, await listCommitFiles(root, commit));
+  const commitFiles = await listCommitFiles(root, commit);
+  const planned = selectTasksInTree(patterns, commitFiles);
+  // A task whose lock is in the commit cannot leave the set in silence (core/lock/locked-task-set.ts).
+  const dropped = lockFilesAmong(commitFiles).filter(
+    (lock) => lockPathFor(taskOfLock(lock)) === lock && !planned.includes(taskOfLock(lock)),
+  );
+  if (dropped.length > 0)
+    throw new AttestationRefusedError(
+      'tasks',
+      `${dropped.map(taskOfLock).join(', ')} ${dropped.length === 1 ? 'is' : 'are'} locked at ${commit} (${dropped.join(', ')}) but not in the config's task set, so not verified; a locked task cannot leave the set in silence`,
+    );
   const attested = [...new Set(described.filter((d) => d.role === 'task').map((d) => d.path))].sort();
   const missing = planned.filter((t) => !attested.includes(t));
   const extra = attested.filter((t) => !planned.includes(t));

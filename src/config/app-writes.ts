@@ -1,6 +1,6 @@
 // What an app writes into the repository by design: the user's `app.writes` plus the writes of
 // well-known dev servers. Such paths are the app's data, not the agent's work (docs/config.md#app-writes).
-import { globBase } from '../util/glob-match.js';
+import { globBase, literalGlob } from '../util/glob-match.js';
 
 /**
  * Writes of well-known dev servers that land in the tracked tree (not under a folder their templates
@@ -63,9 +63,31 @@ export const BUILTIN_APP_WRITES: readonly string[] = [
   '**/tmp/development_secret.txt',
 ];
 
-/** Every glob the app may write: the built-in ones, then `app.writes`. */
-export function appWriteGlobs(declared: readonly string[]): string[] {
-  return [...new Set([...BUILTIN_APP_WRITES, ...declared])];
+/**
+ * Every glob the app may write: the built-in ones, then `app.writes`, then an exception (`!path`) for each
+ * file the verifier reads (`readByVerifier`, see verifierReadGlobs). The app writing one of those is a write
+ * to the verifier's input, caught in the window, never the app's data put back in silence: `**\/__pycache__/**`
+ * is Django's bytecode, but not the bytecode of a module the verifier imports.
+ */
+export function appWriteGlobs(declared: readonly string[], readByVerifier: readonly string[] = []): string[] {
+  return [...new Set([...BUILTIN_APP_WRITES, ...declared, ...readByVerifier.map((glob) => `!${glob}`)])];
+}
+
+/**
+ * What a verifier may read, given the files it locks: each file, and for a Python one the bytecode the import
+ * system would take for it (`d/__pycache__/m.<tag>.pyc`, a sourceless `d/m.pyc`). A command verifier runs with
+ * bytecode off (verifiers/command/no-bytecode.ts); its cache is still no file the app may write.
+ */
+export function verifierReadGlobs(files: readonly string[]): string[] {
+  const globs: string[] = [];
+  for (const file of files) {
+    globs.push(literalGlob(file));
+    const python = /^(?:(.*)\/)?([^/]+)\.pyw?$/.exec(file);
+    if (!python) continue;
+    const [dir, stem] = [python[1] === undefined ? '' : `${literalGlob(python[1])}/`, literalGlob(python[2]!)];
+    globs.push(`${dir}__pycache__/${stem}.*.pyc`, `${dir}${stem}.pyc`);
+  }
+  return [...new Set(globs)];
 }
 
 // The folders a declared glob names before its first wildcard (`data/db.json` → `data`, `log/**` →
@@ -76,6 +98,7 @@ export function appWriteGlobs(declared: readonly string[]): string[] {
 export function declaredFolders(declared: readonly string[]): string[] {
   const folders = new Set<string>();
   for (const glob of appWriteGlobs(declared)) {
+    if (glob.startsWith('!')) continue;
     const anyDepth = glob.startsWith('**/');
     const { base, isGlob } = globBase(anyDepth ? glob.slice(3) : glob);
     const parts = base.split('/').filter(Boolean);

@@ -71,6 +71,9 @@ export const GuardsConfigSchema = z
         ctx.addIssue({ code: 'custom', path: ['allow'], message: `${name} is both required and allowed to fail; keep it in one list` });
   });
 
+/** A repository-relative glob of files a verifier reads (picomatch syntax): not absolute, no `..`, never negated. */
+const inputGlob = repoPath.refine((p) => !/^!/.test(p), 'a negated glob cannot be listed: list only what the verifier reads');
+
 export const AgentConfigSchema = z
   .strictObject({
     type: z.enum(AGENT_TYPES).default('command').describe('Which agent adapter dispatches the work.'),
@@ -189,6 +192,12 @@ export const VerifierConfigSchema = z.strictObject({
   timeoutSeconds: seconds(900).describe("Wall-clock limit of one verification (Kane's own --timeout is not trusted)."),
   variables: z.record(z.string(), VariableSchema).default({}).describe('Variables passed to every verification.'),
   env: envRecord.describe('Extra environment variables for the verifier.'),
+  inputs: z
+    .array(inputGlob)
+    .default([])
+    .describe(
+      "Repository-relative globs of files the verifier reads that Elenchos cannot follow by itself (a module loaded by a name built at run time, a data file opened by the verifier's code): locked with the contract and the test lock like the test.",
+    ),
   browserPath: processString().min(1).optional().describe('Chromium executable for the Playwright verifier (e.g. /usr/bin/chromium).'),
   sweep: z
     .strictObject({

@@ -20,12 +20,24 @@ export interface StepPrint {
   reads: string[];
   /** Calls in the test that can put something other than the app in front of it (`page.setContent(…)`…). */
   bypass: string[];
+  /**
+   * Where the test looks (Playwright): each statement that navigates (`page.goto('/')`, `goBack()`, a new
+   * page or context) and what its target reads, in order. A `goto('/mock.html')` stays on the app, but not
+   * on the page the criterion is about: any change is a weakening.
+   */
+  navigation: string[];
 }
 
 /** Every step of a test file, and what they all share (a spec's imports and top-level code, a `_test.md`'s frontmatter). */
 export interface TestPrint {
   context: string[];
   steps: StepPrint[];
+  /**
+   * Where the whole test looks (Kane, command): every line of every step, verifying or not, that names a
+   * place or navigates, with its step's heading. Kane's steps share one browser: a step that verifies
+   * nothing can still take a later one to another page.
+   */
+  navigation?: string[];
 }
 
 /** Collapses runs of whitespace so that re-indenting a test is not a change. */

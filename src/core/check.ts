@@ -11,7 +11,11 @@ import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
+import { findVerifierInputs } from './lock/verifier-inputs.js';
 import { checkTestLock } from './lock/test-lock-check.js';
+import { trackedSetupCopies } from './workspace/setup-copy-tracked.js';
+import { lockedTasksLeftOut } from './lock/locked-task-set.js';
+import { resolveCommit } from '../git/commit-files.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
 
@@ -64,6 +68,7 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
     const costCap = costCapProblem(loaded.config, loaded.label);
     if (costCap) configProblems.push(costCap);
     configProblems.push(...(await checkSetupCopy(loaded.config.setup.copy, root, loaded.label)).problems);
+    configProblems.push(...(await trackedSetupCopies(loaded.config.setup.copy, root, loaded.label)));
   } catch (error) {
     configProblems.push(...problemLines(error));
   }
@@ -72,6 +77,11 @@ export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
     options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
     tasks.push(await checkOne(file, root, loaded, options.lockBase, options.env));
+  }
+  // The config's own selection (not files named on the command line) may not drop a locked task.
+  if (options.files.length === 0 && loaded && (await resolveCommit(root, 'HEAD'))) {
+    const selected = files.map((f) => path.relative(root, f).split(path.sep).join('/'));
+    configProblems.push(...(await lockedTasksLeftOut(root, 'HEAD', selected, { configLabel: loaded.label, base: options.lockBase })));
   }
   const ok = configProblems.length === 0 && tasks.every((t) => t.ok);
   return {
@@ -128,7 +138,8 @@ async function checkOne(
     const weakening =
       resolved.verifierType === 'playwright' ? weakeningArgProblem(invocation.args, loaded.label, invocation.command) : null;
     if (weakening) result.problems.push(weakening);
-    result.problems.push(...(await checkJsonInputs(root, await resolved.verifier.lockedInputs(root, resolved.testFileLabel))));
+    const inputs = await findVerifierInputs(root, resolved, loaded.config);
+    result.problems.push(...inputs.unresolved, ...(await checkJsonInputs(root, inputs.files)));
     if (map.steps.length === 0) result.problems.push(`${where}: has no steps (a step starts at a line beginning with "## ")`);
     for (const id of map.unmapped) {
       result.problems.push(

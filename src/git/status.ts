@@ -31,7 +31,7 @@ const V2_FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '
  * (`git status --porcelain=v2 --branch -z`): on a busy machine starting git costs as much as the
  * status itself, and this runs twice per attempt. Untracked files are listed one by one.
  */
-export async function readStatus(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusResult> {
+export async function readStatus(cwd: string, options: { noRenames?: boolean; indexFile?: string } = {}): Promise<StatusResult> {
   // Repository config is writable by the agent: no fsmonitor or untracked cache may answer for the disk.
   const args = [
     '-c',
@@ -46,7 +46,7 @@ export async function readStatus(cwd: string, options: { noRenames?: boolean } =
     '--ignore-submodules=none',
   ];
   if (options.noRenames) args.push('--no-renames');
-  const fields = splitNul(await gitBytes(args, { cwd }));
+  const fields = splitNul(await gitBytes(args, { cwd, indexFile: options.indexFile }));
   const result: StatusResult = { head: null, entries: [] };
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] as string;
@@ -101,6 +101,15 @@ export async function dirtyPaths(root: string, options: DirtyPathsOptions = {}):
 export async function isTracked(root: string, relPath: string): Promise<boolean> {
   const out = await git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', relPath], { cwd: root });
   return splitNul(out).includes(toPosix(relPath));
+}
+
+/** Which of `relPaths` are in the index (tracked), in one git call. */
+export async function trackedAmong(root: string, relPaths: readonly string[]): Promise<Set<string>> {
+  if (relPaths.length === 0) return new Set();
+  const out = await git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...relPaths.map(toPosix)], { cwd: root }).catch(
+    () => '',
+  );
+  return new Set(splitNul(out));
 }
 
 /** Whether `relPath` is a file in HEAD with no staged or unstaged change: "the test is committed". */

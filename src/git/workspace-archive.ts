@@ -151,7 +151,9 @@ async function writePatch(
       : [
           ':(top)',
           ...exclude.filter((p) => normalizePrefix(p) !== '').map(excludePathspec),
-          ...skipGlobs.map((g) => `:(top,exclude,glob)${g}`),
+          // An exception (`!path`, a file a verifier reads) has no pathspec; the window already ended an
+          // attempt whose app wrote one, so none is left to store.
+          ...skipGlobs.filter((g) => !g.startsWith('!')).map((g) => `:(top,exclude,glob)${g}`),
         ];
   const flags = [
     '--binary',

@@ -88,10 +88,11 @@ export const CHILD_ENV_RULES: Readonly<Record<ChildKind, ChildEnvRule>> = {
     inherit: 'base',
     keys: ['DISPLAY', 'WAYLAND_DISPLAY', 'XAUTHORITY', 'XDG_RUNTIME_DIR', 'PLAYWRIGHT_BROWSERS_PATH'],
     dropCredentials: false,
-    never: CREDENTIAL_ENV,
+    never: [...CREDENTIAL_ENV, 'NODE_COMPILE_CACHE'],
   },
-  // Any executable speaking the protocol: the base, then verifier.env and the ELENCHOS_* it reads.
-  'command-verifier': { inherit: 'base', dropCredentials: false, never: CREDENTIAL_ENV },
+  // Any executable speaking the protocol: the base, then verifier.env and the ELENCHOS_* it reads. Never a
+  // compile cache Node would trust (verifiers/command/no-bytecode.ts turns every such cache off).
+  'command-verifier': { inherit: 'base', dropCredentials: false, never: [...CREDENTIAL_ENV, 'NODE_COMPILE_CACHE'] },
 };
 
 export interface ChildEnvOptions {

@@ -96,6 +96,23 @@ export interface VerificationResult {
   details: VerifierDetails;
 }
 
+/** How the verifier is run, as far as what it reads depends on it (a command verifier's own script and modules). */
+export interface VerifierInvocation {
+  /** `verifier.command` when it applies to this task's verifier (split into words as a shell would). */
+  command: string | undefined;
+  args: readonly string[];
+  /** `verifier.env` (a PYTHONPATH there widens where Python imports look). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** What a verifier reads besides its test file, as found in one checkout. */
+export interface VerifierInputs {
+  /** Repo-relative files, locked by hash with the contract (never the test file itself). */
+  files: string[];
+  /** One line per load whose target is only known at run time (`tests/x.spec.ts:12: …; fix`): nothing can pin it. */
+  unresolved: string[];
+}
+
 /** Where and how a verifier may run to read a test file's steps (only Playwright runs anything). */
 export interface ReadStepsOptions {
   /** The repository root (or the checkout the test file lives in). */
@@ -122,7 +139,13 @@ export interface VerifierAdapter {
    * compared before and after each verification: a swapped toolchain is tampering. Defaults to the
    * resolved executable alone.
    */
-  toolchain?(options: { cwd: string; testFileLabel: string; command: string | undefined; env: NodeJS.ProcessEnv }): Promise<string[]>;
+  toolchain?(options: {
+    cwd: string;
+    testFileLabel: string;
+    command: string | undefined;
+    env: NodeJS.ProcessEnv;
+    invocation: VerifierInvocation;
+  }): Promise<string[]>;
   /** The verifier's own version for the run record (null when it cannot tell quickly). */
   version?(options: { command: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): Promise<string | null>;
   /** A problem with the test file's name for this verifier (null when fine). */
@@ -132,8 +155,11 @@ export interface VerifierAdapter {
    * runner itself (`--list`), so it needs where to run and with what; the others read the file.
    */
   readSteps(testFile: string, options: ReadStepsOptions): Promise<DeclaredStep[]>;
-  /** Repo-relative paths of every input the verifier reads besides the test file (imports, variables files). */
-  lockedInputs(root: string, testFileLabel: string): Promise<string[]>;
+  /**
+   * Every input the verifier reads besides the test file (imports, variables files, a command verifier's own
+   * modules), followed statically in `root`, and the loads that cannot be followed.
+   */
+  lockedInputs(root: string, testFileLabel: string, invocation: VerifierInvocation): Promise<VerifierInputs>;
   /** Fingerprints and assertions of each step/test, for the test-weakening lock (`elenchos lock`). */
   printSteps?(testFile: string): Promise<TestPrint>;
   /**

@@ -13,15 +13,18 @@ import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/.bin/playwright');
 
-// Tags from an imported helper, from the verifier's environment, and from a file read with fs (which
-// no reader of imports sees): the three ways a spec's tags can change without the spec changing.
+// Tags from an imported helper, from the verifier's environment, and from a file read with fs by a path built
+// at run time (no reader of imports sees it; `new URL('./tags.json', import.meta.url)` it would, and lock it):
+// the three ways a spec's tags can change without the spec changing.
 const SPEC = `import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { test } from '@playwright/test';
 import { CART } from './helpers/tags';
 
+const tags = fileURLToPath(import.meta.url).replace(/cart\\.spec\\.ts$/, 'tags.json');
 test('adds an item', { tag: CART }, async () => {});
 test('from the environment', { tag: process.env.EXTRA_TAG ?? '@AC-001' }, async () => {});
-test('from a file', { tag: JSON.parse(readFileSync(new URL('./tags.json', import.meta.url), 'utf8')) }, async () => {});
+test('from a file', { tag: JSON.parse(readFileSync(tags, 'utf8')) }, async () => {});
 `;
 
 let root: string;

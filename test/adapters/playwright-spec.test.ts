@@ -32,7 +32,7 @@ describe('lockedInputs', () => {
       'tests/lazy.ts': '',
       'tests/commented.ts': '',
     });
-    expect(await playwrightLockedInputs(root, 'tests/a.spec.ts')).toEqual([
+    expect((await playwrightLockedInputs(root, 'tests/a.spec.ts')).files).toEqual([
       'shared/index.js',
       'tests/data.json',
       'tests/helpers/x.ts',
@@ -40,6 +40,46 @@ describe('lockedInputs', () => {
       'tests/lazy.ts',
     ]);
     expect(await playwrightAdapter.outputPaths(root, 'tests/a.spec.ts')).toEqual([]);
+  });
+
+  // The patterns this replaced read only quoted literals: each of these helpers was left unlocked.
+  it('follows every import form the TypeScript parser sees, and names the ones built at run time', async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@helpers/*': ['tests/helpers/*'] } } }),
+      'tests/a.spec.ts': [
+        "import { test } from '@playwright/test';",
+        'const helper = await import(`./helper.js`);',
+        'const data = require(`./data.json`);',
+        "const where = import.meta.resolve('./resolved.js');",
+        "const fixture = new URL('./fixture.html', import.meta.url);",
+        "import { login } from '@helpers/login';",
+        "export * from './exported';",
+        'const name = process.env.HELPER;',
+        'await import(`./dyn/${name}.js`);',
+        'require(name);',
+      ].join('\n'),
+      'tests/helper.ts': '',
+      'tests/data.json': '{}',
+      'tests/resolved.js': '',
+      'tests/fixture.html': '',
+      'tests/helpers/login.ts': '',
+      'tests/exported.ts': '',
+    });
+    const found = await playwrightLockedInputs(root, 'tests/a.spec.ts');
+    expect(found.files).toEqual([
+      'tests/data.json',
+      'tests/exported.ts',
+      'tests/fixture.html',
+      'tests/helper.ts',
+      'tests/helpers/login.ts',
+      'tests/resolved.js',
+      'tsconfig.json',
+    ]);
+    expect(found.unresolved.map((line) => line.split(' names ')[0])).toEqual([
+      'tests/a.spec.ts:9: `import(`./dyn/${name}.js`)`',
+      'tests/a.spec.ts:10: `require(name)`',
+    ]);
   });
 });
 

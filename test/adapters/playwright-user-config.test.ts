@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe("the project's playwright.config", { timeout: 180_000 }, () => {
   it('is locked with the spec: it is code the runner loads', async () => {
-    expect(await playwrightLockedInputs(project, 'tests/viewport.spec.ts')).toEqual(['config/sizes.ts', 'playwright.config.ts']);
+    expect((await playwrightLockedInputs(project, 'tests/viewport.spec.ts')).files).toEqual(['config/sizes.ts', 'playwright.config.ts']);
   });
 
   it('decides the projects the listing shows, Chromium ones only', async () => {

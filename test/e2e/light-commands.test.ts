@@ -65,6 +65,8 @@ describe('light commands load only what they use', () => {
     // wait-on only for an app that is not up within the plain GETs' first seconds (process/wait-ready.ts):
     // this project's app answers at once, so even verify never pays for axios, joi and rxjs.
     for (const name of ['wait-on', 'axios', 'rxjs', 'joi']) expect(verified.packages).not.toContain(name);
+    // The TypeScript parser reads specs and JavaScript modules only: a Kane run never parses one.
+    expect(verified.packages).not.toContain('typescript');
   });
 
   // Of the design's runtime packages, each command may load only these (their own dependencies aside).

@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appWriteGlobs, declaredFolders } from '../../src/config/app-writes.js';
+import { appWriteGlobs, declaredFolders, verifierReadGlobs } from '../../src/config/app-writes.js';
 import { AppConfigSchema } from '../../src/config/config-schema.js';
 import { resetAppData } from '../../src/git/app-data.js';
 import { globMatcher } from '../../src/util/glob-match.js';
@@ -84,6 +84,28 @@ describe('the built-in app writes', () => {
     const folder = globMatcher(declaredFolders([]));
     for (const created of ['cache', 'apps/web/cache', 'backend/tmp/pids', 'log']) expect(folder(created), created).toBe(true);
     for (const other of ['src', 'apps/web/public', 'backend/tmp/served']) expect(folder(other), other).toBe(false);
+  });
+});
+
+// The app writing the bytecode of a module the verifier imports is a write to the verifier's input: no entry,
+// built in (`**/__pycache__/**`) or declared, may take it for the app's data and put it back unseen.
+describe('what a verifier reads is never the app’s data', () => {
+  const globs = appWriteGlobs(['tests/**/*.txt'], verifierReadGlobs(['tests/checks.py', 'tests/odd[1].py', 'tests/notes.txt']));
+  const matches = globMatcher(globs);
+  it.each([
+    ['tests/__pycache__/checks.cpython-311.pyc', false],
+    ['tests/checks.pyc', false],
+    ['tests/__pycache__/odd[1].cpython-311.pyc', false],
+    ['tests/notes.txt', false],
+    ['tests/__pycache__/other.cpython-311.pyc', true],
+    ['app/__pycache__/views.cpython-311.pyc', true],
+    ['tests/other.txt', true],
+  ])('%s → app data: %s', (file, expected) => {
+    expect(matches(file)).toBe(expected);
+  });
+
+  it('adds no folder the app may create', () => {
+    expect(declaredFolders(globs)).toEqual(declaredFolders(appWriteGlobs(['tests/**/*.txt'])));
   });
 });
 

@@ -97,4 +97,11 @@ describe('what differs per kind', () => {
     for (const key of ['GITHUB_TOKEN', 'LT_ACCESS_KEY', 'KANE_CLI_ACCESS_KEY', 'MY_APP_MODE', 'DISPLAY'])
       expect(env[key], key).toBeUndefined();
   });
+
+  // A compile cache is code Node runs without reading the source again: a verifier never gets one it could be
+  // handed (the command verifier's bytecode-free environment is verifiers/command/no-bytecode.ts).
+  it('no verifier gets NODE_COMPILE_CACHE, even from verifier.env', () => {
+    for (const kind of ['command-verifier', 'playwright'] as const)
+      expect(childEnv(kind, { baseEnv: CALLER, set: [{ NODE_COMPILE_CACHE: '.cache' }] }).NODE_COMPILE_CACHE, kind).toBeUndefined();
+  });
 });

@@ -20,10 +20,14 @@ describe('the tsconfig a Playwright spec is compiled with', () => {
       'configs/paths.json': '{ "compilerOptions": { "paths": {} } }\n',
     });
     expect(await nearestTsconfig(root, 'e2e/a.spec.ts')).toBe('tsconfig.json');
-    expect(await playwrightLockedInputs(root, 'e2e/a.spec.ts')).toEqual(['configs/base.json', 'configs/paths.json', 'tsconfig.json']);
+    expect((await playwrightLockedInputs(root, 'e2e/a.spec.ts')).files).toEqual([
+      'configs/base.json',
+      'configs/paths.json',
+      'tsconfig.json',
+    ]);
     writeFiles(root, { 'e2e/jsconfig.json': '{}' });
     expect(await nearestTsconfig(root, 'e2e/a.spec.ts')).toBe('e2e/jsconfig.json');
-    expect(await playwrightLockedInputs(root, 'e2e/a.spec.ts')).toContain('e2e/jsconfig.json');
+    expect((await playwrightLockedInputs(root, 'e2e/a.spec.ts')).files).toContain('e2e/jsconfig.json');
     expect(await pinnedTsconfig(root, 'e2e/a.spec.ts', tempDir())).toBe(path.join(root, 'e2e/jsconfig.json'));
   });
 
@@ -33,7 +37,7 @@ describe('the tsconfig a Playwright spec is compiled with', () => {
     const root = path.join(above, 'repo');
     writeFiles(root, { 'tests/a.spec.ts': SPEC });
     expect(await nearestTsconfig(root, 'tests/a.spec.ts')).toBeNull();
-    expect(await playwrightLockedInputs(root, 'tests/a.spec.ts')).toEqual([]);
+    expect((await playwrightLockedInputs(root, 'tests/a.spec.ts')).files).toEqual([]);
     const dir = tempDir();
     const pinned = await pinnedTsconfig(root, 'tests/a.spec.ts', dir);
     expect(path.dirname(pinned)).toBe(dir);

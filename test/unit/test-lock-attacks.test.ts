@@ -32,11 +32,12 @@ test('lists the task', { tag: ['@AC-002'] }, async ({ page }, testInfo) => {
 function lockOf(print: TestPrint, verifier = 'playwright', config: Record<string, string> = {}): TestLock {
   const byTitle = (title: string) => print.steps.filter((s) => s.title === title);
   return {
-    lockVersion: 3,
-    task: { id: 't', file: 'tasks/t.json', contractSha256: H('0') },
+    lockVersion: 4,
+    task: { id: 't', file: 'tasks/t.json', contractSha256: H('0'), keys: {} },
     testFile: 'tests/t.spec.ts',
     verifier,
     context: print.context,
+    navigation: print.navigation ?? [],
     inputs: {},
     config: { file: 'elenchos.config.json', keys: config },
     criteria: [
@@ -354,7 +355,8 @@ describe('the lock catches the review’s Playwright bypasses', () => {
     expect(problemsAfter(from, to).join('\n')).toMatch(message);
   });
 
-  it('is quiet on gotos that stay on the app, on a runtime annotation Playwright ignores, and on an expect.extend already locked', () => {
+  // A goto that stays on the app is no bypass; it is still where the test looks (see the navigation cases below).
+  it('takes a goto that stays on the app for navigation, not a bypass; is quiet on a runtime annotation and an expect.extend already locked', () => {
     const stays = [
       "  await page.goto('/tasks?x=1#y');",
       "  await page.goto('tasks/' + expected.length);",
@@ -362,9 +364,14 @@ describe('the lock catches the review’s Playwright bypasses', () => {
       "  const home = '/';\n  await page.goto(home);",
       '  await page.goto(`./${expected.length}`);',
     ];
-    for (const line of stays) expect(problemsAfter(ASSERT, `${line}\n${ASSERT}`), line).toEqual([]);
+    const notNavigation = (problems: string[]) => problems.filter((p) => !/"lists the task" now navigates with /.test(p));
+    for (const line of stays) {
+      const problems = problemsAfter(ASSERT, `${line}\n${ASSERT}`);
+      expect(problems.join('\n'), line).toMatch(/"lists the task" now navigates with `await page\.goto\(/);
+      expect(notNavigation(problems), line).toEqual([]);
+    }
     const withBase = (line: string) =>
-      problemsAfter('async ({ page }, testInfo) => {', `async ({ page, baseURL }, testInfo) => {\n${line}`);
+      notNavigation(problemsAfter('async ({ page }, testInfo) => {', `async ({ page, baseURL }, testInfo) => {\n${line}`));
     expect(withBase('  await page.goto(baseURL!);').filter((p) => !p.includes('fixtures:'))).toEqual([]);
     expect(withBase('  await page.goto(`${baseURL}/tasks`);').filter((p) => !p.includes('fixtures:'))).toEqual([]);
     expect(withBase("  await page.goto(new URL('/tasks', baseURL).href);").filter((p) => !p.includes('fixtures:'))).toEqual([]);
@@ -373,6 +380,99 @@ describe('the lock catches the review’s Playwright bypasses', () => {
     const extended = SPEC.replace(ASSERT, `  expect.extend({});\n${ASSERT}`);
     const locked = lockOf(printSpecTests(extended));
     expect(compareTestLock(locked, lockOf(printSpecTests(extended))).problems).toEqual([]);
+  });
+});
+
+// A fourth round: under an unchanged criterion, a test that looks at another page of the app (a mock page the
+// agent added) passed the lock, and so did a task whose own variables changed what a step checks.
+describe('the lock holds where a test looks', () => {
+  const GOTO = "  await page.goto('/');\n  await page.getByRole";
+
+  it.each([
+    [
+      'goto another page of the app',
+      GOTO,
+      "  await page.goto('/mock.html');\n  await page.getByRole",
+      [
+        'AC-002: "lists the task" no longer navigates as locked: `await page.goto(\'/\');` is gone or different',
+        'AC-002: "lists the task" now navigates with `await page.goto(\'/mock.html\');`: the page it asserts on may not be the one AC-002 is about',
+      ],
+    ],
+    [
+      'a second goto before the assertions',
+      ASSERT,
+      `  await page.goto('/mock.html');\n${ASSERT}`,
+      [
+        'AC-002: "lists the task" now navigates with `await page.goto(\'/mock.html\');`: the page it asserts on may not be the one AC-002 is about',
+      ],
+    ],
+    [
+      'a step back in history',
+      ASSERT,
+      `  await page.goBack();\n${ASSERT}`,
+      ['AC-002: "lists the task" now navigates with `await page.goBack();`: the page it asserts on may not be the one AC-002 is about'],
+    ],
+  ])('%s', (_what, from, to, expected) => {
+    expect(problemsAfter(from, to)).toEqual(expected);
+  });
+
+  it('a changed value the goto reads', () => {
+    const spec = SPEC.replace(
+      "  await page.goto('/');\n  await page.getByRole",
+      "  const where = '/';\n  await page.goto(where);\n  await page.getByRole",
+    );
+    const weakened = spec.replace("const where = '/';", "const where = '/mock.html';");
+    const problems = compareTestLock(lockOf(printSpecTests(spec)), lockOf(printSpecTests(weakened))).problems.map((p) => p.message);
+    expect(problems).toContain('"lists the task" no longer navigates as locked: `const where = \'/\';` is gone or different');
+  });
+
+  const DESIGNED = [
+    '## Step 1',
+    '',
+    'At {{start_url}}, create a task titled "Buy milk" and locate its card.',
+    '',
+    '## Step 2 — assert @verifies AC-002',
+    '',
+    'Confirm the card shows "Buy milk".',
+    '',
+  ].join('\n');
+  const kaneLock = (text: string) => {
+    const print = printTestMdSteps(text);
+    const titled = print.steps.map((s) => ({ ...s, title: s.title.includes('AC-002') ? 'lists the task' : s.title }));
+    return lockOf({ ...print, steps: titled }, 'kane');
+  };
+
+  it('a Kane step that verifies nothing, sending the steps after it to another page', () => {
+    const weakened = DESIGNED.replace('At {{start_url}},', 'At {{start_url}}mock.html,');
+    expect(compareTestLock(kaneLock(DESIGNED), kaneLock(weakened)).problems.map((p) => `${p.criterion}: ${p.message}`)).toEqual([
+      'AC-002: where the test looks changed: `Step 1: At {{start_url}}, create a task titled "Buy milk" and locate its card.` is gone or different (every step\'s navigation is locked)',
+      'AC-002: the test now navigates with `Step 1: At {{start_url}}mock.html, create a task titled "Buy milk" and locate its card.`: the steps after it may look at another page',
+    ]);
+  });
+
+  it('a new Kane step that opens another page; a new step that goes nowhere is no problem', () => {
+    const inserted = DESIGNED.replace('## Step 2', '## Step 1b\n\nOpen http://127.0.0.1:9/mock.html in the same tab.\n\n## Step 2');
+    expect(compareTestLock(kaneLock(DESIGNED), kaneLock(inserted)).problems.map((p) => p.message)).toEqual([
+      'the test now navigates with `Step 1b: Open http://127.0.0.1:9/mock.html in the same tab.`: the steps after it may look at another page',
+    ]);
+    const harmless = DESIGNED.replace('## Step 2', '## Step 1b\n\nWait until the card stops moving.\n\n## Step 2');
+    expect(compareTestLock(kaneLock(DESIGNED), kaneLock(harmless)).problems).toEqual([]);
+  });
+
+  it('a task’s own verification.variables or verifier, like the config’s keys', async () => {
+    const { taskKeyHashes } = await import('../../src/core/lock/test-lock.js');
+    const task = (verification: Record<string, unknown>) =>
+      ({ verification: { testFile: 'tests/t_test.md', ...verification } }) as Parameters<typeof taskKeyHashes>[0];
+    const withKeys = (keys: Record<string, string>) => ({ ...kaneLock(DESIGNED), task: { ...kaneLock(DESIGNED).task, keys } });
+    const honest = taskKeyHashes(task({ variables: { item: 'Buy milk' } }));
+    const changed = taskKeyHashes(task({ variables: { item: '' } }));
+    expect(compareTestLock(withKeys(honest), withKeys(changed)).problems.map((p) => p.message)).toEqual([
+      'tasks/t.json: verification.variables changed since the lock: it decides what the verifier checks',
+    ]);
+    const otherVerifier = taskKeyHashes(task({ variables: { item: 'Buy milk' }, verifier: 'command' }));
+    expect(compareTestLock(withKeys(honest), withKeys(otherVerifier)).problems.map((p) => p.message)).toEqual([
+      'tasks/t.json: verification.verifier changed since the lock: it decides what the verifier checks',
+    ]);
   });
 });
 

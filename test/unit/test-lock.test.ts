@@ -12,13 +12,15 @@ const step = (title: string, assertions: string[], weakened: string | null = nul
   weakened,
   reads: [],
   bypass: [],
+  navigation: [],
 });
 const lock = (criteria: TestLock['criteria']): TestLock => ({
-  lockVersion: 3,
-  task: { id: 't', file: 't.json', contractSha256: H('0') },
+  lockVersion: 4,
+  task: { id: 't', file: 't.json', contractSha256: H('0'), keys: {} },
   testFile: 'x',
   verifier: 'kane',
   context: [],
+  navigation: [],
   inputs: {},
   config: { file: 'elenchos.config.json', keys: {} },
   criteria,

@@ -6,6 +6,7 @@ import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolchainChanges } from '../../src/core/run/toolchain.js';
+import { commandToolchain } from '../../src/verifiers/command/command-inputs.js';
 import { playwrightToolchain } from '../../src/verifiers/playwright/toolchain.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
@@ -71,5 +72,33 @@ describe('the Playwright toolchain fingerprint, forged', () => {
     const before = await playwrightToolchain(options);
     readFileSync(path.join(root, 'node_modules/@playwright/test/index.js'));
     expect(await playwrightToolchain(options)).toEqual(before);
+  });
+});
+
+// node_modules is git-ignored: a package a spec or a command verifier imports by name is only seen here.
+describe('packages the verifier’s own code imports by name', () => {
+  it('a Playwright spec’s helper package rewritten in place', async () => {
+    const { root, options } = project();
+    writeFiles(root, {
+      'tests/a.spec.ts': "import { test } from '@playwright/test';\nimport { same } from './helpers';\n",
+      'tests/helpers.ts': "export { isEqual as same } from 'lodash';\n",
+      'node_modules/lodash/index.js': 'exports.isEqual = (a, b) => a === b;\n',
+    });
+    const before = await playwrightToolchain(options);
+    forge(path.join(root, 'node_modules/lodash/index.js'), 'exports.isEqual=()=>true;');
+    expect(toolchainChanges(before, await playwrightToolchain(options))).toEqual(['node_modules/lodash']);
+  });
+
+  it('a command verifier’s package rewritten in place', async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      'tests/verify.mjs': "import { check } from 'page-check';\n",
+      'node_modules/page-check/index.js': 'export const check = (page, text) => page.includes(text);\n',
+    });
+    const options = { cwd: root, env: { PATH: '' }, invocation: { command: 'node tests/verify.mjs', args: [], env: {} } };
+    const before = await commandToolchain(options);
+    expect(before).toHaveLength(2);
+    forge(path.join(root, 'node_modules/page-check/index.js'), 'export const check = () => true;');
+    expect(toolchainChanges(before, await commandToolchain(options))).toEqual(['node_modules/page-check']);
   });
 });

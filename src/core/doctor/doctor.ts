@@ -11,6 +11,7 @@ import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths, filesInHead } from '../../git/status.js';
 import { freePort } from '../../process/free-port.js';
 import { checkTasks, type TaskCheck } from '../check.js';
+import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { resolveTask } from '../resolve-task.js';
 import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
@@ -140,7 +141,7 @@ async function lockedFiles(root: string, loaded: LoadedConfig, tasks: TaskCheck[
   for (const task of tasks.filter((t) => t.ok)) {
     for (const file of [task.file, task.testFile, task.lock]) if (file) files.add(file);
     const resolved = await resolveTask(path.resolve(root, task.file), root, loaded.config, env).catch(() => null);
-    if (resolved) for (const file of await resolved.verifier.lockedInputs(root, resolved.testFileLabel)) files.add(file);
+    if (resolved) for (const file of (await findVerifierInputs(root, resolved, loaded.config)).files) files.add(file);
   }
   return [...files].sort();
 }

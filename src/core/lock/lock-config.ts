@@ -1,7 +1,6 @@
 // The config keys that decide a verdict, as the test lock keeps them: an agent that points `app.command`
 // at a folder of finished pages, or `verifier.command` at a script that prints PASS, is caught like one
 // that deletes an assertion.
-import { loadConfig } from '../../config/load-config.js';
 import type { Config } from '../../config/config-schema.js';
 import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from './contract-lock.js';
@@ -26,23 +25,9 @@ export const VERDICT_CONFIG_KEYS = [
   'verifier.args',
   'verifier.variables',
   'verifier.env',
+  'verifier.inputs',
   'verifier.browserPath',
 ] as const;
-
-export interface LockedConfig {
-  file: string;
-  /** Key → sha256 of its value's canonical JSON (hashed: `app.env` or `verifier.variables` may hold secrets). */
-  keys: Record<string, string>;
-}
-
-/**
- * The verdict keys of the config file (and defaults), never of the environment or flags: those are the
- * caller's, and a lock taken on one machine must hold on another.
- */
-export async function lockConfig(root: string, configFile?: string): Promise<LockedConfig> {
-  const loaded = await loadConfig({ root, file: configFile, env: {} });
-  return { file: loaded.label, keys: configKeyHashes(loaded.config) };
-}
 
 /** sha256 of each verdict key's value (`null` when unset). */
 export function configKeyHashes(config: Config): Record<string, string> {

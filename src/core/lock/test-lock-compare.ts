@@ -76,6 +76,11 @@ function weakenings(id: string, step: LockedStep, found: LockedStep, verifier: s
     if (read.startsWith('scope: ') || writes.some((name) => watched.has(name)))
       out.push(`"${step.title}": new code changes what its assertions read: \`${clip(shown(read))}\``);
   }
+  // Where the test looks: a goto('/mock.html') stays on the app, but not on the page its criterion is about.
+  for (const line of missing(step.navigation, found.navigation))
+    out.push(`"${step.title}" no longer navigates as locked: \`${clip(shown(line))}\` is gone or different`);
+  for (const line of missing(found.navigation, step.navigation))
+    out.push(`"${step.title}" now navigates with \`${clip(shown(line))}\`: the page it asserts on may not be the one ${id} is about`);
   for (const call of missing(found.bypass, step.bypass)) {
     const why = /\bexpect\.extend\b/.test(call)
       ? 'a matcher its assertions use may no longer check anything'
@@ -109,6 +114,11 @@ function sharedChanges(locked: TestLock, current: TestLock, held: readonly strin
       add(`the code every test shares changed: \`${clip(line)}\` is gone or different (imports and top-level code are locked)`);
     for (const line of missing(current.context, locked.context))
       add(`new code every test shares: \`${clip(line)}\` (imports and top-level code are locked; it could replace what the tests call)`);
+    // Kane's steps share one browser: a step that verifies nothing can still take a later one elsewhere.
+    for (const line of missing(locked.navigation, current.navigation))
+      add(`where the test looks changed: \`${clip(line)}\` is gone or different (every step's navigation is locked)`);
+    for (const line of missing(current.navigation, locked.navigation))
+      add(`the test now navigates with \`${clip(line)}\`: the steps after it may look at another page`);
     for (const [file, hash] of Object.entries(locked.inputs)) {
       if (current.inputs[file] !== hash)
         out.push({
@@ -120,6 +130,15 @@ function sharedChanges(locked: TestLock, current: TestLock, held: readonly strin
     }
     for (const file of Object.keys(current.inputs).filter((f) => !(f in locked.inputs)))
       out.push({ criterion, step: '', file, message: `${file} is new: the verifier would read it with ${current.testFile}` });
+  }
+  for (const [key, hash] of Object.entries(locked.task.keys)) {
+    if (current.task.keys[key] !== hash)
+      out.push({
+        criterion: 'every criterion',
+        step: '',
+        file: current.task.file,
+        message: `${current.task.file}: ${key} changed since the lock: it decides what the verifier checks`,
+      });
   }
   for (const [key, hash] of Object.entries(locked.config.keys)) {
     if (current.config.keys[key] !== hash)

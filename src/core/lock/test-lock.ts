@@ -10,7 +10,9 @@ import { TEST_FILE_LIMIT, readRegularFile } from '../../util/regular-file.js';
 import { formatZodIssues } from '../../util/zod-issues.js';
 import { sha256 } from '../../util/sha256.js';
 import { canonicalJson } from './contract-lock.js';
-import { lockConfig } from './lock-config.js';
+import { loadConfig } from '../../config/load-config.js';
+import { configKeyHashes } from './lock-config.js';
+import { findVerifierInputs } from './verifier-inputs.js';
 import type { ResolvedTask } from '../resolve-task.js';
 
 export { compareTestLock, type LockComparison, type LockFinding } from './test-lock-compare.js';
@@ -29,25 +31,46 @@ export async function buildTestLock(resolved: ResolvedTask, options: BuildTestLo
   const printed = resolved.verifier.printSteps ? await resolved.verifier.printSteps(resolved.testFilePath) : { context: [], steps: [] };
   const { $schema: _schema, ...contract } = resolved.task as typeof resolved.task & { $schema?: string };
   const headingOf = new Map(resolved.map.steps.map((s) => [s.index, s.heading]));
+  // The config file's own values, never the environment's or the flags': a lock must hold on every machine.
+  const loaded = await loadConfig({ root: options.root, file: options.configFile, env: {} });
   const inputs: Record<string, string> = {};
-  for (const file of await resolved.verifier.lockedInputs(options.root, resolved.testFileLabel)) {
+  for (const file of (await findVerifierInputs(options.root, resolved, loaded.config)).files) {
     inputs[file] = sha256(await readRegularFile(path.join(options.root, file), { label: file, maxBytes: TEST_FILE_LIMIT }));
   }
   return {
     $comment: COMMENT,
     lockVersion: TEST_LOCK_VERSION,
-    task: { id: resolved.task.id, file: resolved.label, contractSha256: sha256(canonicalJson(contract)) },
+    task: {
+      id: resolved.task.id,
+      file: resolved.label,
+      contractSha256: sha256(canonicalJson(contract)),
+      keys: taskKeyHashes(resolved.task),
+    },
     testFile: resolved.testFileLabel,
     verifier: resolved.verifierType,
     context: printed.context,
+    navigation: printed.navigation ?? [],
     inputs,
-    config: await lockConfig(options.root, options.configFile),
+    config: { file: loaded.label, keys: configKeyHashes(loaded.config) },
     criteria: resolved.task.acceptanceCriteria.map((criterion) => ({
       id: criterion.id,
       descriptionSha256: descriptionHash(criterion.description),
       steps: (resolved.map.byCriterion.get(criterion.id) ?? []).map((index) => lockedStep(headingOf.get(index) ?? '', printed.steps)),
     })),
   };
+}
+
+/**
+ * The task's own keys that decide a verdict, hashed like the config's: `verification.variables` (what a step
+ * types and checks: the config's `verifier.variables` is locked, and a task's own win over it) and
+ * `verification.verifier` (which verifier reads the test at all).
+ */
+export const TASK_VERDICT_KEYS = ['verification.variables', 'verification.verifier'] as const;
+
+/** sha256 of each of the task's verdict keys' values (`null` when unset). */
+export function taskKeyHashes(task: ResolvedTask['task']): Record<string, string> {
+  const verification = task.verification as Record<string, unknown>;
+  return Object.fromEntries(TASK_VERDICT_KEYS.map((key) => [key, sha256(canonicalJson(verification[key.split('.')[1]!] ?? null))]));
 }
 
 /** A criterion's description, whitespace-normalised: a doubled space is not a contract change that frees its steps. */
@@ -59,7 +82,9 @@ export function descriptionHash(description: string): string {
 function lockedStep(title: string, prints: readonly StepPrint[]): LockedStep {
   const last = title.split(' › ').at(-1) ?? title;
   const print = prints.find((p) => p.title === title) ?? prints.find((p) => p.title === last);
-  return print ? { ...print, title } : { title, fingerprint: sha256(title), assertions: [], weakened: null, reads: [], bypass: [] };
+  return print
+    ? { ...print, title }
+    : { title, fingerprint: sha256(title), assertions: [], weakened: null, reads: [], bypass: [], navigation: [] };
 }
 
 /** Reads the committed lock of a task, or null when it has none; a lock of another format version is refused by name. */
@@ -96,7 +121,7 @@ export class OutdatedLockError extends ValidationError {
   ) {
     super(
       version < TEST_LOCK_VERSION
-        ? `${file}: written by an older Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}, which also locks what assertions read, the path to them, the verifier's inputs, the config keys that decide a verdict and every word of a Kane test); rewrite it with elenchos lock --update ${task}, check its diff and commit it`
+        ? `${file}: written by an older Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}, which also locks what assertions read, the path to them, where a test navigates, the verifier's inputs and own modules, the config's and the task's keys that decide a verdict and every word of a Kane test); rewrite it with elenchos lock --update ${task}, check its diff and commit it`
         : `${file}: written by a newer Elenchos (lock version ${version}; this one reads version ${TEST_LOCK_VERSION}); upgrade Elenchos`,
     );
   }

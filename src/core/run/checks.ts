@@ -2,6 +2,7 @@
 import { gitStateChanges } from '../../git/git-state.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { hiddenEdits } from '../../git/worktree-integrity.js';
+import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { onlyToolConfigsChanged, TOOL_CONFIG_FIX, verifyContract } from '../lock/contract-lock.js';
 import type { AttemptContext, Terminal } from './run-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
@@ -17,7 +18,7 @@ export async function checkContract(ctx: AttemptContext): Promise<string[]> {
         ];
   const problems: string[] = [];
   for (const place of places) {
-    const currentExtra = await ctx.resolved.verifier.lockedInputs(place.root, ctx.resolved.testFileLabel);
+    const currentExtra = (await findVerifierInputs(place.root, ctx.resolved, ctx.config)).files;
     problems.push(...(await verifyContract(ctx.locked, { ...place, currentExtra })));
   }
   const swapped = toolchainChanges(ctx.baselines.toolchain, await verifierToolchain(ctx));

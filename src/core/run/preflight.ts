@@ -20,6 +20,8 @@ import { checkJsonInputs } from '../json-inputs.js';
 import { howToVerify } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
+import { trackedSetupCopies } from '../workspace/setup-copy-tracked.js';
+import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { loadNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
@@ -136,7 +138,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
   // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
-  const extras = [...(await resolved.verifier.lockedInputs(root, resolved.testFileLabel)), ...(testLock.file ? [testLock.file] : [])];
+  const inputs = await findVerifierInputs(root, resolved, config);
+  if (inputs.unresolved.length > 0)
+    throw new PreflightError('VERIFIER_INPUT_UNRESOLVED', inputs.unresolved[0]!, { details: inputs.unresolved.slice(1) });
+  const extras = [...inputs.files, ...(testLock.file ? [testLock.file] : [])];
   const broken = await checkJsonInputs(root, extras);
   if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
   const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
@@ -180,6 +185,8 @@ async function checkVerifierInputs(
 ): Promise<string[]> {
   const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
   if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
+  const tracked = await trackedSetupCopies(config.setup.copy, root, configLabel);
+  if (tracked.length > 0) throw new PreflightError('SETUP_COPY_TRACKED', tracked[0]!, { details: tracked.slice(1) });
   const copied = new Set(copy.files);
   for (const file of extra) {
     if (!(await isFile(path.join(root, file)))) {

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { appWriteGlobs } from '../../config/app-writes.js';
+import { appWriteGlobs, verifierReadGlobs } from '../../config/app-writes.js';
 import { DiskFullError, ElenchosError, ExitCode, InputError, InterruptedError, describeError } from '../../errors.js';
 import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
@@ -215,7 +215,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     resolved,
     locked,
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
-    appWrites: appWriteGlobs(config.app.writes),
+    appWrites: appWriteGlobs(config.app.writes, verifierReadGlobs(locked.map((file) => file.path))),
     env: options.env,
     signal: place.guard.signal,
     reporter,

@@ -3,13 +3,16 @@ import { commandExecutable } from '../../process/command-string.js';
 import { fileStamp } from '../../process/file-stamp.js';
 import { findExecutable } from '../../process/find-executable.js';
 import type { RunContext } from './run-context.js';
-import { verifierInvocation } from './verify-context.js';
+import { invocationOf, verifierInvocation } from '../verifier-invocation.js';
 
 /** Lines describing what the verifier runs on, as resolved in the workspace now. */
 export async function verifierToolchain(ctx: RunContext): Promise<string[]> {
   const { command } = verifierInvocation(ctx.config, ctx.resolved);
   const adapter = ctx.resolved.verifier;
-  if (adapter.toolchain) return adapter.toolchain({ cwd: ctx.workspace, testFileLabel: ctx.resolved.testFileLabel, command, env: ctx.env });
+  if (adapter.toolchain) {
+    const invocation = invocationOf(ctx.config, ctx.resolved);
+    return adapter.toolchain({ cwd: ctx.workspace, testFileLabel: ctx.resolved.testFileLabel, command, env: ctx.env, invocation });
+  }
   const executable = commandExecutable(command ?? adapter.defaultCommand().command);
   const found = await findExecutable(executable, { cwd: ctx.workspace, pathEnv: ctx.env.PATH });
   return [`executable ${found ? await fileStamp(found) : `${executable} not found`}`];

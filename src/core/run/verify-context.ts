@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../../config/config-schema.js';
 import type { VerifierProgress, VerifyContext } from '../../verifiers/types.js';
 import type { ResolvedTask } from '../resolve-task.js';
+import { verifierInvocation } from '../verifier-invocation.js';
 
 export interface VerifyContextInput {
   config: Config;
@@ -16,11 +17,7 @@ export interface VerifyContextInput {
   onProgress?: (progress: VerifierProgress) => void;
 }
 
-/** The verifier's executable for this task: the config's unless the config names another verifier type. */
-export function verifierInvocation(config: Config, resolved: ResolvedTask): { command: string | undefined; args: string[] } {
-  const sameType = config.verifier.type === undefined || resolved.verifierType === config.verifier.type;
-  return sameType ? { command: config.verifier.command, args: config.verifier.args } : { command: undefined, args: [] };
-}
+export { verifierInvocation } from '../verifier-invocation.js';
 
 /** Builds the VerifyContext; task variables win over config variables of the same name. */
 export function buildVerifyContext(input: VerifyContextInput): VerifyContext {

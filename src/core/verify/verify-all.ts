@@ -5,12 +5,14 @@ import { DiskFullError, ElenchosError, InputError, describeError } from '../../e
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { findRepoRoot } from '../../git/git.js';
 import { dirtyPaths } from '../../git/status.js';
+import { hiddenFromStatus } from '../../git/status-trust.js';
 import type { RunReporter } from '../events.js';
 import type { RunRecordDraft } from '../run/run-record-writer.js';
 import { needsHumanIn } from '../stored-runs/needs-human.js';
 import { criteriaWithEvidence } from '../run/attempt-criteria.js';
 import { readCheckoutState, type CheckoutState } from '../run/preflight.js';
 import { runTask } from '../run/run-task.js';
+import { lockedTasksLeftOut } from '../lock/locked-task-set.js';
 import { selectTasks, shardOf, type Shard } from '../select-tasks.js';
 import { buildShardMetadata, labelOf } from './shard-metadata.js';
 import type { ShardMetadata } from './shard-metadata-schema.js';
@@ -51,7 +53,11 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   const root = repoRoot ?? options.cwd;
   if (options.inPlace && options.workers > 1)
     throw new InputError('--in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place');
-  const { config, path: configPath } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
+  const {
+    config,
+    path: configPath,
+    label: configLabel,
+  } = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
   if (options.workers > 1 && (config.app.port !== 0 || !config.app.url.includes(PORT_PLACEHOLDER))) {
     throw new InputError(
       '--workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)',
@@ -64,6 +70,9 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
       throw new InputError(
         `the working tree is not clean (${dirty.slice(0, 10).join(', ')}); commit or stash these changes first: verify --in-place checks the committed code`,
       );
+    // "Clean" is git status's word: refused when the checkout tells git not to look (git/status-trust.ts).
+    const hidden = await hiddenFromStatus(root);
+    if (hidden.length > 0) throw new InputError(`verify --in-place: ${hidden[0]}`, { details: hidden.slice(1) });
   }
   const patterns = options.tasks.length > 0 ? options.tasks : config.tasks;
   const base = options.tasks.length > 0 ? options.cwd : root;
@@ -75,10 +84,17 @@ export async function verifyAll(options: VerifyAllOptions): Promise<VerifyAllRes
   }
   // Read once, not per task: every task verifies the same commit, and a big checkout's status is costly.
   const checkout = repoRoot ? readCheckoutState(repoRoot) : undefined;
+  const head = await checkout?.head;
+  // The config's own selection may not drop a task whose lock is in the commit (or in --lock-base).
+  if (options.tasks.length === 0 && head) {
+    const selected = all.map((file) => labelOf(root, file));
+    const left = await lockedTasksLeftOut(root, head, selected, { configLabel, base: options.lockBase });
+    if (left.length > 0) throw new InputError(left[0]!, { details: left.slice(1) });
+  }
   // Hashed before any task runs, from the commit every task verifies: `merge` joins shards on these.
   const metadata = await buildShardMetadata({
     root,
-    commit: (await checkout?.head) ?? null,
+    commit: head ?? null,
     configPath,
     files: all,
     shard: options.shard ?? { index: 1, count: 1 },

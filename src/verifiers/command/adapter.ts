@@ -5,12 +5,13 @@ import { commandWords } from '../../process/command-string.js';
 import { runProcess } from '../../process/spawn.js';
 import { firstDuplicateKey } from '../../util/json-scan.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
-import { kaneLockedInputs } from '../kane/inputs.js';
+import { commandLockedInputs, commandToolchain } from './command-inputs.js';
 import { parseTestMd } from '../kane/test-md.js';
 import { printTestMdSteps } from '../kane/step-prints.js';
 import type { VerificationResult, VerifierAdapter, VerifyContext } from '../types.js';
 import { classifyCommand } from './classify-command.js';
 import { ProtocolState } from './protocol.js';
+import { bytecodeFreeEnv } from './no-bytecode.js';
 import { readTestFileText } from '../../util/regular-file.js';
 import { commandFilesDir, verifierFiles } from '../../evidence/layout.js';
 
@@ -21,7 +22,8 @@ export const commandAdapter: VerifierAdapter = {
   checkTestFileName: () => null,
   readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
   printSteps: async (testFile) => printTestMdSteps(await readTestFileText(testFile)),
-  lockedInputs: kaneLockedInputs,
+  lockedInputs: commandLockedInputs,
+  toolchain: commandToolchain,
   outputPaths: async () => [],
   verify: runCommandVerifier,
 };
@@ -38,7 +40,8 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
     ELENCHOS_VARIABLES: JSON.stringify(variables),
     ELENCHOS_EVIDENCE_DIR: commandFilesDir(ctx.evidenceDir),
   };
-  const env = childEnv('command-verifier', { baseEnv: ctx.baseEnv, set: [ctx.env, own] });
+  const caches = await bytecodeFreeEnv();
+  const env = childEnv('command-verifier', { baseEnv: ctx.baseEnv, set: [ctx.env, own, caches.env] });
   await mkdir(commandFilesDir(ctx.evidenceDir), { recursive: true });
   const reader = new NdjsonReader();
   const state = new ProtocolState(ctx.onProgress);
@@ -59,7 +62,7 @@ export async function runCommandVerifier(ctx: VerifyContext): Promise<Verificati
       if (repeated !== null) state.problems.push(`a ${String(event.type)} event repeats the key "${repeated}"`);
       state.feed(event);
     },
-  });
+  }).finally(() => caches.dispose());
   const spawnError = outcome.spawnError ? `${command}: ${outcome.spawnError.code ?? outcome.spawnError.message}` : null;
   const classified = classifyCommand(ctx, declared, state, { ...outcome, spawnError, lineTooLong: reader.stats.overlong > 0 });
   return {

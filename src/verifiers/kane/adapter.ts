@@ -14,7 +14,7 @@ export const kaneAdapter: VerifierAdapter = {
     relative.endsWith('_test.md') ? null : `"${relative}" must end in _test.md (Kane runs only _test.md files)`,
   readSteps: async (testFile) => parseTestMd(await readTestFileText(testFile)).steps,
   printSteps: async (testFile) => printTestMdSteps(await readTestFileText(testFile)),
-  lockedInputs: kaneLockedInputs,
+  lockedInputs: async (root, testFileLabel) => ({ files: await kaneLockedInputs(root, testFileLabel), unresolved: [] }),
   outputPaths: kaneOutputPaths,
   verify: async (ctx) => (await import('./run-kane.js')).runKane(ctx),
 };

@@ -22,6 +22,7 @@ export function printTestMdSteps(text: string): TestPrint {
       weakened: step.optional ? 'optional: true' : null,
       reads: [],
       bypass: [],
+      navigation: [],
     };
   });
   // Kane ignores the text before the first step (reference/kane-cli.md §9.1) except the frontmatter, but
@@ -29,8 +30,25 @@ export function printTestMdSteps(text: string): TestPrint {
   // a preamble: every line of it is locked like a step's, at no cost to an honest test.
   const frontmatter = parsed.frontmatter === null ? [] : [`frontmatter sha256:${hashText(parsed.frontmatter)}`];
   const context = [...frontmatter, ...lockedLines(parsed.preamble).map((line) => `preamble: ${line}`)];
-  return { context, steps };
+  const navigation = parsed.steps.flatMap((step) =>
+    lockedLines(step.body)
+      .filter((line) => NAVIGATES.some((pattern) => pattern.test(line)))
+      .map((line) => `${step.heading}: ${line}`),
+  );
+  return { context, steps, navigation };
 }
+
+// A line that names a place or goes somewhere. Kane's agent follows it in a browser every step shares, so a
+// step that verifies nothing ("At {{start_url}}/mock.html, create a task") still decides what later ones see.
+// Broad on purpose: a line taken for navigation that is none costs an honest change one `lock --update`.
+const NAVIGATES = [
+  /\b[a-z][a-z0-9+.-]*:\/\//i, // any URL with a scheme
+  /\b(?:data|file|about|javascript|blob):/i,
+  /\{\{[^}]*url[^}]*\}\}|\bstart_url\b|\blocalhost\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\bwww\./i,
+  /(?:^|[\s("'`])\/[\w.~%-]|\b[\w-]+\.(?:html?|php|aspx?)\b/i, // a path, a page
+  /\b(?:navigat\w*|go(?:es|ing)?\s+(?:to|back|forward)|visit\w*|brows\w*\s+to|redirect\w*|reload\w*|refresh\w*|return\w*\s+to)\b/i,
+  /\b(?:open\w*|load\w*|switch\w*\s+to)\s+(?:the\s+|a\s+|an\s+|another\s+|new\s+)*(?:url|link|page|site|address|tab|window|http)/i,
+];
 
 /**
  * The lines of `text` as the lock holds them: whitespace-normalised, and `@verifies AC-1, AC-2` taken out

@@ -62,7 +62,7 @@ async function listKept(testFile: string, options: ReadStepsOptions, key: string
   hash.update(JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
   for (const line of await playwrightToolchain({ cwd: options.root, testFileLabel: label, command: options.command, env: options.baseEnv }))
     hash.update(`\0${line}`);
-  for (const input of await playwrightLockedInputs(options.root, label)) {
+  for (const input of (await playwrightLockedInputs(options.root, label)).files) {
     hash.update(`\0${input}\0`).update(await readFile(path.join(options.root, input)).catch(() => Buffer.from('\0missing')));
   }
   const file = path.join(listingsDir(options.root, 'playwright'), `${hash.digest('hex')}.json`);

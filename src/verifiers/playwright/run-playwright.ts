@@ -253,8 +253,9 @@ export function playwrightCommand(cwd: string, configured: string | undefined): 
  */
 export function playwrightEnv(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, extra: Record<string, string>): NodeJS.ProcessEnv {
   const own = Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'PWTEST_CACHE_DIR'));
-  // Plain messages in the report and logs; classification reads them.
-  return childEnv('playwright', { baseEnv, set: [own, extra, { FORCE_COLOR: '0', NO_COLOR: '1' }] });
+  // Plain messages in the report and logs; classification reads them. Node's compile cache off: what it
+  // stored is run without the source being read again (Playwright's own transform cache is private).
+  return childEnv('playwright', { baseEnv, set: [own, extra, { FORCE_COLOR: '0', NO_COLOR: '1', NODE_DISABLE_COMPILE_CACHE: '1' }] });
 }
 
 function buildEnv(ctx: VerifyContext, cacheDir: string, gated: boolean): NodeJS.ProcessEnv {

@@ -1,33 +1,31 @@
-// What a Playwright spec reads besides itself: its local imports, followed transitively (locked by hash).
+// What a Playwright spec reads besides itself: what it imports, followed transitively with the TypeScript
+// parser and Node's resolution (js-modules.ts), its playwright.config and the tsconfig chain (locked by hash).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { followFiles } from '../../util/follow-files.js';
+import { followJsModules } from '../js-modules.js';
+import type { VerifierInputs } from '../types.js';
 import { findUserConfig } from './user-config.js';
 
-// `import x from './a'`, `import './a'`, `export * from './a'`, `import('./a')`, `require('./a')`.
-const SPECIFIERS = [
-  /\b(?:import|export)\b[^'"`;]*?\bfrom\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
-  /\bimport\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
-  /\b(?:import|require)\s*\(\s*(['"])(\.{1,2}\/[^'"]+)\1\s*\)/g,
-];
-const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
-
 /**
- * Repo-relative paths of the spec's relative imports, transitively, staying inside `root`, and of the
- * project's playwright.config with its own imports (its settings are used, and it is code the runner
- * loads: an agent editing it is changing the verifier). Sorted.
+ * Repo-relative paths of every module the spec loads, transitively, staying inside `root` (packages under
+ * node_modules are the toolchain's), and of the project's playwright.config with what it loads (its settings
+ * are used, and it is code the runner loads: an agent editing it is changing the verifier), sorted; and each
+ * load whose target is only known at run time.
  */
-export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<string[]> {
-  // A missing import is Playwright's error to report, not ours.
-  const follow = (start: string) =>
-    followFiles(root, start, (text, current) =>
-      Promise.all(importSpecifiers(text).map((specifier) => resolveLocal(root, path.posix.join(path.posix.dirname(current), specifier)))),
-    );
-  const found = new Set(await follow(testFileLabel));
+export async function playwrightLockedInputs(root: string, testFileLabel: string): Promise<VerifierInputs> {
+  const spec = await followJsModules(root, testFileLabel);
+  const found = new Set(spec.files);
+  const unresolved = [...spec.unresolved];
   const config = findUserConfig(root);
-  if (config) for (const file of [config, ...(await follow(config))]) if (file !== testFileLabel) found.add(file);
+  if (config) {
+    const loaded = await followJsModules(root, config);
+    for (const file of [config, ...loaded.files]) if (file !== testFileLabel) found.add(file);
+    unresolved.push(...loaded.unresolved);
+  }
   for (const file of await tsconfigChain(root, testFileLabel)) found.add(file);
-  return [...found].sort();
+  found.delete(testFileLabel);
+  return { files: [...found].sort(), unresolved };
 }
 
 const TSCONFIG_NAMES = ['tsconfig.json', 'jsconfig.json'];
@@ -90,35 +88,6 @@ async function isFile(file: string): Promise<boolean> {
     (info) => info.isFile(),
     () => false,
   );
-}
-
-/** Relative module specifiers (`./x`, `../y`) in a source file, comments ignored. */
-export function importSpecifiers(source: string): string[] {
-  const code = blankComments(source);
-  const out = new Set<string>();
-  for (const pattern of SPECIFIERS) for (const m of code.matchAll(pattern)) out.add(m[2]!);
-  return [...out];
-}
-
-/** The file a relative specifier loads, the way TypeScript/Node look it up (`./x.js` may be `x.ts`). */
-async function resolveLocal(root: string, joined: string): Promise<string | null> {
-  const normal = path.posix.normalize(joined);
-  if (normal.startsWith('../') || path.posix.isAbsolute(normal)) return null;
-  const stem = normal.replace(/\.(c|m)?js$/, '');
-  const candidates = [
-    normal,
-    ...EXTENSIONS.map((ext) => normal + ext),
-    ...(stem !== normal ? EXTENSIONS.map((ext) => stem + ext) : []),
-    ...EXTENSIONS.map((ext) => `${normal}/index${ext}`),
-  ];
-  for (const candidate of candidates) {
-    try {
-      if ((await stat(path.join(root, candidate))).isFile()) return candidate;
-    } catch {
-      // try the next spelling
-    }
-  }
-  return null;
 }
 
 /** Replaces comments with spaces (newlines kept, so line numbers stay right); strings are left intact. */

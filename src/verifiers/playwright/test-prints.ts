@@ -79,6 +79,7 @@ function printTest(
   const assertions: string[] = [];
   const reads = new Set<string>(scope);
   const bypass: string[] = [];
+  const navigation: string[] = [];
   let marker: string | null = null;
   if (callback?.body) {
     const infoName = callback.parameters[1] && ts.isIdentifier(callback.parameters[1].name) ? callback.parameters[1].name.text : null;
@@ -87,6 +88,10 @@ function printTest(
     const walk = (n: ts.Node) => {
       marker ??= weakeningAt(n, names);
       if (bypassesTheApp(n, callback)) bypass.push(text(statementOf(n, callback)));
+      if (navigates(n)) {
+        const statement = statementOf(n, callback);
+        navigation.push(text(statement), ...readsOf([statement], callback));
+      }
       if (ts.isCallExpression(n)) {
         if (isExpect(n) && !isExpect(n.parent)) {
           const statement = statementOf(n, callback);
@@ -107,7 +112,19 @@ function printTest(
     weakened: weakening,
     reads: [...reads],
     bypass: [...new Set(bypass)],
+    navigation: [...new Set(navigation)],
   };
+}
+
+// Calls that decide which page the test's assertions look at: a URL opened, the history walked, a new page
+// or context (which starts blank, or at a baseURL of its own).
+const NAVIGATION = new Set(['goto', 'goBack', 'goForward', 'newPage', 'newContext', 'waitForNavigation']);
+
+/** `page.goto(…)`, `page.goBack()`, `context.newPage()`…: a call that changes where the test looks. */
+function navigates(node: ts.Node): boolean {
+  if (!ts.isCallExpression(node)) return false;
+  const callee = unwrap(node.expression);
+  return ts.isPropertyAccessExpression(callee) && NAVIGATION.has(callee.name.text);
 }
 
 /** `test(…)`, `test.skip(…)`, `test.describe(…)`, `test.describe.skip(…)`… as a statement. */

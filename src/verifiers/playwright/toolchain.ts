@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileStamp, treeStamp } from '../../process/file-stamp.js';
 import { findExecutable } from '../../process/find-executable.js';
+import { followJsModules } from '../js-modules.js';
 import { playwrightCommand } from './run-playwright.js';
 
 const PACKAGES = ['@playwright/test', 'playwright', 'playwright-core'];
@@ -28,6 +29,12 @@ export async function playwrightToolchain(options: {
       continue;
     }
     lines.push(`${name} ${await treeStamp(dir)}`);
+  }
+  // Any other package the spec or its helpers import by name (`import _ from 'lodash'`): code the test runs.
+  const { packages } = await followJsModules(options.cwd, options.testFileLabel);
+  for (const pkg of packages) {
+    if (PACKAGES.some((name) => pkg.endsWith(`node_modules/${name}`))) continue;
+    lines.push(`${pkg} ${await treeStamp(path.join(options.cwd, pkg)).catch(() => 'missing')}`);
   }
   return lines;
 }
