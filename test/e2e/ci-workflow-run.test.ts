@@ -17,7 +17,8 @@ import { runs, WORKFLOW, type Step } from '../helpers/workflow.js';
 // The workflow's verify says --require sandbox: its projects run their app and setup in bubblewrap, as the
 // workflow's runner does (bubblewrap installed by its own step), from /var/tmp (a sandbox has its own /tmp).
 const HAS_BWRAP = existsSync('/usr/bin/bwrap');
-const SANDBOXED_AGENT = { type: 'command', command: 'true', sandbox: 'bwrap' };
+// "auto", as init writes it: resolved to bubblewrap where it holds, which --require sandbox then finds standing.
+const SANDBOXED_AGENT = { type: 'command', command: 'true', sandbox: 'auto' };
 function sandboxedProject(options: Parameters<typeof makeProject>[0]): ReturnType<typeof makeProject> {
   const p = makeProject({ ...options, parent: '/var/tmp', config: { agent: SANDBOXED_AGENT, ...options?.config } });
   p.env.XDG_STATE_HOME = tempDir('elenchos-state-', '/var/tmp');

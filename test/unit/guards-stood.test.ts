@@ -12,7 +12,8 @@ import type { TableFacts } from '../../src/process/process-table.js';
 import { renderJunit } from '../../src/reporters/junit.js';
 import { GUARD_NAMES } from '../../src/states.js';
 
-const config = (extra: Record<string, unknown> = {}) => ConfigSchema.parse({ app: { command: 'node app.js' }, ...extra });
+const config = (extra: Record<string, unknown> = {}) =>
+  ConfigSchema.parse({ app: { command: 'node app.js' }, agent: { sandbox: 'none' }, ...extra });
 const proc: TableFacts = { source: 'proc', why: '/proc lists this process', blind: [] };
 const gone: TableFacts = { source: 'unavailable', why: '/proc does not list this process (ENOENT); no ps', blind: [] };
 

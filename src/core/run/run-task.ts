@@ -222,7 +222,7 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     startedAt: Date.now(),
     budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
     attemptSeals: [],
-    guardPlan: planGuards(config, place.mode, options.requireGuards),
+    guardPlan: planGuards(config, place.mode, options.requireGuards, { mode: pre.sandbox.mode, why: pre.sandbox.why }),
     ...(options.replay ? { replay: options.replay } : {}),
   };
 }
