@@ -64,6 +64,7 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
       const { verifyAttestation } = await import('../attest/verify-attestation.js');
       const held = await verifyAttestation({
         cwd: io.cwd,
+        env: io.env,
         file,
         signer: signerOf(options),
         commit: options.commit,

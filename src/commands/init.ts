@@ -50,7 +50,7 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
         appCommand: options.appCommand,
         ci: options.ci,
       });
-      const ask = !options.yes && !options.json && io.isTTY && Boolean(process.stdin.isTTY);
+      const ask = !options.yes && !options.json && io.isTTY && Boolean(io.stdin.isTTY);
       if (ask) {
         renderInit(plan, io.stdout, false);
         if (!(await confirm(io, 'Write these files?'))) {
@@ -67,7 +67,7 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
 }
 
 async function confirm(io: CliIO, question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: io.stdout });
+  const rl = createInterface({ input: io.stdin, output: io.stdout });
   try {
     const answer = (await rl.question(`${question} [Y/n] `)).trim().toLowerCase();
     return answer === '' || answer === 'y' || answer === 'yes';

@@ -56,7 +56,9 @@ async function stateRoots(
   const [common = '', own = ''] = out ? out.split('\n').map((line) => line.trim()) : [known!.commonDir, known!.gitDir];
   const roots = COMMON.map((p) => path.join(common, p));
   if (path.resolve(own) !== path.resolve(common)) roots.push(...ADMIN.map((p) => path.join(own, p)));
-  const home = env.HOME ?? os.homedir();
+  // Where git itself looks for the global config: the caller's HOME, else the account's (os.homedir() would
+  // read this process's HOME, not the environment git is given).
+  const home = env.HOME ?? os.userInfo().homedir;
   const xdg = env.XDG_CONFIG_HOME || path.join(home, '.config');
   roots.push(env.GIT_CONFIG_GLOBAL || path.join(home, '.gitconfig'));
   roots.push(...['config', 'attributes', 'ignore'].map((name) => path.join(xdg, 'git', name)));
@@ -98,7 +100,8 @@ async function walk(root: string, into: Map<string, Entry>): Promise<void> {
 /** Reads git's settings for `workspace` as they are now (before the agent's turn). */
 export async function captureGitState(
   workspace: string,
-  env: NodeJS.ProcessEnv = process.env,
+  /** The caller's environment (the one git runs with): where the global config is. */
+  env: NodeJS.ProcessEnv,
   /** The worktree's git folders when the caller has proven them already (worktreeGitDirs): git is not asked. */
   known?: { commonDir: string; gitDir: string },
 ): Promise<GitState> {

@@ -4,7 +4,7 @@ import { sealRun } from '../../evidence/seal.js';
 import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
-import { git } from '../../git/git.js';
+import { git, gitCallerEnvironment } from '../../git/git.js';
 import { readProcStat } from '../../process/proc-stat.js';
 import { elenchosVersion } from '../../version.js';
 import { sha256 } from '../../util/sha256.js';
@@ -189,7 +189,7 @@ async function verifierVersion(ctx: RunContext): Promise<string | null> {
 const gitVersions = new Map<string, Promise<string>>();
 
 function gitVersion(cwd: string): Promise<string> {
-  const key = process.env.PATH ?? '';
+  const key = gitCallerEnvironment().PATH ?? '';
   let version = gitVersions.get(key);
   if (!version) {
     version = git(['--version'], { cwd }).then(

@@ -1,4 +1,5 @@
 // `elenchos report`: gathers one run's evidence and writes what a reporter renders of it outside the run folder.
+import { withGitEnvironment } from '../../git/git.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkRunEvidence } from '../../evidence/check-evidence.js';
@@ -25,6 +26,8 @@ export interface ReportInput {
 
 export interface WriteReportOptions {
   cwd: string;
+  /** The caller's environment: git's. */
+  env: NodeJS.ProcessEnv;
   runId: string;
   out?: string;
   signingKey?: string;
@@ -45,7 +48,12 @@ const SHOWN_FILES = [
 const MAX_TEXT = 64 * 1024;
 
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
-export async function writeReport(options: WriteReportOptions): Promise<string> {
+export function writeReport(options: WriteReportOptions): Promise<string> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => writeReportInScope(options));
+}
+
+async function writeReportInScope(options: WriteReportOptions): Promise<string> {
   const shown = await showStoredRun(options.cwd, options.runId);
   // What `evidence verify` and `apply` check: the run's manifest, each attempt's, each candidate's.
   const manifest = await checkRunEvidence(shown.dir, { signingKey: options.signingKey }).catch(() => null);
