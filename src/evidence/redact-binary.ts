@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { FormMatcher } from './redact-matcher.js';
 import { TOKEN_RULES } from './redact-rules.js';
-import { SeparatedSecrets } from './redact-separated.js';
+import { SeparatedSecrets, separatedSpans } from './redact-separated.js';
 import { decodedViews, lineSpans } from './redact-views.js';
 import type { Span } from './redact-wrapped.js';
 
@@ -32,19 +32,15 @@ export async function maskBinaryFile(
 ): Promise<number> {
   const patterns = [...TOKEN_RULES.map((r) => r.pattern), PEM];
   const writer = createWriteStream(out, { encoding: 'latin1' });
-  const spelled = new SeparatedSecrets(separated);
-  // The overlap holds the longest spelled-out secret too, so one that ends in this read started in it.
-  // A percent-encoded secret takes 3 characters a byte: its longest form is kept back too.
-  const carryBytes = Math.max(CARRY, spelled.longest, 3 * Math.max(0, ...separated.map((s) => s.length)));
+  // The overlap holds the longest spelled-out or percent-encoded secret (3 characters a byte) too, so one
+  // that ends in this read and started in the one before is wholly in what is scanned.
+  const carryBytes = Math.max(CARRY, new SeparatedSecrets(separated).longest, 3 * Math.max(0, ...separated.map((s) => s.length)));
   let count = 0;
   let carry = '';
-  const mask = (text: string, fresh: number): string => {
+  const mask = (text: string): string => {
     let result = text;
-    // Only the new bytes go through the stream's scan (it remembers what it saw before); what it finds may
-    // start in the carried tail, which is in `text` too.
-    const chunkStart = text.length - fresh;
-    const spans = spelled.feed(text.slice(chunkStart), false, false).map((s) => ({ start: chunkStart + s.start, end: chunkStart + s.end }));
-    const found = [...spans, ...(values?.spans(text) ?? []), ...viewSpans(text, values, separated)];
+    // What was masked in the carried tail is masked already: found again, it is `*` and matches nothing.
+    const found = [...separatedSpans(text, separated), ...(values?.spans(text) ?? []), ...viewSpans(text, values, separated)];
     if (found.length > 0) {
       // One copy for all of them (a read may hold thousands).
       const bytes = Buffer.from(result, 'latin1');
@@ -73,12 +69,12 @@ export async function maskBinaryFile(
   };
   try {
     for await (const chunk of createReadStream(file, { encoding: 'latin1', highWaterMark: 256 * 1024 })) {
-      const text = mask(carry + (chunk as string), (chunk as string).length);
+      const text = mask(carry + (chunk as string));
       // Masking keeps lengths, so the carried tail is the same bytes, already masked where a match ended in it.
       await write(text.slice(0, Math.max(0, text.length - carryBytes)));
       carry = text.slice(Math.max(0, text.length - carryBytes));
     }
-    await write(mask(carry, 0));
+    await write(mask(carry));
     writer.end();
     await finished(writer);
   } catch (error) {
@@ -118,6 +114,6 @@ export function maskBuffer(data: Buffer, values: FormMatcher | null, separated: 
 /** What `text` holds percent- or JSON-escaped character by character (redact-views.ts), where it is in `text`. */
 function viewSpans(text: string, values: FormMatcher | null, separated: readonly string[]): Span[] {
   return decodedViews(text).flatMap((view) =>
-    lineSpans(text, view, [...(values?.spans(view.text) ?? []), ...new SeparatedSecrets(separated).feed(view.text, false)]),
+    lineSpans(text, view, [...(values?.spans(view.text) ?? []), ...separatedSpans(view.text, separated)]),
   );
 }

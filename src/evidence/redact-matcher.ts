@@ -8,6 +8,7 @@ import type { Span } from './redact-wrapped.js';
 // there); deeper ones, inside a long form, keep their children and fall back along failure links, so a
 // 64 KB secret costs memory in proportion to its length, not to its length times the alphabet.
 const DENSE_DEPTH = 4;
+const NONE: Span[] = [];
 
 /** Finds every occurrence of a fixed set of strings. */
 export class FormMatcher {
@@ -87,7 +88,8 @@ export class FormMatcher {
 
   /** Every stretch of `text` some form covers, overlapping ones joined (touching ones not: two secrets side by side are two). */
   spans(text: string): Span[] {
-    const spans: Span[] = [];
+    // Most lines hold nothing: no array is made for them.
+    let spans: Span[] = NONE;
     if (this.empty) return spans;
     const { rows, longest, classOf, classes, dense } = this;
     let state = 0;
@@ -97,6 +99,7 @@ export class FormMatcher {
       const length = longest[state]!;
       if (length === 0) continue;
       const start = i + 1 - length;
+      if (spans === NONE) spans = [];
       // Found in the order they end: one that starts before the last one ends joins it (and any before).
       while (spans.length > 0 && start < spans.at(-1)!.end) {
         const last = spans.pop()!;
