@@ -1,6 +1,6 @@
 // `elenchos init`: a config, one example contract with its test, the ignore rule, optionally a CI workflow.
 import { createInterface } from 'node:readline/promises';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { AgentType } from '../config/config-schema.js';
 import { ExitCode } from '../errors.js';
@@ -37,7 +37,11 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
         'command',
       ]),
     )
-    .option('--app-command <command>', 'the command that starts the app on {port} (default: from package.json scripts dev/start)')
+    .option(
+      '--app-command <command>',
+      'the command that starts the app on {port} (default: from package.json scripts dev/start)',
+      parseCommandLine,
+    )
     .addOption(new Option('--ci <provider>', 'also write a CI workflow').choices(['github']))
     .action(async (options: InitCommandOptions) => {
       const { applyInit, planInit } = await import('../core/init/init-project.js');
@@ -74,4 +78,10 @@ async function confirm(io: CliIO, question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+/** A command line: written into the config as app.command, so an empty one would be a config that cannot start anything. */
+function parseCommandLine(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected the command that starts the app, e.g. "npm run dev -- --port {port}"');
+  return value;
 }

@@ -1,9 +1,10 @@
 // Shared flag parsers; their errors go through commander's usage path (exit 3).
 import { InvalidArgumentError } from 'commander';
 
-/** A number > 0 (dollars, credits, minutes). */
+/** A number > 0 (dollars, credits, minutes); four hundred digits of nines are Infinity, not a cap. */
 export function parsePositive(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a number greater than 0');
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || !Number.isFinite(Number(value)))
+    throw new InvalidArgumentError('expected a number greater than 0');
   return Number(value);
 }
 
@@ -20,8 +21,18 @@ export function budgetOverrides(options: {
   };
 }
 
-/** A whole number ≥ 0. */
+/** A whole number ≥ 0 (at most Number.MAX_SAFE_INTEGER: more digits would not read back as typed). */
 export function parseCount(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number (0 or more)');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected a whole number (0 or more)');
   return Number(value);
+}
+
+/** Tasks verified at once: each is a worktree, an app and a verifier, so a few dozen is already more than any machine runs well. */
+export const MAX_WORKERS = 64;
+
+/** `--workers <n>`: 1 to MAX_WORKERS. */
+export function parseWorkers(value: string): number {
+  const n = parseCount(value);
+  if (n < 1 || n > MAX_WORKERS) throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_WORKERS}`);
+  return n;
 }

@@ -11,6 +11,7 @@ import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { bareRepositoryIn, hasGitComponent, isRepositoryFolder } from './nested-repository.js';
 import { backUpPaths } from './path-backup.js';
 import { globMatcher } from '../util/glob-match.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
@@ -213,7 +214,8 @@ export interface RestoreWorkspaceResult {
  */
 export async function restoreWorkspace(root: string, from: string, targetDir: string): Promise<RestoreWorkspaceResult> {
   const dir = existsSync(path.join(from, WORKSPACE_DIR_NAME, WORKSPACE_FILES.base)) ? path.join(from, WORKSPACE_DIR_NAME) : from;
-  const base = (await readFile(path.join(dir, WORKSPACE_FILES.base), 'utf8')).trim();
+  // A stored file is read as the input it is: a FIFO or a huge file put in its place is refused, never waited on.
+  const base = (await readRegularFile(path.join(dir, WORKSPACE_FILES.base), { maxBytes: 1024 })).toString('utf8').trim();
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(base)) throw new InputError(`${path.join(dir, WORKSPACE_FILES.base)}: not a commit sha`);
   const target = path.resolve(root, targetDir);
   await addWorktree(root, target, base);
@@ -312,6 +314,8 @@ function storable(cwd: string): (p: string, entry: Stats | ReadEntry) => boolean
 
 // node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.
 async function isEmptyArchive(file: string): Promise<boolean> {
-  if ((await stat(file)).size > 4096) return false;
+  const info = await stat(file);
+  if (!info.isFile()) throw new InputError(`${file} is not a file; the stored workspace was tampered with`);
+  if (info.size > 4096) return false;
   return gunzipSync(await readFile(file)).every((byte) => byte === 0);
 }

@@ -75,7 +75,15 @@ export function signingKeySource(env: NodeJS.ProcessEnv): SigningKey {
 }
 
 function readKeyFile(file: string, where: string): string {
-  const info = statSync(file, { throwIfNoEntry: false });
+  let info: ReturnType<typeof statSync>;
+  try {
+    info = statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    // A name too long, a path through a file, a folder that cannot be searched: still the user's path.
+    throw new InputError(
+      `${where}: ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); give the path of a 0600 key file`,
+    );
+  }
   if (!info?.isFile())
     throw new InputError(`${where}: ${file} is not a file; write the key there (e.g. openssl rand -hex 32 > ${file}; chmod 600 ${file})`);
   if ((info.mode & 0o077) !== 0)

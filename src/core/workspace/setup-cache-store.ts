@@ -1,11 +1,14 @@
 // One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, open, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { processAliveSince } from '../../process/proc-stat.js';
+import { EVIDENCE_FILE_LIMIT } from '../../util/json-file.js';
 import { mapLimit } from '../../util/map-limit.js';
+import { readRegularFile } from '../../util/regular-file.js';
 import { sha256 } from '../../util/sha256.js';
 import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
@@ -43,6 +46,9 @@ function digestOf(manifest: Omit<CacheManifest, 'digest' | 'hmac'>): string {
 // parsing it, its digest and its paths cost more than the kept tree's own lstat walk. Any rewrite of
 // the file, even with its size and mtime put back, or a file renamed over it, gives it another
 // signature (no process can set a ctime), so it is read and checked again. Callers never modify one.
+/** A manifest or stamp file is a few hundred bytes an entry: one past this is no file of ours. */
+const MANIFEST_LIMIT = EVIDENCE_FILE_LIMIT;
+
 const checkedManifests = new Map<string, { signature: string; keyFile: string; manifest: CacheManifest }>();
 
 /**
@@ -54,10 +60,15 @@ export async function readCacheManifest(cacheDir: string, key: string, keyFile: 
   let text: string;
   let signature: string;
   try {
-    // One descriptor for the signature and the bytes: the signature is that of the very file read.
-    const handle = await open(file, 'r');
+    // One descriptor for the signature and the bytes: the signature is that of the very file read. Opened
+    // without waiting (a FIFO put there returns at once) and refused unless a regular file of sane size:
+    // the cache folder is in the repository, where an agent without the sandbox can write.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      signature = statSignature(await handle.stat({ bigint: true }));
+      const info = await handle.stat({ bigint: true });
+      if (!info.isFile() || info.size > BigInt(MANIFEST_LIMIT))
+        return { ok: false, exists: true, reason: 'the manifest is not a file of sane size' };
+      signature = statSignature(info);
       const checked = checkedManifests.get(file);
       if (checked?.signature === signature && checked.keyFile === keyFile && checked.manifest.key === key)
         return { ok: true, manifest: checked.manifest };
@@ -406,7 +417,8 @@ function sameSignatures(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, s
 export async function readStamps(cacheDir: string, key: string, workspace: string, keyFile: string): Promise<Map<string, string>> {
   try {
     const identity = await worktreeIdentity(workspace);
-    const value = JSON.parse(await readFile(stampFile(cacheDir, key, identity), 'utf8')) as {
+    const bytes = await readRegularFile(stampFile(cacheDir, key, identity), { maxBytes: MANIFEST_LIMIT });
+    const value = JSON.parse(bytes.toString('utf8')) as {
       identity?: unknown;
       signatures?: Record<string, unknown>;
       hmac?: unknown;
