@@ -24,6 +24,7 @@ const INDEX = /^index ([0-9a-f]+)\.\.([0-9a-f]+)(.*)$/;
  * is replaced only when one was. Streamed: only a file's header and its binary hunks are held.
  */
 export async function redactBinaryHunks(patchFile: string, cwd: string, mask: (data: Buffer) => Buffer): Promise<number> {
+  if (!(await holdsBinaryHunk(patchFile))) return 0; // most patches: read once, nothing written
   const tmp = `${patchFile}.${process.pid}.binary.tmp`;
   const out = createWriteStream(tmp, { encoding: 'latin1' });
   // A failed write rejects below (out.errored, finished()), never as an unhandled 'error' event.
@@ -108,6 +109,18 @@ export async function redactBinaryHunks(patchFile: string, cwd: string, mask: (d
     out.destroy();
     await rm(tmp, { force: true });
   }
+}
+
+/** Whether the patch has a binary hunk at all (a `GIT binary patch` line), read without holding it. */
+async function holdsBinaryHunk(patchFile: string): Promise<boolean> {
+  const marker = '\nGIT binary patch\n';
+  let tail = '\n';
+  for await (const chunk of createReadStream(patchFile, { encoding: 'latin1' })) {
+    const text = tail + (chunk as string);
+    if (text.includes(marker)) return true;
+    tail = text.slice(-marker.length);
+  }
+  return false;
 }
 
 /** The old content a delta applies to: nothing for a new file (an id of zeros), else the blob git has. */
