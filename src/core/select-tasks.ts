@@ -12,7 +12,6 @@ export interface Shard {
   count: number;
 }
 
-
 /** Parses `i/n` (1 ≤ i ≤ n ≤ MAX_SHARDS). */
 export function parseShard(value: string): Shard {
   const match = /^(\d+)\/(\d+)$/.exec(value);

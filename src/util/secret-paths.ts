@@ -2,7 +2,8 @@
 // evidence signing key file and the per-machine setup cache key. Whatever the agent's code runs as must
 // not read them; a sandbox (the agent's, the app's) hides each path this lists.
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import os from 'node:os';
+import { InputError } from '../errors.js';
+import { accountHome } from './account-home.js';
 import path from 'node:path';
 import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
 
@@ -13,7 +14,13 @@ import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
  */
 export function machineKeyDir(env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : null;
-  return path.join(state ?? path.join(env.HOME || os.userInfo().homedir, '.local', 'state'), 'elenchos');
+  if (state) return path.join(state, 'elenchos');
+  const home = env.HOME || accountHome();
+  if (!home)
+    throw new InputError(
+      'HOME is not set and the account has no home folder: set HOME (or XDG_STATE_HOME), where the setup cache key is kept',
+    );
+  return path.join(home, '.local', 'state', 'elenchos');
 }
 
 /** The setup cache's HMAC key (created 0600 on first use, see core/workspace/setup-cache-auth.ts). */
