@@ -83,7 +83,7 @@ function radixCores(bytes: Buffer, group: number, bits: number, encode: (b: Buff
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** RFC 4648 base32, upper case, without padding (node has no base32 of its own). */
-export function base32(bytes: Buffer): string {
+function base32(bytes: Buffer): string {
   let out = '';
   let buffer = 0;
   let bits = 0;
@@ -101,7 +101,7 @@ export function base32(bytes: Buffer): string {
 }
 
 /** Letters rotated by 13 (`tr A-Za-z N-ZA-Mn-za-m`); everything else as it is. */
-export function rot13(text: string): string {
+function rot13(text: string): string {
   return text.replace(/[A-Za-z]/g, (c) => {
     const code = c.charCodeAt(0);
     const a = code >= 97 ? 97 : 65;
