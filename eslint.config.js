@@ -85,6 +85,36 @@ export default tseslint.config(
     },
   },
   {
+    // Below the CLI every input is explicit: the CLI's entry (src/cli.ts, src/commands/) reads the process's
+    // environment and folder once (cli-io.ts: processIO) and hands them down, so a library caller's `env`
+    // and `cwd` are the ones used (keys, secrets, git), never this process's (docs/architecture.md).
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/cli.ts',
+      'src/cli-io.ts',
+      'src/commands/**',
+      // Entry points of processes of their own: the Playwright reporter runs inside Playwright, the
+      // watchdog is a child of ours; each reads its own process's environment.
+      'src/verifiers/playwright/reporter/**',
+      'src/process/watchdog-main.ts',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['env', 'cwd', 'chdir'].map((property) => ({
+          object: 'process',
+          property,
+          message: `process.${property} below the CLI: take it from the caller (an \`env\` or \`cwd\` option; the CLI passes its CliIO's)`,
+        })),
+        {
+          object: 'os',
+          property: 'homedir',
+          message: "os.homedir() reads this process's HOME: use the caller's env.HOME (else os.userInfo().homedir)",
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON records (run.json, attempt.json) whose shape the assertions themselves check.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

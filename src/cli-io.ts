@@ -1,8 +1,12 @@
-// The streams a command writes to; injectable so tests can capture output.
+// What a command reads and writes: its streams, environment and working folder. The CLI's entry (main)
+// takes them from its caller; only processIO reads the process's own, so the CLI can run in-process
+// with another environment, folder and streams, and nothing below it reads process.env or process.cwd().
 
 export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** What `init` asks on and `mcp` serves on. */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** True when stdout is a terminal (colour, live progress). */
@@ -16,6 +20,7 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY),

@@ -4,6 +4,7 @@ import { processIO, writeHuman, writeLine, type CliIO } from './cli-io.js';
 import { ElenchosError, ExitCode } from './errors.js';
 import { elenchosVersion } from './version.js';
 import { loadSigningKey } from './util/signing-key.js';
+import { withGitEnvironment } from './git/git.js';
 import { registerCheck } from './commands/check.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRun } from './commands/run.js';
@@ -40,7 +41,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     )
     // Read once, before any command does anything: a key file rewritten later is not what signs this run.
     .hook('preAction', (thisCommand) => {
-      loadSigningKey(io.env, (thisCommand.opts() as { signingKeyFile?: string }).signingKeyFile);
+      loadSigningKey(io.env, (thisCommand.opts() as { signingKeyFile?: string }).signingKeyFile, io.cwd);
     });
   registerCheck(program, io, setExit);
   registerVerify(program, io, setExit);
@@ -75,7 +76,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     exitCode = code;
   });
   try {
-    await program.parseAsync([...argv]);
+    // Every git call of the command starts from the caller's environment, never from this process's own.
+    await withGitEnvironment(io.env, () => program.parseAsync([...argv]));
     return exitCode;
   } catch (error) {
     return handleError(error, io);

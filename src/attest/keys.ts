@@ -20,10 +20,16 @@ export async function generateKeyFiles(dir: string): Promise<{ privateKeyFile: s
       throw new InputError(`${file} already exists; keygen never replaces a key: choose another --out folder or remove it yourself`);
   }
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  await mkdir(dir, { recursive: true });
+  // A plain file, a folder that cannot be written, a full disk: bad input named in one line, not a stack.
+  const refuse = (error: unknown): never => {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'is a file, not a folder' : `cannot be written (${code})`;
+    throw new InputError(`--out ${dir} ${why}; choose a folder to write ${PRIVATE_KEY_FILE} and ${PUBLIC_KEY_FILE} into`, { cause: error });
+  };
+  await mkdir(dir, { recursive: true }).catch(refuse);
   // `wx`: if another process made the file since the check above, fail rather than write through it.
-  await writeFile(privateKeyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-  await writeFile(publicKeyFile, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644, flag: 'wx' });
+  await writeFile(privateKeyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' }).catch(refuse);
+  await writeFile(publicKeyFile, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644, flag: 'wx' }).catch(refuse);
   return { privateKeyFile, publicKeyFile, keyId: keyIdOf(publicKey) };
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigSchema } from '../config/config-schema.js';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { InputError } from '../errors.js';
-import { findRepoRoot } from '../git/git.js';
+import { findRepoRoot, withGitEnvironment } from '../git/git.js';
 import { listCommitFiles, readCommitFiles, resolveCommit } from '../git/commit-files.js';
 import { TEST_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
@@ -23,6 +23,8 @@ const DEFAULT_TASKS: readonly string[] = ConfigSchema.shape.tasks.parse(undefine
 
 export interface VerifyAttestationOptions {
   cwd: string;
+  /** The caller's environment: git's. */
+  env: NodeJS.ProcessEnv;
   file: string;
   /** The signer: an Ed25519 public key file (`--key`), or a keyless identity (a Sigstore bundle). */
   signer: { keyFile: string } | { keyless: KeylessPolicy };
@@ -45,7 +47,12 @@ export interface VerifyAttestationResult {
 }
 
 /** Checks signature, result, commit, every file digest at the commit and the task set; throws AttestationRefusedError on the first that fails. */
-export async function verifyAttestation(options: VerifyAttestationOptions): Promise<VerifyAttestationResult> {
+export function verifyAttestation(options: VerifyAttestationOptions): Promise<VerifyAttestationResult> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => verifyAttestationInScope(options));
+}
+
+async function verifyAttestationInScope(options: VerifyAttestationOptions): Promise<VerifyAttestationResult> {
   const { signer } = options;
   // A key is read first, so a wrong --key is bad input (exit 3) before anything else is looked at.
   const publicKey = 'keyFile' in signer ? await readVerifyKey(signer.keyFile, options.cwd) : null;

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { InputError } from '../errors.js';
-import { findRepoRoot } from '../git/git.js';
+import { findRepoRoot, withGitEnvironment } from '../git/git.js';
 import { resolveCommit } from '../git/commit-files.js';
 import { INPUT_FILE_LIMIT, readRegularFile } from '../util/regular-file.js';
 import { sha256 } from '../util/sha256.js';
@@ -37,7 +37,12 @@ export interface AttestVerdictResult {
 }
 
 /** The in-toto statement of one verdict document: its commit, the files its runs locked, each criterion's result. */
-export async function statementOfVerdict(options: VerdictStatementOptions): Promise<Statement> {
+export function statementOfVerdict(options: VerdictStatementOptions): Promise<Statement> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => statementOfVerdictInScope(options));
+}
+
+async function statementOfVerdictInScope(options: VerdictStatementOptions): Promise<Statement> {
   const facts = readVerdict(options.document);
   const root = await findRepoRoot(options.cwd);
   if (!root) throw new InputError(`--attest: ${options.cwd} is not in a git repository; an attestation names a commit`);

@@ -25,6 +25,7 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
       const { applyRun } = await import('../core/stored-runs/apply-run.js');
       const result = await applyRun({
         cwd: io.cwd,
+        env: io.env,
         runId,
         commit: options.commit,
         branch: options.branch,

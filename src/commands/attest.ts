@@ -36,13 +36,12 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
     .argument('<verdict>', 'the --json output of verify or merge')
     .option('--config <file>', 'the config file, when no run of the verdict names it')
     .action(async (verdict: string, options: { config?: string }) => {
-      const { readFile } = await import('node:fs/promises');
       const path = await import('node:path');
-      const document = await readFile(path.resolve(io.cwd, verdict), 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new InputError(
-          `${verdict}: cannot read the verdict (${error.code ?? String(error)}); pass the --json output of verify or merge`,
-        );
-      });
+      const { readRegularFile } = await import('../util/regular-file.js');
+      const { EVIDENCE_FILE_LIMIT } = await import('../util/json-file.js');
+      // A verdict document is a JSON file of verify or merge: a FIFO or /dev/zero is never read, nor more than the limit.
+      const bytes = await readRegularFile(path.resolve(io.cwd, verdict), { label: verdict, maxBytes: EVIDENCE_FILE_LIMIT });
+      const document = bytes.toString('utf8');
       const { statementOfVerdict } = await import('../attest/write-attestation.js');
       const statement = await statementOfVerdict({ cwd: io.cwd, document, exitCode: null, configFile: options.config, env: io.env });
       writeLine(io.stdout, JSON.stringify(statement.predicate, null, 2));
@@ -102,6 +101,7 @@ export function registerAttest(program: Command, io: CliIO, setExit: (code: numb
       const { verifyAttestation } = await import('../attest/verify-attestation.js');
       const held = await verifyAttestation({
         cwd: io.cwd,
+        env: io.env,
         file,
         signer: signerOf(options),
         commit: options.commit,

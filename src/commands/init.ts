@@ -1,6 +1,6 @@
 // `elenchos init`: a config, one example contract with its test, the ignore rule, optionally a CI workflow.
 import { createInterface } from 'node:readline/promises';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
 import type { AgentType } from '../config/config-schema.js';
 import { ExitCode, InputError } from '../errors.js';
@@ -42,7 +42,11 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
         'command',
       ]),
     )
-    .option('--app-command <command>', 'the command that starts the app on {port} (default: from package.json scripts dev/start)')
+    .option(
+      '--app-command <command>',
+      'the command that starts the app on {port} (default: from package.json scripts dev/start)',
+      parseCommandLine,
+    )
     .addOption(new Option('--ci <provider>', 'also write a CI workflow').choices(['github']))
     .option('--agents', 'with --ci github: also the agents workflow (shares of run --shard, a join, the winners pushed; docs/scale.md)')
     .option('--k8s', 'also write a Kubernetes Indexed Job of shares, its join Job and the Dockerfile of their image (docs/scale.md)')
@@ -65,7 +69,7 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
         shares: options.shares,
         stopAtFirst: options.stopAtFirst,
       });
-      const ask = !options.yes && !options.json && io.isTTY && Boolean(process.stdin.isTTY);
+      const ask = !options.yes && !options.json && io.isTTY && Boolean(io.stdin.isTTY);
       if (ask) {
         renderInit(plan, io.stdout, false);
         if (!(await confirm(io, 'Write these files?'))) {
@@ -82,11 +86,17 @@ export function registerInit(program: Command, io: CliIO, setExit: (code: number
 }
 
 async function confirm(io: CliIO, question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: io.stdout });
+  const rl = createInterface({ input: io.stdin, output: io.stdout });
   try {
     const answer = (await rl.question(`${question} [Y/n] `)).trim().toLowerCase();
     return answer === '' || answer === 'y' || answer === 'yes';
   } finally {
     rl.close();
   }
+}
+
+/** A command line: written into the config as app.command, so an empty one would be a config that cannot start anything. */
+function parseCommandLine(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected the command that starts the app, e.g. "npm run dev -- --port {port}"');
+  return value;
 }

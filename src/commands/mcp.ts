@@ -1,5 +1,6 @@
 // `elenchos mcp`: serve the MCP tools on stdin/stdout until the client goes away.
 import type { Command } from 'commander';
+import type { Readable, Writable } from 'node:stream';
 import type { CliIO } from '../cli-io.js';
 
 export function registerMcp(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -11,10 +12,10 @@ export function registerMcp(program: Command, io: CliIO, setExit: (code: number)
       const { createMcpServer } = await import('../mcp/server.js');
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const server = createMcpServer({ cwd: io.cwd, env: io.env, configFile: options.config });
-      const transport = new StdioServerTransport();
+      const transport = new StdioServerTransport(io.stdin as Readable, io.stdout as Writable);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve();
-        process.stdin.once('end', () => resolve());
+        io.stdin.once('end', () => resolve());
       });
       await server.connect(transport);
       await closed;

@@ -2,9 +2,10 @@
 import { InvalidArgumentError } from 'commander';
 import { GUARD_NAMES, type GuardName } from '../states.js';
 
-/** A number > 0 (dollars, credits, minutes). */
+/** A number > 0 (dollars, credits, minutes); four hundred digits of nines are Infinity, not a cap. */
 export function parsePositive(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a number greater than 0');
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || !Number.isFinite(Number(value)))
+    throw new InvalidArgumentError('expected a number greater than 0');
   return Number(value);
 }
 
@@ -21,9 +22,9 @@ export function budgetOverrides(options: {
   };
 }
 
-/** A whole number ≥ 0. */
+/** A whole number ≥ 0 (at most Number.MAX_SAFE_INTEGER: more digits would not read back as typed). */
 export function parseCount(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number (0 or more)');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected a whole number (0 or more)');
   return Number(value);
 }
 
@@ -39,4 +40,14 @@ export function parseGuards(value: string): GuardName[] {
       `${unknown.length > 0 ? `not a guard: ${unknown.join(', ')}; ` : ''}expected guard names from ${GUARD_NAMES.join(', ')}`,
     );
   return [...new Set(names as GuardName[])];
+}
+
+/** Tasks verified at once: each is a worktree, an app and a verifier, so a few dozen is already more than any machine runs well. */
+export const MAX_WORKERS = 64;
+
+/** `--workers <n>`: 1 to MAX_WORKERS. */
+export function parseWorkers(value: string): number {
+  const n = parseCount(value);
+  if (n < 1 || n > MAX_WORKERS) throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_WORKERS}`);
+  return n;
 }

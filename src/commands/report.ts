@@ -14,7 +14,7 @@ export function registerReport(program: Command, io: CliIO, setExit: (code: numb
       const { writeReport } = await import('../core/stored-runs/report.js');
       const { renderHtmlReport } = await import('../reporters/html-report.js');
       const signingKey = signingKeyFor(io.env);
-      const file = await writeReport({ cwd: io.cwd, runId, out: options.out, signingKey, render: renderHtmlReport });
+      const file = await writeReport({ cwd: io.cwd, env: io.env, runId, out: options.out, signingKey, render: renderHtmlReport });
       writeHuman(io.stdout, file);
       setExit(ExitCode.VERIFIED);
     });

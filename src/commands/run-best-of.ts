@@ -65,6 +65,7 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
     const { describeApply } = await import('./apply.js');
     const applied = await applyRun({
       cwd: io.cwd,
+      env: io.env,
       runId: result.record.runId,
       commit: options.commit,
       branch: options.branch,

@@ -77,6 +77,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
         const { describeApply } = await import('./apply.js');
         const applied = await applyRun({
           cwd: io.cwd,
+          env: io.env,
           runId: result.record.runId,
           commit: options.commit,
           branch: options.branch,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { ExitCode, InputError } from '../errors.js';
-import { parseCount, parseGuards, parsePositive } from './options.js';
+import { parseGuards, parsePositive, parseWorkers } from './options.js';
 import type { VerifyCommandOptions } from './verify-options.js';
 import { withAttestation, type AttestFlags } from './attest-option.js';
 import { withShardSeal, type ShardSealFlags } from './shard-seal-option.js';
@@ -24,7 +24,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
     .command('verify')
     .description('check the committed code against task contracts, with no agent (exit 0 only if every task is VERIFIED)')
     .argument('[tasks...]', 'task files or globs (default: "tasks" from the config); exactly one with --verifier-only')
-    .option('--workers <n>', 'tasks verified in parallel, each in its own worktree and port', parseCount, 1)
+    .option('--workers <n>', 'tasks verified in parallel, each in its own worktree and port (1 to 64)', parseWorkers, 1)
     .option(
       '--shard <i/n>',
       "verify only shard i of n (split deterministically across CI machines); 'auto' (or auto/<n>) reads the CI's parallel-job index and total",

@@ -6,7 +6,7 @@ import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { checkSetupCopy } from '../config/setup-copy.js';
 import type { MappedStep } from '../contract/criteria-map.js';
 import { ElenchosError, describeError } from '../errors.js';
-import { repoRootOrCwd } from '../git/git.js';
+import { repoRootOrCwd, withGitEnvironment } from '../git/git.js';
 import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
 import { resolveTask } from './resolve-task.js';
@@ -24,7 +24,8 @@ export interface CheckOptions {
   /** Task files; none means the config's `tasks` globs (what `elenchos verify` would check). */
   files: string[];
   configFile?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The caller's environment: the config's variables, a listing verifier's child, git. */
+  env: NodeJS.ProcessEnv;
   /** `--lock-base <ref>`: also refuse a test lock changed since then without its contract. */
   lockBase?: string;
 }
@@ -55,7 +56,12 @@ export interface CheckReport {
 }
 
 /** Checks every task file and the config, collecting every problem instead of stopping at the first. */
-export async function checkTasks(options: CheckOptions): Promise<CheckReport> {
+export function checkTasks(options: CheckOptions): Promise<CheckReport> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => checkTasksInScope(options));
+}
+
+async function checkTasksInScope(options: CheckOptions): Promise<CheckReport> {
   const root = await repoRootOrCwd(options.cwd);
   let loaded: LoadedConfig | null = null;
   const configProblems: string[] = [];
@@ -101,7 +107,7 @@ async function checkOne(
   root: string,
   loaded: LoadedConfig | null,
   lockBase: string | undefined,
-  env: NodeJS.ProcessEnv | undefined,
+  env: NodeJS.ProcessEnv,
 ): Promise<TaskCheck> {
   const shown = path.relative(root, file).startsWith('..') ? file : path.relative(root, file).split(path.sep).join('/');
   const result: TaskCheck = {

@@ -27,7 +27,7 @@ export async function resolveTask(
   file: string,
   root: string,
   config: Config,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
   { keepListing = false }: { keepListing?: boolean } = {},
 ): Promise<ResolvedTask> {
   const loaded = await loadTask(file, { root });

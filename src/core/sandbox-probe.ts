@@ -2,6 +2,7 @@
 // command runs inside the agent's and the app's sandbox arguments, as a run builds them, and must find
 // no capability, no way to unmount what hides the checkout, /tmp or /proc, and no checkout. Asked once
 // per process: the kernel does not change under a run (docs/security.md#the-agent-sandbox).
+import { SYSTEM_PATH } from '../process/system-path.js';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -104,7 +105,8 @@ async function probeOnce(bwrap: string, args: readonly string[], cwd: string): P
     reject: false,
     timeout: 10_000,
     stdin: 'ignore',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    // The system's own folders: the probe's shell and tools are the machine's, never a PATH the caller could point elsewhere.
+    env: { PATH: SYSTEM_PATH },
   });
   if (result.exitCode !== 0 || !/^done: yes$/m.test(result.stdout)) {
     const said = `${result.stderr}`.trim().split('\n').at(-1) ?? '';

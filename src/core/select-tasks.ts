@@ -3,19 +3,23 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { InputError } from '../errors.js';
 import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
+import { MAX_SHARDS } from './shard-limit.js';
+
+export { MAX_SHARDS };
 
 export interface Shard {
   index: number;
   count: number;
 }
 
-/** Parses `i/n` (1 ≤ i ≤ n). */
+/** Parses `i/n` (1 ≤ i ≤ n ≤ MAX_SHARDS). */
 export function parseShard(value: string): Shard {
   const match = /^(\d+)\/(\d+)$/.exec(value);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count)
     throw new InputError(`--shard "${value}" must look like i/n with 1 ≤ i ≤ n (for example 2/4)`);
+  if (count > MAX_SHARDS) throw new InputError(`--shard "${value}": at most ${MAX_SHARDS} shards; split into fewer`);
   return { index, count };
 }
 
@@ -23,6 +27,8 @@ export function parseShard(value: string): Shard {
 export async function selectTasks(patterns: readonly string[], base: string, shard?: Shard): Promise<string[]> {
   const found = new Set<string>();
   for (const pattern of patterns) {
+    if (pattern.trim() === '')
+      throw new InputError('an empty task file or glob was given; pass a task file (tasks/x.json) or a glob (tasks/*.json)');
     const matches = fg.isDynamicPattern(pattern)
       ? await fg(pattern, {
           cwd: base,

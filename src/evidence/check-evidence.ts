@@ -1,8 +1,10 @@
 // What `evidence verify` and `apply` both check of a stored run folder: its manifest, and each attempt's own
 // manifest (written when the attempt ended, see seal-attempt.ts), with their HMACs when a key is given; for
 // a best-of run, each candidate's folder the same way (each was sealed as a run of its own when it ended).
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { EVIDENCE_FILE_LIMIT } from '../util/json-file.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { attemptsDir, candidatesDir, EVIDENCE_FILES, runJsonPath } from './layout.js';
 import { verifyManifest, type ManifestCheck, type ManifestOptions } from './manifest.js';
 
@@ -36,7 +38,8 @@ export async function checkRunEvidence(runDir: string, options: ManifestOptions 
 // record; one that failed before its run existed has none). Read leniently: the manifest check covers run.json.
 async function sealedCandidates(runDir: string): Promise<string[]> {
   try {
-    const record = JSON.parse(await readFile(runJsonPath(runDir), 'utf8')) as { candidates?: unknown };
+    const bytes = await readRegularFile(runJsonPath(runDir), { maxBytes: EVIDENCE_FILE_LIMIT });
+    const record = JSON.parse(bytes.toString('utf8')) as { candidates?: unknown };
     if (!Array.isArray(record.candidates)) return [];
     return record.candidates.flatMap((c: { name?: unknown; durationMs?: unknown }) =>
       typeof c?.name === 'string' && /^[A-Za-z0-9][\w-]*$/.test(c.name) && typeof c.durationMs === 'number' ? [c.name] : [],

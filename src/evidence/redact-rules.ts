@@ -1,5 +1,8 @@
 // The patterns that find secrets in text, and a line scanner that carries a PEM block across lines.
-import type { Span, WrappedSecrets } from './redact-wrapped.js';
+import type { FormMatcher } from './redact-matcher.js';
+import { separatedSpans, type SeparatedSecrets } from './redact-separated.js';
+import { decodedViews, lineSpans } from './redact-views.js';
+import { merge, type Span, type WrappedSecrets } from './redact-wrapped.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -32,21 +35,38 @@ const PEM_END = /-----END ([A-Z0-9 ]+ )?PRIVATE KEY-----/;
 const PEM_BODY = /^\s*([A-Za-z0-9+/=]*|[A-Za-z-]+:.*)\s*\r?$/;
 const PRIVATE_KEY = '[REDACTED:private-key]';
 
+/** The secrets a line is also searched for spelled out (redact-separated.ts) and inside its decoded views (redact-views.ts). */
+export interface SpelledSecrets {
+  /** The stream's scanner: its state carries from line to line. */
+  separated: SeparatedSecrets;
+  /** The secrets it looks for, for a one-off scan (a decoded view, a cut). */
+  secrets: readonly string[];
+}
+
 /** Redacts one line at a time; holds the state of a private key block spanning lines. */
 export class LineRedactor {
   private inKey = false;
   /** Number of replacements made so far. */
   count = 0;
 
-  /** `wrapped`: secrets encoded over several lines (redact-wrapped.ts), judged with the lines before. */
+  /**
+   * `wrapped`: secrets encoded over several lines (redact-wrapped.ts), judged with the lines before;
+   * `spelled`: secrets with separators between their characters, or escaped character by character.
+   */
   constructor(
-    private readonly values: RegExp | null,
+    private readonly values: FormMatcher | null,
     private readonly wrapped: WrappedSecrets | null = null,
+    private readonly spelled: SpelledSecrets | null = null,
   ) {}
 
-  /** Returns the redacted line, or null when the whole line belongs to a removed key block. */
-  line(input: string): string | null {
-    let text = this.wrapped ? this.hideSpans(input, this.wrapped.spans(input)) : input;
+  /**
+   * Returns the redacted line, or null when the whole line belongs to a removed key block. `lineEnd`:
+   * a line break follows (false for a piece of a line too long to hold, see cutPoint).
+   */
+  line(input: string, lineEnd = true): string | null {
+    const spans = this.wrapped ? this.wrapped.spans(input) : [];
+    if (this.spelled) spans.push(...this.spelled.separated.feed(input, lineEnd), ...this.viewSpans(input));
+    let text = spans.length > 0 ? this.hideSpans(input, merge(spans)) : input;
     if (this.inKey) {
       const end = PEM_END.exec(text);
       if (end) {
@@ -67,7 +87,7 @@ export class LineRedactor {
       this.count++;
       text = text.slice(0, begin.index) + PRIVATE_KEY;
     }
-    if (this.values) text = this.replace(text, this.values, REDACTED);
+    if (this.values) text = this.hideSpans(text, this.values.spans(text));
     for (const rule of TOKEN_RULES) text = this.replace(text, rule.pattern, rule.replace);
     return text;
   }
@@ -82,11 +102,15 @@ export class LineRedactor {
   cutPoint(text: string, hold: number): number {
     // A key block's own markers are enough: a cut between them leaves the first piece in the block and the
     // second one ending it, as lines of a block do.
-    const patterns = [PEM_BEGIN, PEM_END, ...(this.values ? [this.values] : []), ...TOKEN_RULES.map((r) => r.pattern)];
+    const patterns = [PEM_BEGIN, PEM_END, ...TOKEN_RULES.map((r) => r.pattern)];
     // A global copy of each pattern, so the shared patterns' lastIndex neither matters nor changes.
     const spans = patterns.flatMap((p) =>
       [...text.matchAll(new RegExp(p, 'g'))].map((m): [number, number] => [m.index, m.index + m[0].length]),
     );
+    for (const s of this.values?.spans(text) ?? []) spans.push([s.start, s.end]);
+    if (this.spelled) {
+      for (const s of [...separatedSpans(text, this.spelled.secrets), ...this.viewSpans(text)]) spans.push([s.start, s.end]);
+    }
     let cut = Math.max(0, text.length - hold);
     let moved = true;
     while (moved) {
@@ -101,13 +125,29 @@ export class LineRedactor {
     return cut;
   }
 
+  /** Secrets found in the line once decoded (percent-encoded or JSON-escaped characters), where they are in the line. */
+  private viewSpans(line: string): Span[] {
+    const spans: Span[] = [];
+    for (const view of decodedViews(line)) {
+      const found = separatedSpans(view.text, this.spelled!.secrets);
+      if (this.values) found.push(...this.values.spans(view.text));
+      spans.push(...lineSpans(line, view, found));
+    }
+    return spans;
+  }
+
+  /** `text` with each of `spans` (sorted, apart) replaced by REDACTED, in one pass: a 1 MB piece may hold thousands. */
   private hideSpans(text: string, spans: readonly Span[]): string {
-    let out = text;
-    for (const span of [...spans].reverse()) {
-      out = `${out.slice(0, span.start)}${REDACTED}${out.slice(span.end)}`;
+    if (spans.length === 0) return text;
+    const parts: string[] = [];
+    let at = 0;
+    for (const span of spans) {
+      parts.push(text.slice(at, span.start), REDACTED);
+      at = span.end;
       this.count++;
     }
-    return out;
+    parts.push(text.slice(at));
+    return parts.join('');
   }
 
   private replace(text: string, pattern: RegExp, replacement: string): string {
@@ -120,11 +160,4 @@ export class LineRedactor {
       return replacement.replace('$1', typeof args[1] === 'string' ? args[1] : '');
     });
   }
-}
-
-/** One regular expression matching any of `values` (longest first), or null when there are none. */
-export function valuesPattern(values: Iterable<string>): RegExp | null {
-  const unique = [...new Set(values)].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
-  if (unique.length === 0) return null;
-  return new RegExp(unique.map((v) => v.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
 }

@@ -1,18 +1,19 @@
 // Keeps secrets out of evidence: configured values and well-known token formats become [REDACTED].
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, lstat, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, readlink, rename, rm, stat, symlink, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { maskBinaryFile } from './redact-binary.js';
-import { LineRedactor, valuesPattern } from './redact-rules.js';
+import { maskBinaryFile, maskBuffer } from './redact-binary.js';
+import { encodedCores, encodedValues, secretForms } from './redact-forms.js';
+import { FormMatcher } from './redact-matcher.js';
+import { LineRedactor, REDACTED, type SpelledSecrets } from './redact-rules.js';
+import { SeparatedSecrets } from './redact-separated.js';
 import { WrappedSecrets } from './redact-wrapped.js';
 
-export { REDACTED } from './redact-rules.js';
-
-/** Shorter values would redact ordinary words and numbers all over the evidence. */
-export const MIN_SECRET_LENGTH = 4;
+export { REDACTED };
+export { MAX_ENCODED_LENGTH, MIN_ENCODED_LENGTH, MIN_SECRET_LENGTH } from './redact-forms.js';
 /** A line longer than this is cut (see LineRedactor.cutPoint), so one huge line cannot exhaust memory. */
 const MAX_LINE = 1024 * 1024;
 /** What a cut keeps back at least: the start of a secret or token that may end in the next read. */
@@ -38,27 +39,46 @@ export interface RedactTreeResult {
   files: number;
   changed: number;
   binary: number;
+  /** Files, folders and symlinks renamed because their name held a secret, and symlinks whose target did. */
+  renamed: number;
   replacements: number;
 }
 
 /** Redacts text, files and folders with one set of secrets. */
 export class Redactor {
-  private readonly textValues: RegExp | null;
-  private readonly byteValues: RegExp | null;
-  /** Characters a cut keeps back: HOLD, or the longest secret when one is longer. */
-  private readonly hold: number;
-  /** The secrets long enough to be redacted encoded, and their base64 cores: for encodings spread over lines. */
+  private readonly values: readonly string[];
+  // Built on first use: a run's redactor for its printed lines never scans a file, and the other way round.
+  private textMatcher: FormMatcher | null | undefined;
+  private byteMatcher: FormMatcher | null | undefined;
+  /** The secrets long enough to be redacted encoded, and their base64 and base32 cores: for encodings spread over lines. */
   private readonly encoded: { cores: string[]; values: string[] };
 
   constructor(options: RedactorOptions = {}) {
-    const forms = secretForms(options.values);
-    this.encoded = encodedSecrets(options.values);
-    this.textValues = valuesPattern(forms);
-    // Files are scanned as latin1, one char per byte, so bytes outside a match are written back
-    // untouched even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
-    const byteForms = forms.map((v) => Buffer.from(v).toString('latin1'));
-    this.byteValues = valuesPattern(byteForms);
-    this.hold = Math.max(HOLD, ...byteForms.map((v) => v.length));
+    this.values = options.values ?? [];
+    const values = encodedValues(options.values);
+    this.encoded = { cores: [...new Set(values.flatMap((v) => encodedCores(Buffer.from(v))))], values };
+  }
+
+  private get textValues(): FormMatcher | null {
+    if (this.textMatcher === undefined) this.textMatcher = matcherOf(secretForms(this.values, false));
+    return this.textMatcher;
+  }
+
+  // Files are scanned as latin1, one char per byte, so bytes outside a match are written back untouched
+  // even when they are not valid UTF-8; the secrets are matched by their UTF-8 bytes.
+  private get byteValues(): FormMatcher | null {
+    if (this.byteMatcher === undefined) this.byteMatcher = matcherOf(secretForms(this.values, true));
+    return this.byteMatcher;
+  }
+
+  /** Characters a cut keeps back: HOLD, or the longest secret (or its spelled-out form) when one is longer. */
+  private get hold(): number {
+    return Math.max(HOLD, ...secretForms(this.values, true).map((v) => v.length), this.spelled(true)?.separated.longest ?? 0);
+  }
+
+  /** `data` (a binary file held whole, as a patch's binary hunk makes it) with each secret byte masked, as redactFile does a binary file. */
+  maskBytes(data: Buffer): Buffer {
+    return maskBuffer(data, this.byteValues, this.spelled(true)?.secrets).data;
   }
 
   /** Returns `text` with every secret replaced. */
@@ -87,11 +107,18 @@ export class Redactor {
   }
 
   private textScanner(): LineRedactor {
-    return new LineRedactor(this.textValues, this.wrapped(false));
+    return new LineRedactor(this.textValues, this.wrapped(false), this.spelled(false));
   }
 
   private wrapped(latin1: boolean): WrappedSecrets | null {
     return this.encoded.values.length > 0 ? new WrappedSecrets(this.encoded.cores, this.encoded.values, latin1) : null;
+  }
+
+  /** A scanner of one stream for the secrets spelled out character by character (`latin1`: as their bytes). */
+  private spelled(latin1: boolean): SpelledSecrets | null {
+    if (this.encoded.values.length === 0) return null;
+    const secrets = this.encoded.values.map((v) => (latin1 ? Buffer.from(v).toString('latin1') : v));
+    return { separated: new SeparatedSecrets(secrets), secrets };
   }
 
   /**
@@ -102,7 +129,7 @@ export class Redactor {
   async redactFile(file: string): Promise<RedactFileResult> {
     const tmp = `${file}.${randomBytes(4).toString('hex')}.redact.tmp`;
     if (!TEXT_NAME.test(file) && (await looksBinary(file))) {
-      const replacements = await maskBinaryFile(file, tmp, this.byteValues).catch(async (error: unknown) => {
+      const replacements = await maskBinaryFile(file, tmp, this.byteValues, this.spelled(true)?.secrets).catch(async (error: unknown) => {
         await rm(tmp, { force: true });
         throw error;
       });
@@ -114,7 +141,8 @@ export class Redactor {
       await rename(tmp, file);
       return { changed: true, replacements, binary: true };
     }
-    const scanner = new LineRedactor(this.byteValues, this.wrapped(true));
+    const scanner = new LineRedactor(this.byteValues, this.wrapped(true), this.spelled(true));
+    const hold = this.hold;
     const out = createWriteStream(tmp, { encoding: 'latin1' });
     // A failed write (a full disk) must reject this call, not surface as an unhandled 'error' event: the
     // stream keeps its error (out.errored), the next line stops on it, and finished() rejects with it.
@@ -123,7 +151,7 @@ export class Redactor {
       let pending = '';
       const emit = async (line: string, newline: boolean) => {
         if (out.errored) throw out.errored;
-        const kept = scanner.line(line);
+        const kept = scanner.line(line, newline);
         if (kept === null) return;
         if (!out.write(newline ? `${kept}\n` : kept)) await once(out, 'drain');
       };
@@ -133,7 +161,7 @@ export class Redactor {
         pending = lines.pop() as string;
         for (const line of lines) await emit(line, true);
         if (pending.length > MAX_LINE) {
-          const cut = scanner.cutPoint(pending, this.hold);
+          const cut = scanner.cutPoint(pending, hold);
           await emit(pending.slice(0, cut), false);
           pending = pending.slice(cut);
         }
@@ -159,7 +187,7 @@ export class Redactor {
 
   /** Redacts every regular file under `dir` (symlinks are neither followed nor rewritten). */
   async redactTree(dir: string): Promise<RedactTreeResult> {
-    const result: RedactTreeResult = { files: 0, changed: 0, binary: 0, replacements: 0 };
+    const result: RedactTreeResult = { files: 0, changed: 0, binary: 0, renamed: 0, replacements: 0 };
     for (const file of await listFiles(dir)) {
       const one = await this.redactFile(file);
       result.files++;
@@ -167,70 +195,60 @@ export class Redactor {
       if (one.binary) result.binary++;
       result.replacements += one.replacements;
     }
+    result.renamed = await this.redactNames(dir);
     return result;
   }
-}
 
-// The ways a secret shows up in logs and JSON: as is, JSON-escaped, URL-encoded, hex and base64
-// (an app that prints `/proc/<pid>/environ` encoded is the agent's code: issue #25); and each line of a
-// multi-line value on its own, because files are scanned line by line.
-function secretForms(values: readonly string[] | undefined): string[] {
-  const forms = new Set<string>();
-  const add = (v: string) => {
-    if (v.trim().length < MIN_SECRET_LENGTH) return;
-    forms.add(v);
-    forms.add(JSON.stringify(v).slice(1, -1));
-    forms.add(JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1));
-    forms.add(encodeURIComponent(v));
-    // Shorter ones encode to a few characters that ordinary text has; much longer ones (a 64 KB blob)
-    // would make the one pattern of every form larger than V8 compiles.
-    if (v.length < MIN_ENCODED_LENGTH || v.length > MAX_ENCODED_LENGTH) return;
-    const bytes = Buffer.from(v);
-    forms.add(bytes.toString('hex'));
-    forms.add(bytes.toString('hex').toUpperCase());
-    for (const encoded of base64Cores(bytes)) {
-      forms.add(encoded);
-      forms.add(encoded.replaceAll('+', '-').replaceAll('/', '_'));
-    }
-  };
-  values?.forEach((value) => {
-    add(value);
-    // A one-line value is its only line, already added.
-    for (const part of value.split(/\r?\n/)) if (part.length >= 8) add(part);
-  });
-  return [...forms];
-}
-
-/** The secrets (and lines of multi-line ones) that are also redacted encoded, with all their base64 cores. */
-function encodedSecrets(values: readonly string[] | undefined): { cores: string[]; values: string[] } {
-  const kept = new Set<string>();
-  for (const value of values ?? []) {
-    for (const v of [value, ...value.split(/\r?\n/)]) {
-      if (v.trim().length >= MIN_SECRET_LENGTH && v.length >= MIN_ENCODED_LENGTH && v.length <= MAX_ENCODED_LENGTH) kept.add(v);
-    }
+  /** `name` (a file's, a folder's, a symlink's target) with every secret replaced; `[REDACTED]` holds no `/`. */
+  redactName(name: string): string {
+    return this.redactText(name);
   }
-  const cores = [...kept].flatMap((v) => base64Cores(Buffer.from(v)).flatMap((c) => [c, c.replaceAll('+', '-').replaceAll('/', '_')]));
-  return { cores: [...new Set(cores)], values: [...kept] };
+
+  /**
+   * Renames every entry under `dir` whose name holds a secret (deepest first, so a path stays valid until
+   * its own turn), and rewrites every symlink whose target does: an agent that names a file after a key,
+   * or links to it, stores it in the tree's listing and in an archive's entry names, where no content scan
+   * looks. Two names that redact alike get `-2`, `-3`…: nothing is overwritten. Returns how many changed.
+   */
+  private async redactNames(dir: string): Promise<number> {
+    let changed = 0;
+    const visit = async (current: string) => {
+      for (const entry of await readdir(current, { withFileTypes: true })) {
+        const full = path.join(current, entry.name);
+        if (entry.isDirectory()) await visit(full);
+        if (entry.isSymbolicLink()) {
+          const target = await readlink(full);
+          const clean = this.redactName(target);
+          if (clean !== target) {
+            await unlink(full);
+            await symlink(clean, full);
+            changed++;
+          }
+        }
+        const redacted = this.redactName(entry.name);
+        if (redacted === entry.name) continue;
+        const name = redacted === '' || redacted === '.' || redacted === '..' ? REDACTED : redacted;
+        let to = path.join(current, name);
+        for (
+          let n = 2;
+          await lstat(to).then(
+            () => true,
+            () => false,
+          );
+          n++
+        )
+          to = path.join(current, `${name}-${n}`);
+        await rename(full, to);
+        changed++;
+      }
+    };
+    if ((await lstat(dir)).isDirectory()) await visit(dir);
+    return changed;
+  }
 }
 
-/** A secret this long or longer (and no longer than MAX_ENCODED_LENGTH) is also redacted hex- and base64-encoded. */
-export const MIN_ENCODED_LENGTH = 8;
-export const MAX_ENCODED_LENGTH = 4096;
-
-/**
- * The base64 characters that depend on `bytes` alone, at each of the three offsets they may sit at in a
- * longer encoded text (a whole environment encoded at once): the characters shared with the bytes before
- * or after are left out, so every copy is found wherever it starts.
- */
-function base64Cores(bytes: Buffer): string[] {
-  const cores: string[] = [];
-  for (const offset of [0, 1, 2]) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
-    const skip = [0, 2, 3][offset]!; // characters that carry bits of the bytes before
-    const whole = Math.floor(((offset + bytes.length) * 8) / 6); // characters made of whole bits of ours
-    cores.push(encoded.slice(skip, whole));
-  }
-  return cores;
+function matcherOf(forms: string[]): FormMatcher | null {
+  return forms.length > 0 ? new FormMatcher(forms) : null;
 }
 
 async function looksBinary(file: string): Promise<boolean> {

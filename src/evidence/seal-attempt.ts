@@ -3,7 +3,8 @@
 // final manifest lists them as sealed instead of reading the folder again, so what a later attempt's
 // agent (or app) changes in an earlier attempt's evidence shows in `evidence verify` (issue #25, item 8).
 import { createHash } from 'node:crypto';
-import { appendFile, open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { hashFile, hashTree, signFiles, type Manifest, type ManifestEntry } from './manifest.js';
@@ -137,18 +138,27 @@ async function writeAttemptManifest(dir: string, entries: Record<string, Manifes
 }
 
 // Whether `file` (hashed now as `current`) is exactly the sealed bytes followed by Elenchos's own late appends.
+// Streamed: the file may be as large as an agent's log gets, too large to hold in one buffer.
 async function grewByAppends(file: string, sealed: ManifestEntry, current: ManifestEntry): Promise<boolean> {
   const appended = Buffer.from((lateAppends.get(file) ?? []).join(''), 'utf8');
   if (appended.length === 0 || current.size !== sealed.size + appended.length) return false;
-  const handle = await open(file, 'r').catch(() => null);
-  if (!handle) return false;
+  const whole = createHash('sha256');
+  const head = createHash('sha256');
+  const tail: Buffer[] = [];
+  let at = 0;
   try {
-    const data = Buffer.alloc(current.size);
-    const { bytesRead } = await handle.read(data, 0, current.size, 0);
-    if (bytesRead !== current.size || createHash('sha256').update(data).digest('hex') !== current.sha256) return false;
-    const head = data.subarray(0, sealed.size);
-    return createHash('sha256').update(head).digest('hex') === sealed.sha256 && data.subarray(sealed.size).equals(appended);
-  } finally {
-    await handle.close();
+    for await (const chunk of createReadStream(file)) {
+      const bytes = chunk as Buffer;
+      whole.update(bytes);
+      const cut = Math.max(0, Math.min(bytes.length, sealed.size - at));
+      head.update(bytes.subarray(0, cut));
+      if (cut < bytes.length) tail.push(bytes.subarray(cut));
+      at += bytes.length;
+      if (at > current.size) return false; // grew again meanwhile: not the bytes checked
+    }
+  } catch {
+    return false;
   }
+  if (at !== current.size || whole.digest('hex') !== current.sha256) return false;
+  return head.digest('hex') === sealed.sha256 && Buffer.concat(tail).equals(appended);
 }

@@ -8,7 +8,7 @@
 // compared after it: any change ends the run, and the files are put back as they were.
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { accountHome } from '../util/account-home.js';
 import path from 'node:path';
 import { git } from './git.js';
 
@@ -56,10 +56,13 @@ async function stateRoots(
   const [common = '', own = ''] = out ? out.split('\n').map((line) => line.trim()) : [known!.commonDir, known!.gitDir];
   const roots = COMMON.map((p) => path.join(common, p));
   if (path.resolve(own) !== path.resolve(common)) roots.push(...ADMIN.map((p) => path.join(own, p)));
-  const home = env.HOME ?? os.homedir();
-  const xdg = env.XDG_CONFIG_HOME || path.join(home, '.config');
-  roots.push(env.GIT_CONFIG_GLOBAL || path.join(home, '.gitconfig'));
-  roots.push(...['config', 'attributes', 'ignore'].map((name) => path.join(xdg, 'git', name)));
+  // Where git itself looks for the global config: the caller's HOME, else the account's (os.homedir() would
+  // read this process's HOME, not the environment git is given).
+  const home = env.HOME ?? accountHome();
+  const xdg = env.XDG_CONFIG_HOME || (home ? path.join(home, '.config') : null);
+  const global = env.GIT_CONFIG_GLOBAL || (home ? path.join(home, '.gitconfig') : null);
+  if (global) roots.push(global);
+  if (xdg) roots.push(...['config', 'attributes', 'ignore'].map((name) => path.join(xdg, 'git', name)));
   return { roots, commonDir: common };
 }
 
@@ -98,7 +101,8 @@ async function walk(root: string, into: Map<string, Entry>): Promise<void> {
 /** Reads git's settings for `workspace` as they are now (before the agent's turn). */
 export async function captureGitState(
   workspace: string,
-  env: NodeJS.ProcessEnv = process.env,
+  /** The caller's environment (the one git runs with): where the global config is. */
+  env: NodeJS.ProcessEnv,
   /** The worktree's git folders when the caller has proven them already (worktreeGitDirs): git is not asked. */
   known?: { commonDir: string; gitDir: string },
 ): Promise<GitState> {

@@ -1,5 +1,6 @@
 // The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
 // (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { DiskFullError, ElenchosError } from '../errors.js';
 
@@ -10,6 +11,7 @@ export class GitError extends ElenchosError {
 export interface GitOptions {
   cwd: string;
   input?: string;
+  /** The environment git starts from; unset, the caller's (withGitEnvironment). */
   env?: NodeJS.ProcessEnv;
   /** An index file of ours to read instead of the worktree's (`GIT_INDEX_FILE`, which the environment never sets). */
   indexFile?: string;
@@ -60,11 +62,30 @@ export function unshareObjects(dir: string): void {
   sharedObjects.delete(dir);
 }
 
+// The caller's environment (the CLI's, or what a library caller passed as `env`), set once where a command
+// starts: git reads the user's identity and global config through it. An AsyncLocalStorage like the run
+// scope (process/run-scope.ts), so the dozens of git calls below a command need not each be handed it.
+const callerEnvironments = new AsyncLocalStorage<NodeJS.ProcessEnv>();
+
+/**
+ * Runs `fn` with `env` as the environment every git call under it starts from (less DROPPED). Outside
+ * any (a module called on its own, as a unit test does), git starts from an empty environment: no
+ * identity, no global config, never this process's own.
+ */
+export function withGitEnvironment<T>(env: NodeJS.ProcessEnv, fn: () => T): T {
+  return callerEnvironments.run(env, fn);
+}
+
+/** The environment git calls start from here: the innermost withGitEnvironment's, else an empty one. */
+export function gitCallerEnvironment(): NodeJS.ProcessEnv {
+  return callerEnvironments.getStore() ?? {};
+}
+
 // A fixed locale keeps messages parseable; no prompt can ever block a run waiting for a password.
 // Replace objects (`refs/replace/`, `git replace`) would make HEAD's tree read differently from what its
 // commit names: our calls see the objects as they are.
 function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
-  const kept = Object.entries(options.env ?? process.env).filter(([key]) => !DROPPED.test(key));
+  const kept = Object.entries(options.env ?? gitCallerEnvironment()).filter(([key]) => !DROPPED.test(key));
   const index = options.indexFile === undefined ? {} : { GIT_INDEX_FILE: options.indexFile };
   const alternates = sharedObjects.size === 0 ? {} : { GIT_ALTERNATE_OBJECT_DIRECTORIES: [...sharedObjects].join(path.delimiter) };
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1', ...index, ...alternates };

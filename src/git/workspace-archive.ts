@@ -1,15 +1,17 @@
 // A worktree stored as base commit + diff + untracked files, and restored to the exact same tree.
 import { createReadStream, existsSync, type Stats } from 'node:fs';
-import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, extract, list, type ReadEntry } from 'tar';
 import { InputError, describeError } from '../errors.js';
 import { firstBlockedPath, patchPaths, type BlockedPath } from './apply-guard.js';
+import { redactBinaryHunks } from './binary-hunks.js';
 import { git, gitBytes, gitToFile, splitNul } from './git.js';
 import { bareRepositoryIn, hasGitComponent, isRepositoryFolder } from './nested-repository.js';
 import { backUpPaths } from './path-backup.js';
 import { globMatcher } from '../util/glob-match.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { excludePathspec, isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { ELENCHOS_DIR, headCommit, readStatus } from './status.js';
@@ -30,10 +32,16 @@ export interface SaveWorkspaceOptions {
    */
   snapshot?: Pick<WorkspaceSnapshot, 'head' | 'codes'>;
   /**
-   * Rewrites the files of a folder in place (the run's redaction). Untracked files are copied to a staging
-   * folder and redacted there before they are compressed: once inside the gzip, no byte scan can find them.
+   * Rewrites the files of a folder in place (the run's redaction), and renames those whose name holds a
+   * secret. Untracked files are copied to a staging folder and redacted there before they are compressed:
+   * once inside the gzip, no byte scan can find them, and an entry's name is stored as the staged file has it.
    */
   redactDir?: (dir: string) => Promise<unknown>;
+  /**
+   * Masks the secrets in a binary file's content (keeping its length): the binary hunks of diff.patch are
+   * deflated, out of any scan's sight, so they are undone, masked and written again (binary-hunks.ts).
+   */
+  maskBinary?: (data: Buffer) => Buffer;
 }
 
 export interface SaveWorkspaceResult {
@@ -90,11 +98,13 @@ export async function saveWorkspace(
     for (const p of splitNul(committed)) if (!left(p)) tracked.add(p);
   }
   await writePatch(cwd, baseCommit, [...tracked].sort(), exclude, skipGlobs, diffPath);
+  if (options.maskBinary) await redactBinaryHunks(diffPath, cwd, options.maskBinary);
 
   untracked.sort();
   if (untracked.length > 0) {
     // node-tar reads a leading `@` as "append this archive"; `./` keeps such a name a plain file.
-    const names = untracked.map((p) => (p.startsWith('@') ? `./${p}` : p));
+    const entryName = (p: string) => (p.startsWith('@') ? `./${p}` : p);
+    const names = untracked.map(entryName);
     if (options.redactDir) {
       const staging = path.join(outDir, '.untracked-staging');
       try {
@@ -108,7 +118,9 @@ export async function saveWorkspace(
           });
         }
         await options.redactDir(staging);
-        await create({ gzip: true, portable: true, cwd: staging, file: tarPath, filter: storable(staging) }, names);
+        // The redaction renames what a name gave away (a file named after a key): the entries are what is there now.
+        const staged = (await listEntries(staging)).sort().map(entryName);
+        await create({ gzip: true, portable: true, cwd: staging, file: tarPath, filter: storable(staging) }, staged);
       } finally {
         await rm(staging, { recursive: true, force: true });
       }
@@ -121,6 +133,17 @@ export async function saveWorkspace(
 
   const sizes = await Promise.all([basePath, diffPath, tarPath].map(async (f) => (await stat(f)).size));
   return { files: (await countPatchFiles(diffPath)) + untracked.length, bytes: sizes.reduce((a, b) => a + b, 0) };
+}
+
+/** Every file and symlink under `dir` (folders only through what is in them), relative, with `/`. */
+async function listEntries(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listEntries(dir, rel)));
+    else out.push(rel);
+  }
+  return out;
 }
 
 async function scanChanges(cwd: string): Promise<{ head: string; codes: Record<string, string> }> {
@@ -193,7 +216,8 @@ export interface RestoreWorkspaceResult {
  */
 export async function restoreWorkspace(root: string, from: string, targetDir: string): Promise<RestoreWorkspaceResult> {
   const dir = existsSync(path.join(from, WORKSPACE_DIR_NAME, WORKSPACE_FILES.base)) ? path.join(from, WORKSPACE_DIR_NAME) : from;
-  const base = (await readFile(path.join(dir, WORKSPACE_FILES.base), 'utf8')).trim();
+  // A stored file is read as the input it is: a FIFO or a huge file put in its place is refused, never waited on.
+  const base = (await readRegularFile(path.join(dir, WORKSPACE_FILES.base), { maxBytes: 1024 })).toString('utf8').trim();
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(base)) throw new InputError(`${path.join(dir, WORKSPACE_FILES.base)}: not a commit sha`);
   const target = path.resolve(root, targetDir);
   await addWorktree(root, target, base);
@@ -292,6 +316,8 @@ function storable(cwd: string): (p: string, entry: Stats | ReadEntry) => boolean
 
 // node-tar calls an archive of nothing but end blocks "unrecognized", so the empty case is ours to spot.
 async function isEmptyArchive(file: string): Promise<boolean> {
-  if ((await stat(file)).size > 4096) return false;
+  const info = await stat(file);
+  if (!info.isFile()) throw new InputError(`${file} is not a file; the stored workspace was tampered with`);
+  if (info.size > 4096) return false;
   return gunzipSync(await readFile(file)).every((byte) => byte === 0);
 }

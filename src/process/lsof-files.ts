@@ -2,6 +2,7 @@
 // /proc to read it from: no POSIX tool tells a process's cwd, and lsof does on macOS (where it ships) and
 // Linux alike. Its field output (`-F pfn`: a `p<pid>` line, then `f<descriptor>` and `n<name>` per file)
 // is the same on both.
+import { SYSTEM_PATH } from './system-path.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 
@@ -28,7 +29,7 @@ export function readLsofFiles(lsof: string): LsofFiles {
   // spawnSync, as ps-table.ts says why. -n -P: no name lookups; -w: no warnings on stderr.
   const result = spawnSync(lsof, ['-n', '-P', '-w', '-F', 'pfn'], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+    env: { PATH: SYSTEM_PATH, LC_ALL: 'C' },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 30_000,
     maxBuffer: 256 * 1024 * 1024,
@@ -66,10 +67,13 @@ export function parseLsofFields(text: string): Map<number, HeldPaths> {
   return held;
 }
 
+// This process's own working folder as the kernel holds it (what lsof must list for us), not a caller's cwd option.
 function realCwd(): string {
+  // eslint-disable-next-line no-restricted-properties -- the process's own folder is the fact being checked
+  const own = process.cwd();
   try {
-    return realpathSync(process.cwd());
+    return realpathSync(own);
   } catch {
-    return process.cwd();
+    return own;
   }
 }

@@ -2,6 +2,7 @@
 // Only what both BSD/macOS ps and procps take: `-A`, `-o` with empty headers, `-ww`; `stat` and `lstart`
 // are not POSIX but both have them (POSIX's `etime` is rounded, too coarse to tell a reused pid). The
 // environment is no POSIX column: macOS prints it after the arguments with `-E`, procps with `e`.
+import { SYSTEM_PATH } from './system-path.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { ProcStat } from './proc-stat.js';
@@ -111,7 +112,7 @@ function runPs(ps: string, args: readonly string[]): PsRun {
   // load execa (about 16 MiB) for one ps a second. C locale and UTC: `lstart` must parse the same everywhere.
   const result = spawnSync(ps, args, {
     encoding: 'latin1',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC', [PROBE_NAME]: '1' },
+    env: { PATH: SYSTEM_PATH, LC_ALL: 'C', TZ: 'UTC', [PROBE_NAME]: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 10_000,
     maxBuffer: 256 * 1024 * 1024,

@@ -47,7 +47,12 @@ export async function stopProcesses(processes: readonly ProcStat[], graceMs = 20
       return entry !== undefined && !isDefunct(entry) && entry.startTime === p.startTime;
     });
   };
+  // Never a signal to every process (-1), to our own group (0, or its id), to init or to ourselves,
+  // whatever a recorded line or /proc said: those ids name no group a run of ours started.
+  const ownGroup = lookUpProcesses([process.pid])?.get(process.pid)?.pgid ?? process.pid;
   const send = (target: number, signal: NodeJS.Signals) => {
+    const id = Math.abs(target);
+    if (!Number.isSafeInteger(target) || id <= 1 || id === process.pid || (target < 0 && id === ownGroup)) return;
     try {
       process.kill(target, signal);
     } catch {

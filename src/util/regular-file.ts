@@ -49,6 +49,27 @@ export async function readRegularFile(file: string, options: ReadRegularFileOpti
   }
 }
 
+/**
+ * The first `maxBytes` of `file` and its whole size, or null when it is not a regular file (a FIFO, a
+ * device, a folder) or cannot be opened: for showing the start of a file that may be of any size.
+ */
+export async function readFileHead(file: string, maxBytes: number): Promise<{ bytes: Buffer; size: number } | null> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return null;
+    const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes));
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+      ({ bytesRead: read } = await handle.read(buffer, length, buffer.length - length, length));
+    }
+    return { bytes: buffer.subarray(0, length), size: Math.max(info.size, length) };
+  } finally {
+    await handle.close();
+  }
+}
+
 function grown(buffer: Buffer, size: number): Buffer {
   const bigger = Buffer.allocUnsafe(size);
   buffer.copy(bigger);

@@ -2,19 +2,30 @@
 // evidence signing key file and the per-machine setup cache key. Whatever the agent's code runs as must
 // not read them; a sandbox (the agent's, the app's) hides each path this lists.
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import os from 'node:os';
+import { InputError } from '../errors.js';
+import { accountHome } from './account-home.js';
 import path from 'node:path';
 import { heldSecretFiles } from './held-secrets.js';
 import { SIGNING_KEY_FILE_ENV, signingKeySource } from './signing-key.js';
 
-/** The folder of the per-machine setup cache key: `$XDG_STATE_HOME/elenchos`, else `~/.local/state/elenchos`. */
-export function machineKeyDir(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The folder of the per-machine setup cache key: `$XDG_STATE_HOME/elenchos`, else `~/.local/state/elenchos`,
+ * from the caller's environment `env`. Without HOME there, the account's home from the password database:
+ * os.homedir() would read this process's HOME, which a library caller's `env` may not be.
+ */
+export function machineKeyDir(env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : null;
-  return path.join(state ?? path.join(env.HOME || os.homedir(), '.local', 'state'), 'elenchos');
+  if (state) return path.join(state, 'elenchos');
+  const home = env.HOME || accountHome();
+  if (!home)
+    throw new InputError(
+      'HOME is not set and the account has no home folder: set HOME (or XDG_STATE_HOME), where the setup cache key is kept',
+    );
+  return path.join(home, '.local', 'state', 'elenchos');
 }
 
 /** The setup cache's HMAC key (created 0600 on first use, see core/workspace/setup-cache-auth.ts). */
-export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
+export function cacheKeyPath(env: NodeJS.ProcessEnv): string {
   return path.join(machineKeyDir(env), 'cache.key');
 }
 
@@ -25,7 +36,7 @@ export function cacheKeyPath(env: NodeJS.ProcessEnv = process.env): string {
  * cannot mount over nothing, so the key's folder is created first (empty, 0700) when it is missing: the
  * key written into it later (the first setup cache save, while the agent works) is behind the tmpfs too.
  */
-export function secretPathsToHide(env: NodeJS.ProcessEnv = process.env): string[] {
+export function secretPathsToHide(env: NodeJS.ProcessEnv): string[] {
   try {
     mkdirSync(machineKeyDir(env), { recursive: true, mode: 0o700 });
   } catch {
@@ -38,7 +49,8 @@ export function secretPathsToHide(env: NodeJS.ProcessEnv = process.env): string[
   } catch {
     keyFile = env[SIGNING_KEY_FILE_ENV] || undefined; // unreadable now, still not for the agent to see
   }
-  if (keyFile) paths.push(path.resolve(keyFile));
+  // A relative name is one the caller's folder resolves (loadSigningKey): unreadable here, so nothing to hide.
+  if (keyFile && path.isAbsolute(keyFile)) paths.push(keyFile);
   paths.push(machineKeyDir(env), ...heldSecretFiles());
   const out = new Set<string>();
   for (const p of paths) {

@@ -24,10 +24,11 @@ const loaded = new WeakMap<NodeJS.ProcessEnv, SigningKey>();
 
 /**
  * Reads the signing key now (the key file named by `file`, else ELENCHOS_SIGNING_KEY_FILE, else
- * ELENCHOS_SIGNING_KEY) and keeps it for this `env`. Bad input (a missing, empty or group/world-readable
- * key file, or both a file and ELENCHOS_SIGNING_KEY) is an InputError naming the fix.
+ * ELENCHOS_SIGNING_KEY) and keeps it for this `env`. A relative key file is the caller's: relative to
+ * `cwd` (the CLI's working folder), refused without one. Bad input (a missing, empty or
+ * group/world-readable key file, or both a file and ELENCHOS_SIGNING_KEY) is an InputError naming the fix.
  */
-export function loadSigningKey(env: NodeJS.ProcessEnv, file?: string): SigningKey {
+export function loadSigningKey(env: NodeJS.ProcessEnv, file?: string, cwd?: string): SigningKey {
   const named = file ?? (env[SIGNING_KEY_FILE_ENV] || undefined);
   let found: SigningKey;
   if (named) {
@@ -36,7 +37,10 @@ export function loadSigningKey(env: NodeJS.ProcessEnv, file?: string): SigningKe
       throw new InputError(
         `${where} and ${SIGNING_KEY_ENV} are both set: unset ${SIGNING_KEY_ENV} (a key in the environment is readable from /proc)`,
       );
-    found = { key: readKeyFile(path.resolve(named), where), source: 'file', file: path.resolve(named) };
+    if (!cwd && !path.isAbsolute(named))
+      throw new InputError(`${where}: ${named} is a relative path, and no working folder was given to read it from; give an absolute path`);
+    const absolute = cwd ? path.resolve(cwd, named) : named;
+    found = { key: readKeyFile(absolute, where), source: 'file', file: absolute };
   } else if (env[SIGNING_KEY_ENV]) found = { key: env[SIGNING_KEY_ENV], source: 'env' };
   else found = { key: undefined, source: 'none' };
   loaded.set(env, found);
@@ -71,7 +75,15 @@ export function signingKeySource(env: NodeJS.ProcessEnv): SigningKey {
 }
 
 function readKeyFile(file: string, where: string): string {
-  const info = statSync(file, { throwIfNoEntry: false });
+  let info: ReturnType<typeof statSync>;
+  try {
+    info = statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    // A name too long, a path through a file, a folder that cannot be searched: still the user's path.
+    throw new InputError(
+      `${where}: ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); give the path of a 0600 key file`,
+    );
+  }
   if (!info?.isFile())
     throw new InputError(`${where}: ${file} is not a file; write the key there (e.g. openssl rand -hex 32 > ${file}; chmod 600 ${file})`);
   if ((info.mode & 0o077) !== 0)

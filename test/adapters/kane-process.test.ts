@@ -111,8 +111,8 @@ describe('kane adapter process handling', () => {
   });
 
   it('kaneVersion() asks kane-cli --version', async () => {
-    expect(await kaneVersion(path.join(FAKE_BIN, 'kane-cli'), { env: { PATH: process.env.PATH } })).toBe('0.8.17-beta.1');
-    expect(await kaneVersion('kane-cli-that-does-not-exist', { env: {} })).toBeNull();
+    expect(await kaneVersion(path.join(FAKE_BIN, 'kane-cli'), { cwd: FAKE_BIN, env: { PATH: process.env.PATH } })).toBe('0.8.17-beta.1');
+    expect(await kaneVersion('kane-cli-that-does-not-exist', { cwd: FAKE_BIN, env: {} })).toBeNull();
   });
 
   it('sameKaneVersion() starts kane-cli once per executable file, and again once that file changed', async () => {

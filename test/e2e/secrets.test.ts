@@ -5,8 +5,8 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { FAKE_AGENT, makeProject, onlyRun } from '../helpers/project.js';
-import { encodedLeak } from '../helpers/secret-leak.js';
+import { FAKE_AGENT, FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
+import { encodedLeak, storedForms } from '../helpers/secret-leak.js';
 import { tempDir } from '../helpers/temp.js';
 
 // Values that match no known token format: only their variable names can give them away.
@@ -104,5 +104,59 @@ describe('secrets', () => {
     expect(appLog).toContain('tiny-app: xxd');
     expect(encodedLeak(appLog, key), 'app.log').toBeNull();
     for (const { file, bytes } of storedBytes(dir)) expect(encodedLeak(bytes.toString('latin1'), key), path.relative(dir, file)).toBeNull();
+  }, 120_000);
+
+  // The last round's attack: a key given to the agent on purpose (ANTHROPIC_API_KEY through passEnv) came
+  // back whole in agent.log as UTF-16LE, spelled with spaces (on the terminal too), and in two entry names of
+  // untracked.tar.gz; reversed, base32, rot13 and %XX encodings got through as well. The agent here uses the
+  // standard tools themselves (test/fixtures/agents/encoding-leaker.sh says which made what).
+  it('a key the agent was given, printed and stored in every encoding one standard tool makes, is in no stored byte and not on the terminal', () => {
+    const key = 'sk-ant-api03-Zq8Wm5Tx7Vn2Pb9Lc4Hd6Fg1Js0YkQw3Er5';
+    const p = makeProject({
+      config: {
+        agent: {
+          type: 'command',
+          command: '/bin/sh',
+          args: [path.join(FIXTURES, 'agents/encoding-leaker.sh')],
+          timeoutSeconds: 30,
+          passEnv: ['ANTHROPIC_API_KEY'],
+        },
+      },
+    });
+    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ANTHROPIC_API_KEY: key });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The agent did print and store it (the lines it wrote are there, with [REDACTED] where the key was).
+    for (const said of ['spaced: [REDACTED]', '[agent] base32 lower, no padding:', '[agent] encoding-leaker: done'])
+      expect(run.stdout).toContain(said);
+    expect(encodedLeak(run.stdout + run.stderr, key), 'the terminal').toBeNull();
+
+    const { dir } = onlyRun(p.root);
+    const stored = storedForms(dir);
+    const names = stored.find((f) => f.file.endsWith('(names and link targets)'))!.bytes.toString();
+    const archive = stored.find((f) => f.file.endsWith('untracked.tar.gz (unpacked)'))!.bytes.toString('latin1');
+    // The files are stored, under their names redacted; the staged UTF-16 file is a binary hunk of the patch.
+    for (const entry of ['key-[REDACTED].txt', 'dir-[REDACTED]/inside.txt', 'utf16.txt', 'utf16be.bin', 'link-to-key'])
+      expect(archive, entry).toContain(entry);
+    expect(stored.some((f) => f.file.includes('diff.patch (binary hunk'))).toBe(true);
+    expect(names).toContain('agent.log');
+    for (const { file, bytes } of stored) {
+      expect(encodedLeak(bytes.toString('latin1'), key), path.relative(dir, file)).toBeNull();
+      expect(encodedLeak(bytes.toString('utf8'), key), path.relative(dir, file)).toBeNull();
+    }
+
+    // Restore gives the stored tree back as stored: the files under their redacted names, the staged UTF-16
+    // file masked (its patch hunk names the masked blob, so git apply accepts it). Apply refuses: the
+    // stored change is no longer the tree the verifier passed.
+    const back = path.join(tempDir('elenchos-restored-'), 'tree');
+    const restored = runCli(['restore', 'latest', '--to', back], p.root, p.env);
+    expect(restored.code, restored.stdout + restored.stderr).toBe(0);
+    expect(readFileSync(path.join(back, 'key-[REDACTED].txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(path.join(back, 'dir-[REDACTED]/inside.txt'), 'utf8')).toBe('inside\n');
+    const staged = readFileSync(path.join(back, 'staged-utf16.txt'));
+    expect(staged.length).toBe(2 + 2 * key.length);
+    expect(staged.includes('*'.repeat(2 * key.length - 1))).toBe(true);
+    const applied = runCli(['apply', 'latest'], p.root, p.env);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(3);
+    expect(applied.stderr).toMatch(/does not rebuild the tree the verifier passed/);
   }, 120_000);
 });

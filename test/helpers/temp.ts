@@ -59,3 +59,8 @@ export function kaneTest(n = 2): string {
   );
   return `---\nmode: testing\n---\n\n# Add a task\n\n${steps.join('\n')}`;
 }
+
+/** A setup cache key file of the test's own (never the tester's `~/.local/state`), made on first use. */
+export function tempCacheKeyFile(): string {
+  return path.join(tempDir('elenchos-state-'), 'elenchos', 'cache.key');
+}

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -150,6 +150,117 @@ describe('Redactor.redactText', () => {
       const other = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256));
       for (const text of [tool('base64', [], other), tool('xxd', [], other), tool('od', ['-x'], other), tool('hexdump', ['-C'], other)])
         expect(r.redactText(text)).toBe(text);
+    });
+  });
+
+  // The last round: a key given to the agent on purpose came back as UTF-16LE, spelled with spaces, in file
+  // names; reversed, base32, rot13 and %XX got through too. Each form here is made by the tool itself.
+  describe('a secret in every encoding one standard tool makes', () => {
+    const secret = 'sk-ant-api03-Zq8Wm5Tx7Vn2Pb9Lc4Hd6Fg1Js0YkQw3Er5';
+    const sh = (script: string) => execFileSync('/bin/sh', ['-c', script], { env: { ...process.env, K: secret } }).toString('latin1');
+    const forms: Record<string, string> = {
+      'iconv -t UTF-16LE': sh('printf "%s\\n" "$K" | iconv -t UTF-16LE'),
+      'iconv -t UTF-16BE': sh('printf "%s\\n" "$K" | iconv -t UTF-16BE'),
+      'iconv -t UTF-16 (BOM)': sh('printf "x=%s\\n" "$K" | iconv -t UTF-16'),
+      "sed 's/./& /g'": sh(`printf '%s' "$K" | sed 's/./& /g'`),
+      "sed 's/./&-/g'": sh(`printf '%s' "$K" | sed 's/./&-/g'`),
+      "sed 's/./&./g'": sh(`printf '%s' "$K" | sed 's/./&./g'`),
+      "sed 's/./&,/g'": sh(`printf '%s' "$K" | sed 's/./&,/g'`),
+      "sed 's/./&\\t/g'": sh(`printf '%s' "$K" | sed 's/./&\\t/g'`),
+      "sed 's/./&, /g'": sh(`printf '%s' "$K" | sed 's/./&, /g'`),
+      'fold -w1 (one a line)': sh('printf "%s" "$K" | fold -w1'),
+      "sed 's/./&\\r\\n/g' (CRLF lines)": sh(`printf '%s' "$K" | sed 's/./&\\r\\n/g'`),
+      rev: sh('printf "%s\\n" "$K" | rev'),
+      'base32 (76 columns, padded)': sh('printf "%s" "$K" | base32'),
+      'base32 -w0, lower, no padding': sh('printf "%s" "$K" | base32 -w0 | tr -d = | tr A-Z a-z'),
+      'base32 -w 20 at an offset (spread over lines)': sh('printf "KEY=%s;" "$K" | base32 -w 20'),
+      rot13: sh(`printf '%s' "$K" | tr 'A-Za-z' 'N-ZA-Mn-za-m'`),
+      'percent, every character': sh(`printf '%s' "$K" | od -An -tx1 -v | tr -d ' \\n' | sed 's/../%&/g'`),
+      'percent, mixed case': sh(
+        `printf '%s' "$K" | od -An -tx1 -v | tr -d ' \\n' | sed 's/../%&/g;s/%\\([0-9a-f]\\)\\([a-f]\\)/%\\1\\U\\2/g'`,
+      ),
+      'percent, every other character': sh(
+        `printf '%s' "$K" | awk 'BEGIN { for (n = 0; n < 256; n++) ord[sprintf("%c", n)] = n } { for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (i % 2) printf "%%%02X", ord[c]; else printf "%s", c } }'`,
+      ),
+      'JSON-escaped UTF-16 (\\u0000 between)': JSON.stringify({ out: [...secret].join('\0') }),
+    };
+    const leak = (text: string) => encodedLeak(text, secret);
+    const rot13 = (text: string) => execFileSync('tr', ['A-Za-z', 'N-ZA-Mn-za-m'], { input: text }).toString();
+
+    it('hides it as text, line by line (the terminal), in a stored text file and in a binary one', async () => {
+      const r = new Redactor({ values: [secret] });
+      for (const [form, text] of Object.entries(forms)) {
+        expect(leak(text), `${form} must show the secret before redaction`).not.toBeNull();
+        expect(leak(r.redactText(text)), `${form} as text`).toBeNull();
+        const stream = r.lineStream();
+        expect(leak(text.split('\n').map(stream).join('\n')), `${form} line by line`).toBeNull();
+        const file = path.join(tempDir(), 'agent.log');
+        writeFileSync(file, text, 'latin1');
+        await r.redactFile(file);
+        expect(leak(readFileSync(file, 'latin1')), `${form} in a log`).toBeNull();
+        // Spread over lines is followed in text only (docs/evidence.md#redaction), as for base64.
+        if (form.includes('spread over lines')) continue;
+        const binary = path.join(tempDir(), 'blob.bin');
+        writeFileSync(binary, Buffer.concat([Buffer.from([0, 1, 2, 3]), Buffer.from(text, 'latin1'), Buffer.from([0xff, 0])]));
+        expect((await r.redactFile(binary)).binary, form).toBe(true);
+        const masked = readFileSync(binary);
+        expect(masked.length, `${form}: a binary file keeps its length`).toBe(Buffer.byteLength(text, 'latin1') + 6);
+        expect(leak(masked.toString('latin1')), `${form} in a binary file`).toBeNull();
+      }
+    });
+
+    it('renames files, folders and symlinks whose name holds it, and rewrites a symlink whose target does', async () => {
+      const dir = tempDir();
+      writeFiles(dir, {
+        [`key-${secret}.txt`]: 'x\n',
+        [`dir-${[...secret].reverse().join('')}/inside.txt`]: 'inside\n',
+        [`spelled-${[...secret].join('_')}.txt`]: 'spelled\n',
+        [`twice-${[...secret].reverse().join('')}.txt`]: 'reversed\n',
+        [`twice-${rot13(secret)}.txt`]: 'rot13\n',
+        'clean.txt': 'clean\n',
+      });
+      symlinkSync(secret, path.join(dir, 'link-to-key'));
+      symlinkSync('clean.txt', path.join(dir, `link-${secret}`));
+      const result = await new Redactor({ values: [secret] }).redactTree(dir);
+      expect(result.renamed).toBe(7); // five names, a symlink's name and another's target
+      const names = (readdirSync(dir, { recursive: true }) as string[]).sort();
+      expect(names).toEqual(
+        [
+          'clean.txt',
+          'dir-[REDACTED]',
+          'dir-[REDACTED]/inside.txt',
+          'key-[REDACTED].txt',
+          'twice-[REDACTED].txt',
+          'twice-[REDACTED].txt-2', // two names that redact alike: nothing is overwritten
+          'link-[REDACTED]',
+          'link-to-key',
+          'spelled-[REDACTED].txt',
+        ].sort(),
+      );
+      expect(
+        [
+          readFileSync(path.join(dir, 'twice-[REDACTED].txt'), 'utf8'),
+          readFileSync(path.join(dir, 'twice-[REDACTED].txt-2'), 'utf8'),
+        ].sort(),
+      ).toEqual(['reversed\n', 'rot13\n']);
+      expect(readlinkSync(path.join(dir, 'link-to-key'))).toBe('[REDACTED]');
+      expect(readlinkSync(path.join(dir, 'link-[REDACTED]'))).toBe('clean.txt');
+    });
+
+    it('leaves ordinary text alone: a short value is never looked for spelled out, nor text that only starts like the secret', () => {
+      const r = new Redactor({ values: [secret, 'abcd'] });
+      const text = [
+        'a b c d e f g', // "abcd" spaced: too short to be looked for that way
+        's k - a n t - a p i 0 3 - Z q 8', // the start of the secret spaced, no more
+        'GET /search?q=%73%6B-ant%2Dapi03 200', // the start percent-encoded
+        'ONVS2YLO', // the start in base32 (16 characters or more at a line's end are hidden: the block may go on)
+        's',
+        'k',
+        'x', // two characters of it a line, then something else
+      ].join('\n');
+      expect(r.redactText(text)).toBe(text);
+      const stream = r.lineStream();
+      expect(text.split('\n').map(stream).join('\n')).toBe(text);
     });
   });
 

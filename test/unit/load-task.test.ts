@@ -95,7 +95,7 @@ describe('resolveTask (test file rules)', () => {
     const root = tempDir();
     writeFiles(root, { 'tasks/a.json': taskJson({ verification: { testFile } }), ...files });
     const { config } = await loadConfig({ root });
-    return { root, run: () => resolveTask('tasks/a.json', root, config) };
+    return { root, run: () => resolveTask('tasks/a.json', root, config, {}) };
   }
 
   it('resolves the test file and maps criteria to steps', async () => {

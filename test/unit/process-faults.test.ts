@@ -1,8 +1,8 @@
 // The process layer under faults: a log on a full device, pids reused, zombies (issue #10).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { liveRunProcesses, readChildLog, stopProcesses } from '../../src/core/stored-runs/run-processes.js';
 import { NdjsonWriter } from '../../src/util/ndjson-writer.js';
 import { listProcStats, parseProcStat, readProcStat, type ProcStat } from '../../src/process/proc-stat.js';
@@ -173,5 +173,40 @@ describe('groupAlive asks the leader first', () => {
     }
     for (let i = 0; i < 500 && groupAlive(leader.pid!); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(groupAlive(leader.pid!)).toBe(false);
+  });
+});
+
+// processes.ndjson lives in the run folder, where an agent without the sandbox can write: a planted line
+// naming pid 1 (init's group: `kill(-1)` is every process the user may signal, the whole machine as
+// root) or group 0 (`kill(0)`: gc's own group) must never be signalled on its word.
+describe('a planted processes.ndjson', () => {
+  it('lines naming pid 0 or 1, a group other than the pid, or an odd start time are not read as processes', async () => {
+    const dir = tempDir();
+    const init = readProcStat(1);
+    const lines = [
+      { role: 'child', pid: 1, pgid: 1, startTime: init?.startTime ?? '1' },
+      { role: 'child', pid: 0, pgid: 0, startTime: '0' },
+      { role: 'child', pid: 4242, pgid: 1, startTime: '0' },
+      { role: 'child', pid: 4243, pgid: 0, startTime: '0' },
+      { role: 'child', pid: -1, pgid: -1, startTime: '0' },
+      { role: 'child', pid: 5e9, pgid: 5e9, startTime: '0' },
+      { role: 'child', pid: 4244, pgid: 4244, startTime: '-1' },
+      { role: 'child', pid: 4245, pgid: 4245, startTime: '1'.repeat(30) },
+      { role: 'child', pid: 4246, pgid: 4246, startTime: '77' },
+    ];
+    writeFileSync(path.join(dir, 'processes.ndjson'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    expect((await readChildLog(dir)).map((e) => e.pid)).toEqual([4246]);
+  });
+
+  it('stopProcesses signals no group 0 or 1, not its own group, not init and not itself, whatever it is handed', async () => {
+    const own = readProcStat(process.pid)!;
+    const kill = vi.spyOn(process, 'kill').mockImplementation(() => true);
+    try {
+      await stopProcesses([stat(1, 1, '1'), stat(process.pid, own.pgid, own.startTime), { ...stat(4247, 0, '1') }], 0);
+      const targets = kill.mock.calls.map(([target]) => target);
+      for (const bad of [0, 1, -1, process.pid, -own.pgid]) expect(targets, String(bad)).not.toContain(bad);
+    } finally {
+      kill.mockRestore();
+    }
   });
 });

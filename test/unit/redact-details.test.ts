@@ -5,7 +5,8 @@ import { readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { maskBinaryFile } from '../../src/evidence/redact-binary.js';
-import { LineRedactor, REDACTED, TOKEN_RULES, valuesPattern } from '../../src/evidence/redact-rules.js';
+import { FormMatcher } from '../../src/evidence/redact-matcher.js';
+import { LineRedactor, REDACTED, TOKEN_RULES } from '../../src/evidence/redact-rules.js';
 import { listFiles, Redactor } from '../../src/evidence/redact.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
@@ -37,11 +38,22 @@ describe('configured secret values', () => {
     expect(text('a partone b', ['partone parttwo'])).toBe('a partone b');
   });
 
-  it('valuesPattern: longest first, empty values left out, null when nothing is left', () => {
-    expect(valuesPattern([])).toBeNull();
-    expect(valuesPattern(['', ''])).toBeNull();
-    const pattern = valuesPattern(['ab', '', 'abcd', 'a.c'])!;
-    expect('x abcd ab a.c abc'.replace(pattern, '#')).toBe('x # # # #c'); // `a.c` is literal: `abc` is only `ab` + c
+  it('FormMatcher: every form found, overlapping ones joined, touching ones apart, empty forms left out', () => {
+    expect(new FormMatcher([]).empty).toBe(true);
+    expect(new FormMatcher(['', '']).spans('abc')).toEqual([]);
+    const hide = (forms: string[], text: string) => {
+      let out = text;
+      for (const s of new FormMatcher(forms).spans(text).reverse()) out = `${out.slice(0, s.start)}#${out.slice(s.end)}`;
+      return out;
+    };
+    expect(hide(['ab', '', 'abcd', 'a.c'], 'x abcd ab a.c abc')).toBe('x # # # #c'); // `a.c` is literal: `abc` is only `ab` + c
+    expect(hide(['abcd', 'cdef'], 'xabcdefx')).toBe('x#x'); // overlapping: one stretch
+    expect(hide(['abcd', 'bc'], 'abcd abc')).toBe('# a#'); // a form inside a longer one, and alone
+    expect(hide(['ab'], 'abab')).toBe('##'); // side by side: two
+    expect(hide(['aaab', 'ab'], 'aaaab')).toBe('a#'); // the failure links find the longer one after a false start
+    // Longer than the dense rows near the root: deep states walk their failure links.
+    const long = 'k3y-'.repeat(30);
+    expect(hide([long, `${long.slice(0, 50)}ZZ`], `..${long.slice(0, 50)}${long}..`)).toBe(`..${long.slice(0, 50)}#..`);
   });
 });
 
@@ -203,7 +215,7 @@ describe('files', () => {
     writeFileSync(path.join(dir, 'bin.dat'), Buffer.from([0, 1, 2]));
     const before = openFds();
     const result = await new Redactor({ values: ['s3cr3t-value'] }).redactTree(dir);
-    expect(result).toEqual({ files: 21, changed: 10, binary: 1, replacements: 10 });
+    expect(result).toEqual({ files: 21, changed: 10, binary: 1, renamed: 0, replacements: 10 });
     expect(openFds()).toBe(before);
   });
 });
@@ -230,6 +242,12 @@ describe('trees', () => {
   it('sums replacements over the tree', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'a.log': 's3cr3t-value s3cr3t-value\n', 'b/c.log': 's3cr3t-value\n', 'd.log': 'none\n' });
-    expect(await new Redactor({ values: ['s3cr3t-value'] }).redactTree(dir)).toEqual({ files: 3, changed: 2, binary: 0, replacements: 3 });
+    expect(await new Redactor({ values: ['s3cr3t-value'] }).redactTree(dir)).toEqual({
+      files: 3,
+      changed: 2,
+      binary: 0,
+      renamed: 0,
+      replacements: 3,
+    });
   });
 });

@@ -83,6 +83,23 @@ describe('a line over 1 MB, cut in pieces', () => {
     expect(out).not.toContain('my-s3cr3t');
   }, 120_000);
 
+  it('hides a secret spelled with separators, percent-encoded or UTF-16 across a cut, as the whole line would', async () => {
+    const secret = 'Sp3lled-0ut-Secret-9x';
+    const spaced = [...secret].join(' ');
+    const percent = [...secret].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+    const utf16 = [...secret].join('\0');
+    const parts = [
+      { at: cutAt(0), text: spaced, split: 11 },
+      { at: cutAt(1), text: percent, split: 20 },
+      { at: cutAt(2), text: utf16, split: 9 },
+    ];
+    const body = line(parts, cutAt(2) + 2 * KB);
+    const { out } = await redactFile(body, [secret]);
+    expect(out).toBe(new Redactor({ values: [secret] }).redactText(body));
+    for (const text of [spaced, percent, utf16]) expect(out).not.toContain(text.slice(0, 8));
+    expect(out.split('[REDACTED]').length - 1).toBe(3);
+  }, 120_000);
+
   it('keeps a secret longer than 64 KB whole across the end of a read', async () => {
     const long = `long-secret-${'x9'.repeat(40 * KB)}`;
     const body = line([{ at: readEnd(0), text: long, split: 10 }], readEnd(0) + long.length + 2 * KB);

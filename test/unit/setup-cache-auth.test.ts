@@ -14,7 +14,7 @@ import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 // The machine key lives here for this file's tests (never in the tester's own ~/.local/state).
 const STATE = tempDir('elenchos-state-');
-process.env.XDG_STATE_HOME = STATE;
+const KEY_FILE = cacheKeyPath({ XDG_STATE_HOME: STATE });
 
 const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
 const GOOD = 'module.exports = 1;\n';
@@ -22,7 +22,7 @@ const POISON = 'module.exports = "poisoned";\n';
 const controller = new AbortController();
 
 async function cachedSetup(cacheDir: string, workspace: string, install: () => void) {
-  const cached = await beginCachedSetup({ cacheDir, workspace, spec, signal: controller.signal, waitMs: 30_000 });
+  const cached = await beginCachedSetup({ cacheDir, keyFile: KEY_FILE, workspace, spec, signal: controller.signal, waitMs: 30_000 });
   if (cached.kind === 'hit') return { report: cached.report, ran: false };
   try {
     install();
@@ -87,7 +87,7 @@ describe('the setup cache, authenticated with a per-machine key', () => {
     const one = worktree();
     const { report } = await cachedSetup(cacheDir, one, install(one));
     const key = report.key!;
-    expect(await verifyCachedPaths(cacheDir, one, key, ['node_modules'])).toEqual({ ok: true });
+    expect(await verifyCachedPaths(cacheDir, one, key, ['node_modules'], KEY_FILE)).toEqual({ ok: true });
     // The app edits the kept file, then rewrites the stamp with the file's new stat signature, so
     // the next check would trust it without reading it.
     const file = path.join(one, 'node_modules/x/index.js');
@@ -99,7 +99,7 @@ describe('the setup cache, authenticated with a per-machine key', () => {
     const { lstat } = await import('node:fs/promises');
     stamp.signatures['node_modules/x/index.js'] = statSignature(await lstat(file, { bigint: true }));
     writeFileSync(path.join(stamps, name!), JSON.stringify(stamp));
-    expect(await verifyCachedPaths(cacheDir, one, key, ['node_modules'])).toEqual({
+    expect(await verifyCachedPaths(cacheDir, one, key, ['node_modules'], KEY_FILE)).toEqual({
       ok: false,
       reason: expect.stringContaining('content differs'),
     });
@@ -109,13 +109,13 @@ describe('the setup cache, authenticated with a per-machine key', () => {
     const cacheDir = path.join(tempDir(), 'cache');
     const one = worktree();
     await cachedSetup(cacheDir, one, install(one));
-    const keyFile = cacheKeyPath();
+    const keyFile = KEY_FILE;
     expect(keyFile).toBe(path.join(STATE, 'elenchos', 'cache.key'));
     expect(existsSync(keyFile)).toBe(true);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
     expect(readFileSync(keyFile, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
-    expect(secretPathsToHide()).toContain(path.dirname(keyFile));
+    expect(secretPathsToHide({ XDG_STATE_HOME: STATE })).toContain(path.dirname(keyFile));
   });
 
   // A review of #25: the key is made by the first cache save, while the agent (and then the app) already run
@@ -144,7 +144,7 @@ wait();`;
     });
     const child = spawn(command, args, { stdio: 'ignore' });
     const exited = once(child, 'exit');
-    machineCacheKey(env); // the first cache save, while the agent works
+    machineCacheKey(keyFile); // the first cache save, while the agent works
     expect(existsSync(keyFile)).toBe(true);
     writeFileSync(path.join(worktree, 'go'), '');
     await exited;

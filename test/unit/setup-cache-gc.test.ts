@@ -8,7 +8,9 @@ import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
 import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
 import { beginCachedSetup } from '../../src/core/workspace/setup-cache.js';
 import { tryExclusiveLock } from '../../src/process/exclusive-lock.js';
-import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
+
+const KEY_FILE = tempCacheKeyFile();
 
 const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
 const DAY = 24 * 60 * 60 * 1000;
@@ -23,7 +25,7 @@ async function entry(cacheDir: string, lock: string, daysAgo: number, bytes = 10
   writeFiles(tree, { 'node_modules/x/index.js': 'x'.repeat(bytes) });
   const key = await computeCacheKey(tree, spec);
   if (!key.ok) throw new Error(key.reason);
-  const saved = await saveCacheEntry(cacheDir, key.key, tree, spec.paths);
+  const saved = await saveCacheEntry(cacheDir, key.key, tree, spec.paths, KEY_FILE);
   if (!saved.ok) throw new Error(saved.reason);
   const when = new Date(Date.now() - daysAgo * DAY);
   const used = path.join(cacheDir, key.key, 'last-used');
@@ -107,7 +109,8 @@ describe('trimSetupCache', () => {
     const cacheDir = path.join(tempDir(), 'cache');
     const key = await entry(cacheDir, 'L1', 20);
     const tree = tempRepo({ 'package-lock.json': 'L1\n', '.gitignore': 'node_modules\n' });
-    const lookup = () => beginCachedSetup({ cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 1000 });
+    const lookup = () =>
+      beginCachedSetup({ keyFile: KEY_FILE, cacheDir, workspace: tree, spec, signal: new AbortController().signal, waitMs: 1000 });
     const used = () => statSync(path.join(cacheDir, key, 'last-used')).mtimeMs;
     expect((await lookup()).report.message).toMatch(/^restored/);
     expect(Date.now() - used()).toBeLessThan(DAY);

@@ -29,7 +29,9 @@ import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/se
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { compareTree, statSignature, walkTree } from '../../src/util/tree-manifest.js';
-import { tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+import { tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
+
+const KEY_FILE = tempCacheKeyFile();
 
 const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
 
@@ -45,7 +47,7 @@ function installedRepo(lock = '{"v":1}\n'): string {
 
 const controller = new AbortController();
 const begin = (cacheDir: string, workspace: string, waitMs = 30_000) =>
-  beginCachedSetup({ cacheDir, workspace, spec, signal: controller.signal, waitMs });
+  beginCachedSetup({ keyFile: KEY_FILE, cacheDir, workspace, spec, signal: controller.signal, waitMs });
 
 /** Runs one cached setup the way prepareWorktree does, `install` standing in for setup.command. */
 async function cachedSetup(cacheDir: string, workspace: string, install: () => void) {
@@ -126,8 +128,8 @@ describe('save and restore', () => {
   it('restores the same tree by copying, and refuses a tampered, truncated or edited entry', async () => {
     const repo = installedRepo();
     const cacheDir = path.join(tempDir(), 'cache');
-    expect(await saveCacheEntry(cacheDir, 'k1', repo, ['node_modules'])).toMatchObject({ ok: true, files: 2 });
-    const read = await readCacheManifest(cacheDir, 'k1');
+    expect(await saveCacheEntry(cacheDir, 'k1', repo, ['node_modules'], KEY_FILE)).toMatchObject({ ok: true, files: 2 });
+    const read = await readCacheManifest(cacheDir, 'k1', KEY_FILE);
     if (!read.ok) throw new Error(read.reason);
     const target = tempDir();
     expect(await restoreCacheEntry(cacheDir, read.manifest, target)).toMatchObject({ ok: true });
@@ -145,7 +147,11 @@ describe('save and restore', () => {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
     manifest.entries[0].mode = 0o777;
     writeFileSync(manifestFile, JSON.stringify(manifest));
-    expect(await readCacheManifest(cacheDir, 'k1')).toMatchObject({ ok: false, exists: true, reason: expect.stringContaining('edited') });
+    expect(await readCacheManifest(cacheDir, 'k1', KEY_FILE)).toMatchObject({
+      ok: false,
+      exists: true,
+      reason: expect.stringContaining('edited'),
+    });
   });
 
   it('removes what a killed save or discard left behind, never a live save', async () => {
@@ -156,21 +162,21 @@ describe('save and restore', () => {
     const live = [`.saving-${process.pid}-live`, `.discarded-kept-${process.pid}-live`, `.discarded-${key}-${process.pid}-1`];
     for (const name of [`.saving-${dead}-abc`, `.discarded-${key}-${dead}-2`, `.discarded-kept-${dead}-x`, ...live])
       mkdirSync(path.join(cacheDir, name, 'files'), { recursive: true });
-    await saveCacheEntry(cacheDir, 'k3', repo, ['node_modules']);
+    await saveCacheEntry(cacheDir, 'k3', repo, ['node_modules'], KEY_FILE);
     expect(readdirSync(cacheDir).sort()).toEqual([...live, 'k3'].sort());
   });
 
   it('refuses a manifest rewritten whole (digest recomputed) that would write outside the cache paths', async () => {
     const repo = installedRepo();
     const cacheDir = path.join(tempDir(), 'cache');
-    await saveCacheEntry(cacheDir, 'k2', repo, ['node_modules']);
+    await saveCacheEntry(cacheDir, 'k2', repo, ['node_modules'], KEY_FILE);
     const manifestFile = path.join(cacheDir, 'k2/manifest.json');
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
     manifest.entries.push({ path: 'node_modules/../.git/hooks/pre-commit', type: 'file', mode: 0o755, size: 0, sha256: sha256('') });
     const { digest: _, ...rest } = manifest;
     manifest.digest = sha256(JSON.stringify([rest.version, rest.key, rest.platform, rest.paths, rest.entries]));
     writeFileSync(manifestFile, JSON.stringify(manifest));
-    expect(await readCacheManifest(cacheDir, 'k2')).toMatchObject({
+    expect(await readCacheManifest(cacheDir, 'k2', KEY_FILE)).toMatchObject({
       ok: false,
       reason: expect.stringContaining('outside setup.cache.paths'),
     });
@@ -237,6 +243,7 @@ describe('beginCachedSetup', () => {
     symlinkSync(tempDir(), path.join(parentLinked, 'packages'));
     expect(
       await beginCachedSetup({
+        keyFile: KEY_FILE,
         cacheDir,
         workspace: parentLinked,
         spec: { ...spec, paths: ['packages/a/node_modules'] },
@@ -247,7 +254,14 @@ describe('beginCachedSetup', () => {
       report: { status: 'off', warnings: [expect.stringContaining('packages is a symlink')] },
     });
     for (const paths of [['.git'], ['.elenchos/cache'], ['node_modules', 'node_modules/x']]) {
-      const off = await beginCachedSetup({ cacheDir, workspace: tracked, spec: { ...spec, paths }, signal: controller.signal, waitMs: 0 });
+      const off = await beginCachedSetup({
+        keyFile: KEY_FILE,
+        cacheDir,
+        workspace: tracked,
+        spec: { ...spec, paths },
+        signal: controller.signal,
+        waitMs: 0,
+      });
       expect(off).toMatchObject({
         kind: 'run',
         save: null,
@@ -285,13 +299,13 @@ describe('beginCachedSetup', () => {
     const cacheDir = path.join(tempDir(), 'cache');
     const one = tempRepo({ 'package-lock.json': 'L1', '.gitignore': 'node_modules\n' });
     const saved = await cachedSetup(cacheDir, one, install(one));
-    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({ ok: true });
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'], KEY_FILE)).toEqual({ ok: true });
     expect(await cachedSetup(cacheDir, one, () => {})).toMatchObject({
       status: 'hit',
       message: expect.stringMatching(/^kept node_modules verified/),
     });
     writeFileSync(path.join(one, 'node_modules/x/index.js'), 'module.exports = "poisoned";\n');
-    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'], KEY_FILE)).toEqual({
       ok: false,
       reason: expect.stringContaining('content differs'),
     });
@@ -309,7 +323,7 @@ describe('beginCachedSetup', () => {
     // The agent's careful edit: same size, mtime restored. ctime cannot be restored by any process.
     writeFileSync(file, 'module.exports = 9;\n');
     utimesSync(file, before.atime, before.mtime);
-    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'])).toEqual({
+    expect(await verifyCachedPaths(cacheDir, one, saved.key ?? '', ['node_modules'], KEY_FILE)).toEqual({
       ok: false,
       reason: expect.stringContaining('content differs'),
     });
@@ -352,7 +366,7 @@ describe('beginCachedSetup waiting for another run', () => {
     expect(owner.kind).toBe('run');
     const waiter = begin(cacheDir, b);
     const aborted = new AbortController();
-    const quitter = beginCachedSetup({ cacheDir, workspace: c, spec, signal: aborted.signal, waitMs: 30_000 });
+    const quitter = beginCachedSetup({ keyFile: KEY_FILE, cacheDir, workspace: c, spec, signal: aborted.signal, waitMs: 30_000 });
     aborted.abort();
     await expect(quitter).rejects.toThrow(/interrupted while waiting/);
     if (owner.kind === 'run') await owner.release(); // its setup.command failed: nothing saved
@@ -384,13 +398,13 @@ describe('stamps of a kept cache path', () => {
     const workspace = path.join(home, 'pool-0');
     mkdirSync(workspace);
     const signatures = new Map([['node_modules/a/index.js', 'sig-1']]);
-    await writeStamps(cacheDir, 'k1', workspace, signatures);
+    await writeStamps(cacheDir, 'k1', workspace, signatures, KEY_FILE);
     const moved = path.join(home, 'run-1');
     renameSync(workspace, moved); // what taking a warm worktree does (git worktree move)
-    expect(await readStamps(cacheDir, 'k1', moved)).toEqual(signatures);
+    expect(await readStamps(cacheDir, 'k1', moved, KEY_FILE)).toEqual(signatures);
     mkdirSync(workspace); // a new folder where the old one was: another worktree, not proven by these stamps
-    expect(await readStamps(cacheDir, 'k1', workspace)).toEqual(new Map());
-    expect(await readStamps(cacheDir, 'k2', moved)).toEqual(new Map());
+    expect(await readStamps(cacheDir, 'k1', workspace, KEY_FILE)).toEqual(new Map());
+    expect(await readStamps(cacheDir, 'k2', moved, KEY_FILE)).toEqual(new Map());
   });
 });
 
@@ -411,6 +425,7 @@ describe('the background save of a miss, against an agent working meanwhile', ()
     hooks: { agent?: () => void; racing?: (rel: string) => void; setup?: () => void } = {},
   ) {
     const cached = await beginCachedSetup({
+      keyFile: KEY_FILE,
       cacheDir,
       workspace,
       spec,
@@ -486,7 +501,7 @@ describe('the background save of a miss, against an agent working meanwhile', ()
     const key = await computeCacheKey(one, spec);
     if (!key.ok) throw new Error(key.reason);
     // The stamps written on publish are the pre-agent signatures: the edited file is re-read and refused.
-    expect(await verifyCachedPaths(cacheDir, one, key.key, spec.paths)).toMatchObject({
+    expect(await verifyCachedPaths(cacheDir, one, key.key, spec.paths, KEY_FILE)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/content differs/),
     });
@@ -579,6 +594,7 @@ describe('the background save of a miss, against an agent working meanwhile', ()
     let letGo = () => undefined as void;
     const gate = new Promise<void>((resolve) => (letGo = resolve));
     const cached = await beginCachedSetup({
+      keyFile: KEY_FILE,
       cacheDir,
       workspace: one,
       spec,
@@ -602,7 +618,7 @@ describe('the background save of a miss, against an agent working meanwhile', ()
     expect(await pending.done).toBe(await abandoned);
     // Freed: the waiter takes the key itself (a miss), and no entry was published.
     expect(await waiter).toMatchObject({ kind: 'run', report: { status: 'miss' } });
-    expect((await readCacheManifest(cacheDir, ((await computeCacheKey(one, spec)) as { key: string }).key)).ok).toBe(false);
+    expect((await readCacheManifest(cacheDir, ((await computeCacheKey(one, spec)) as { key: string }).key, KEY_FILE)).ok).toBe(false);
   });
 
   it('the snapshot returns only once the file system clock has passed every recorded ctime', async () => {

@@ -15,6 +15,14 @@ const refusal = (value: string, env: NodeJS.ProcessEnv) => {
 };
 
 describe('resolveShard', () => {
+  it('at most 1000 shards, from --shard i/n, auto/<n> or a CI variable: more is bad input, not a plan to split into', () => {
+    expect(() => resolveShard('1/5000000000', {})).toThrow('at most 1000 shards');
+    expect(() => resolveShard('1/1001', {})).toThrow('at most 1000 shards');
+    expect(resolveShard('1000/1000', {})).toEqual({ index: 1000, count: 1000 });
+    expect(() => resolveShard('auto/2000000', { JOB_COMPLETION_INDEX: '0' })).toThrow('the total must be 1 to 1000');
+    expect(() => resolveShard('auto', { CI_NODE_INDEX: '1', CI_NODE_TOTAL: '5000000000' })).toThrow('must be 1 to 1000');
+  });
+
   it('an explicit i/n is taken as it is, whatever the CI says', () => {
     expect(resolveShard('2/4', { CI_NODE_INDEX: '1', CI_NODE_TOTAL: '3' })).toEqual({ index: 2, count: 4 });
     expect(refusal('5/4', {})).toContain('must look like i/n with 1 ≤ i ≤ n');
@@ -49,7 +57,7 @@ describe('resolveShard', () => {
     expect(resolveShard('auto/3', { JOB_COMPLETION_INDEX: '2' })).toEqual({ index: 3, count: 3 });
     expect(refusal('auto', { JOB_COMPLETION_INDEX: '2' })).toContain('pass --shard auto/<n>');
     expect(refusal('auto/3', { JOB_COMPLETION_INDEX: '3' })).toContain('JOB_COMPLETION_INDEX=3 is outside 0..2');
-    expect(refusal('auto/0', { JOB_COMPLETION_INDEX: '0' })).toContain('at least 1');
+    expect(refusal('auto/0', { JOB_COMPLETION_INDEX: '0' })).toContain('must be 1 to 1000');
   });
 
   it('auto/<n> must agree with a CI that gives its own total', () => {

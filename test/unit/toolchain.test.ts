@@ -46,8 +46,8 @@ describe('verifierInvocation', () => {
     // Playwright lists the spec's tests with the project's own Playwright (the kane command would not list them).
     linkNodeModules(root);
     const { config } = await loadConfig({ root });
-    expect(verifierInvocation(config, await resolveTask('tasks/a.json', root, config))).toEqual({ command: undefined, args: [] });
-    expect(verifierInvocation(config, await resolveTask('tasks/b.json', root, config))).toEqual({
+    expect(verifierInvocation(config, await resolveTask('tasks/a.json', root, config, {}))).toEqual({ command: undefined, args: [] });
+    expect(verifierInvocation(config, await resolveTask('tasks/b.json', root, config, {}))).toEqual({
       command: '/opt/kane/kane-cli',
       args: ['--bug-detection', 'continue'],
     });

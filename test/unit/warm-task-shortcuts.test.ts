@@ -13,7 +13,9 @@ import { worktreeGitDirs } from '../../src/git/worktree-reset.js';
 import { ensureExcluded } from '../../src/git/worktree.js';
 import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
 import { sha256 } from '../../src/util/sha256.js';
-import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
+
+const KEY_FILE = tempCacheKeyFile();
 
 const started: ChildProcess[] = [];
 afterEach(() => {
@@ -26,7 +28,7 @@ async function savedEntry() {
   const workspace = tempDir('elenchos-kept-');
   writeFiles(workspace, { 'node_modules/x/index.js': 'module.exports = 1;\n', 'node_modules/x/package.json': '{"name":"x"}\n' });
   const cacheDir = tempDir('elenchos-cache-');
-  expect((await saveCacheEntry(cacheDir, key, workspace, ['node_modules'])).ok).toBe(true);
+  expect((await saveCacheEntry(cacheDir, key, workspace, ['node_modules'], KEY_FILE)).ok).toBe(true);
   return { workspace, cacheDir, manifest: path.join(cacheDir, key, 'manifest.json') };
 }
 
@@ -51,7 +53,7 @@ function putMtimeBack(file: string, mtimeNs: bigint): void {
 describe('a manifest already checked in this process', () => {
   it('is read again when rewritten with its size and mtime put back (ctime), so an edit is still refused', async () => {
     const { cacheDir, manifest } = await savedEntry();
-    expect((await readCacheManifest(cacheDir, key)).ok).toBe(true); // now remembered
+    expect((await readCacheManifest(cacheDir, key, KEY_FILE)).ok).toBe(true); // now remembered
     const before = statSync(manifest, { bigint: true });
     const text = readFileSync(manifest, 'utf8');
     // Same length, one hash changed: an entry that would vouch for another file's bytes.
@@ -64,7 +66,7 @@ describe('a manifest already checked in this process', () => {
     const after = statSync(manifest, { bigint: true });
     expect([after.size, after.mtimeNs, after.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
     expect(after.ctimeNs).not.toBe(before.ctimeNs);
-    const read = await readCacheManifest(cacheDir, key);
+    const read = await readCacheManifest(cacheDir, key, KEY_FILE);
     expect(read).toMatchObject({ ok: false, reason: 'the manifest was edited or is not for this key' });
     // And the kept tree is no longer proven by it.
     expect(read.ok).toBe(false);
@@ -72,24 +74,24 @@ describe('a manifest already checked in this process', () => {
 
   it('is read again when another file is renamed over it, and never serves a manifest of another key', async () => {
     const { cacheDir, manifest } = await savedEntry();
-    expect((await readCacheManifest(cacheDir, key)).ok).toBe(true);
+    expect((await readCacheManifest(cacheDir, key, KEY_FILE)).ok).toBe(true);
     const copy = `${manifest}.copy`;
     writeFileSync(copy, readFileSync(manifest, 'utf8').replace('"version":1', '"version":2'));
     renameSync(copy, manifest);
-    expect((await readCacheManifest(cacheDir, key)).ok).toBe(false);
-    expect((await readCacheManifest(cacheDir, 'd'.repeat(64))).ok).toBe(false);
+    expect((await readCacheManifest(cacheDir, key, KEY_FILE)).ok).toBe(false);
+    expect((await readCacheManifest(cacheDir, 'd'.repeat(64), KEY_FILE)).ok).toBe(false);
   });
 
   it('still lets the kept check find a file changed after the manifest was remembered', async () => {
     const { workspace, cacheDir } = await savedEntry();
-    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'])).toEqual({ ok: true });
+    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'], KEY_FILE)).toEqual({ ok: true });
     const file = path.join(workspace, 'node_modules/x/index.js');
     const before = statSync(file, { bigint: true });
     await clockPast(file, workspace);
     writeFileSync(file, 'module.exports = 2;\n'); // same size
     putMtimeBack(file, before.mtimeNs);
     expect(statSync(file, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
-    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'])).toMatchObject({
+    expect(await verifyCachedPaths(cacheDir, workspace, key, ['node_modules'], KEY_FILE)).toMatchObject({
       ok: false,
       reason: 'node_modules/x/index.js: content differs',
     });
@@ -164,7 +166,15 @@ describe('the common git folder, asked once per process', () => {
 describe("the setup cache's tracked-path check, read from the commit once per process", () => {
   const spec = { command: 'npm ci', key: ['package-lock.json'], paths: ['node_modules'] };
   const lookup = (workspace: string, commit: string) =>
-    beginCachedSetup({ cacheDir: tempDir('elenchos-cache-'), workspace, spec, signal: new AbortController().signal, waitMs: 1000, commit });
+    beginCachedSetup({
+      keyFile: KEY_FILE,
+      cacheDir: tempDir('elenchos-cache-'),
+      workspace,
+      spec,
+      signal: new AbortController().signal,
+      waitMs: 1000,
+      commit,
+    });
 
   it('still turns the cache off for a commit that tracks a file under a cache path, after a clean commit was asked', async () => {
     const repo = tempRepo({ 'package-lock.json': '{}\n', '.gitignore': 'node_modules\n' });

@@ -22,8 +22,10 @@ import { verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
 import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/workspace/worktree-pool.js';
-import { gitSync, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
+import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
+
+const KEY_FILE = tempCacheKeyFile();
 
 const FILES = {
   '.gitignore': 'node_modules/\n*.log\ndist/\n',
@@ -44,7 +46,7 @@ const admin = (dir: string) =>
     .replace(/^gitdir: /, '')
     .trim();
 
-type SetupCache = { dir: string; spec: { command: string; key: string[]; paths: string[] } };
+type SetupCache = { dir: string; spec: { command: string; key: string[]; paths: string[] }; keyFile: string };
 
 /** One use of the pool as a run makes it: take, let `work` act as the agent, return. */
 async function use(root: string, base: string, work: (dir: string) => void | Promise<void>, keep: string[] = [], cache?: SetupCache) {
@@ -63,9 +65,9 @@ async function setupCacheOf(root: string, files: Record<string, string>): Promis
   writeFiles(scratch, { 'README.md': FILES['README.md'], ...files });
   const key = await computeCacheKey(scratch, spec);
   if (!key.ok) throw new Error(key.reason);
-  const saved = await saveCacheEntry(dir, key.key, scratch, spec.paths);
+  const saved = await saveCacheEntry(dir, key.key, scratch, spec.paths, KEY_FILE);
   if (!saved.ok) throw new Error(saved.reason);
-  return { dir, spec };
+  return { dir, spec, keyFile: KEY_FILE };
 }
 
 /** Takes a worktree for the next run and says what it holds besides the committed tree. */
@@ -367,7 +369,7 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
     const next = await nextRun(root, base, ['node_modules']);
     expect(next.taken.reusedFrom).toBe(slot);
     const key = await computeCacheKey(next.dir, cache.spec);
-    expect(key.ok && (await verifyCachedPaths(cache.dir, next.dir, key.key, ['node_modules']))).toEqual({ ok: true });
+    expect(key.ok && (await verifyCachedPaths(cache.dir, next.dir, key.key, ['node_modules'], KEY_FILE))).toEqual({ ok: true });
   });
 
   it('a file the entry has, rewritten by the agent, takes the whole kept path with it; with no cache entry nothing is kept', async () => {
@@ -393,6 +395,7 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
     const entryless = await use(other, otherBase, (dir) => writeFiles(dir, { 'node_modules/.env': `KEY=${SECRET}\n` }), ['node_modules'], {
       dir: path.join(other, '.elenchos', 'cache'),
       spec: cache.spec,
+      keyFile: KEY_FILE,
     });
     expect(existsSync(path.join(entryless.back.pooled!, 'node_modules'))).toBe(false);
     expect(entryless.back.dropped).toBe('node_modules (no setup cache entry vouches for them)');

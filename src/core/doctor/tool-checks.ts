@@ -1,7 +1,7 @@
 // Doctor's checks of the machine: Node, git, the verifier (and Kane's login), a Chromium, the agent.
 import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
+import { accountHome } from '../../util/account-home.js';
 import { agentNotFoundFix } from '../../agents/not-found-fix.js';
 import { agentAdapter } from '../../agents/registry.js';
 import type { Config } from '../../config/config-schema.js';
@@ -140,7 +140,7 @@ export async function checkChromium(type: VerifierType, config: Config, root: st
         'fix verifier.browserPath / ELENCHOS_BROWSER_PATH, or remove it to use the system Chromium',
       );
     }
-    const cache = env.PLAYWRIGHT_BROWSERS_PATH || path.join(env.HOME ?? homedir(), '.cache', 'ms-playwright');
+    const cache = env.PLAYWRIGHT_BROWSERS_PATH || path.join(env.HOME ?? accountHome() ?? '/', '.cache', 'ms-playwright');
     const own = safeList(cache).find((name) => name.startsWith('chromium'));
     if (own) return ok('chromium', `Playwright's own ${own} in ${cache}`);
     return fail('chromium', 'no Chromium found', 'install one: sudo apt-get install chromium, or npx playwright install chromium');

@@ -14,7 +14,7 @@ export interface LockTasksOptions {
   /** Task files or globs; empty means the config's `tasks`. */
   files: string[];
   configFile?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Rewrite a lock that differs (the explicit, reviewed way to accept a changed test). */
   update: boolean;
 }
@@ -43,7 +43,7 @@ export async function lockTasks(options: LockTasksOptions): Promise<LockTasksRes
     throw new InputError(`no task contract matched ${patterns.join(', ')}; pass task files or set "tasks" in elenchos.config.json`);
   const tasks: LockedTask[] = [];
   for (const file of files) {
-    const resolved = await resolveTask(path.resolve(options.cwd, file), root, config);
+    const resolved = await resolveTask(path.resolve(options.cwd, file), root, config, options.env);
     const lock = await buildTestLock(resolved, { root, configFile: options.configFile });
     const stored = await readTestLock(root, resolved.label).catch((error: unknown) => {
       // An older format cannot be compared: --update rewrites it, anything else refuses and says why.

@@ -1,6 +1,6 @@
 // The test-weakening lock (`elenchos lock`): which steps verify each criterion and what they assert, so
 // that a commit which drops, skips or softens a verifying step under an unchanged criterion is caught.
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { normaliseText, type StepPrint } from '../../contract/step-print.js';
 import { lockPathFor, TEST_LOCK_VERSION, TestLockSchema, type LockedStep, type TestLock } from '../../contract/test-lock-schema.js';
@@ -91,7 +91,8 @@ function lockedStep(title: string, prints: readonly StepPrint[]): LockedStep {
 export async function readTestLock(root: string, taskLabel: string): Promise<{ file: string; lock: TestLock } | null> {
   const file = lockPathFor(taskLabel);
   const absolute = path.join(root, file);
-  const exists = await readFile(absolute).then(
+  // Only whether a name is there: what it is (a FIFO, a link to /dev/zero) is for readJsonFile to refuse, unread.
+  const exists = await lstat(absolute).then(
     () => true,
     () => false,
   );

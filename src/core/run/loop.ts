@@ -77,6 +77,7 @@ async function archiveWorkspace(ctx: AttemptContext, dir: string, record: Attemp
       skipGlobs: ctx.appWrites,
       snapshot: after ?? undefined,
       redactDir: (staging) => redactor.redactTree(staging),
+      maskBinary: (data) => redactor.maskBytes(data),
     });
   } catch (error) {
     if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)

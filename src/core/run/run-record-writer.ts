@@ -5,7 +5,7 @@ import type { ReplayInfo, RunGroup } from '../../evidence/run-group.js';
 import type { AttemptSummary, RunRecord } from '../../evidence/run-record.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptFile } from '../../evidence/attempt-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
-import { git } from '../../git/git.js';
+import { git, gitCallerEnvironment } from '../../git/git.js';
 import { startTimeOf } from '../../process/process-table.js';
 import { elenchosVersion } from '../../version.js';
 import { sha256 } from '../../util/sha256.js';
@@ -201,7 +201,7 @@ async function verifierVersion(ctx: RunContext): Promise<string | null> {
 const gitVersions = new Map<string, Promise<string>>();
 
 function gitVersion(cwd: string): Promise<string> {
-  const key = process.env.PATH ?? '';
+  const key = gitCallerEnvironment().PATH ?? '';
   let version = gitVersions.get(key);
   if (!version) {
     version = git(['--version'], { cwd }).then(

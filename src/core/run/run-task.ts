@@ -1,4 +1,5 @@
 // `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
+import { withGitEnvironment } from '../../git/git.js';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import { signingKeyExposure } from '../key-exposure.js';
 import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
+import { cacheKeyPath } from '../../util/secret-paths.js';
 import { finishWithinMs, runSetup } from '../workspace/setup.js';
 import type { AttemptRecord, ReplaySource, RunContext, Terminal } from './run-context.js';
 import type { RunGroup } from '../../evidence/run-group.js';
@@ -88,10 +90,15 @@ export interface RunTaskResult {
 }
 
 /** Runs a task from a clean repository to VERIFIED, FAILED or ERROR, with evidence. Throws only before a run exists, or when a full disk leaves nothing to seal it with. */
-export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
+export function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => runTaskInScope(options));
+}
+
+async function runTaskInScope(options: RunTaskOptions): Promise<RunTaskResult> {
   const mode = options.mode ?? 'run';
   // Read now (the CLI already did, before anything ran): a key file rewritten during the run signs nothing.
-  signingKeyOrLoad(options.env);
+  signingKeyOrLoad(options.env, options.cwd);
   const inPlace = mode === 'verify' && options.inPlace === true;
   // A worktree of HEAD does not care about uncommitted changes in the checkout; an agent or --in-place does.
   // A join's replay was checked by the join a moment before, with these options: not asked of git twice.
@@ -145,7 +152,7 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const { config, resolved } = pre;
   const { runId, dir, mode, guard } = place;
   // The setup cache's key exists before any sandbox starts: a sandbox hides only paths that exist.
-  if (config.setup.cache) ensureMachineCacheKey(options.env);
+  if (config.setup.cache) ensureMachineCacheKey(cacheKeyPath(options.env));
   // Every line printed (the [agent] lines end up in CI logs) goes through the run's redaction.
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);
@@ -299,6 +306,6 @@ async function setUpAndAttempt(ctx: RunContext, steps: RunSteps): Promise<Termin
   }
 }
 
-function signingKeyOrLoad(env: NodeJS.ProcessEnv): void {
-  if (!loadedSigningKey(env)) loadSigningKey(env);
+function signingKeyOrLoad(env: NodeJS.ProcessEnv, cwd: string): void {
+  if (!loadedSigningKey(env)) loadSigningKey(env, undefined, cwd);
 }

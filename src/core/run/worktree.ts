@@ -1,6 +1,7 @@
 // The run's worktree: taken from the warm pool (or added), and given back reset (or removed) on every way out.
 import path from 'node:path';
 import { setupCacheDir } from '../../evidence/layout.js';
+import { cacheKeyPath } from '../../util/secret-paths.js';
 import { addWorktree, removeWorktree } from '../../git/worktree.js';
 import type { RunContext } from './run-context.js';
 import type { Teardowns } from './teardown.js';
@@ -25,7 +26,9 @@ export async function prepareWorktree(ctx: RunContext, teardowns: Teardowns): Pr
         base,
         keep: cache?.paths ?? [],
         // What the kept paths hold must be the setup cache's entry, or it goes (runSetup uses the same folder).
-        ...(cache && command ? { cache: { dir: setupCacheDir(root), spec: { command, key: cache.key, paths: cache.paths } } } : {}),
+        ...(cache && command
+          ? { cache: { dir: setupCacheDir(root), spec: { command, key: cache.key, paths: cache.paths }, keyFile: cacheKeyPath(ctx.env) } }
+          : {}),
         size: pool.size,
       });
       say(

@@ -6,7 +6,7 @@ import { applyDir, attemptDir, attemptPaths } from '../../evidence/layout.js';
 import { checkRunEvidence } from '../../evidence/check-evidence.js';
 import { readRunRecord, type RunRecord } from '../../evidence/run-record.js';
 import type { AttemptFile } from '../../evidence/attempt-record.js';
-import { git } from '../../git/git.js';
+import { git, withGitEnvironment } from '../../git/git.js';
 import { dirtyPaths, headCommit } from '../../git/status.js';
 import { diffSnapshots, snapshotWorkspace } from '../../git/snapshot.js';
 import { applyStoredWorkspace, restoreWorkspace } from '../../git/workspace-archive.js';
@@ -16,6 +16,8 @@ import { readAttempts, showStoredRun } from './inspect-runs.js';
 
 export interface ApplyRunOptions {
   cwd: string;
+  /** The caller's environment: git's (the commit's identity, the user's config). */
+  env: NodeJS.ProcessEnv;
   runId: string;
   /** Commit the change in the checkout (ignored with a branch: a branch always gets a commit). */
   commit?: boolean;
@@ -31,7 +33,12 @@ export type ApplyRunResult =
   | { into: 'branch'; runId: string; attempt: number; base: string; commit: string; branch: string; headMoved: boolean };
 
 /** Takes the verified change of `runId`; refuses (InputError, exit 3) anything it cannot take exactly. */
-export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
+export function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => applyRunInScope(options));
+}
+
+async function applyRunInScope(options: ApplyRunOptions): Promise<ApplyRunResult> {
   const shown = await pickCandidate(await showStoredRun(options.cwd, options.runId), options);
   const { record, root } = shown;
   const id = record.runId;

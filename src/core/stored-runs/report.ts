@@ -1,6 +1,10 @@
 // `elenchos report`: gathers one run's evidence and writes what a reporter renders of it outside the run folder.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { withGitEnvironment } from '../../git/git.js';
+import { readFileHead } from '../../util/regular-file.js';
+import { InputError } from '../../errors.js';
+import { isDiskFull } from '../../process/run-scope.js';
 import { checkRunEvidence } from '../../evidence/check-evidence.js';
 import { attemptDir, EVIDENCE_FILES, reportsDir } from '../../evidence/layout.js';
 import type { RunRecord } from '../../evidence/run-record.js';
@@ -25,6 +29,8 @@ export interface ReportInput {
 
 export interface WriteReportOptions {
   cwd: string;
+  /** The caller's environment: git's. */
+  env: NodeJS.ProcessEnv;
   runId: string;
   out?: string;
   signingKey?: string;
@@ -45,7 +51,12 @@ const SHOWN_FILES = [
 const MAX_TEXT = 64 * 1024;
 
 /** Writes the report (default `.elenchos/reports/<run-id>.html`, so the run's manifest stays exact); returns its path. */
-export async function writeReport(options: WriteReportOptions): Promise<string> {
+export function writeReport(options: WriteReportOptions): Promise<string> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => writeReportInScope(options));
+}
+
+async function writeReportInScope(options: WriteReportOptions): Promise<string> {
   const shown = await showStoredRun(options.cwd, options.runId);
   // What `evidence verify` and `apply` check: the run's manifest, each attempt's, each candidate's.
   const manifest = await checkRunEvidence(shown.dir, { signingKey: options.signingKey }).catch(() => null);
@@ -63,8 +74,17 @@ export async function writeReport(options: WriteReportOptions): Promise<string> 
     needsHuman: shown.needsHuman,
     ...(candidates.length > 0 ? { candidates } : {}),
   });
-  await mkdir(path.dirname(out), { recursive: true });
-  await writeFile(out, html);
+  try {
+    await mkdir(path.dirname(out), { recursive: true });
+    await writeFile(out, html);
+  } catch (error) {
+    // A folder, a path under a file, a place that cannot be written: the user's --out, one line, exit 3.
+    if (isDiskFull(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError(`--out ${out}: cannot write the report there (${code}); choose a file path in a writable folder`, {
+      cause: error,
+    });
+  }
   return out;
 }
 
@@ -80,12 +100,11 @@ async function gatherRun(
     const dir = attemptDir(runDir, summary.number);
     const files: { name: string; text: string }[] = [];
     for (const name of SHOWN_FILES) {
-      const text = await readFile(path.join(dir, name), 'utf8').catch(() => null);
-      if (text === null || text === '') continue;
-      files.push({
-        name,
-        text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}\n… (${text.length - MAX_TEXT} more characters in ${name})` : text,
-      });
+      // Only the head is read: a stored file may be of any size, or not a file at all in a planted run folder.
+      const head = await readFileHead(path.join(dir, name), MAX_TEXT);
+      if (!head || head.size === 0) continue;
+      const text = head.bytes.toString('utf8');
+      files.push({ name, text: head.size > MAX_TEXT ? `${text}\n… (${head.size - MAX_TEXT} more bytes in ${name})` : text });
     }
     texts.set(summary.number, files);
   }

@@ -1,5 +1,5 @@
 // `elenchos restore`: an attempt's exact tree back, from base commit + diff.patch + untracked files.
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { attemptDir, attemptPaths, restoredDir } from '../../evidence/layout.js';
@@ -34,6 +34,16 @@ export async function restoreAttempt(options: { cwd: string; runId: string; atte
       `${dir} already exists (restored before?): use it as it is, remove it with git worktree remove --force ${dir}, or restore elsewhere with --to <dir>`,
     );
   }
+  // `--to` is the user's path: a file on the way (`plain.txt/below`), a name too long, a folder that cannot
+  // be written are one line, not git's failure. Made empty here (git adds a worktree into an empty folder).
+  await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    throw new InputError(
+      `--to ${dir}: that folder cannot be made (${error.code ?? String(error)}); restore to a path in a writable folder`,
+      {
+        cause: error,
+      },
+    );
+  });
   const restored = await restoreWorkspace(shown.root, attemptDir(shown.dir, attempt), dir);
   return { runId: shown.record.runId, attempt, dir, base: restored.base };
 }

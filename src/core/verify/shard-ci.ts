@@ -1,6 +1,6 @@
 // `verify --shard`: an explicit `i/n`, or `auto` (`auto/<n>`) read from the CI's own parallel-job variables.
 import { InputError } from '../../errors.js';
-import { parseShard, type Shard } from '../select-tasks.js';
+import { MAX_SHARDS, parseShard, type Shard } from '../select-tasks.js';
 
 /** One CI's pair of variables; `base` is the index of its first job (0 or 1). */
 interface CiShardSource {
@@ -26,7 +26,8 @@ export function resolveShard(value: string, env: NodeJS.ProcessEnv): Shard {
   const auto = /^auto(?:\/(\d+))?$/.exec(value);
   if (!auto) return parseShard(value);
   const given = auto[1] === undefined ? null : Number(auto[1]);
-  if (given !== null && given < 1) throw new InputError(`--shard "${value}": the total must be at least 1 (auto/<n>, for example auto/4)`);
+  if (given !== null && (given < 1 || given > MAX_SHARDS))
+    throw new InputError(`--shard "${value}": the total must be 1 to ${MAX_SHARDS} (auto/<n>, for example auto/4)`);
   return shardFromEnv(env, given, value);
 }
 
@@ -55,7 +56,8 @@ function shardFromEnv(env: NodeJS.ProcessEnv, given: number | null, value: strin
     throw new InputError(
       `--shard ${value}: ${source.index} is set but ${source.ci} gives no total; pass --shard auto/<n> with n the number of jobs (the Job's completions)`,
     );
-  if (total < 1) throw new InputError(`--shard ${value}: ${source.total}=${total} must be at least 1 (${source.ci})`);
+  if (total < 1 || total > MAX_SHARDS)
+    throw new InputError(`--shard ${value}: ${source.total}=${total} must be 1 to ${MAX_SHARDS} (${source.ci})`);
   const first = source.base;
   const last = total - 1 + source.base;
   if (index < first || index > last)

@@ -1,6 +1,7 @@
 // The format of the metadata block of `verify --json` (zod only: `merge` reads it without loading the
 // task selection or git).
 import { z } from 'zod';
+import { MAX_SHARDS } from '../shard-limit.js';
 
 /** Bumped when a field changes meaning; `merge` refuses a newer format rather than misread it. */
 export const SHARD_FORMAT_VERSION = 1;
@@ -20,7 +21,8 @@ export const ShardMetadataSchema = z.looseObject({
   /** The Elenchos that wrote it (informative: not compared between shards). */
   elenchos: z.string(),
   shard: z
-    .strictObject({ index: z.number().int().positive(), total: z.number().int().positive() })
+    // Bounded before it is used: `merge` lists the shards 1..total it misses.
+    .strictObject({ index: z.number().int().positive(), total: z.number().int().positive().max(MAX_SHARDS) })
     .refine((s) => s.index <= s.total, { message: 'index must be at most total' }),
   /** HEAD when verify started (every task of the shard verified it); null outside a repository. */
   commit: hex('commit').nullable(),
@@ -32,7 +34,7 @@ export const ShardMetadataSchema = z.looseObject({
   /** sha256 of the config and of every task contract, test file and test lock of `tasks`, sorted by path. */
   inputs: z.array(ShardInputSchema),
   /** Set by `merge --json`: how many shard outputs this one joins (it is then shard 1/1). */
-  mergedShards: z.number().int().positive().optional(),
+  mergedShards: z.number().int().positive().max(MAX_SHARDS).optional(),
 });
 
 export type ShardInput = z.infer<typeof ShardInputSchema>;

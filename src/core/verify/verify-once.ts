@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load-config.js';
 import { InputError } from '../../errors.js';
-import { repoRootOrCwd } from '../../git/git.js';
+import { repoRootOrCwd, withGitEnvironment } from '../../git/git.js';
 import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
 import type { IterateOptions, VerificationResult, VerifierProgress } from '../../verifiers/types.js';
 import { resolveTask } from '../resolve-task.js';
@@ -27,7 +27,12 @@ export interface VerifyOnceOptions {
 }
 
 /** Loads config and task, runs the task's verifier once in the repository root, and returns its result. */
-export async function verifyOnce(options: VerifyOnceOptions): Promise<VerificationResult> {
+export function verifyOnce(options: VerifyOnceOptions): Promise<VerificationResult> {
+  // git under it runs with the caller's environment, as under the CLI.
+  return withGitEnvironment(options.env, () => verifyOnceInScope(options));
+}
+
+async function verifyOnceInScope(options: VerifyOnceOptions): Promise<VerificationResult> {
   checkUrl(options.url);
   const root = await repoRootOrCwd(options.cwd);
   const { config, label } = await loadConfig({ root, file: options.configFile, env: options.env });

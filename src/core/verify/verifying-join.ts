@@ -45,9 +45,15 @@ function checkShardSet(outputs: readonly ShardOutput[]): string | null {
   for (const [index, same] of [...byIndex].sort((a, b) => a[0] - b[0])) {
     if (same.length > 1) return `shard ${index}/${total} given ${same.length} times (${same.map((o) => o.file).join(', ')})`;
   }
+  // `total` is at most MAX_SHARDS (the metadata's schema): the line names ten missing shards at most.
   const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
   if (missing.length === 1) return `shard ${missing[0]}/${total} missing: its output was not given (did that job fail before writing it?)`;
-  if (missing.length > 1) return `shards ${missing.map((i) => `${i}/${total}`).join(', ')} missing: their outputs were not given`;
+  const more = missing.length > 10 ? ` and ${missing.length - 10} more` : '';
+  if (missing.length > 1)
+    return `shards ${missing
+      .slice(0, 10)
+      .map((i) => `${i}/${total}`)
+      .join(', ')}${more} missing: their outputs were not given`;
   return null;
 }
 

@@ -1,17 +1,18 @@
 // The setup cache's authentication: an HMAC over each entry's manifest (and its stamps) with a
-// per-machine key kept outside every repository (util/secret-paths.ts: cacheKeyPath), created 0600 on
-// first use. A plain sha256 can be recomputed by whoever rewrites a cached file (the app, which is the
+// per-machine key kept outside every repository (util/secret-paths.ts: cacheKeyPath, from the caller's
+// environment: every function here takes the key file, never a default), created 0600 on first use. A plain sha256 can be recomputed by whoever rewrites a cached file (the app, which is the
 // agent's code: issue #25, item 2); an HMAC only by whoever can read the key, which a sandbox hides.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
-import { cacheKeyPath } from '../../util/secret-paths.js';
 
 const keys = new Map<string, Buffer>();
 
-/** The machine's cache key (read once per process, created on first use); throws when it can be neither read nor created. */
-export function machineCacheKey(env: NodeJS.ProcessEnv = process.env): Buffer {
-  const file = cacheKeyPath(env);
+/**
+ * The machine's cache key in `file` (cacheKeyPath of the caller's environment; read once per process,
+ * created on first use); throws when it can be neither read nor created.
+ */
+export function machineCacheKey(file: string): Buffer {
   const known = keys.get(file);
   if (known) return known;
   const key = readOrCreate(file);
@@ -24,9 +25,9 @@ export function machineCacheKey(env: NodeJS.ProcessEnv = process.env): Buffer {
  * during the first cache save instead, it was readable by an agent already running and unknown to
  * redaction. A key that cannot be made is reported where it is used.
  */
-export function ensureMachineCacheKey(env: NodeJS.ProcessEnv = process.env): void {
+export function ensureMachineCacheKey(file: string): void {
   try {
-    machineCacheKey(env);
+    machineCacheKey(file);
   } catch {
     // the cache save says why
   }
@@ -63,17 +64,17 @@ function parse(text: string, file: string): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
-/** HMAC-SHA256 (hex) of `what` with the machine's cache key. */
-export function cacheHmac(what: string, env: NodeJS.ProcessEnv = process.env): string {
-  return createHmac('sha256', machineCacheKey(env)).update(what).digest('hex');
+/** HMAC-SHA256 (hex) of `what` with the machine's cache key in `keyFile`. */
+export function cacheHmac(what: string, keyFile: string): string {
+  return createHmac('sha256', machineCacheKey(keyFile)).update(what).digest('hex');
 }
 
-/** Whether `hmac` is `what`'s HMAC with the machine's cache key (false when the key cannot be read). */
-export function cacheHmacValid(what: string, hmac: unknown, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Whether `hmac` is `what`'s HMAC with the machine's cache key in `keyFile` (false when the key cannot be read). */
+export function cacheHmacValid(what: string, hmac: unknown, keyFile: string): boolean {
   if (typeof hmac !== 'string' || !/^[0-9a-f]{64}$/.test(hmac)) return false;
   let expected: string;
   try {
-    expected = cacheHmac(what, env);
+    expected = cacheHmac(what, keyFile);
   } catch {
     return false;
   }

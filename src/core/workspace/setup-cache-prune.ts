@@ -18,25 +18,31 @@ export type PruneResult =
 /**
  * In a worktree just reset to the commit its setup ran on (so its key files are that commit's): removes
  * every entry under `spec.paths` the entry for that key does not list, and all of `spec.paths` when one
- * it lists differs from it, or when no entry vouches for them (`cacheDir` undefined: setup.cache unused).
+ * it lists differs from it, or when no entry vouches for them (`cache` undefined: setup.cache unused).
  * Files whose stat signature is the one stamped when they were last proven equal are not re-read (no
  * process can give a changed file its old ctime back); what the entry does not list is never read.
+ * `cache.keyFile`: the machine's cache key the entry is signed with.
  */
-export async function pruneKeptPaths(workspace: string, spec: SetupCacheSpec, cacheDir: string | undefined): Promise<PruneResult> {
+export async function pruneKeptPaths(
+  workspace: string,
+  spec: SetupCacheSpec,
+  cache: { dir: string; keyFile: string } | undefined,
+): Promise<PruneResult> {
   const dropAll = async (reason: string): Promise<PruneResult> => {
     await removePaths(workspace, spec.paths);
     return { kept: false, reason };
   };
   const present = await Promise.all(spec.paths.map((rel) => lstat(path.join(workspace, rel)).then(Boolean, () => false)));
   if (!present.includes(true)) return { kept: true, dropped: [] };
-  if (!cacheDir) return dropAll('no setup cache vouches for them');
+  if (!cache) return dropAll('no setup cache vouches for them');
+  const { dir: cacheDir, keyFile } = cache;
   try {
     const computed = await computeCacheKey(workspace, spec);
     if (!computed.ok) return await dropAll(computed.reason);
-    const read = await readCacheManifest(cacheDir, computed.key);
+    const read = await readCacheManifest(cacheDir, computed.key, keyFile);
     if (!read.ok) return await dropAll(read.exists ? read.reason : 'no setup cache entry vouches for them');
     const want = new Map(read.manifest.entries.map((entry) => [entry.path, entry]));
-    const trusted = await readStamps(cacheDir, computed.key, workspace);
+    const trusted = await readStamps(cacheDir, computed.key, workspace, keyFile);
     const signatures = new Map<string, string>();
     // Not in the entry: going anyway, so never read (a stand-in hash); in it and stamped: known.
     const known = (entry: ManifestEntry, signature: string) => {
@@ -59,7 +65,7 @@ export async function pruneKeptPaths(workspace: string, spec: SetupCacheSpec, ca
     }
     for (const rel of dropped) await rm(path.join(workspace, rel), { recursive: true, force: true });
     const left = new Map([...signatures].filter(([rel]) => !dropped.some((top) => rel === top || rel.startsWith(`${top}/`))));
-    await writeStamps(cacheDir, computed.key, workspace, left, trusted);
+    await writeStamps(cacheDir, computed.key, workspace, left, keyFile, trusted);
     return { kept: true, dropped };
   } catch (error) {
     return dropAll(describeError(error));

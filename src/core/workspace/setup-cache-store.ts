@@ -1,11 +1,14 @@
 // One setup cache entry on disk: `.elenchos/cache/<key>/files/…` plus a manifest written last. Saved
 // from a worktree by copying, restored by copying with every byte checked against the manifest.
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, open, readFile, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, mkdtemp, open, readdir, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { processAliveSince } from '../../process/process-table.js';
+import { EVIDENCE_FILE_LIMIT } from '../../util/json-file.js';
 import { mapLimit } from '../../util/map-limit.js';
+import { readRegularFile } from '../../util/regular-file.js';
 import { sha256 } from '../../util/sha256.js';
 import { readNoFollow, readWithSignature, scanTree, statSignature, type ManifestEntry } from '../../util/tree-manifest.js';
 import { platformTag } from './setup-cache-key.js';
@@ -43,20 +46,32 @@ function digestOf(manifest: Omit<CacheManifest, 'digest' | 'hmac'>): string {
 // parsing it, its digest and its paths cost more than the kept tree's own lstat walk. Any rewrite of
 // the file, even with its size and mtime put back, or a file renamed over it, gives it another
 // signature (no process can set a ctime), so it is read and checked again. Callers never modify one.
-const checkedManifests = new Map<string, { signature: string; manifest: CacheManifest }>();
+/** A manifest or stamp file is a few hundred bytes an entry: one past this is no file of ours. */
+const MANIFEST_LIMIT = EVIDENCE_FILE_LIMIT;
 
-/** The manifest of the entry for `key`: missing, unreadable, edited, or for another key are all "not ok". */
-export async function readCacheManifest(cacheDir: string, key: string): Promise<ManifestRead> {
+const checkedManifests = new Map<string, { signature: string; keyFile: string; manifest: CacheManifest }>();
+
+/**
+ * The manifest of the entry for `key`, signed with the machine key in `keyFile`: missing, unreadable,
+ * edited, for another key or signed with another key are all "not ok".
+ */
+export async function readCacheManifest(cacheDir: string, key: string, keyFile: string): Promise<ManifestRead> {
   const file = setupCacheEntryFiles(entryDir(cacheDir, key)).manifest;
   let text: string;
   let signature: string;
   try {
-    // One descriptor for the signature and the bytes: the signature is that of the very file read.
-    const handle = await open(file, 'r');
+    // One descriptor for the signature and the bytes: the signature is that of the very file read. Opened
+    // without waiting (a FIFO put there returns at once) and refused unless a regular file of sane size:
+    // the cache folder is in the repository, where an agent without the sandbox can write.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      signature = statSignature(await handle.stat({ bigint: true }));
+      const info = await handle.stat({ bigint: true });
+      if (!info.isFile() || info.size > BigInt(MANIFEST_LIMIT))
+        return { ok: false, exists: true, reason: 'the manifest is not a file of sane size' };
+      signature = statSignature(info);
       const checked = checkedManifests.get(file);
-      if (checked?.signature === signature && checked.manifest.key === key) return { ok: true, manifest: checked.manifest };
+      if (checked?.signature === signature && checked.keyFile === keyFile && checked.manifest.key === key)
+        return { ok: true, manifest: checked.manifest };
       text = await handle.readFile('utf8');
     } finally {
       await handle.close();
@@ -64,13 +79,13 @@ export async function readCacheManifest(cacheDir: string, key: string): Promise<
   } catch {
     return { ok: false, exists: false, reason: 'no entry' };
   }
-  const read = parseManifest(text, key);
-  if (read.ok) checkedManifests.set(file, { signature, manifest: read.manifest });
+  const read = parseManifest(text, key, keyFile);
+  if (read.ok) checkedManifests.set(file, { signature, keyFile, manifest: read.manifest });
   else checkedManifests.delete(file);
   return read;
 }
 
-function parseManifest(text: string, key: string): ManifestRead {
+function parseManifest(text: string, key: string, keyFile: string): ManifestRead {
   try {
     const manifest = JSON.parse(text) as CacheManifest;
     const { digest, hmac, ...rest } = manifest;
@@ -78,7 +93,7 @@ function parseManifest(text: string, key: string): ManifestRead {
       return { ok: false, exists: true, reason: 'the manifest was edited or is not for this key' };
     const outside = manifest.entries.find((entry) => !insidePaths(entry, manifest.paths));
     if (outside) return { ok: false, exists: true, reason: `the manifest names ${outside.path}, outside setup.cache.paths` };
-    if (!cacheHmacValid(signedText(key, digest), hmac))
+    if (!cacheHmacValid(signedText(key, digest), hmac, keyFile))
       return {
         ok: false,
         exists: true,
@@ -154,6 +169,8 @@ async function clockPassed(dir: string, ctimeNs: bigint): Promise<boolean> {
 }
 
 export interface SaveOptions {
+  /** The machine's cache key file (util/secret-paths.ts: cacheKeyPath of the caller's environment): signs the entry. */
+  keyFile: string;
   /** Stops the copy: nothing is published. */
   signal?: AbortSignal;
   /** Test seam: runs between reading a file and checking its signature (a write racing the copy). */
@@ -174,7 +191,7 @@ export async function saveFromSnapshot(
   key: string,
   workspace: string,
   snapshot: SaveSnapshot,
-  options: SaveOptions = {},
+  options: SaveOptions,
 ): Promise<StoreResult> {
   await mkdir(cacheDir, { recursive: true });
   await pruneLeftovers(cacheDir);
@@ -214,7 +231,10 @@ export async function saveFromSnapshot(
     if (options.signal?.aborted) return { ok: false, reason: String(options.signal.reason ?? 'abandoned') };
     const body = { version: 1 as const, key, platform: platformTag(), paths: [...snapshot.paths], entries };
     const digest = digestOf(body);
-    await writeFile(setupCacheEntryFiles(stage).manifest, JSON.stringify({ ...body, digest, hmac: cacheHmac(signedText(key, digest)) }));
+    await writeFile(
+      setupCacheEntryFiles(stage).manifest,
+      JSON.stringify({ ...body, digest, hmac: cacheHmac(signedText(key, digest), options.keyFile) }),
+    );
     const files = entries.filter((entry) => entry.type === 'file').length;
     try {
       await rename(stage, entryDir(cacheDir, key));
@@ -234,12 +254,13 @@ export async function saveCacheEntry(
   key: string,
   workspace: string,
   paths: readonly string[],
+  keyFile: string,
   signatures?: Map<string, string>,
 ): Promise<StoreResult> {
   const snap = await snapshotForSave(workspace, paths);
   if (!snap.ok) return snap;
   for (const [rel, signature] of snap.snapshot.signatures) signatures?.set(rel, signature);
-  return saveFromSnapshot(cacheDir, key, workspace, snap.snapshot);
+  return saveFromSnapshot(cacheDir, key, workspace, snap.snapshot, { keyFile });
 }
 
 /**
@@ -353,6 +374,8 @@ export async function writeStamps(
   key: string,
   workspace: string | { identity: string },
   signatures: ReadonlyMap<string, string>,
+  /** The machine's cache key file: signs the stamps. */
+  keyFile: string,
   /** The stamps read before the check: when nothing changed, the file is only touched (its age orders eviction). */
   previous?: ReadonlyMap<string, string>,
 ): Promise<void> {
@@ -371,7 +394,7 @@ export async function writeStamps(
   await mkdir(path.dirname(file), { recursive: true });
   const listed = Object.fromEntries(signatures);
   // Signed: a stamp says which files need not be read again, so a forged one would let a changed file pass.
-  await writeFile(file, JSON.stringify({ identity, signatures: listed, hmac: cacheHmac(stampText(key, identity, listed)) }));
+  await writeFile(file, JSON.stringify({ identity, signatures: listed, hmac: cacheHmac(stampText(key, identity, listed), keyFile) }));
   const names = await readdir(path.dirname(file));
   if (names.length <= STAMPS_KEPT) return;
   const aged = await Promise.all(
@@ -390,17 +413,18 @@ function sameSignatures(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, s
   return true;
 }
 
-/** The signatures last recorded for `workspace` under `key` (empty when none). */
-export async function readStamps(cacheDir: string, key: string, workspace: string): Promise<Map<string, string>> {
+/** The signatures last recorded for `workspace` under `key`, signed with the key in `keyFile` (empty when none). */
+export async function readStamps(cacheDir: string, key: string, workspace: string, keyFile: string): Promise<Map<string, string>> {
   try {
     const identity = await worktreeIdentity(workspace);
-    const value = JSON.parse(await readFile(stampFile(cacheDir, key, identity), 'utf8')) as {
+    const bytes = await readRegularFile(stampFile(cacheDir, key, identity), { maxBytes: MANIFEST_LIMIT });
+    const value = JSON.parse(bytes.toString('utf8')) as {
       identity?: unknown;
       signatures?: Record<string, unknown>;
       hmac?: unknown;
     };
     if (value.identity !== identity || typeof value.signatures !== 'object' || value.signatures === null) return new Map();
-    if (!cacheHmacValid(stampText(key, identity, value.signatures), value.hmac)) return new Map();
+    if (!cacheHmacValid(stampText(key, identity, value.signatures), value.hmac, keyFile)) return new Map();
     return new Map(Object.entries(value.signatures).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
   } catch {
     return new Map();

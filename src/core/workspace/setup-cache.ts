@@ -46,6 +46,8 @@ export type CachedSetup =
 
 export interface CachedSetupOptions {
   cacheDir: string;
+  /** The machine's cache key file (util/secret-paths.ts: cacheKeyPath of the caller's environment): signs and checks entries. */
+  keyFile: string;
   workspace: string;
   spec: SetupCacheSpec;
   signal: AbortSignal;
@@ -102,7 +104,7 @@ export async function beginCachedSetup(options: CachedSetupOptions): Promise<Cac
   }
   const { key } = computed;
   await mkdir(cacheDir, { recursive: true });
-  if (await keptCopyHolds(cacheDir, workspace, key, spec.paths, warnings)) {
+  if (await keptCopyHolds(options, key, spec.paths, warnings)) {
     return { kind: 'hit', report: { status: 'hit', key, message: `kept ${spec.paths.join(', ')} verified (key ${short(key)})`, warnings } };
   }
   const waited = await restoreOrLock(options, key, spec.paths, warnings);
@@ -144,14 +146,13 @@ async function refusedCachePath(workspace: string, paths: readonly string[], com
  * are set aside (with a warning when they differ from an entry that exists).
  */
 async function keptCopyHolds(
-  cacheDir: string,
-  workspace: string,
+  { cacheDir, workspace, keyFile }: CachedSetupOptions,
   key: string,
   paths: readonly string[],
   warnings: string[],
 ): Promise<boolean> {
   if (!(await anyExists(workspace, paths))) return false;
-  const kept = await verifyCachedPaths(cacheDir, workspace, key, paths);
+  const kept = await verifyCachedPaths(cacheDir, workspace, key, paths, keyFile);
   if (kept.ok) {
     await markUsed(cacheDir, key);
     return true;
@@ -174,11 +175,11 @@ async function restoreOrLock(
   paths: readonly string[],
   warnings: string[],
 ): Promise<{ restored: string } | { lock: ExclusiveLock | null }> {
-  const { cacheDir, workspace } = options;
+  const { cacheDir } = options;
   const deadline = Date.now() + options.waitMs;
   let lock: ExclusiveLock | null = null;
   for (;;) {
-    const restored = await tryRestore(cacheDir, workspace, key, paths, warnings);
+    const restored = await tryRestore(options, key, paths, warnings);
     if (restored) {
       await lock?.release();
       return { restored };
@@ -228,9 +229,10 @@ async function startSave(
       signal: controller.signal,
       afterRead: options.afterRead,
       concurrency: BACKGROUND_COPIES,
+      keyFile: options.keyFile,
     }).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
     if (!saved.ok) return notSaved(saved.reason);
-    await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures).catch(() => undefined);
+    await writeStamps(cacheDir, key, { identity: snapshot.identity }, snapshot.signatures, options.keyFile).catch(() => undefined);
     await markUsed(cacheDir, key);
     return { ...report, message: `saved ${saved.files} files (${saved.bytes} bytes) under key ${short(key)}` };
   };
@@ -249,13 +251,12 @@ async function startSave(
 
 /** Restores the entry for `key` into `workspace`; a bad entry is discarded with a warning. Returns what was done, or null. */
 async function tryRestore(
-  cacheDir: string,
-  workspace: string,
+  { cacheDir, workspace, keyFile }: CachedSetupOptions,
   key: string,
   paths: readonly string[],
   warnings: string[],
 ): Promise<string | null> {
-  const read = await readCacheManifest(cacheDir, key);
+  const read = await readCacheManifest(cacheDir, key, keyFile);
   if (!read.ok) {
     if (read.exists) {
       warnings.push(`cache entry ${short(key)} discarded: ${read.reason}`);
@@ -266,7 +267,7 @@ async function tryRestore(
   if (read.manifest.paths.join('\n') !== paths.join('\n')) return null;
   const restored = await restoreCacheEntry(cacheDir, read.manifest, workspace);
   if (restored.ok) {
-    await writeStamps(cacheDir, key, workspace, restored.signatures);
+    await writeStamps(cacheDir, key, workspace, restored.signatures, keyFile);
     await markUsed(cacheDir, key);
     return `restored ${restored.files} files (${restored.bytes} bytes)`;
   }
@@ -288,15 +289,16 @@ export async function verifyCachedPaths(
   workspace: string,
   key: string,
   paths: readonly string[],
+  keyFile: string,
 ): Promise<{ ok: true } | { ok: false; reason: string; noEntry?: true }> {
-  const read = await readCacheManifest(cacheDir, key);
+  const read = await readCacheManifest(cacheDir, key, keyFile);
   if (!read.ok)
     return read.exists ? { ok: false, reason: read.reason } : { ok: false, reason: `no cache entry for key ${short(key)}`, noEntry: true };
   const signatures = new Map<string, string>();
-  const trusted = await readStamps(cacheDir, key, workspace);
+  const trusted = await readStamps(cacheDir, key, workspace, keyFile);
   const difference = await compareTree(workspace, paths, read.manifest.entries, { trusted, signatures });
   if (difference) return { ok: false, reason: difference };
-  await writeStamps(cacheDir, key, workspace, signatures, trusted);
+  await writeStamps(cacheDir, key, workspace, signatures, keyFile, trusted);
   return { ok: true };
 }
 

@@ -14,7 +14,7 @@ import { attemptPaths, setupCacheDir } from '../../evidence/layout.js';
 import { childEnv } from '../../process/child-env.js';
 import { appSandboxCommand, appSandboxed, setupSandboxOptions } from '../app/app-sandbox.js';
 import { appendElenchosText } from '../../evidence/seal-attempt.js';
-import { secretPathsToHide } from '../../util/secret-paths.js';
+import { cacheKeyPath, secretPathsToHide } from '../../util/secret-paths.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -81,6 +81,7 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
     setup.cache && options.cacheDir
       ? await beginCachedSetup({
           cacheDir: options.cacheDir,
+          keyFile: cacheKeyPath(options.env),
           workspace: options.workspace,
           spec: { command: setup.command, key: setup.cache.key, paths: setup.cache.paths },
           signal: options.signal,

@@ -69,7 +69,7 @@ export interface ReturnWorktreeOptions {
    * The setup cache that vouches for what `keep` holds (its folder and the setup's spec); without it
    * nothing does, and the kept paths go with the rest.
    */
-  cache?: { dir: string; spec: SetupCacheSpec };
+  cache?: { dir: string; spec: SetupCacheSpec; keyFile: string };
   /** worktreePool.size: most idle worktrees kept. */
   size: number;
 }
@@ -120,7 +120,7 @@ async function returnOrRemove(options: ReturnWorktreeOptions): Promise<ReturnedW
       }
       // After the reset: the key files are the base's again, the ones the kept paths were set up for.
       const spec = options.cache?.spec ?? { command: '', key: [], paths: keep };
-      const pruned = await pruneKeptPaths(dir, { ...spec, paths: keep }, options.cache?.dir);
+      const pruned = await pruneKeptPaths(dir, { ...spec, paths: keep }, options.cache);
       await writeTrustedIndex(`${slot}.index`, reset.index);
       await moveWorktree(root, dir, slot);
       return { pooled: slot, reason: null, dropped: describePrune(keep, pruned) };

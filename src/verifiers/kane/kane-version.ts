@@ -6,10 +6,10 @@ import { runProcess } from '../../process/spawn.js';
 /** The version kane-cli reports, or null when it cannot tell within `timeoutMs`. */
 export async function kaneVersion(
   command = 'kane-cli',
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<string | null> {
   const result = await runProcess(command, ['--version'], {
-    cwd: options.cwd ?? '.',
+    cwd: options.cwd,
     env: options.env ?? {},
     timeoutMs: options.timeoutMs ?? 5000,
     graceMs: 500,

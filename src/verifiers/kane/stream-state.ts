@@ -7,6 +7,8 @@ import type { StepFacts, StreamFacts } from './stream-facts.js';
 export type { DoneFacts, StepFacts, StreamFacts, SummaryFacts } from './stream-facts.js';
 
 const KEEP = 5;
+/** Far more steps than a `_test.md` holds (each is a heading and a paragraph); an index past it is no step of the test. */
+const MAX_STEP_INDEX = 10_000;
 const MAX_TYPES = 64;
 const AFTER_DONE_FORBIDDEN = new Set([
   'test_md_step_start',
@@ -133,9 +135,23 @@ export class KaneStreamState {
     this.violation(what);
   }
 
-  private stepStart(event: Record<string, unknown>): void {
+  /**
+   * The event's step index, when it names one a test can have: every index seen keeps a record, so an index
+   * of a billion (or a billion indexes) would cost memory in proportion; one out of range is a violation.
+   */
+  private stepIndex(event: Record<string, unknown>, type: string): number | null {
     const index = readInt(event.step_index);
-    if (index === null) return this.orphan('test_md_step_start without a step_index');
+    if (index !== null && (index < 1 || index > MAX_STEP_INDEX)) {
+      this.orphan(`${type} with step_index ${index}, outside 1..${MAX_STEP_INDEX}`);
+      return null;
+    }
+    return index;
+  }
+
+  private stepStart(event: Record<string, unknown>): void {
+    if (readInt(event.step_index) === null) return this.orphan('test_md_step_start without a step_index');
+    const index = this.stepIndex(event, 'test_md_step_start');
+    if (index === null) return;
     const step = this.step(index);
     const heading = readString(event.heading);
     if (step.started && heading !== step.heading) step.headingConflict = true;
@@ -163,6 +179,7 @@ export class KaneStreamState {
   }
 
   private bugVerdict(event: Record<string, unknown>): void {
+    if (readInt(event.step_index) !== null && this.stepIndex(event, 'test_md_bug_verdict') === null) return;
     const index = readInt(event.step_index) ?? this.current?.index ?? null;
     if (index === null) return this.orphan('test_md_bug_verdict without a step');
     const step = this.step(index);
@@ -170,8 +187,9 @@ export class KaneStreamState {
   }
 
   private stepEnd(event: Record<string, unknown>): void {
-    const index = readInt(event.step_index);
-    if (index === null) return this.orphan('test_md_step_end without a step_index');
+    if (readInt(event.step_index) === null) return this.orphan('test_md_step_end without a step_index');
+    const index = this.stepIndex(event, 'test_md_step_end');
+    if (index === null) return;
     const step = this.step(index);
     if (!step.started) this.orphan(`test_md_step_end for step ${index}, which never started`);
     const status = event.status === 'passed' || event.status === 'failed' ? event.status : null;
