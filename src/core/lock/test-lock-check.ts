@@ -31,7 +31,13 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
   const current = await buildTestLock(resolved, { root, configFile: options.configFile });
   const { problems, notes } = compareTestLock(stored.lock, current);
   const lines: string[] = [];
-  for (const p of problems) lines.push(await problemLine(root, resolved, p));
+  // Each line names the lock it is held to: a difference may be the lock's doing (edited by hand), not the test's.
+  const seen = new Set<string>();
+  for (const p of problems) {
+    const line = await problemLine(root, resolved, p);
+    seen.add(line);
+    lines.push(`${line}, against ${stored.file}`);
+  }
   if (stored.lock.testFile !== resolved.testFileLabel) {
     lines.push(
       `${resolved.label}: verification.testFile moved from ${stored.lock.testFile} to ${resolved.testFileLabel} without a lock update; run elenchos lock --update ${resolved.label}`,
@@ -44,7 +50,7 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
     if (baseLock) {
       for (const p of compareTestLock(baseLock, current).problems) {
         const line = await problemLine(root, resolved, p);
-        if (!lines.includes(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
+        if (!seen.has(line)) lines.push(`${line}, against ${stored.file} as of ${options.base}`);
       }
     }
     for (const commit of await lockChangesWithoutContract(root, stored.file, resolved.label, options.base)) {
