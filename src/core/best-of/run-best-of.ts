@@ -14,7 +14,7 @@ import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { ensureExcluded } from '../../git/worktree.js';
 import { releaseHeldObjects } from '../../git/object-quarantine.js';
 import { lockContract } from '../lock/contract-lock.js';
-import { exitCodeFor } from '../run/outcome.js';
+import { exitCodeFor } from '../run/decide.js';
 import { preflight } from '../run/preflight.js';
 import { runSecretValues } from '../run/run-secrets.js';
 import { decide, draftBestOfRecord } from './best-of-record.js';

@@ -1,4 +1,4 @@
-// The attempt loop: attempts until one ends the run or the accounting says it is over (accounting.ts).
+// The attempt loop: attempts until one ends the run or the decision after it says it is over (decide.ts).
 import { mkdir } from 'node:fs/promises';
 import { describeError } from '../../errors.js';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
@@ -9,7 +9,7 @@ import type { RepairEvidence } from './prompt.js';
 import { updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
 import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
 import { sealEndedAttempt } from './attempt-seals.js';
-import { afterAttempt, firstState } from './accounting.js';
+import { afterAttempt, firstState } from './decide.js';
 import { runAttempt } from './attempt.js';
 
 /** Runs attempts until a decision ends the run. */
