@@ -5,6 +5,7 @@ import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import type { WindowWatch } from '../../git/window-watch.js';
 import type { StartedVerification } from '../../verifiers/types.js';
 import type { AttemptKind } from '../../states.js';
+import type { AttemptPhase } from '../events.js';
 import type { RepairEvidence } from './prompt.js';
 import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -28,10 +29,9 @@ export interface AttemptResult {
 
 /** What a phase says: go on to the next one, or end the attempt with this result. */
 export type PhaseResult = { next: 'continue' } | { next: 'end'; result: AttemptResult };
-export type Phase = (attempt: Attempt) => Promise<PhaseResult>;
+/** One phase of an attempt: it reports as an AttemptPhase (events.ts) and says whether the attempt goes on. */
+export type PhaseStep = (attempt: Attempt) => Promise<PhaseResult>;
 export const CONTINUE: PhaseResult = { next: 'continue' };
-
-export type PhaseName = 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop';
 
 /** A verdict the verifier (and the sweep after a pass) gave, before the post-checks confirm it. */
 export interface Verdict {
@@ -90,7 +90,7 @@ export class Attempt {
     };
   }
 
-  say(phase: PhaseName, message: string): void {
+  say(phase: AttemptPhase, message: string): void {
     this.ctx.reporter.onEvent({ type: 'phase', attempt: this.input.number, phase, message });
   }
 

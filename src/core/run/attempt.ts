@@ -5,13 +5,13 @@ import { agentTurn } from './phases/agent-turn.js';
 import { appAndVerifier, openWindow } from './phases/app-and-verifier.js';
 import { contractCheck, workspaceGuard } from './phases/workspace-guard.js';
 import { postChecks, verdict } from './phases/post-checks.js';
-import { Attempt, type AttemptInput, type AttemptResult, type Phase } from './attempt-state.js';
+import { Attempt, type AttemptInput, type AttemptResult, type PhaseStep } from './attempt-state.js';
 import type { AttemptContext } from './run-context.js';
 
 export type { AttemptInput, AttemptResult } from './attempt-state.js';
 
 /** The phases of every attempt, in order. An agent turn only runs in an attempt of kind `agent`. */
-export const PHASES: readonly { name: string; run: Phase }[] = [
+export const PHASES: readonly { name: string; run: PhaseStep }[] = [
   { name: 'agent turn', run: agentTurn },
   { name: 'contract check', run: contractCheck },
   { name: 'workspace guard', run: workspaceGuard },
