@@ -1,6 +1,7 @@
 // How a run ends, as pure functions, in one place: after each attempt whether it repairs, re-verifies or
 // finishes (the repairs and verifier retries it has used against their bounds); what a fault from outside
-// its steps (a full disk, Ctrl-C, a best-of stop) makes of that outcome when it is sealed; and the exit code.
+// its steps (a full disk, Ctrl-C, a best-of stop) makes of that outcome when it is sealed; and the exit code
+// (docs/verification.md#the-loop, docs/exit-codes.md).
 import { ExitCode, type ExitCodeValue } from '../../errors.js';
 import type { RunReason, RunState, VerdictStatus } from '../../states.js';
 import type { AttemptRecord, Terminal } from './run-context.js';
