@@ -3,7 +3,7 @@
 // its steps (a full disk, Ctrl-C, a best-of stop) makes of that outcome when it is sealed; and the exit code
 // (docs/verification.md#the-loop, docs/exit-codes.md).
 import { ExitCode, type ExitCodeValue } from '../../errors.js';
-import type { RunReason, RunState, VerdictStatus } from '../../states.js';
+import type { FinalRunState, RunReason, RunState, VerdictEndReason, VerdictStatus } from '../../states.js';
 import type { AttemptRecord, Terminal } from './run-context.js';
 
 export interface LoopLimits {
@@ -21,7 +21,8 @@ export interface LoopState {
   kind: AttemptRecord['kind'];
 }
 
-export type Decision = { next: 'finish'; state: Terminal['state']; reason: Terminal['reason'] } | { next: 'repair' } | { next: 'reverify' };
+export type Decision =
+  { next: 'finish'; state: FinalRunState; reason: VerdictEndReason | null } | { next: 'repair' } | { next: 'reverify' };
 
 export type LoopStep = { next: 'finish'; terminal: Terminal } | { next: 'repair' | 'reverify'; state: LoopState };
 
