@@ -92,15 +92,13 @@ describe('references in code and docs', () => {
   it('links between docs, and docs sections named in src/, land on a file and on one of its headings', () => {
     const files = fg.sync(['docs/**/*.md', 'README.md', 'CONTRIBUTING.md'], { cwd: root });
     expect(files.flatMap((file) => brokenLinks(root, file))).toEqual([]);
-    const named = fg
-      .sync('src/**/*.ts', { cwd: root })
-      .flatMap((file) =>
-        [...readFileSync(path.join(root, file), 'utf8').matchAll(/\b(docs\/[\w-]+\.md)#([\w-]+)/g)].map((m) => ({
-          file,
-          doc: m[1]!,
-          anchor: m[2]!,
-        })),
-      );
+    const named = fg.sync('src/**/*.ts', { cwd: root }).flatMap((file) =>
+      [...readFileSync(path.join(root, file), 'utf8').matchAll(/\b(docs\/[\w-]+\.md)#([\w-]+)/g)].map((m) => ({
+        file,
+        doc: m[1]!,
+        anchor: m[2]!,
+      })),
+    );
     const missing = named.filter(
       ({ doc, anchor }) => !existsSync(path.join(root, doc)) || !anchorsOf(readFileSync(path.join(root, doc), 'utf8')).has(anchor),
     );
