@@ -105,4 +105,17 @@ describe(DOC, () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("draws the layers in eslint.config.js's order, one floor per level", () => {
+    const config = readFileSync(path.join(root, 'eslint.config.js'), 'utf8');
+    const levelsText = /const LEVELS = \[([\s\S]*?)\n\];/.exec(config)![1]!;
+    const levels = [...levelsText.matchAll(/\[([^\]]*)\]/g)].map((m) => [...m[1]!.matchAll(/'([\w-]+)'/g)].map((n) => `${n[1]}/`));
+    const block = /## Layers[\s\S]*?```\n([\s\S]*?)```/.exec(doc)![1]!;
+    // A floor is a line that starts two spaces in with folders (`core/  attest/`); the rest is description.
+    const floors = block
+      .split('\n')
+      .map((line) => /^ {2}((?:[\w-]+\/ +)+)/.exec(line)?.[1]?.trim().split(/ +/))
+      .filter((floor): floor is string[] => floor !== undefined);
+    expect(floors).toEqual(levels);
+  });
 });
