@@ -26,24 +26,10 @@ export interface ResetOptions {
   trustedIndex: TrustedIndex;
 }
 
-// Settings an agent could have planted to make git trust stale stat data or skip a walk: pinned for our own
-// commands (through execa: simple-git refuses to set core.fsmonitor at all, even to false).
-const PINNED = [
-  '-c',
-  'core.trustctime=true',
-  '-c',
-  'core.checkStat=default',
-  '-c',
-  'core.ignoreStat=false',
-  '-c',
-  'core.untrackedCache=false',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'core.sparseCheckout=false',
-  '-c',
-  'core.hooksPath=/dev/null',
-];
+// Every git call of ours already pins what an agent could plant to make git trust stale stat data, run its
+// fsmonitor or hooks (SAFE_GIT_CONFIG, git/git.ts). A reset must also walk the whole tree, whatever
+// sparse checkout the agent switched on.
+const WHOLE_TREE = ['-c', 'core.sparseCheckout=false'];
 
 // What `git worktree add` + checkout leave in .git/worktrees/<name>/. Anything else (config.worktree,
 // info/sparse-checkout, refs/bisect, rebase-merge, MERGE_HEAD, a `locked` file, an index.lock) is state
@@ -89,14 +75,14 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     // A listed folder holding a kept path (`build/` around `build/cache`) is git clean's to thin out.
     const aroundKept = extra.some((p) => kept.some((k) => k.startsWith(`${p}/`)));
     if (found === null || aroundKept) {
-      await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+      await gitBytes([...WHOLE_TREE, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
       const excludes = options.keep.flatMap((p) => ['-e', `/${trimSlashes(p)}`]);
-      await gitBytes([...PINNED, 'clean', '-ffdxq', ...excludes], { cwd: dir });
+      await gitBytes([...WHOLE_TREE, 'clean', '-ffdxq', ...excludes], { cwd: dir });
     } else {
       // Each one as git named it (a whole untracked or ignored folder, a nested repository): never
       // followed through a symlink, since git lists a symlink as itself and never descends into one.
       for (const p of extra) await rm(path.join(dir, p), { recursive: true, force: true });
-      if (tracked) await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+      if (tracked) await gitBytes([...WHOLE_TREE, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
     }
     if (tracked || extra.length > 0) {
       const left = (await statusEntries(dir)).map((entry) => entry.slice(3)).filter((p) => !isUnderPrefix(trimSlashes(p), kept));
@@ -162,7 +148,7 @@ async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Prom
 
 /** Paths the index has as gitlinks (submodules, mode 160000). */
 async function submodulePaths(dir: string): Promise<Set<string>> {
-  const out = await gitBytes([...PINNED, 'ls-files', '-z', '--stage'], { cwd: dir });
+  const out = await gitBytes([...WHOLE_TREE, 'ls-files', '-z', '--stage'], { cwd: dir });
   return new Set(
     splitNul(out)
       .filter((record) => record.startsWith('160000 '))
@@ -217,9 +203,12 @@ async function adminDir(root: string, dir: string): Promise<string | { ok: false
 
 /** What `git status` reports (changed, untracked, ignored), each as `XY path`. */
 async function statusEntries(dir: string): Promise<string[]> {
-  const out = await gitBytes([...PINNED, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames'], {
-    cwd: dir,
-  });
+  const out = await gitBytes(
+    [...WHOLE_TREE, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames'],
+    {
+      cwd: dir,
+    },
+  );
   return splitNul(out).filter(Boolean);
 }
 
