@@ -14,6 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { performance } from 'node:perf_hooks';
 import { makeRepo, median, timeOnce } from './lib.js';
 
 const sizes = (process.argv[2] ?? '10000,30000').split(',').map(Number);
