@@ -76,6 +76,7 @@ export const SLOW_FILES: readonly string[] = [
   // Many tasks in one command, shares exported and joined (docs/scale.md): several CLI runs each.
   'test/e2e/run-many.test.ts',
   'test/e2e/join.test.ts',
+  'test/e2e/verifier-pins.test.ts',
 ];
 
 // A renamed or deleted file left in the list would silently run nowhere: both configs refuse to start.
