@@ -27,7 +27,7 @@ function tracedRun(
   cwd: string,
   env: NodeJS.ProcessEnv,
   traceDir: string,
-): { code: number | null; packages: Set<string>; own: Set<string> } {
+): { code: number | null; packages: Set<string>; own: Set<string>; stdout: string } {
   const trace = path.join(traceDir, `${args.join('_').replace(/[^\w.-]/g, '-')}.txt`);
   writeFileSync(trace, '');
   const result = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
@@ -42,7 +42,7 @@ function tracedRun(
     for (const match of line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)) packages.add(match[1]!);
     if (line.startsWith(OWN)) own.add(line.slice(OWN.length));
   }
-  return { code: result.status, packages, own };
+  return { code: result.status, packages, own, stdout: result.stdout };
 }
 
 let project: ReturnType<typeof makeProject>;
@@ -84,6 +84,8 @@ describe('light commands load only what they use', () => {
   it('a Kane run never loads the TypeScript parser, Sigstore or the MCP SDK', () => {
     const ran = tracedRun(['run', 'tasks/add-task.json'], project.root, project.env, traceDir);
     expect(ran.code).toBe(0);
+    // Its first line comes before the run's modules load and before preflight asks git anything.
+    expect(ran.stdout.split('\n')[0]).toBe('elenchos run tasks/add-task.json: checking the config, the contract and the checkout');
     expect(ran.packages).toContain('execa'); // the trace saw the run's own packages
     for (const name of ['typescript', 'sigstore', '@sigstore/verify', '@sigstore/tuf', '@modelcontextprotocol/sdk', 'wait-on'])
       expect(ran.packages, name).not.toContain(name);
