@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Where a warm `elenchos run` of a no-op Kane task spends its wall time, phase by phase, on repositories of
-// 10,000 and 30,000 files (docs/performance.md#a-runs-phases). The CLI runs as a user runs it; every line it
+// 10,000 and 30,000 files (docs/performance.md#start-up-and-a-runs-phases). The CLI runs as a user runs it; every line it
 // prints is stamped as it arrives, and the time between two lines is charged to the phase the later line
 // ends. The start-up before the first line and the exit after the last are phases of their own. Preflight
 // and the contract lock print no line of their own (both come before the run's header): each is also timed

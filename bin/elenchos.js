@@ -15,7 +15,7 @@ if (!existsSync(cli)) {
   process.exitCode = 2;
 } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // `--version` alone is answered here: loading the CLI (commander and every command's options) costs
-  // more than node's own start (docs/performance.md, "Start-up").
+  // more than node's own start (docs/performance.md#start-up-and-a-runs-phases).
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
   let main;
