@@ -42,6 +42,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/agent-endings.test.ts',
   'test/e2e/fault-injection.test.ts',
   'test/unit/worktree-pool.test.ts',
+  'test/e2e/pool-closed-folders.test.ts',
   // Added with #25, #26 and #28, each many CLI runs (attestations over real verifies, sandboxed runs,
   // several candidates per run, shard sets): slow by construction, not yet measured in CI.
   'test/e2e/attest.test.ts',

@@ -53,6 +53,8 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       if (options.agents !== undefined || options.bestOf !== undefined) return runBestOfCommand(taskFile, options, io, setExit);
       if (options.parallel !== undefined || options.stopAtFirst)
         throw new InputError('--parallel and --stop-at-first are for several candidates: add --agents a,b or --best-of <n>');
+      // The first line before the run's modules load and before preflight asks git anything (docs/performance.md#start-up-and-a-runs-phases).
+      if (!options.json) writeHuman(io.stdout, `elenchos run ${taskFile}: checking the config, the contract and the checkout`);
       const { runTask } = await import('../core/run/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
       const { withInterrupts } = await import('./interrupts.js');
