@@ -1,6 +1,6 @@
 // `elenchos run <task.json>`: the agent loop; prints progress, or the run record with --json.
 import type { Command } from 'commander';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
