@@ -1,6 +1,7 @@
 // The Playwright verifier against a real tiny app and the system Chromium: one status per way a run can end.
 // One case per status (the first pass, a failed assertion, a browser that cannot launch, a criterion no test
 // names) is in playwright-verdicts.test.ts, which `npm test` runs; this file runs in `npm run test:slow`.
+// @module-tag slow
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

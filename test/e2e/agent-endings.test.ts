@@ -1,5 +1,6 @@
 // Why the agent stopped, end to end: a limit leaves work the verifier judges, a transient API error is
 // tried once more, a dead turn is AGENT_FAILED, and a dollar cap an agent cannot report is refused.
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // Configuration mistakes are the user's, not the product's: an app that cannot come up on the
 // unchanged base ends ERROR APP_BROKEN_ON_BASE, shows its log, and never costs a repair.
+// @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
 // `elenchos apply` end to end: run → apply → verify on the new HEAD, with real git, and every refusal.
+// @module-tag slow
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

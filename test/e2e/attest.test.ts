@@ -2,6 +2,7 @@
 // openssl verifies, and `attest verify` holds it only for its own commit, contracts, task set and a PASSED
 // result. Each refusal is an attack on a check that main does not have: a tampered payload, another
 // signer, another commit, a contract changed at the commit, a FAILED verdict, a task left out.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';

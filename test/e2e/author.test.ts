@@ -1,5 +1,6 @@
 // `elenchos author`: Kane through kane-cli's assurance commands (the fake speaks them), Playwright a
 // skeleton; the result passes check, is left uncommitted, and never overwrites a file.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // Best-of runs that do not simply end with a winner: none VERIFIED (how far each got), a candidate that
 // tampers (the task needs a human, as after a plain run), and a whole-run cap (the rest stopped).
+// @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

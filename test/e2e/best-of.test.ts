@@ -1,5 +1,6 @@
 // `elenchos run --agents a,b` / `--best-of N`: several candidates on one locked contract; the verifier's
 // verdicts choose the winner by the stated rule, and `apply` takes it.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @module-tag slow
 import { describe, expect, it } from 'vitest';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { runCli } from '../helpers/cli.js';

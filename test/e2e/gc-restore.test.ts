@@ -1,4 +1,5 @@
 // A run killed outright is recognised and cleaned by gc; an attempt's tree comes back with restore.
+// @module-tag slow
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // Attacks through git itself: every check of ours asks git, and a command agent (same user, no sandbox)
 // can write what git obeys — the common .git/config, .git/info/, .git/hooks/, replace refs, the index.
 // Each agent below does NOT do the work (or hides it); each test fails if its defence is removed.
+// @module-tag slow
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // Attacks on the verdict itself, end to end: processes that outlive the agent's turn, writes undone
 // inside the verifier window, folders that look like a verifier's output. Synchronised on markers.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

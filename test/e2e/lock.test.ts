@@ -1,5 +1,6 @@
 // The test-weakening lock on real git histories: each weakening commit is caught, naming the criterion
 // and the commit; an honest contract change and an explicit, reviewed `lock --update` are not.
+// @module-tag slow
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // `merge --junit` of verify's JSON output is the very JUnit `verify --junit` wrote: every criterion's
 // description and note survive the trip through the run record.
+// @module-tag slow
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 // `merge` is a verifying join: real `verify --shard i/n --json` outputs of a real repository merge into
 // one result, and every broken set (missing, duplicated, other commit, other inputs, a task reported
 // twice or never, an old or newer format, a forged commit) is refused with exit 4 and a line naming it.
+// @module-tag slow
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,6 @@
 // NEEDS_HUMAN end to end: tampering or a run of failures flags the task in runs, show, report and
 // verify --json; `run` refuses it until `elenchos ack` records who looked.
+// @module-tag slow
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // The warm worktree pool through the CLI: a second run reuses the first one's worktree and sees
 // nothing of what its agent left; --fresh and gc --pool.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

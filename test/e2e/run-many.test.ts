@@ -1,5 +1,6 @@
 // `elenchos run <task…> --parallel K`: several tasks in one command, each a full run; one --json document,
 // one exit code (the worst), one group id that `runs` and `show` know; Ctrl-C stops every run.
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // `setup.cache` end to end: real runs and `verify --workers 2` with a setup that counts itself,
 // an agent that poisons its node_modules, and an agent that adds a dependency.
+// @module-tag slow
 import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

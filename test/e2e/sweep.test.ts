@@ -1,5 +1,6 @@
 // The exploratory defect sweep (verifier.sweep) after a PASS: a confirmed product bug is a repairable
 // FAIL quoted to the agent; anything else is a note beside the PASS; its credits count.
+// @module-tag slow
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

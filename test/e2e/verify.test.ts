@@ -1,4 +1,5 @@
 // `elenchos verify` end to end: every task against the committed code, no agent, in parallel, with CI outputs.
+// @module-tag slow
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
