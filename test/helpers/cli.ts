@@ -1,5 +1,5 @@
 // Runs the CLI three ways, cheapest first:
-//   cli(args, cwd)       in-process, through main(argv, io) with its own streams, environment and folder: no
+//   runMain(args, cwd)   in-process, through main(argv, io) with its own streams, environment and folder: no
 //                        Node start, no module loading; cases that await it can run concurrently
 //                        (`describe.concurrent`). The default for anything that needs no process of its own.
 //   spawnCli(args, cwd)  the built bin/elenchos.js in a child process, awaited: for what is about the process
@@ -53,7 +53,7 @@ export function spawnCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {
  * `elenchos args` in this process: main(argv, io) with `cwd`, this process's environment plus `env`, an
  * empty stdin and no terminal, as a spawned CLI in a pipe sees them. What it writes comes back as text.
  */
-export async function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export async function runMain(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const stdin = new PassThrough();
