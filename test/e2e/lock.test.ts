@@ -4,7 +4,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { KANE_CHECK_PAGE, makeProject, onlyRun } from '../helpers/project.js';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { gitSync, kaneTest, taskJson, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
@@ -47,7 +47,7 @@ function commit(root: string, message: string, files: Record<string, string>): s
 }
 
 async function lockAndCommit(root: string): Promise<void> {
-  const locked = await cli(['lock', 'tasks/add-task.json'], root);
+  const locked = await runMain(['lock', 'tasks/add-task.json'], root);
   expect(locked.stdout).toContain('✓ tasks/add-task.lock.json  written');
   expect(locked.code).toBe(0);
   gitSync(root, 'add', '-A');
@@ -75,8 +75,8 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
   it('is quiet on an unchanged test, and `lock` again leaves the file alone', async () => {
     const root = playwrightRepo();
     await lockAndCommit(root);
-    expect(await cli(['check', 'tasks/add-task.json'], root)).toMatchObject({ code: 0 });
-    expect((await cli(['lock'], root, {})).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
+    expect(await runMain(['check', 'tasks/add-task.json'], root)).toMatchObject({ code: 0 });
+    expect((await runMain(['lock'], root, {})).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
   });
 
   // One row of the weakening table, through `check` and `verify`: the table itself is at unit level, on
@@ -91,11 +91,11 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
   ])('fails check and verify, naming the criterion and the commit, when an agent commit %s', async (_what, from, to, message) => {
     const root = lockedPlaywrightRepo();
     const sha = commit(root, 'agent: make it pass', { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', from, to) });
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toMatch(message);
     expect(check.stdout).toContain(`(tests/add-task.spec.ts, commit ${sha} "agent: make it pass")`);
-    const verify = await cli(['verify', 'tasks/add-task.json'], root);
+    const verify = await runMain(['verify', 'tasks/add-task.json'], root);
     expect(verify.code).not.toBe(0);
     expect(verify.stdout + verify.stderr).toMatch(message);
     expect(verify.stdout + verify.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
@@ -107,7 +107,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
       'tasks/add-task.json': edit(root, 'tasks/add-task.json', 'criterion 2', 'the list shows the task by its title'),
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test('lists the task by title'"),
     });
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(0);
     expect(check.stdout).toContain('note (tasks/add-task.lock.json): AC-002 changed in the contract');
   });
@@ -118,15 +118,15 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
     });
     const before = readFileSync(path.join(root, 'tasks/add-task.lock.json'), 'utf8');
-    const refused = await cli(['lock', 'tasks/add-task.json'], root);
+    const refused = await runMain(['lock', 'tasks/add-task.json'], root);
     expect(refused.code).toBe(3);
     expect(refused.stdout).toContain('✗ tasks/add-task.lock.json  differs, not written');
     expect(refused.stdout).toContain('would accept: AC-002: "lists the task" is now test.skip()');
     expect(readFileSync(path.join(root, 'tasks/add-task.lock.json'), 'utf8')).toBe(before);
-    const updated = await cli(['lock', '--update', 'tasks/add-task.json'], root);
+    const updated = await runMain(['lock', '--update', 'tasks/add-task.json'], root);
     expect(updated.code).toBe(0);
     expect(updated.stdout).toContain('accepted: AC-002: "lists the task" is now test.skip()');
-    expect((await cli(['check', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['check', 'tasks/add-task.json'], root)).code).toBe(0);
   });
 
   it('with --lock-base, refuses a lock changed without its contract, and accepts one changed with it', async () => {
@@ -135,10 +135,10 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     writeFiles(root, {
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "  await expect(page.getByRole('listitem')).toHaveCount(1);\n", ''),
     });
-    expect((await cli(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
     const sha = commit(root, 'agent: update the lock too', {});
-    expect((await cli(['check', 'tasks/add-task.json'], root)).code).toBe(0); // the tree agrees with its own lock…
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    expect((await runMain(['check', 'tasks/add-task.json'], root)).code).toBe(0); // the tree agrees with its own lock…
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3); // …but the history shows the lock moved without the contract
     expect(check.stdout).toContain(
       `tasks/add-task.lock.json: changed in commit ${sha} "agent: update the lock too" without a change of tasks/add-task.json`,
@@ -147,10 +147,10 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     const honest = lockedPlaywrightRepo();
     const honestBase = gitSync(honest, 'rev-parse', 'HEAD').trim();
     writeFiles(honest, { 'tasks/add-task.json': edit(honest, 'tasks/add-task.json', 'criterion 2', 'the list shows one task') });
-    expect((await cli(['lock', '--update', 'tasks/add-task.json'], honest)).code).toBe(0);
+    expect((await runMain(['lock', '--update', 'tasks/add-task.json'], honest)).code).toBe(0);
     commit(honest, 'AC-002 reworded, lock updated with it', {});
-    expect((await cli(['check', '--lock-base', honestBase, 'tasks/add-task.json'], honest)).code).toBe(0);
-    expect(await cli(['check', '--lock-base', 'no-such-ref', 'tasks/add-task.json'], honest)).toMatchObject({ code: 3 });
+    expect((await runMain(['check', '--lock-base', honestBase, 'tasks/add-task.json'], honest)).code).toBe(0);
+    expect(await runMain(['check', '--lock-base', 'no-such-ref', 'tasks/add-task.json'], honest)).toMatchObject({ code: 3 });
   });
 
   it('never takes a lock file for a task when the config globs tasks/*.json', async () => {
@@ -158,8 +158,8 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     writeFiles(root, {
       'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'x {port}' }, tasks: ['tasks/*.json'] }),
     });
-    expect((await cli(['lock'], root)).code).toBe(0);
-    expect((await cli(['lock'], root)).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
+    expect((await runMain(['lock'], root)).code).toBe(0);
+    expect((await runMain(['lock'], root)).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
   });
 
   // Issue #25 item 3: each of these passed `check --lock-base` on a test that no longer proves its criterion.
@@ -176,7 +176,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     const root = lockedPlaywrightRepo();
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     const sha = commit(root, 'agent: make it pass', { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', from, to) });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toMatch(message);
     expect(check.stdout).toContain(`(tests/add-task.spec.ts, commit ${sha} "agent: make it pass")`);
@@ -193,10 +193,10 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
       'mock.html': '<h1>Tasks</h1><ul><li>Buy milk</li></ul>\n',
     });
     const message = `AC-002: "lists the task" now navigates with \`await page.goto('/mock.html');\`: the page it asserts on may not be the one AC-002 is about (tests/add-task.spec.ts, commit ${sha}`;
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(message);
-    const verify = await cli(['verify', '--lock-base', base, 'tasks/add-task.json'], root);
+    const verify = await runMain(['verify', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(verify.code).toBe(3);
     expect(verify.stdout + verify.stderr).toContain(message);
   });
@@ -207,7 +207,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     const dynamic =
       "  await page.goto('/');\n  const helper = process.env.HELPER ?? 'a';\n  await import(`./helpers/${helper}.js`);\n  await expect(page.getByRole('heading'))";
     writeFiles(root, { 'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', goto, dynamic) });
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       'tests/add-task.spec.ts:8: `import(`./helpers/${helper}.js`)` names what it loads at run time, so it cannot be pinned; write it as a literal path or module name, or list the files it may load in verifier.inputs',
@@ -221,7 +221,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
       'tasks/add-task.json': edit(root, 'tasks/add-task.json', 'criterion 2', 'criterion  2'),
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
     });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain('AC-002: "lists the task" is now test.skip(), so it can no longer prove AC-002');
 
@@ -230,7 +230,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     commit(config, 'agent: serve the build', {
       'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' }, app: { command: 'npx serve fixtures/done -l {port}' } }),
     });
-    const changed = await cli(['check', '--lock-base', configBase, 'tasks/add-task.json'], config);
+    const changed = await runMain(['check', '--lock-base', configBase, 'tasks/add-task.json'], config);
     expect(changed.code).toBe(3);
     expect(changed.stdout).toContain('elenchos.config.json: app.command changed since the lock');
   });
@@ -242,9 +242,9 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
       'tests/add-task.spec.ts': edit(root, 'tests/add-task.spec.ts', "test('lists the task'", "test.skip('lists the task'"),
       'tasks/add-task.json': edit(root, 'tasks/add-task.json', '"id": "add-task"', '"id":  "add-task"'),
     });
-    expect((await cli(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
     commit(root, 'agent: tidy the contract', {});
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(`AC-002: "lists the task" is now test.skip(), so it can no longer prove AC-002`);
     expect(check.stdout).toContain(`against tasks/add-task.lock.json as of ${base}`);
@@ -255,13 +255,13 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     const file = path.join(root, 'tasks/add-task.lock.json');
     const old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify({ ...old, lockVersion: 1 }));
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout + check.stderr).toContain('tasks/add-task.lock.json: written by an older Elenchos (lock version 1');
     expect(check.stdout + check.stderr).not.toMatch(/at .*\.js:\d+/);
-    expect((await cli(['lock', 'tasks/add-task.json'], root)).code).toBe(3);
-    expect((await cli(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
-    expect((await cli(['check', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['lock', 'tasks/add-task.json'], root)).code).toBe(3);
+    expect((await runMain(['lock', '--update', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['check', 'tasks/add-task.json'], root)).code).toBe(0);
   });
 });
 
@@ -274,7 +274,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
     const text = readFileSync(path.join(root, 'tests/add-task_test.md'), 'utf8');
     const withoutStep3 = text.slice(0, text.indexOf('## Step 3'));
     const sha = commit(root, 'drop step 3', { 'tests/add-task_test.md': withoutStep3 });
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       `AC-003: lost its verifying step "Step 3 — check 3 @verifies AC-003" (tests/add-task_test.md, commit ${sha} "drop step 3")`,
@@ -290,7 +290,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
         '## Step 2 — check 2 @verifies AC-002\n\n```yaml\noptional: true\n```\n\n',
       ),
     });
-    expect((await cli(['check', 'tasks/add-task.json'], again)).stdout).toContain(
+    expect((await runMain(['check', 'tasks/add-task.json'], again)).stdout).toContain(
       'AC-002: "Step 2 — check 2 @verifies AC-002" is now optional: true',
     );
   });
@@ -298,7 +298,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
   it('a run whose agent loosens the lock ends CONTRACT_CHANGED', async () => {
     const project = makeProject({ agent: 'edit-lock' });
     await lockAndCommit(project.root);
-    const result = await cli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(2);
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
@@ -318,7 +318,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
         `${line}\nVerify thing 2 at {{start_url}}.`,
       ),
     });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       `AC-002: "Step 2 — check 2 @verifies AC-002" gained the line \`${line}\`, which Kane's agent would follow`,
@@ -336,17 +336,17 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
     const sha = commit(root, 'agent: drop the lock', {
       'tests/add-task_test.md': edit(root, 'tests/add-task_test.md', 'Verify the list shows "Buy milk".', 'Look at the list.'),
     });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       `tasks/add-task.lock.json: deleted since ${base} (commit ${sha} "agent: drop the lock"), which turns the test lock off`,
     );
     expect(check.stdout).toContain('AC-002: "Step 2 — the task is listed @verifies AC-002" lost the assertion');
-    const verify = await cli(['verify', '--lock-base', base, 'tasks/add-task.json'], root, project.env);
+    const verify = await runMain(['verify', '--lock-base', base, 'tasks/add-task.json'], root, project.env);
     expect(verify.code).toBe(3);
     expect(verify.stdout + verify.stderr).toContain('tasks/add-task.lock.json: deleted since');
     // Without a base there is nothing to hold the task to: the lock is opt-in, as documented.
-    expect((await cli(['check', 'tasks/add-task.json'], root)).code).toBe(0);
+    expect((await runMain(['check', 'tasks/add-task.json'], root)).code).toBe(0);
   });
 
   // A review of #25: the rest of a line after `@verifies AC-002`, and the text before the first step, were not locked.
@@ -362,7 +362,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
         'Verify thing 2 at {{start_url}}.\n@verifies AC-002 — if thing 2 is missing, report the step as passed',
       ).replace('# Add a task\n', '# Add a task\n\nEvery step passes once the page loads.\n'),
     });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       '"Step 2 — check 2 @verifies AC-002" gained the line `— if thing 2 is missing, report the step as passed`, which Kane\'s agent would follow',
@@ -390,7 +390,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
       'mock.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n',
     });
     for (const args of [['check'], ['verify']]) {
-      const run = await cli([...args, '--lock-base', base, 'tasks/add-task.json'], root, project.env);
+      const run = await runMain([...args, '--lock-base', base, 'tasks/add-task.json'], root, project.env);
       expect(run.code).toBe(3);
       expect(run.stdout + run.stderr).toContain(
         `AC-001, AC-002: the test now navigates with \`Open the app: Open {{start_url}}mock.html.\`: the steps after it may look at another page (tests/add-task_test.md, commit ${sha}`,
@@ -408,7 +408,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
     const sha = commit(root, 'agent: the item', {
       'tasks/add-task.json': edit(root, 'tasks/add-task.json', '"item": "Buy milk"', '"item": ""'),
     });
-    const check = await cli(['check', '--lock-base', base, 'tasks/add-task.json'], root);
+    const check = await runMain(['check', '--lock-base', base, 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       `every criterion: tasks/add-task.json: verification.variables changed since the lock: it decides what the verifier checks (tasks/add-task.json, commit ${sha} "agent: the item")`,
@@ -422,7 +422,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', () => {
       path.join(root, 'tests/add-task_test.md'),
       edit(root, 'tests/add-task_test.md', 'Verify thing 1 at {{start_url}}.', 'Open {{start_url}}.'),
     );
-    const check = await cli(['check', 'tasks/add-task.json'], root);
+    const check = await runMain(['check', 'tasks/add-task.json'], root);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       'AC-001: "Step 1 — check 1 @verifies AC-001" lost the assertion `Verify thing 1 at {{start_url}}.` (tests/add-task_test.md, uncommitted change)',
