@@ -17,7 +17,7 @@ const codex = (env: Record<string, string> = {}) => ({
   agent: { type: 'codex', command: path.join(FIXTURES, 'bin/codex'), timeoutSeconds: 30, env },
 });
 
-describe.concurrent('agent endings', () => {
+describe.concurrent('agent endings', { timeout: 180_000 }, () => {
   it('a turn that hit its limit is still verified: its work passes, and show says why it stopped', async () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'error-result' }) });
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);

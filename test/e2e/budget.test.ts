@@ -9,7 +9,7 @@ import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 const attempt = (dir: string, n: number) =>
   JSON.parse(readFileSync(path.join(dir, 'attempts', String(n).padStart(2, '0'), 'attempt.json'), 'utf8'));
 
-describe.concurrent('cost accounting and caps', () => {
+describe.concurrent('cost accounting and caps', { timeout: 180_000 }, () => {
   it('--max-kane-credits ends the run before a verification would pass it, with the evidence kept', async () => {
     const project = makeProject({ agent: 'buggy-then-fix' });
     const result = await runMain(['run', 'tasks/add-task.json', '--max-kane-credits', '15'], project.root, project.env);

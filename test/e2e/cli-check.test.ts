@@ -5,7 +5,7 @@ import { runMain, spawnCli } from '../helpers/cli.js';
 import { kaneTest, taskJson, tempRepo } from '../helpers/temp.js';
 
 // The built bin/elenchos.js in a child process: what a user's shell sees.
-describe.concurrent('elenchos (built CLI)', () => {
+describe.concurrent('elenchos (built CLI)', { timeout: 180_000 }, () => {
   it('prints --version and --help with exit 0', async () => {
     const dir = tempRepo({ 'a.txt': 'x' });
     expect(await spawnCli(['--version'], dir)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
@@ -30,7 +30,7 @@ describe.concurrent('elenchos (built CLI)', () => {
   });
 });
 
-describe.concurrent('elenchos check', () => {
+describe.concurrent('elenchos check', { timeout: 180_000 }, () => {
   const good = { 'tasks/add-task.json': taskJson(), 'tests/add-task_test.md': kaneTest(2) };
 
   it('prints a clear report and exits 0 when everything maps', async () => {

@@ -265,7 +265,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
   });
 });
 
-describe.concurrent('elenchos lock (Kane _test.md)', () => {
+describe.concurrent('elenchos lock (Kane _test.md)', { timeout: 180_000 }, () => {
   const kaneRepo = () => tempRepo({ 'tasks/add-task.json': taskJson({}, 3), 'tests/add-task_test.md': kaneTest(3) });
 
   it('fails when an agent commit deletes a @verifies step or makes it optional', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
 import { makeProject } from '../helpers/project.js';
 
-describe.concurrent('NEEDS_HUMAN', () => {
+describe.concurrent('NEEDS_HUMAN', { timeout: 180_000 }, () => {
   it('a run that caught tampering flags the task until someone acknowledges it', async () => {
     const project = makeProject({ agent: 'edit-test' });
     const env = { ...project.env, GIT_AUTHOR_NAME: '', GIT_COMMITTER_NAME: '' };

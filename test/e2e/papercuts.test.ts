@@ -9,7 +9,7 @@ import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { makeProject } from '../helpers/project.js';
 import { gitSync, kaneTest, taskJson, tempDir, tempRepo } from '../helpers/temp.js';
 
-describe.concurrent('the command line', () => {
+describe.concurrent('the command line', { timeout: 180_000 }, () => {
   it('`elenchos runs | head -1` ends quietly when the reader goes away (no EPIPE stack)', async () => {
     const dir = tempRepo({ 'a.txt': 'x' });
     // Enough output (unreadable run folders) to outlast the pipe's buffer after head has gone.
@@ -62,7 +62,7 @@ describe.concurrent('the command line', () => {
   });
 });
 
-describe.concurrent('elenchos check', () => {
+describe.concurrent('elenchos check', { timeout: 180_000 }, () => {
   it("with no arguments checks the config's tasks", async () => {
     const dir = tempRepo({
       'tasks/add-task.json': taskJson(),

@@ -63,7 +63,7 @@ function inspected(root: string): { status: string; planted: string[]; notes: st
   return JSON.parse(readFileSync(path.join(latest.dir, 'attempts/01/prompt.md.inspect.json'), 'utf8'));
 }
 
-describe.concurrent('warm worktree pool', () => {
+describe.concurrent('warm worktree pool', { timeout: 180_000 }, () => {
   it("a second run reuses the first run's worktree and finds nothing its agent planted", async () => {
     const { project, run } = poolProject();
     const first = await run('plant');

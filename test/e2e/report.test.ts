@@ -6,7 +6,7 @@ import { runMain } from '../helpers/cli.js';
 import { makeProject, onlyRun } from '../helpers/project.js';
 import { taskJson } from '../helpers/temp.js';
 
-describe.concurrent('elenchos report and evidence verify', () => {
+describe.concurrent('elenchos report and evidence verify', { timeout: 180_000 }, () => {
   it('writes a self-contained report with every value escaped, and detects tampering', async () => {
     const hostile = '<script>alert("owned")</script><img src=x onerror=alert(1)>';
     const project = makeProject({ agent: 'implement', files: { 'tasks/add-task.json': taskJson({ title: hostile }) } });

@@ -17,7 +17,7 @@ const kane = (sweep: string) => ({
   sweep: { maxSteps: 12 },
 });
 
-describe.concurrent('verifier.sweep', () => {
+describe.concurrent('verifier.sweep', { timeout: 180_000 }, () => {
   it('a confirmed bug after a PASS is a FAIL quoted to the agent, who repairs; the next sweep is clean: VERIFIED', async () => {
     const project = makeProject({ agent: 'implement-again', config: { verifier: kane('bug-once') } });
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);

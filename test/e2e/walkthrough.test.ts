@@ -11,7 +11,7 @@ import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 const NEXT_BLOCKED =
   '⚠ Blocked cross-origin request to Next.js dev resource /_next/hmr from "127.0.0.1". To allow this, configure "allowedDevOrigins" in next.config';
 
-describe.concurrent('a FAIL with a Next.js dev server that blocked its own resources', () => {
+describe.concurrent('a FAIL with a Next.js dev server that blocked its own resources', { timeout: 180_000 }, () => {
   it("says in the attempt's summary that the likely cause is app.url's host, and only when the app log has Next's warning", async () => {
     // A stand-in for `next dev` (the app is run by it, at 127.0.0.1): Next 16's warning, then the tiny app.
     const nextDev = `#!/bin/sh\nshift\necho '${NEXT_BLOCKED}'\ncd .. && exec node app.js "$@"\n`;
@@ -44,7 +44,7 @@ describe.concurrent('a FAIL with a Next.js dev server that blocked its own resou
   });
 });
 
-describe.concurrent('show', () => {
+describe.concurrent('show', { timeout: 180_000 }, () => {
   it('names Kane credits only for a run whose verifier is Kane', async () => {
     const command = makeProject({ config: { verifier: { type: 'command', command: path.join(FIXTURES, 'bin/fake-verifier') } } });
     const run = await runMain(['run', 'tasks/add-task.json'], command.root, command.env);
