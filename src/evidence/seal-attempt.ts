@@ -1,7 +1,7 @@
 // Sealing one attempt when it ends: its folder redacted, then `attempts/NN/manifest.json` (the sha256 of
 // every file in it, HMAC-signed when a key is set). The entries are also kept in memory, and the run's
 // final manifest lists them as sealed instead of reading the folder again, so what a later attempt's
-// agent (or app) changes in an earlier attempt's evidence shows in `evidence verify` (issue #25, item 8).
+// agent (or app) changes in an earlier attempt's evidence shows in `evidence verify`.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { appendFile } from 'node:fs/promises';

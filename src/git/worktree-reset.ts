@@ -116,7 +116,7 @@ const MAX_UNREADABLE = 64;
 
 /**
  * Walks the worktree (outside `.git` and the kept paths) for what `git status` and `git clean` never
- * report, which would carry into the next run (issue #25): a folder we cannot read (mode 0311: git skips
+ * report, which would carry into the next run: a folder we cannot read (mode 0311: git skips
  * it silently) is made readable, so git lists what it holds; FIFOs, sockets and devices are removed; empty
  * folders are removed (a fresh checkout has none). A folder that stays unreadable throws: not clean.
  */

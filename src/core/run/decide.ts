@@ -1,4 +1,4 @@
-// The decision after each verified attempt (SPEC §3 step 4.10), as a pure function.
+// The decision after each verified attempt (docs/verification.md#the-loop), as a pure function.
 import type { FinalRunState, VerdictEndReason, VerdictStatus } from '../../states.js';
 
 export interface Budget {

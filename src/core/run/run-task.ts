@@ -1,4 +1,4 @@
-// `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
+// `elenchos run`: the isolated, contract-locked, self-repairing loop (docs/verification.md#the-loop).
 import { withGitEnvironment } from '../../git/git.js';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -46,7 +46,7 @@ export interface RunTaskOptions {
   overrides?: Record<string, unknown>;
   signal: AbortSignal;
   reporter: RunReporter;
-  /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
+  /** `verify`: no agent, no repair, the committed code as it is (docs/ci.md). Default `run`. */
   mode?: RunMode;
   /** verify only: use the checkout itself instead of a worktree (it must be clean). */
   inPlace?: boolean;

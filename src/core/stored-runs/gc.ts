@@ -121,7 +121,7 @@ export async function collectGarbage(options: {
       leftovers.push(...(await findRunProcesses(from, run.pidStartTime ?? null, procTable)));
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
-    // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
+    // Those that left their group (setsid) but carry the run's inherited tag go too. By tag only:
     // an in-place run's workspace is the checkout, where the user's own shell and editor live.
     const tagged = { tagPrefixes: [`${run.runId}/`, ...candidates.map((c) => `${c.runId}/`)] };
     const escaped = await sweep(tagged);
