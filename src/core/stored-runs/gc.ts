@@ -8,6 +8,7 @@ import { collectSecretValues } from '../../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
 import { manifestPath, runDir } from '../../evidence/layout.js';
 import { sealRun } from '../../evidence/seal.js';
+import { Redactor } from '../../evidence/redact.js';
 import { listWorktrees, removeWorktree } from '../../git/worktree.js';
 import { PRIVATE_OBJECTS, releaseHeldObjects } from '../../git/object-quarantine.js';
 import { commonGitDir, git, repoRootOrCwd } from '../../git/git.js';
@@ -202,7 +203,7 @@ async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEn
     () => [] as string[],
   );
   await sealRun(dir, () => abandoned, {
-    values: collectSecretValues({ env, redactEnv: redact }),
+    redactor: new Redactor({ values: collectSecretValues({ env, redactEnv: redact }) }),
     signingKey: signingKeyFor(env),
   });
 }
