@@ -1,13 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/longest-first.js';
-import { SLOW_FILES } from './test/slow-files.js';
+import { SLOW_FILES, TAGS } from './test/suites.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real-stack suite installs real apps and takes minutes: `npm run test:stacks` (vitest.stacks.config.ts).
-    // The slow files (test/slow-files.ts) run in `npm run test:slow` (vitest.slow.config.ts).
+    // Files tagged `// @module-tag slow` run in `npm run test:slow` (vitest.slow.config.ts; test/suites.ts).
     exclude: [...configDefaults.exclude, 'test/stacks/**', ...SLOW_FILES],
+    tags: TAGS,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end tests spawn real git, apps and fake tools; two cores cannot take more.

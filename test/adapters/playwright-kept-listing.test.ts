@@ -1,6 +1,7 @@
 // A listing kept under .elenchos/listings/playwright/ spares a repeated verify the listing process,
 // and must never let changed spec content go unseen: every attack below edits what the listing depends
 // on between two listings, and a counting wrapper around the real Playwright shows when it was asked.
+// @module-tag slow
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';

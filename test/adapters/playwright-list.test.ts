@@ -1,5 +1,6 @@
 // The Playwright mapping comes from `playwright test --list`: check, run and Playwright itself agree on
 // every fixture spec, including the ones a reader of the source would get wrong.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

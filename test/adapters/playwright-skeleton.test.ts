@@ -1,5 +1,6 @@
 // The skeleton `elenchos author` writes, run for real: an unwritten test never passes its criterion and
 // is never a product failure (an agent must not be sent to "repair" the product for it).
+// @module-tag slow
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

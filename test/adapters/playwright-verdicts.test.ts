@@ -1,51 +1,15 @@
 // The Playwright verifier against a real tiny app and the system Chromium, one case per status (PASS, FAIL,
 // VERIFIER_ERROR, INCONCLUSIVE): the real-browser cases `npm test` keeps. Every other way a run can end is in
-// playwright-verify.test.ts (`npm run test:slow`, test/slow-files.ts), with the same setup.
+// playwright-verify.test.ts (`npm run test:slow`), with the same bench (test/helpers/playwright-verifier.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
+import { describe, expect, it } from 'vitest';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
-import { findMarkedProcesses } from '../../src/verifiers/playwright/reap-browsers.js';
-import type { VerificationResult, VerifierProgress } from '../../src/verifiers/types.js';
-import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
-import {
-  copyFixtureSpecs,
-  criteria,
-  linkNodeModules,
-  listTree,
-  verifyContext,
-  type ContextOptions,
-} from '../fixtures/playwright/verify-context.js';
-import { tempDir } from '../helpers/temp.js';
+import type { VerifierProgress } from '../../src/verifiers/types.js';
+import { criteria, listTree } from '../fixtures/playwright/verify-context.js';
+import { hasChromium, playwrightBench, statuses } from '../helpers/playwright-verifier.js';
 
-const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
-let app: TinyApp;
-let project: string;
-let before: string[];
-
-beforeAll(async () => {
-  app = await startTinyApp();
-  project = tempDir('elenchos-pw-project-');
-  linkNodeModules(project);
-  copyFixtureSpecs(project);
-  before = listTree(project);
-});
-afterAll(async () => {
-  await app?.close();
-});
-
-async function verify(spec: string, options: Partial<ContextOptions> = {}): Promise<VerificationResult> {
-  const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-  const ctx = await verifyContext({ cwd: project, spec: `tests/${spec}`, url: app.url, evidenceDir, criteria: criteria(2), ...options });
-  const result = await playwrightAdapter.verify(ctx);
-  // Nothing left running, and nothing written into the project.
-  expect(await findMarkedProcesses(String(result.details.browserMarker))).toEqual([]);
-  expect(listTree(project)).toEqual(before);
-  return result;
-}
-
-const statuses = (result: VerificationResult) => Object.fromEntries(result.criteria.map((c) => [c.id, c.status]));
+const bench = playwrightBench();
+const { verify } = bench;
 
 // Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
 describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {

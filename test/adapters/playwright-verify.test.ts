@@ -1,51 +1,19 @@
 // The Playwright verifier against a real tiny app and the system Chromium: one status per way a run can end.
 // One case per status (the first pass, a failed assertion, a browser that cannot launch, a criterion no test
 // names) is in playwright-verdicts.test.ts, which `npm test` runs; this file runs in `npm run test:slow`.
-import { existsSync, writeFileSync } from 'node:fs';
+// @module-tag slow
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
-import { findMarkedProcesses } from '../../src/verifiers/playwright/reap-browsers.js';
-import type { VerificationResult } from '../../src/verifiers/types.js';
-import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
-import {
-  copyFixtureSpecs,
-  criteria,
-  linkNodeModules,
-  listTree,
-  verifyContext,
-  type ContextOptions,
-} from '../fixtures/playwright/verify-context.js';
+import { startTinyApp } from '../fixtures/apps/playwright-fixture-app.js';
+import { criteria, verifyContext } from '../fixtures/playwright/verify-context.js';
 import { tempDir } from '../helpers/temp.js';
+import { hasChromium, playwrightBench, statuses } from '../helpers/playwright-verifier.js';
 
-const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
-let app: TinyApp;
-let project: string;
-let before: string[];
-
-beforeAll(async () => {
-  app = await startTinyApp();
-  project = tempDir('elenchos-pw-project-');
-  linkNodeModules(project);
-  copyFixtureSpecs(project);
-  before = listTree(project);
-});
-afterAll(async () => {
-  await app?.close();
-});
-
-async function verify(spec: string, options: Partial<ContextOptions> = {}): Promise<VerificationResult> {
-  const evidenceDir = path.join(tempDir('elenchos-pw-evidence-'), 'verifier');
-  const ctx = await verifyContext({ cwd: project, spec: `tests/${spec}`, url: app.url, evidenceDir, criteria: criteria(2), ...options });
-  const result = await playwrightAdapter.verify(ctx);
-  // Nothing left running, and nothing written into the project.
-  expect(await findMarkedProcesses(String(result.details.browserMarker))).toEqual([]);
-  expect(listTree(project)).toEqual(before);
-  return result;
-}
-
-const statuses = (result: VerificationResult) => Object.fromEntries(result.criteria.map((c) => [c.id, c.status]));
+const bench = playwrightBench();
+const { verify } = bench;
 
 // Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
 describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
@@ -67,10 +35,10 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
       kind: 'product_failure',
       reasonCode: 'locator_timeout',
       locator: "getByRole('button', { name: 'Reset' })",
-      lastUrl: app.url,
+      lastUrl: bench.app.url,
     });
     expect(finding?.reason).toBe(
-      `waited for getByRole('button', { name: 'Reset' }) on ${app.url}, which never appeared (locator.click: Test timeout of 2500ms exceeded.)`,
+      `waited for getByRole('button', { name: 'Reset' }) on ${bench.app.url}, which never appeared (locator.click: Test timeout of 2500ms exceeded.)`,
     );
     // Every error of the test, the one naming the locator first, call log and code frame whole.
     expect(finding?.detail).toMatch(
@@ -80,7 +48,7 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     expect(finding?.detail).toContain("> 12 |   await page.getByRole('button', { name: 'Reset' }).click();");
     // Repository-relative, never into the (removed) worktree.
     expect(finding?.location).toBe('tests/missing-button.spec.ts:12:53');
-    expect(finding?.detail).not.toContain(project);
+    expect(finding?.detail).not.toContain(bench.project);
     expect(result.summary).toMatch(/^product failure in test 2: .*failed criteria: AC-002$/);
   });
 
@@ -174,9 +142,9 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
     const fake = path.join(tempDir('elenchos-pw-fake-'), 'fake-playwright');
     writeFileSync(fake, '#!/bin/sh\necho "not playwright"\nexit 0\n', { mode: 0o755 });
     const ctx = await verifyContext({
-      cwd: project,
+      cwd: bench.project,
       spec: 'tests/pass.spec.ts',
-      url: app.url,
+      url: bench.app.url,
       evidenceDir: path.join(tempDir(), 'v'),
       criteria: criteria(2),
     });

@@ -1,9 +1,10 @@
 // Why the agent stopped, end to end: a limit leaves work the verifier judges, a transient API error is
 // tried once more, a dead turn is AGENT_FAILED, and a dollar cap an agent cannot report is refused.
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -16,22 +17,22 @@ const codex = (env: Record<string, string> = {}) => ({
   agent: { type: 'codex', command: path.join(FIXTURES, 'bin/codex'), timeoutSeconds: 30, env },
 });
 
-describe('agent endings', () => {
-  it('a turn that hit its limit is still verified: its work passes, and show says why it stopped', () => {
+describe.concurrent('agent endings', { timeout: 180_000 }, () => {
+  it('a turn that hit its limit is still verified: its work passes, and show says why it stopped', async () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'error-result' }) });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(project.root);
     expect(record.state).toBe('VERIFIED');
     expect(attempt(dir, 1).agent).toMatchObject({ ok: true, exitCode: 1, ending: { kind: 'limit-reached' } });
-    const shown = runCli(['show', 'latest'], project.root).stdout;
+    const shown = (await runMain(['show', 'latest'], project.root)).stdout;
     expect(shown).toContain('agent: limit-reached (error_max_turns, the turn limit (--max-turns) after 4 turn(s)); $0.0421');
   });
 
-  it('a transient API error is tried once more in the same attempt, both dispatches counted', () => {
+  it('a transient API error is tried once more in the same attempt, both dispatches counted', async () => {
     const state = path.join(tempDir('elenchos-fake-state-'), 'calls');
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error-once', FAKE_AGENT_STATE: state }) });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(0);
     expect(readFileSync(state, 'utf8')).toBe('2');
     const { dir, record } = onlyRun(project.root);
@@ -44,12 +45,14 @@ describe('agent endings', () => {
       retriedAfter: { kind: 'transient-api-error', detail: expect.stringContaining('api_error_status 529') },
     });
     expect(attempt(dir, 1).cost).toMatchObject({ agentUsd: 0.0842, agentTurns: 8 });
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain('after one retry of transient-api-error (api_error_status 529');
+    expect((await runMain(['show', 'latest'], project.root)).stdout).toContain(
+      'after one retry of transient-api-error (api_error_status 529',
+    );
   });
 
-  it('a transient API error is retried only once: a second one leaves the work to the verifier', () => {
+  it('a transient API error is retried only once: a second one leaves the work to the verifier', async () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error', FAKE_CLAUDE_NO_WORK: '1' }), scenario: 'check-page' });
-    const result = runCli(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
     expect(result.code).toBe(1);
     const { dir } = onlyRun(project.root);
     expect(attempt(dir, 1).agent).toMatchObject({
@@ -60,9 +63,9 @@ describe('agent endings', () => {
     expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8').match(/"type":"result"/g)).toHaveLength(2);
   });
 
-  it('no retry when the next dispatch would pass --max-cost-usd', () => {
+  it('no retry when the next dispatch would pass --max-cost-usd', async () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'api-error', FAKE_CLAUDE_COST_USD: '0.3' }) });
-    const result = runCli(['run', 'tasks/add-task.json', '--max-cost-usd', '0.5', '--max-repairs', '0'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json', '--max-cost-usd', '0.5', '--max-repairs', '0'], project.root, project.env);
     expect(result.stdout).toContain('not tried again: the next agent step would pass --max-cost-usd 0.5');
     const { dir } = onlyRun(project.root);
     expect(attempt(dir, 1).agent).toMatchObject({ costUsd: 0.3, ending: { kind: 'transient-api-error' } });
@@ -70,31 +73,31 @@ describe('agent endings', () => {
     expect(readFileSync(path.join(dir, 'attempts/01/agent.log'), 'utf8').match(/"type":"result"/g)).toHaveLength(1);
   });
 
-  it('a dead turn (stop_reason tool_use, nothing said) is AGENT_FAILED, not a finished one', () => {
+  it('a dead turn (stop_reason tool_use, nothing said) is AGENT_FAILED, not a finished one', async () => {
     const project = makeProject({ config: claude({ FAKE_CLAUDE_MODE: 'dead-tool-use' }) });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(2);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_FAILED' });
     expect(attempt(dir, 1)).toMatchObject({ verifier: null, agent: { ending: { kind: 'crashed' } } });
   });
 
-  it('Codex recovering from a dropped stream is verified, and show says its cost is not reported', () => {
+  it('Codex recovering from a dropped stream is verified, and show says its cost is not reported', async () => {
     const project = makeProject({ config: codex({ FAKE_CODEX_MODE: 'reconnect' }) });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(0);
-    const shown = runCli(['show', 'latest'], project.root).stdout;
+    const shown = (await runMain(['show', 'latest'], project.root)).stdout;
     expect(shown).toContain('spent: agent cost not reported (1 turn(s), 1200 input / 300 output tokens)');
     expect(shown).toContain('agent: finished (1 turn(s), 2 stream error(s) Codex recovered from); cost not reported');
-    const report = runCli(['report', 'latest'], project.root);
+    const report = await runMain(['report', 'latest'], project.root);
     const html = readFileSync(report.stdout.trim(), 'utf8');
     expect(html).toContain('agent cost not reported (1 turn');
     expect(html).toContain('<p>agent: finished (1 turn(s), 2 stream error(s) Codex recovered from); cost not reported</p>');
   });
 
-  it('--max-cost-usd (or budget.maxCostUsd) with an agent that reports no dollars refuses to start', () => {
+  it('--max-cost-usd (or budget.maxCostUsd) with an agent that reports no dollars refuses to start', async () => {
     const project = makeProject({ config: codex() });
-    const result = runCli(['run', 'tasks/add-task.json', '--max-cost-usd', '1'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json', '--max-cost-usd', '1'], project.root, project.env);
     expect(result.code).toBe(3);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('--max-cost-usd 1 can never fire: agent.type "codex" reports no dollar cost');
@@ -102,16 +105,16 @@ describe('agent endings', () => {
       existsSync(path.join(project.root, '.elenchos', 'runs')) && readdirSync(path.join(project.root, '.elenchos', 'runs')).length,
     ).toBeFalsy();
     const fromConfig = makeProject({ config: { ...codex(), budget: { maxCostUsd: 2 } } });
-    expect(runCli(['run', 'tasks/add-task.json'], fromConfig.root, fromConfig.env)).toMatchObject({ code: 3 });
-    const checked = runCli(['check'], fromConfig.root, fromConfig.env);
+    expect(await runMain(['run', 'tasks/add-task.json'], fromConfig.root, fromConfig.env)).toMatchObject({ code: 3 });
+    const checked = await runMain(['check'], fromConfig.root, fromConfig.env);
     expect(checked.code).toBe(3);
     expect(checked.stdout + checked.stderr).toContain('reports no dollar cost');
   });
 
-  it('a Codex turn that failed on a 429 is tried once more in the same attempt, then verified', () => {
+  it('a Codex turn that failed on a 429 is tried once more in the same attempt, then verified', async () => {
     const state = path.join(tempDir('elenchos-fake-state-'), 'calls');
     const project = makeProject({ config: codex({ FAKE_CODEX_MODE: 'rate-limited-once', FAKE_AGENT_STATE: state }) });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(readFileSync(state, 'utf8')).toBe('2');
     const { dir, record } = onlyRun(project.root);
@@ -122,29 +125,29 @@ describe('agent endings', () => {
       ending: { kind: 'finished' },
       retriedAfter: { kind: 'transient-api-error', detail: expect.stringContaining('429 Too Many Requests') },
     });
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+    expect((await runMain(['show', 'latest'], project.root)).stdout).toContain(
       'after one retry of transient-api-error (turn.failed: exceeded retry limit, last status: 429 Too Many Requests',
     );
   });
 
-  it('an agent killed at agent.timeoutSeconds: AGENT_TIMEOUT, and show says its turn timed out', () => {
+  it('an agent killed at agent.timeoutSeconds: AGENT_TIMEOUT, and show says its turn timed out', async () => {
     const project = makeProject({
       config: { agent: { ...claude({ FAKE_AGENT_HANG: '1' }).agent, timeoutSeconds: 1 } },
     });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(2);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'AGENT_TIMEOUT' });
     expect(attempt(dir, 1).agent).toMatchObject({ reason: 'AGENT_TIMEOUT', ending: { kind: 'timed-out' } });
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+    expect((await runMain(['show', 'latest'], project.root)).stdout).toContain(
       'agent: timed-out (killed after agent.timeoutSeconds (1s)); cost not reported',
     );
   });
 
   // Named agents (#28): the cap reaches over every agent a run would use.
-  it('--max-cost-usd over named agents none of which reports dollars refuses to start, in one line', () => {
+  it('--max-cost-usd over named agents none of which reports dollars refuses to start, in one line', async () => {
     const project = makeProject({ config: { ...codex(), agents: { cx: codex().agent, gem: { ...codex().agent, type: 'gemini' } } } });
-    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'cx,gem', '--max-cost-usd', '1'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json', '--agents', 'cx,gem', '--max-cost-usd', '1'], project.root, project.env);
     expect(result.code).toBe(3);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(
@@ -153,7 +156,7 @@ describe('agent endings', () => {
     expect(
       existsSync(path.join(project.root, '.elenchos', 'runs')) && readdirSync(path.join(project.root, '.elenchos', 'runs')).length,
     ).toBeFalsy();
-    const again = runCli(
+    const again = await runMain(
       ['run', 'tasks/add-task.json', '--agents', 'cx', '--best-of', '2', '--max-cost-usd', '1'],
       project.root,
       project.env,
@@ -162,10 +165,14 @@ describe('agent endings', () => {
     expect(again.stderr).toContain('agent.type "codex" reports no dollar cost');
   });
 
-  it('--max-cost-usd over named agents some of which report dollars runs, its header naming the ones it cannot count', () => {
+  it('--max-cost-usd over named agents some of which report dollars runs, its header naming the ones it cannot count', async () => {
     const project = makeProject({ config: { ...claude({}), agents: { cx: codex().agent } } });
-    expect(runCli(['check'], project.root, project.env).code).toBe(0);
-    const result = runCli(['run', 'tasks/add-task.json', '--agents', 'default,cx', '--max-cost-usd', '5'], project.root, project.env);
+    expect((await runMain(['check'], project.root, project.env)).code).toBe(0);
+    const result = await runMain(
+      ['run', 'tasks/add-task.json', '--agents', 'default,cx', '--max-cost-usd', '5'],
+      project.root,
+      project.env,
+    );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     const note =

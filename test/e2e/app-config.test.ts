@@ -1,10 +1,11 @@
 // Configuration mistakes are the user's, not the product's: an app that cannot come up on the
 // unchanged base ends ERROR APP_BROKEN_ON_BASE, shows its log, and never costs a repair.
+// @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/process/free-port.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain, type CliRun } from '../helpers/cli.js';
 import { makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -14,13 +15,13 @@ afterEach(() => {
   roots = [];
 });
 
-function runProject(project: ReturnType<typeof makeProject>, command = 'run') {
+async function runProject(project: ReturnType<typeof makeProject>, command = 'run') {
   roots.push(project.root);
-  return runCli([command, 'tasks/add-task.json'], project.root, project.env);
+  return await runMain([command, 'tasks/add-task.json'], project.root, project.env);
 }
 
 /** The run ended as the configuration's fault: ERROR APP_BROKEN_ON_BASE, one attempt, no repair prompt, no probe worktree left. */
-function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: ReturnType<typeof runCli>) {
+function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: CliRun) {
   expect(result.code, result.stdout + result.stderr).toBe(2);
   const { dir, record } = onlyRun(project.root);
   expect(record).toMatchObject({ state: 'ERROR', reason: 'APP_BROKEN_ON_BASE' });
@@ -32,22 +33,22 @@ function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: Ret
 }
 
 describe('elenchos run: an app that does not come up on the base either', () => {
-  it('exits early: ERROR APP_BROKEN_ON_BASE, its log in the terminal, show and the report, the agent dispatched once', () => {
+  it('exits early: ERROR APP_BROKEN_ON_BASE, its log in the terminal, show and the report, the agent dispatched once', async () => {
     const project = makeProject({
       agent: 'implement',
       config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } },
     });
-    const result = runProject(project);
+    const result = await runProject(project);
     const { dir, record } = expectBrokenOnBase(project, result);
     expect(record.message).toMatch(/does not come up on the unchanged base commit [0-9a-f]{12} either \(the app exited with code 3/);
     expect(record.message).toContain('the configuration or the environment is at fault');
     expect(result.stdout).toContain('    | tiny-app: cannot start: missing configuration (TINY_APP_MODE=exit-early)');
     expect(readFileSync(path.join(dir, 'attempts/01/base-probe/app.log'), 'utf8')).toContain('missing configuration');
-    const show = runCli(['show', 'latest'], project.root);
+    const show = await runMain(['show', 'latest'], project.root);
     expect(show.stdout).toContain('  app did not come up: the app exited with code 3');
     expect(show.stdout).toContain('  | tiny-app: cannot start: missing configuration (TINY_APP_MODE=exit-early)');
     expect(show.stdout).toContain('on the unchanged base commit it does not come up either');
-    const report = runCli(['report', 'latest'], project.root);
+    const report = await runMain(['report', 'latest'], project.root);
     expect(report.code).toBe(0);
     const html = readFileSync(report.stdout.trim(), 'utf8');
     expect(html).toContain('<h3>The app did not come up</h3>');
@@ -60,26 +61,26 @@ describe('elenchos run: an app that does not come up on the base either', () => 
       agent: 'implement',
       config: { app: { command: `node app.js --port ${listens}`, url: `http://127.0.0.1:${waited}/`, readyTimeoutSeconds: 2 } },
     });
-    const result = runProject(project);
+    const result = await runProject(project);
     const { record } = expectBrokenOnBase(project, result);
     expect(record.message).toContain(`http://127.0.0.1:${waited}/ did not become ready within app.readyTimeoutSeconds`);
     expect(result.stdout).toContain(`| tiny-app listening on ${listens}`);
   });
 
-  it('never gets ready: ERROR APP_BROKEN_ON_BASE', () => {
+  it('never gets ready: ERROR APP_BROKEN_ON_BASE', async () => {
     const project = makeProject({
       agent: 'implement',
       config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } },
     });
-    const result = runProject(project);
+    const result = await runProject(project);
     const { record } = expectBrokenOnBase(project, result);
     expect(record.message).toContain('did not become ready within app.readyTimeoutSeconds (2s');
     expect(result.stdout).toContain('| tiny-app: warming up forever');
   });
 
-  it('verify: the commit under test is the base, so no probe is needed', () => {
+  it('verify: the commit under test is the base, so no probe is needed', async () => {
     const project = makeProject({ config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
-    const result = runProject(project, 'verify');
+    const result = await runProject(project, 'verify');
     expect(result.code, result.stdout).toBe(2);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'APP_BROKEN_ON_BASE' });
@@ -89,9 +90,9 @@ describe('elenchos run: an app that does not come up on the base either', () => 
 });
 
 describe('elenchos run: an app broken by the agent stays a product failure', () => {
-  it("once the app came up in this run, a later failure to start is the change's: FAILED PRODUCT_FAILURE, no base probe", () => {
+  it("once the app came up in this run, a later failure to start is the change's: FAILED PRODUCT_FAILURE, no base probe", async () => {
     const project = makeProject({ agent: 'buggy-then-break-app', config: { maxRepairAttempts: 1 } });
-    const result = runProject(project);
+    const result = await runProject(project);
     expect(result.code, result.stdout).toBe(1);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
@@ -103,25 +104,25 @@ describe('elenchos run: an app broken by the agent stays a product failure', () 
 });
 
 describe('elenchos run and check: app.command and app.url must agree on the port', () => {
-  it('app.command ignoring {port} while app.url waits on it: refused before anything runs (exit 3)', () => {
+  it('app.command ignoring {port} while app.url waits on it: refused before anything runs (exit 3)', async () => {
     const project = makeProject({ config: { app: { command: 'node app.js --port 3000' } } });
-    const result = runProject(project);
+    const result = await runProject(project);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       'elenchos: elenchos.config.json: app.command "node app.js --port 3000" does not use {port}, but app.url waits on {port} (a free port each run); pass it to the app, e.g. "npm run dev -- --port {port}" or "PORT={port} npm start"\n',
     );
     expect(existsSync(path.join(project.root, '.elenchos/runs'))).toBe(false);
-    const check = runCli(['check', 'tasks/add-task.json'], project.root, project.env);
+    const check = await runMain(['check', 'tasks/add-task.json'], project.root, project.env);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain('✗ config elenchos.config.json');
     expect(check.stdout).toContain('app.command "node app.js --port 3000" does not use {port}');
   });
 
-  it('the reverse, app.url on a fixed port while app.command takes {port}: refused by check and run', () => {
+  it('the reverse, app.url on a fixed port while app.command takes {port}: refused by check and run', async () => {
     const project = makeProject({ config: { app: { command: 'node app.js --port {port}', url: 'http://127.0.0.1:3000/' } } });
-    const check = runCli(['check', 'tasks/add-task.json'], project.root, project.env);
+    const check = await runMain(['check', 'tasks/add-task.json'], project.root, project.env);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain('app.url "http://127.0.0.1:3000/" has no {port}, but app.command starts the app on {port}');
-    expect(runProject(project).code).toBe(3);
+    expect((await runProject(project)).code).toBe(3);
   });
 });

@@ -3,6 +3,7 @@
 // run, poisons the setup cache with a recomputed manifest, looks for Elenchos's credentials in
 // /proc/<pid>/environ and writes a hook, the config and an object under .git; then leaves a daemon.
 // Without the sandbox each of these lands (what the sandbox is for); with it, none has any effect.
+// @module-tag slow
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,10 +1,11 @@
 // Issue #23, end to end: what the verifier and the app write by design is theirs, not the agent's; an
 // undeclared write still ends the attempt, says how to declare it, and does not flag the task at once.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { makeProject, onlyRun, processesInside, TEST_MD } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
@@ -58,14 +59,14 @@ function project(options: { writes?: string[]; mode?: string; agent?: string[] }
   return p;
 }
 
-const needsHuman = (root: string) => JSON.parse(runCli(['runs', '--json'], root).stdout).needsHuman;
+const needsHuman = async (root: string) => JSON.parse((await runMain(['runs', '--json'], root)).stdout).needsHuman;
 
 describe('writes of the verifier and the app (#23)', () => {
-  it("a Kane run in a repository with no .testmuai/ yet: Kane's cwd store is Kane's, VERIFIED, nothing flagged", () => {
+  it("a Kane run in a repository with no .testmuai/ yet: Kane's cwd store is Kane's, VERIFIED, nothing flagged", async () => {
     const p = makeProject({ agent: 'implement' });
     roots.push(p.root);
     expect(existsSync(path.join(p.root, '.testmuai'))).toBe(false);
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(p.root);
@@ -74,11 +75,11 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(existsSync(path.join(dir, 'attempts/01/verifier/kane'))).toBe(true);
     expect(readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8')).not.toContain('.testmuai');
     expect(execFileSync('tar', ['tzf', path.join(dir, 'attempts/01/workspace/untracked.tar.gz')], { encoding: 'utf8' })).toBe('');
-    expect(needsHuman(p.root)).toEqual([]);
+    expect(await needsHuman(p.root)).toEqual([]);
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
   }, 120_000);
 
-  it('a Kane test that @imports a helper, in a fresh repository: every folder Kane writes is its own, VERIFIED, nothing flagged', () => {
+  it('a Kane test that @imports a helper, in a fresh repository: every folder Kane writes is its own, VERIFIED, nothing flagged', async () => {
     // Step 1 runs the helper; Kane writes tests/helpers/helper-output-open-form-add-task-1/ beside it
     // (kane-cli.md §8.1), besides output-add-task/, the cwd store and the session folder under HOME.
     const IMPORTING = TEST_MD.replace(/(## Step 1 — the form is there @verifies AC-001\n\n)[^\n]+\n/, '$1@import ./helpers/open-form.md\n');
@@ -88,7 +89,7 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(IMPORTING).toContain('@import ./helpers/open-form.md');
     for (const absent of ['.testmuai', 'tests/output-add-task', 'tests/helpers/helper-output-open-form-add-task-1'])
       expect(existsSync(path.join(p.root, absent)), absent).toBe(false);
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(p.root);
@@ -103,29 +104,29 @@ describe('writes of the verifier and the app (#23)', () => {
     const diff = readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8');
     for (const theirs of ['.testmuai', 'output-add-task', 'helper-output']) expect(diff).not.toContain(theirs);
     expect(execFileSync('tar', ['tzf', path.join(dir, 'attempts/01/workspace/untracked.tar.gz')], { encoding: 'utf8' })).toBe('');
-    expect(needsHuman(p.root)).toEqual([]);
+    expect(await needsHuman(p.root)).toEqual([]);
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
     // Kane's pointer under HOME is gone once it exited (kane-cli.md §2); its session folder stays there.
     expect(readdirSync(path.join(p.home, '.testmuai/kaneai/sessions/active'))).toEqual([]);
   }, 120_000);
 
-  it('an undeclared data file written by the app: UNSTABLE_WORKSPACE naming the path and app.writes, not NEEDS_HUMAN', () => {
+  it('an undeclared data file written by the app: UNSTABLE_WORKSPACE naming the path and app.writes, not NEEDS_HUMAN', async () => {
     const p = project();
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(2);
     const { record } = onlyRun(p.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE', tampering: false });
     expect(record.message).toContain('the workspace was written while the verifier looked: data/db.json');
     expect(record.message).toContain('declare it in app.writes in elenchos.config.json');
     expect(result.stdout + result.stderr).toContain('app.writes');
-    expect(needsHuman(p.root)).toEqual([]);
+    expect(await needsHuman(p.root)).toEqual([]);
     // The next run is not refused: the user can declare the file and go on.
-    expect(runCli(['run', 'tasks/add-task.json'], p.root, p.env).stderr).not.toContain('NEEDS_HUMAN');
+    expect((await runMain(['run', 'tasks/add-task.json'], p.root, p.env)).stderr).not.toContain('NEEDS_HUMAN');
   }, 120_000);
 
-  it('declared in app.writes: VERIFIED, and the data file is in no stored change, apply leaves it as committed', () => {
+  it('declared in app.writes: VERIFIED, and the data file is in no stored change, apply leaves it as committed', async () => {
     const p = project({ writes: ['data/db.json'] });
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(p.root);
@@ -133,13 +134,13 @@ describe('writes of the verifier and the app (#23)', () => {
     const diff = readFileSync(path.join(dir, 'attempts/01/workspace/diff.patch'), 'utf8');
     expect(diff).toContain('page.html');
     expect(diff).not.toContain('db.json');
-    const applied = runCli(['apply', 'latest'], p.root, p.env);
+    const applied = await runMain(['apply', 'latest'], p.root, p.env);
     expect(applied.code).toBe(0);
     expect(readFileSync(path.join(p.root, 'data/db.json'), 'utf8')).toBe(BASE_DB);
     expect(readFileSync(path.join(p.root, 'page.html'), 'utf8')).toContain('Buy milk');
   }, 120_000);
 
-  it('an agent that does the work in a declared data file gets no credit: it is put back before the app starts', () => {
+  it('an agent that does the work in a declared data file gets no credit: it is put back before the app starts', async () => {
     // The agent "implements" the page by editing what the app reads from its data file.
     const agent = path.join(tempDir('elenchos-agent-'), 'data-agent.js');
     writeFileSync(
@@ -151,7 +152,7 @@ console.log('implemented the page through the data file');
 `,
     );
     const p = project({ writes: ['data/db.json'], agent: [agent] });
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(1);
     const { record } = onlyRun(p.root);
     expect(record.state).toBe('FAILED');
@@ -161,24 +162,24 @@ console.log('implemented the page through the data file');
     expect(record.reason).toBe('REPAIR_UNCHANGED');
   }, 120_000);
 
-  it("Vite's config timestamp file, written and removed as the app starts: VERIFIED", () => {
+  it("Vite's config timestamp file, written and removed as the app starts: VERIFIED", async () => {
     const p = project({ writes: ['data/db.json'], mode: 'vite' });
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(onlyRun(p.root).record.state).toBe('VERIFIED');
   }, 120_000);
 
-  it("a file the app puts into Kane's store beside Kane's output is the app's write: UNSTABLE_WORKSPACE", () => {
+  it("a file the app puts into Kane's store beside Kane's output is the app's write: UNSTABLE_WORKSPACE", async () => {
     const p = project({ writes: ['data/db.json'], mode: 'store' });
-    expect(runCli(['run', 'tasks/add-task.json'], p.root, p.env).code).toBe(2);
+    expect((await runMain(['run', 'tasks/add-task.json'], p.root, p.env)).code).toBe(2);
     const { record } = onlyRun(p.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
     expect(record.message).toContain('.testmuai/notes.md');
   }, 120_000);
 
-  it('app.writes may not cover a locked file: refused before any run (exit 3)', () => {
+  it('app.writes may not cover a locked file: refused before any run (exit 3)', async () => {
     const p = project({ writes: ['tests/**'] });
-    const result = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(3);
     expect(result.stderr.trim()).toBe(
       'elenchos: elenchos.config.json: app.writes "tests/**" covers tests/add-task_test.md, which the run locks; declare only what the app writes (e.g. "data/db.json")',

@@ -1,10 +1,11 @@
 // `elenchos apply` end to end: run → apply → verify on the new HEAD, with real git, and every refusal.
+// @module-tag slow
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
-import { BIN, runCli, type CliRun } from '../helpers/cli.js';
+import { BIN, runMain, type CliRun } from '../helpers/cli.js';
 import { checkoutFingerprint, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -27,11 +28,11 @@ const LOGO = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
 // The machine has no git identity: the tests give one, as a user's ~/.gitconfig would.
 const IDENTITY = GIT_IDENTITY;
 
-function verifiedRun(agent = 'rich-change', extra: string[] = []) {
+async function verifiedRun(agent = 'rich-change', extra: string[] = []) {
   const made = makeProject({ agent, files: RICH_FILES });
   const project = { ...made, env: { ...made.env, ...IDENTITY } };
   roots.push(project.root);
-  const result = runCli(['run', 'tasks/add-task.json', ...extra], project.root, project.env);
+  const result = await runMain(['run', 'tasks/add-task.json', ...extra], project.root, project.env);
   return { project, result };
 }
 
@@ -90,14 +91,14 @@ function expectRichTree(root: string, rev: string) {
 }
 
 describe('elenchos apply', () => {
-  it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', () => {
-    const { project, result } = verifiedRun();
+  it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', async () => {
+    const { project, result } = await verifiedRun();
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const { record } = onlyRun(project.root);
     expect(result.stdout).toContain(`take the change: elenchos apply ${record.runId}`);
     const base = gitSync(project.root, 'rev-parse', 'HEAD').trim();
 
-    const applied = runCli(['apply', record.runId, '--commit'], project.root, project.env);
+    const applied = await runMain(['apply', record.runId, '--commit'], project.root, project.env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/^committed [0-9a-f]{12}: the verified change of run /);
     expect(gitSync(project.root, 'rev-parse', 'HEAD^').trim()).toBe(base);
@@ -109,13 +110,13 @@ describe('elenchos apply', () => {
     expect(gitSync(project.root, 'log', '-1', '--format=%(trailers:key=Elenchos-Run,valueonly)').trim()).toBe(record.runId);
     expectRichTree(project.root, 'HEAD');
 
-    const verified = runCli(['verify', 'tasks/add-task.json'], project.root, project.env);
+    const verified = await runMain(['verify', 'tasks/add-task.json'], project.root, project.env);
     expect(verified.code, verified.stdout).toBe(0);
     expect(verified.stdout).toContain('1/1 VERIFIED');
   });
 
-  it('HEAD moved since the run: a branch from the base, the checkout untouched, and how to merge it', () => {
-    const { project, result } = verifiedRun();
+  it('HEAD moved since the run: a branch from the base, the checkout untouched, and how to merge it', async () => {
+    const { project, result } = await verifiedRun();
     expect(result.code).toBe(0);
     const base = gitSync(project.root, 'rev-parse', 'HEAD').trim();
     writeFileSync(path.join(project.root, 'NOTES.md'), 'someone else committed meanwhile\n');
@@ -124,7 +125,7 @@ describe('elenchos apply', () => {
     const before = checkoutFingerprint(project.root);
     const { record } = onlyRun(project.root);
 
-    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    const applied = await runMain(['apply', 'latest'], project.root, project.env);
     expect(applied.code, applied.stderr).toBe(0);
     const branch = `elenchos/add-task-${record.runId}`;
     expect(applied.stdout).toContain(`created branch ${branch} at `);
@@ -138,16 +139,16 @@ describe('elenchos apply', () => {
     gitSync(project.root, 'merge', '-q', '--no-edit', branch);
     expect(readFileSync(path.join(project.root, 'renamed.txt'), 'utf8')).toBe('a file the agent renames\n');
 
-    const again = runCli(['apply', 'latest', '--branch', branch], project.root, project.env);
+    const again = await runMain(['apply', 'latest', '--branch', branch], project.root, project.env);
     expect(again.code).toBe(3);
     expect(again.stderr).toBe(
       `elenchos: branch ${branch} already exists; name another with --branch <name>, or delete it (git branch -D ${branch})\n`,
     );
   });
 
-  it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', () => {
-    const { project } = verifiedRun();
-    const anonymous = runCli(['apply', '--commit'], project.root, {
+  it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', async () => {
+    const { project } = await verifiedRun();
+    const anonymous = await runMain(['apply', '--commit'], project.root, {
       ...project.env,
       GIT_AUTHOR_NAME: '',
       GIT_AUTHOR_EMAIL: '',
@@ -161,19 +162,19 @@ describe('elenchos apply', () => {
       'elenchos: git does not know who you are, so it cannot commit; set git config user.name and user.email, then apply again\n',
     );
     expect(gitSync(project.root, 'status', '--porcelain')).toBe('');
-    const applied = runCli(['apply'], project.root, project.env);
+    const applied = await runMain(['apply'], project.root, project.env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('not staged');
     gitSync(project.root, 'add', '-A');
     expectRichTree(project.root, gitSync(project.root, 'write-tree').trim());
   });
 
-  it('run --apply --commit and run --branch take the change at the end of a VERIFIED run', () => {
-    const { project, result } = verifiedRun('implement', ['--apply', '--commit']);
+  it('run --apply --commit and run --branch take the change at the end of a VERIFIED run', async () => {
+    const { project, result } = await verifiedRun('implement', ['--apply', '--commit']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/committed [0-9a-f]{12}: the verified change of run /);
     expect(gitSync(project.root, 'show', 'HEAD:page.html')).toContain('Buy milk');
-    const branched = runCli(['run', 'tasks/add-task.json', '--branch', 'feature/add-task'], project.root, project.env);
+    const branched = await runMain(['run', 'tasks/add-task.json', '--branch', 'feature/add-task'], project.root, project.env);
     expect(branched.code, branched.stdout + branched.stderr).toBe(0);
     expect(branched.stdout).toContain('created branch feature/add-task at ');
     expect(gitSync(project.root, 'rev-parse', 'feature/add-task^').trim()).toBe(gitSync(project.root, 'rev-parse', 'HEAD').trim());
@@ -181,11 +182,11 @@ describe('elenchos apply', () => {
 });
 
 describe('elenchos apply refuses (exit 3, one line)', () => {
-  it('a run that is not VERIFIED', () => {
+  it('a run that is not VERIFIED', async () => {
     const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 0 } });
     roots.push(project.root);
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
-    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(1);
+    const applied = await runMain(['apply', 'latest'], project.root, project.env);
     expect(applied.code).toBe(3);
     expect(applied.stderr).toMatch(
       /^elenchos: run \S+ is FAILED \(PRODUCT_FAILURE\), not VERIFIED: only a verified change can be applied; elenchos show \S+ says why\n$/,
@@ -193,9 +194,9 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
   });
 
   it('a dirty tree, and evidence altered after the run (a patched diff.patch, then a resealed manifest too)', async () => {
-    const { project } = verifiedRun('implement');
+    const { project } = await verifiedRun('implement');
     writeFileSync(path.join(project.root, 'scratch.txt'), 'work in progress\n');
-    const dirty = runCli(['apply', 'latest'], project.root, project.env);
+    const dirty = await runMain(['apply', 'latest'], project.root, project.env);
     expect(dirty.code).toBe(3);
     expect(dirty.stderr).toMatch(
       /^elenchos: the working tree is not clean \(scratch\.txt\); commit or stash first, or take the change on a branch with elenchos apply \S+ --branch\n$/,
@@ -204,7 +205,7 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     const { dir } = onlyRun(project.root);
     const patch = path.join(dir, 'attempts/01/workspace/diff.patch');
     writeFileSync(patch, readFileSync(patch, 'utf8').replace('Buy milk', 'Buy beer'));
-    const branch = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    const branch = await runMain(['apply', 'latest', '--branch'], project.root, project.env);
     expect(branch.code).toBe(3);
     expect(branch.stderr).toMatch(
       /^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\), so the stored change cannot be trusted; elenchos evidence verify \S+ lists them\n$/,
@@ -214,13 +215,13 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     // The attacker also rewrites the run's manifest (no signing key): attempt 1's own, sealed when it ended, still
     // names the patch, as evidence verify does.
     await writeManifest(dir);
-    const runResealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    const runResealed = await runMain(['apply', 'latest', '--branch'], project.root, project.env);
     expect(runResealed.code).toBe(3);
     expect(runResealed.stderr).toMatch(/^elenchos: run \S+: its evidence does not match its manifest \(1 problem\(s\)\)/);
     // And attempt 1's manifest too: the rebuilt tree still is not the one the verifier passed.
     await writeManifest(path.join(dir, 'attempts/01'));
     await writeManifest(dir);
-    const resealed = runCli(['apply', 'latest', '--branch'], project.root, project.env);
+    const resealed = await runMain(['apply', 'latest', '--branch'], project.root, project.env);
     expect(resealed.code).toBe(3);
     expect(resealed.stderr).toMatch(
       /^elenchos: run \S+: the stored change does not rebuild the tree the verifier passed \(page\.html: .*\); nothing was applied\n$/,
@@ -229,12 +230,12 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(leakedWorktrees(project.root)).toEqual([]);
   });
 
-  it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', () => {
-    const { project } = verifiedRun();
+  it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', async () => {
+    const { project } = await verifiedRun();
     writeFileSync(path.join(project.root, '.git/info/exclude'), 'new.bin\n', { flag: 'a' });
     writeFileSync(path.join(project.root, 'new.bin'), 'my own file\n');
     const before = checkoutFingerprint(project.root);
-    const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
+    const applied = await runMain(['apply', 'latest', '--commit'], project.root, project.env);
     expect(applied.code).toBe(3);
     // Ignored here, new.bin would be left out of the commit: the rebuilt tree is not the verified one.
     expect(applied.stderr).toMatch(
@@ -246,14 +247,14 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
 
   // A review of #25: only a symlinked folder was checked before writing; anything else in the way failed
   // after `git apply` had already changed the checkout.
-  it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', () => {
+  it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', async () => {
     const made = makeProject({ agent: 'unignore-env', files: { '.gitignore': '.env\n' } });
     const project = { ...made, env: { ...made.env, ...IDENTITY } };
     roots.push(project.root);
     writeFileSync(path.join(project.root, '.env'), 'API_TOKEN=mine\n');
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     const before = checkoutFingerprint(project.root, { folders: true });
-    const applied = runCli(['apply', 'latest', '--commit'], project.root, project.env);
+    const applied = await runMain(['apply', 'latest', '--commit'], project.root, project.env);
     expect(applied.code).toBe(3);
     expect(applied.stderr).toMatch(
       /^elenchos: the stored change writes \.env\/settings\.txt, but \S+\/\.env is a file in your checkout \(one git ignores, so the run never saw it\); nothing was written: move it away, or take the change on a branch \(--branch\)\n$/,
@@ -264,11 +265,11 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
 
   it.skipIf(!existsSync('/usr/bin/bwrap'))(
     'a folder of the checkout that cannot be written (a read-only mount): nothing is written',
-    () => {
+    async () => {
       const made = makeProject({ agent: 'rich-change', files: { ...RICH_FILES, 'src/keep.txt': 'kept\n' } });
       const project = { ...made, env: { ...made.env, ...IDENTITY } };
       roots.push(project.root);
-      expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+      expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
       const before = checkoutFingerprint(project.root, { folders: true });
       const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['src']);
       expect(applied.code, applied.stderr).toBe(3);
@@ -281,8 +282,8 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
 
   it.skipIf(!existsSync('/usr/bin/bwrap'))(
     'a write that fails half-way (page.html on a read-only mount, after git apply wrote logo.bin) is rolled back to the byte',
-    () => {
-      const { project, result } = verifiedRun();
+    async () => {
+      const { project, result } = await verifiedRun();
       expect(result.code).toBe(0);
       const before = checkoutFingerprint(project.root, { folders: true });
       const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['page.html']);
@@ -296,14 +297,14 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     },
   );
 
-  it('a verify run: it made no change', () => {
+  it('a verify run: it made no change', async () => {
     const project = makeProject({
       agent: 'implement',
       files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' },
     });
     roots.push(project.root);
-    expect(runCli(['verify', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
-    const applied = runCli(['apply', 'latest'], project.root, project.env);
+    expect((await runMain(['verify', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
+    const applied = await runMain(['apply', 'latest'], project.root, project.env);
     expect(applied.code).toBe(3);
     expect(applied.stderr).toMatch(/is an `elenchos verify` of commit [0-9a-f]{12}: it made no change to apply\n$/);
   });

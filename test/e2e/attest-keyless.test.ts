@@ -3,6 +3,7 @@
 // 127.0.0.1; `attest verify --certificate-identity --certificate-oidc-issuer --trusted-root` then holds
 // only for that workflow, that Sigstore, that commit, a PASSED verdict and the bundle as it was written.
 // The CLI runs asynchronously: the mock services answer from this process.
+// @module-tag slow
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';

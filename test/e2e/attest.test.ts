@@ -2,6 +2,7 @@
 // openssl verifies, and `attest verify` holds it only for its own commit, contracts, task set and a PASSED
 // result. Each refusal is an attack on a check that main does not have: a tampered payload, another
 // signer, another commit, a contract changed at the commit, a FAILED verdict, a task left out.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSigningKey } from '../../src/attest/keys.js';
 import { preAuthEncoding, signEnvelope } from '../../src/attest/dsse.js';
-import { runCli, type CliRun } from '../helpers/cli.js';
+import { runMain, type CliRun } from '../helpers/cli.js';
 import { FORM_TASK, KANE_CHECK_PAGE, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
@@ -24,8 +25,8 @@ let verdict: string;
 let attestation: string;
 let verified: CliRun;
 
-const attestVerify = (file: string, ...more: string[]) =>
-  runCli(['attest', 'verify', file, '--key', path.join(keys, 'elenchos-attest.pub'), ...more], project.root, project.env);
+const attestVerify = async (file: string, ...more: string[]) =>
+  await runMain(['attest', 'verify', file, '--key', path.join(keys, 'elenchos-attest.pub'), ...more], project.root, project.env);
 const statementOf = (file: string) =>
   JSON.parse(Buffer.from((JSON.parse(readFileSync(file, 'utf8')) as { payload: string }).payload, 'base64').toString('utf8')) as {
     subject: { name: string; digest: Record<string, string> }[];
@@ -38,7 +39,7 @@ const statementOf = (file: string) =>
     };
   };
 
-beforeAll(() => {
+beforeAll(async () => {
   project = makeProject({
     config: { verifier: KANE_CHECK_PAGE },
     files: {
@@ -48,13 +49,13 @@ beforeAll(() => {
   });
   dir = tempDir('elenchos-attest-');
   keys = path.join(dir, 'keys');
-  const made = runCli(['attest', 'keygen', '--out', keys], project.root);
+  const made = await runMain(['attest', 'keygen', '--out', keys], project.root);
   expect(made.code, made.stderr).toBe(0);
   first = gitSync(project.root, 'rev-parse', 'HEAD').trim();
   verdict = path.join(dir, 'verdict.json');
   attestation = path.join(dir, 'verify.att.json');
   const env = { ...project.env, GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' };
-  verified = runCli(
+  verified = await runMain(
     ['verify', '--json', '--attest', attestation, '--attest-key', path.join(keys, 'elenchos-attest.key')],
     project.root,
     env,
@@ -67,13 +68,13 @@ afterAll(() => {
 });
 
 describe('attest keygen', () => {
-  it('writes a 0600 PKCS#8 private key and an SPKI public key, and never overwrites them', () => {
+  it('writes a 0600 PKCS#8 private key and an SPKI public key, and never overwrites them', async () => {
     const key = path.join(keys, 'elenchos-attest.key');
     expect(statSync(key).mode & 0o777).toBe(0o600);
     expect(readFileSync(key, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
     expect(readFileSync(path.join(keys, 'elenchos-attest.pub'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
     const before = readFileSync(key, 'utf8');
-    const again = runCli(['attest', 'keygen', '--out', keys], project.root);
+    const again = await runMain(['attest', 'keygen', '--out', keys], project.root);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('already exists; keygen never replaces a key');
     expect(readFileSync(key, 'utf8')).toBe(before);
@@ -81,7 +82,7 @@ describe('attest keygen', () => {
 });
 
 describe('verify --attest', () => {
-  it('writes an in-toto test-result statement about the commit and the verdict file', () => {
+  it('writes an in-toto test-result statement about the commit and the verdict file', async () => {
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stderr).toContain(`attestation ${attestation}: PASSED for commit ${first}`);
     const envelope = JSON.parse(readFileSync(attestation, 'utf8')) as { payloadType: string; signatures: { keyid: string }[] };
@@ -100,14 +101,14 @@ describe('verify --attest', () => {
       expect(files[name], name).toBe(sha256(readFileSync(path.join(project.root, name))));
   });
 
-  it('attest predicate prints the same predicate from the verdict file alone (for actions/attest)', () => {
+  it('attest predicate prints the same predicate from the verdict file alone (for actions/attest)', async () => {
     const env = { ...project.env, GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' };
-    const run = runCli(['attest', 'predicate', verdict], project.root, env);
+    const run = await runMain(['attest', 'predicate', verdict], project.root, env);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(statementOf(attestation).predicate);
   });
 
-  it('verifies with plain openssl over the DSSE pre-authentication encoding', () => {
+  it('verifies with plain openssl over the DSSE pre-authentication encoding', async () => {
     const envelope = JSON.parse(readFileSync(attestation, 'utf8')) as {
       payloadType: string;
       payload: string;
@@ -144,7 +145,7 @@ describe('verify --attest', () => {
     expect(openssl(path.join(dir, 'pae-changed.bin')).status).not.toBe(0);
   });
 
-  it('verifies with the openssl recipe of docs/ci.md, run as written', () => {
+  it('verifies with the openssl recipe of docs/ci.md, run as written', async () => {
     const docs = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
     const recipe = /With plain openssl[^`]*```sh\n([\s\S]*?)```/.exec(docs)?.[1];
     expect(recipe).toContain('openssl pkeyutl -verify -rawin');
@@ -156,48 +157,48 @@ describe('verify --attest', () => {
     expect(run.stdout).toContain('Signature Verified Successfully');
   });
 
-  it('holds for its commit, its verdict file and its key', () => {
-    const held = attestVerify(attestation, '--verdict', verdict);
+  it('holds for its commit, its verdict file and its key', async () => {
+    const held = await attestVerify(attestation, '--verdict', verdict);
     expect(held.code, held.stderr).toBe(0);
     expect(held.stdout).toContain(`attestation holds: PASSED for commit ${first}, 2 task(s)`);
     writeFileSync(path.join(dir, 'other-verdict.json'), verified.stdout.replace('"VERIFIED"', '"VERIFIED" '));
-    const other = attestVerify(attestation, '--verdict', path.join(dir, 'other-verdict.json'));
+    const other = await attestVerify(attestation, '--verdict', path.join(dir, 'other-verdict.json'));
     expect(other.code).toBe(1);
     expect(other.stderr.trim()).toBe(
       `elenchos: attestation refused (verdict): ${path.join(dir, 'other-verdict.json')} is not the verdict document the attestation names (sha256 differs)`,
     );
   });
 
-  it('refuses a changed payload', () => {
+  it('refuses a changed payload', async () => {
     const envelope = JSON.parse(readFileSync(attestation, 'utf8')) as { payload: string };
     const statement = statementOf(attestation);
     statement.predicate.passedTests.push('tasks/extra.json#AC-001');
     envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
     const changed = path.join(dir, 'changed.att.json');
     writeFileSync(changed, JSON.stringify(envelope));
-    const refused = attestVerify(changed);
+    const refused = await attestVerify(changed);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^elenchos: attestation refused \(signature\): no signature holds for .*elenchos-attest\.pub/);
   });
 
-  it('refuses another key', () => {
+  it('refuses another key', async () => {
     const other = path.join(dir, 'other-keys');
-    expect(runCli(['attest', 'keygen', '--out', other], project.root).code).toBe(0);
-    const refused = runCli(['attest', 'verify', attestation, '--key', path.join(other, 'elenchos-attest.pub')], project.root);
+    expect((await runMain(['attest', 'keygen', '--out', other], project.root)).code).toBe(0);
+    const refused = await runMain(['attest', 'verify', attestation, '--key', path.join(other, 'elenchos-attest.pub')], project.root);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('attestation refused (signature)');
   });
 
-  it("refuses an attestation of only some of the config's tasks", () => {
+  it("refuses an attestation of only some of the config's tasks", async () => {
     const partial = path.join(dir, 'partial.att.json');
-    const run = runCli(
+    const run = await runMain(
       ['verify', 'tasks/form.json', '--json', '--attest', partial, '--attest-key', path.join(keys, 'elenchos-attest.key')],
       project.root,
       project.env,
     );
     expect(run.code, run.stderr).toBe(0);
     expect(statementOf(partial).predicate.result).toBe('PASSED');
-    const refused = attestVerify(partial);
+    const refused = await attestVerify(partial);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(
       `elenchos: attestation refused (tasks): tasks/add-task.json is in the config's task set at ${first} but not verified`,
@@ -206,14 +207,14 @@ describe('verify --attest', () => {
 });
 
 describe('an uncommitted config', () => {
-  it('is attested as it was read, and refused at the commit', () => {
+  it('is attested as it was read, and refused at the commit', async () => {
     const config = path.join(project.root, 'elenchos.config.json');
     const committed = readFileSync(config, 'utf8');
     // The same settings, another file: verify reads the checkout's config, the commit has the other one.
     writeFileSync(config, `${committed}\n`);
     const dirty = path.join(dir, 'dirty.att.json');
     try {
-      const run = runCli(
+      const run = await runMain(
         [
           'verify',
           'tasks/form.json',
@@ -231,7 +232,7 @@ describe('an uncommitted config', () => {
     } finally {
       writeFileSync(config, committed);
     }
-    const refused = attestVerify(dirty);
+    const refused = await attestVerify(dirty);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(
       `elenchos: attestation refused (configuration): elenchos.config.json (config) at commit ${first} is not the file that was verified (sha256 differs)`,
@@ -240,16 +241,16 @@ describe('an uncommitted config', () => {
 });
 
 describe('merge --attest', () => {
-  it("attests the merged verdict of the shards, which holds like verify's", () => {
+  it("attests the merged verdict of the shards, which holds like verify's", async () => {
     const merged = path.join(dir, 'merged.att.json');
-    const run = runCli(
+    const run = await runMain(
       ['merge', verdict, '--json', '--attest', merged, '--attest-key', path.join(keys, 'elenchos-attest.key')],
       project.root,
     );
     expect(run.code, run.stderr).toBe(0);
     writeFileSync(path.join(dir, 'merged.json'), run.stdout);
     expect(statementOf(merged).subject[1]!.digest.sha256).toBe(sha256(run.stdout));
-    const held = attestVerify(merged, '--verdict', path.join(dir, 'merged.json'));
+    const held = await attestVerify(merged, '--verdict', path.join(dir, 'merged.json'));
     expect(held.code, held.stderr).toBe(0);
   });
 });
@@ -259,37 +260,37 @@ describe('on a later commit', () => {
   let failed: string;
   let failing: CliRun;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // The product breaks (the list no longer shows the task) in a new commit, verified and attested too.
     writeFileSync(path.join(project.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul></ul>\n');
     gitSync(project.root, 'commit', '-qam', 'break the list');
     second = gitSync(project.root, 'rev-parse', 'HEAD').trim();
     failed = path.join(dir, 'failed.att.json');
-    failing = runCli(
+    failing = await runMain(
       ['verify', '--json', '--attest', failed, '--attest-key', path.join(keys, 'elenchos-attest.key')],
       project.root,
       project.env,
     );
   }, 120_000);
 
-  it("refuses the first commit's attestation for HEAD, and holds it with --commit", () => {
-    const refused = attestVerify(attestation);
+  it("refuses the first commit's attestation for HEAD, and holds it with --commit", async () => {
+    const refused = await attestVerify(attestation);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(`elenchos: attestation refused (commit): it is about commit ${first}, not ${second} (HEAD)`);
-    expect(attestVerify(attestation, '--commit', first).code).toBe(0);
+    expect((await attestVerify(attestation, '--commit', first)).code).toBe(0);
   });
 
-  it('refuses a FAILED verdict', () => {
+  it('refuses a FAILED verdict', async () => {
     expect(failing.code, failing.stderr).toBe(1);
     const statement = statementOf(failed);
     expect(statement.predicate.result).toBe('FAILED');
     expect(statement.predicate.failedTests).toEqual(['tasks/add-task.json#AC-002', 'tasks/add-task.json#verdict']);
-    const refused = attestVerify(failed);
+    const refused = await attestVerify(failed);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe('elenchos: attestation refused (result): the verdict is FAILED, not PASSED');
   });
 
-  it('refuses a contract changed at the commit it names', () => {
+  it('refuses a contract changed at the commit it names', async () => {
     // The first verdict re-signed for a commit where the test was weakened: the digests are the first commit's.
     writeFileSync(
       path.join(project.root, 'tests/add-task_test.md'),
@@ -299,10 +300,10 @@ describe('on a later commit', () => {
     const third = gitSync(project.root, 'rev-parse', 'HEAD').trim();
     const statement = statementOf(attestation);
     statement.subject[0]!.digest.gitCommit = third;
-    return readSigningKey(path.join(keys, 'elenchos-attest.key'), dir, {}).then((key) => {
+    return readSigningKey(path.join(keys, 'elenchos-attest.key'), dir, {}).then(async (key) => {
       const relabelled = path.join(dir, 'relabelled.att.json');
       writeFileSync(relabelled, JSON.stringify(signEnvelope(Buffer.from(JSON.stringify(statement)), key)));
-      const refused = attestVerify(relabelled);
+      const refused = await attestVerify(relabelled);
       expect(refused.code).toBe(1);
       expect(refused.stderr.trim()).toBe(
         `elenchos: attestation refused (configuration): tests/add-task_test.md (test) at commit ${third} is not the file that was verified (sha256 differs)`,
@@ -312,10 +313,10 @@ describe('on a later commit', () => {
 });
 
 describe('bad input', () => {
-  it('--attest-key sigstore with no OIDC identity in the environment is refused before anything runs (exit 3)', () => {
+  it('--attest-key sigstore with no OIDC identity in the environment is refused before anything runs (exit 3)', async () => {
     const env = { ACTIONS_ID_TOKEN_REQUEST_URL: '', ACTIONS_ID_TOKEN_REQUEST_TOKEN: '', SIGSTORE_ID_TOKEN: '' };
     const out = path.join(dir, 'keyless.json');
-    const run = runCli(['merge', verdict, '--json', '--attest', out, '--attest-key', 'sigstore'], project.root, env);
+    const run = await runMain(['merge', verdict, '--json', '--attest', out, '--attest-key', 'sigstore'], project.root, env);
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
@@ -324,20 +325,20 @@ describe('bad input', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it('--attest without --json, or with an unreadable key, is refused before anything runs (exit 3)', () => {
-    const noJson = runCli(
+  it('--attest without --json, or with an unreadable key, is refused before anything runs (exit 3)', async () => {
+    const noJson = await runMain(
       ['merge', verdict, '--attest', path.join(dir, 'x.json'), '--attest-key', path.join(keys, 'elenchos-attest.key')],
       project.root,
     );
     expect(noJson.code).toBe(3);
     expect(noJson.stderr).toContain('add --json');
-    const noKey = runCli(
+    const noKey = await runMain(
       ['merge', verdict, '--json', '--attest', path.join(dir, 'x.json'), '--attest-key', path.join(dir, 'none.key')],
       project.root,
     );
     expect(noKey.code).toBe(3);
     expect(noKey.stdout).toBe('');
-    const publicKey = runCli(
+    const publicKey = await runMain(
       ['merge', verdict, '--json', '--attest', path.join(dir, 'x.json'), '--attest-key', path.join(keys, 'elenchos-attest.pub')],
       project.root,
     );
@@ -345,23 +346,23 @@ describe('bad input', () => {
     expect(publicKey.stderr).toContain('not a private key');
   });
 
-  it('attest verify takes --key or both keyless flags, never a mix or half of them (exit 3)', () => {
+  it('attest verify takes --key or both keyless flags, never a mix or half of them (exit 3)', async () => {
     const identity = 'https://github.com/o/r/.github/workflows/elenchos.yml@refs/heads/main';
-    const mixed = attestVerify(attestation, '--certificate-identity', identity);
+    const mixed = await attestVerify(attestation, '--certificate-identity', identity);
     expect(mixed.code).toBe(3);
     expect(mixed.stderr).toBe(
       'elenchos: attest verify: --key checks a keyed attestation, --certificate-identity a keyless one; give one of them\n',
     );
-    const half = runCli(['attest', 'verify', attestation, '--certificate-identity', identity], project.root);
+    const half = await runMain(['attest', 'verify', attestation, '--certificate-identity', identity], project.root);
     expect(half.code).toBe(3);
     expect(half.stderr).toContain('both --certificate-identity <workflow> and --certificate-oidc-issuer <issuer>');
-    const none = runCli(['attest', 'verify', attestation], project.root);
+    const none = await runMain(['attest', 'verify', attestation], project.root);
     expect(none.code).toBe(3);
     expect(none.stderr).toContain('needs --key <pub>');
   });
 
-  it('a private key given to attest verify is refused, not used', () => {
-    const run = runCli(['attest', 'verify', attestation, '--key', path.join(keys, 'elenchos-attest.key')], project.root);
+  it('a private key given to attest verify is refused, not used', async () => {
+    const run = await runMain(['attest', 'verify', attestation, '--key', path.join(keys, 'elenchos-attest.key')], project.root);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('this is a private key');
   });

@@ -1,5 +1,6 @@
 // Bad input through the real CLI: `check`, `run` and `verify` each exit 3 with one line naming the file,
 // no stack trace, no hang, no run folder left behind. Each case failed on the build before this test.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

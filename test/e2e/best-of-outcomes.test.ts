@@ -1,9 +1,10 @@
 // Best-of runs that do not simply end with a winner: none VERIFIED (how far each got), a candidate that
 // tampers (the task needs a human, as after a plain run), and a whole-run cap (the rest stopped).
+// @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { commandAgent, FIXTURES, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -15,8 +16,8 @@ afterEach(() => {
 
 const agent = commandAgent;
 
-/** Several candidates take a while on a loaded machine: longer than runCli's 60 s. */
-const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCli(args, cwd, env, 280_000);
+/** Several candidates take a while on a loaded machine (in-process: the case's own timeout bounds it). */
+const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runMain(args, cwd, env);
 
 function project(config: Record<string, unknown>) {
   const made = makeProject({ config });
@@ -27,11 +28,11 @@ function project(config: Record<string, unknown>) {
 const own = (dir: string, name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));
 
 describe('best-of outcomes', { timeout: 300_000 }, () => {
-  it('no candidate VERIFIED: FAILED, no winner, and show and the report give each one criterion by criterion', () => {
+  it('no candidate VERIFIED: FAILED, no winner, and show and the report give each one criterion by criterion', async () => {
     // never-fix gets AC-001 (the form) and never AC-002 (the item); forget-button misses the form, the first
     // step, so Kane stops there and AC-002 stays UNVERIFIED.
     const p = project({ agents: { items: agent('never-fix'), form: agent('forget-button') } });
-    const result = runLong(
+    const result = await runLong(
       ['run', 'tasks/add-task.json', '--agents', 'items,form', '--parallel', '2', '--max-repairs', '0'],
       p.root,
       p.env,
@@ -51,14 +52,14 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     ]);
     expect(result.stdout).toContain('no candidate VERIFIED');
 
-    const shown = runCli(['show', record.runId], p.root, p.env);
+    const shown = await runMain(['show', record.runId], p.root, p.env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('no winner: no candidate was VERIFIED');
     expect(shown.stdout).toMatch(/ {3}items +FAILED PRODUCT_FAILURE .*AC-001 PASS, AC-002 FAIL\n/);
     expect(shown.stdout).toMatch(/ {3}form +FAILED PRODUCT_FAILURE .*AC-001 FAIL, AC-002 UNVERIFIED\n/);
     expect(shown.stdout).not.toContain('★');
 
-    expect(runCli(['report', record.runId], p.root, p.env).code).toBe(0);
+    expect((await runMain(['report', record.runId], p.root, p.env)).code).toBe(0);
     const html = readFileSync(path.join(p.root, `.elenchos/reports/${record.runId}.html`), 'utf8');
     expect(html).toContain('no winner: no candidate was VERIFIED');
     const row = (id: string, a: string, b: string) =>
@@ -66,14 +67,14 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     expect(html).toContain(row('AC-001', 'PASS', 'FAIL'));
     expect(html).toContain(row('AC-002', 'FAIL', 'UNVERIFIED'));
 
-    const apply = runCli(['apply', record.runId], p.root, p.env);
+    const apply = await runMain(['apply', record.runId], p.root, p.env);
     expect(apply.code).toBe(3);
     expect(leakedWorktrees(p.root)).toEqual([]);
   });
 
-  it('a candidate that edits the test flags the task NEEDS_HUMAN, as a plain run would, even though another won', () => {
+  it('a candidate that edits the test flags the task NEEDS_HUMAN, as a plain run would, even though another won', async () => {
     const p = project({ agents: { honest: agent('implement'), cheat: agent('edit-test') } });
-    const result = runLong(['run', 'tasks/add-task.json', '--agents', 'honest,cheat', '--parallel', '2', '--json'], p.root, p.env);
+    const result = await runLong(['run', 'tasks/add-task.json', '--agents', 'honest,cheat', '--parallel', '2', '--json'], p.root, p.env);
     const record = JSON.parse(result.stdout);
     expect(record.winner?.name).toBe('honest');
     expect(record.tampering).toBe(true);
@@ -81,21 +82,21 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     expect(cheat).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED', tampering: true });
     expect(own(onlyRun(p.root).dir, 'cheat')).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED', tampering: true });
 
-    const refused = runCli(['run', 'tasks/add-task.json'], p.root, p.env);
+    const refused = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/^elenchos: tasks\/add-task\.json: NEEDS_HUMAN \(1 reason\(s\)\)/);
     expect(refused.stderr).toContain(
       `run ${record.runId} caught tampering (candidate cheat: CONTRACT_CHANGED): the contract changed: tests/add-task_test.md changed in the worktree`,
     );
-    expect(runCli(['runs'], p.root).stdout).toMatch(/NEEDS_HUMAN add-task: run \S+ caught tampering \(candidate cheat/);
-    expect(runCli(['show', 'latest'], p.root).stdout).toContain('NEEDS_HUMAN: task add-task gets no agent until a person looks');
+    expect((await runMain(['runs'], p.root)).stdout).toMatch(/NEEDS_HUMAN add-task: run \S+ caught tampering \(candidate cheat/);
+    expect((await runMain(['show', 'latest'], p.root)).stdout).toContain('NEEDS_HUMAN: task add-task gets no agent until a person looks');
     // A best-of run of the flagged task is refused the same way, before any candidate exists.
-    const again = runLong(['run', 'tasks/add-task.json', '--agents', 'honest,cheat'], p.root, p.env);
+    const again = await runLong(['run', 'tasks/add-task.json', '--agents', 'honest,cheat'], p.root, p.env);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('NEEDS_HUMAN');
   });
 
-  it('--max-cost-usd over the whole run (a fake claude reporting $0.30 a turn): BUDGET_EXCEEDED, the rest stopped, nothing left running', () => {
+  it('--max-cost-usd over the whole run (a fake claude reporting $0.30 a turn): BUDGET_EXCEEDED, the rest stopped, nothing left running', async () => {
     const claude = { type: 'claude', command: path.join(FIXTURES, 'bin/claude'), timeoutSeconds: 30, env: { FAKE_CLAUDE_COST_USD: '0.3' } };
     const p = project({
       agent: claude,
@@ -107,7 +108,7 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
         env: { FAKE_KANE_SCENARIO: 'product-fail:2' },
       },
     });
-    const result = runLong(
+    const result = await runLong(
       ['run', 'tasks/add-task.json', '--best-of', '3', '--parallel', '2', '--max-cost-usd', '0.5', '--json'],
       p.root,
       p.env,
@@ -130,7 +131,7 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     // At most one $0.30 turn each of the two (K = 2 first turns may start together): never a third.
     expect(record.cost.agentUsd).toBeGreaterThanOrEqual(0.3);
     expect(record.cost.agentUsd).toBeLessThanOrEqual(0.6);
-    expect(runCli(['evidence', 'verify', record.runId], p.root, p.env).code).toBe(0);
+    expect((await runMain(['evidence', 'verify', record.runId], p.root, p.env)).code).toBe(0);
     expect(leakedWorktrees(p.root)).toEqual([]);
     // afterEach: no process left inside the repository.
   });

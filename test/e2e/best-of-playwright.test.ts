@@ -1,5 +1,6 @@
 // Best of N with the Playwright verifier in a real Chromium: two candidates at once, each with its own
 // app on its own port and its own browser; the one right the first time wins over the one that repaired.
+// @module-tag slow
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';

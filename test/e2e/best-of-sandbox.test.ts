@@ -1,5 +1,6 @@
 // Best of N, safety per candidate: a sandboxed candidate cannot see its rival's worktree or git admin
 // folder (with sandbox "none" it can: docs/security.md says so, and this test proves the probe works).
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';

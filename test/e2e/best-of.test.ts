@@ -1,9 +1,10 @@
 // `elenchos run --agents a,b` / `--best-of N`: several candidates on one locked contract; the verifier's
 // verdicts choose the winner by the stated rule, and `apply` takes it.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { commandAgent, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
@@ -20,8 +21,8 @@ afterEach(() => {
 const GOOD = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
 const agent = commandAgent;
 
-/** Several candidates take a while on a loaded machine: longer than runCli's 60 s. */
-const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runCli(args, cwd, env, 280_000);
+/** Several candidates take a while on a loaded machine (in-process: the case's own timeout bounds it). */
+const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runMain(args, cwd, env);
 
 function project(config: Record<string, unknown>) {
   const made = makeProject({ config });
@@ -30,9 +31,9 @@ function project(config: Record<string, unknown>) {
 }
 
 describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
-  it('two agents, one never fixes AC-002, one fixes it after a repair: VERIFIED, the fixer wins with its reason, both evidenced, apply takes its change', () => {
+  it('two agents, one never fixes AC-002, one fixes it after a repair: VERIFIED, the fixer wins with its reason, both evidenced, apply takes its change', async () => {
     const p = project({ agents: { lazy: agent('never-fix'), fixer: agent('buggy-then-fix') } });
-    const result = runLong(
+    const result = await runLong(
       ['run', 'tasks/add-task.json', '--agents', 'lazy,fixer', '--parallel', '2', '--max-repairs', '1'],
       p.root,
       p.env,
@@ -74,19 +75,19 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
       expect(seen.env.ELENCHOS_CANDIDATE).toBe(c.name);
     }
     // One seal over the whole folder, and it holds.
-    const verified = runCli(['evidence', 'verify', record.runId], p.root, p.env);
+    const verified = await runMain(['evidence', 'verify', record.runId], p.root, p.env);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    const shown = runCli(['show', record.runId, '--json'], p.root, p.env);
+    const shown = await runMain(['show', record.runId, '--json'], p.root, p.env);
     expect(JSON.parse(shown.stdout).candidates.map((c: any) => c.attempts.length)).toEqual([2, 2]);
-    const listed = runCli(['runs', '--json'], p.root, p.env);
+    const listed = await runMain(['runs', '--json'], p.root, p.env);
     expect(JSON.parse(listed.stdout).runs).toHaveLength(1);
-    expect(runCli(['runs'], p.root, p.env).stdout).toContain('best of 2, winner fixer');
-    const human = runCli(['show', record.runId], p.root, p.env).stdout;
+    expect((await runMain(['runs'], p.root, p.env)).stdout).toContain('best of 2, winner fixer');
+    const human = (await runMain(['show', record.runId], p.root, p.env)).stdout;
     expect(human).toContain('winner: fixer — the only VERIFIED candidate of 2');
     expect(human).toMatch(
       /── candidate lazy ──[\s\S]*attempt 2 \(agent\) → FAIL[\s\S]*── candidate fixer ──[\s\S]*attempt 2 \(agent\) → PASS/,
     );
-    const report = runCli(['report', record.runId], p.root, p.env);
+    const report = await runMain(['report', record.runId], p.root, p.env);
     expect(report.code, report.stderr).toBe(0);
     const html = readFileSync(path.join(p.root, `.elenchos/reports/${record.runId}.html`), 'utf8');
     expect(html).toContain('<h2>Candidates</h2>');
@@ -99,22 +100,22 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     expect(html.match(/its change \(attempt 2, the one apply takes\)/g)).toHaveLength(2);
     expect(html).toContain('+&lt;h1&gt;Tasks&lt;/h1&gt;&lt;form&gt;New task&lt;/form&gt;&lt;ul&gt;&lt;li&gt;Buy milk');
 
-    const refused = runCli(['apply', record.runId, '--candidate', 'lazy'], p.root, p.env);
+    const refused = await runMain(['apply', record.runId, '--candidate', 'lazy'], p.root, p.env);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('candidate lazy is FAILED (PRODUCT_FAILURE), not VERIFIED');
-    const applied = runCli(['apply', record.runId], p.root, p.env);
+    const applied = await runMain(['apply', record.runId], p.root, p.env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(readFileSync(path.join(p.root, 'page.html'), 'utf8')).toBe(GOOD);
     expect(gitSync(p.root, 'status', '--porcelain').trim()).toBe('M page.html');
     expect(leakedWorktrees(p.root)).toEqual([]);
   });
 
-  it('--best-of 3 with an agent that succeeds at random (seeded per candidate): VERIFIED, the smallest change of the lucky ones wins', () => {
+  it('--best-of 3 with an agent that succeeds at random (seeded per candidate): VERIFIED, the smallest change of the lucky ones wins', async () => {
     const seed = 1;
     const lucky = [1, 2, 3].filter((i) => seededDraw(seed, i));
     expect(lucky).toEqual([2, 3]); // the draw this test is about: one unlucky, two lucky with different change sizes
     const p = project({ agent: agent('seeded', String(seed)) });
-    const result = runLong(['run', 'tasks/add-task.json', '--best-of', '3', '--max-repairs', '1', '--json'], p.root, p.env);
+    const result = await runLong(['run', 'tasks/add-task.json', '--best-of', '3', '--max-repairs', '1', '--json'], p.root, p.env);
     expect(result.code, result.stderr).toBe(0);
     const record = JSON.parse(result.stdout);
     expect(record.candidates.map((c: any) => [c.name, c.state, c.attempts])).toEqual([
@@ -128,15 +129,15 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     expect(record.winner.reason).toBe(
       `2 VERIFIED; attempts tied (1 attempt(s)); smallest change: ${two.change.size} line(s)/byte(s) changed, the next best (default-3) ${three.change.size} line(s)/byte(s) changed`,
     );
-    const applied = runCli(['apply', record.runId, '--candidate', 'default-3'], p.root, p.env);
+    const applied = await runMain(['apply', record.runId, '--candidate', 'default-3'], p.root, p.env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(readFileSync(path.join(p.root, 'page.html'), 'utf8')).toContain('<!-- padding -->'.repeat(1));
     expect(readFileSync(path.join(p.root, 'page.html'), 'utf8').split('<!-- padding -->').length - 1).toBe(3);
   });
 
-  it('--stop-at-first: once one is VERIFIED the hanging one is stopped (STOPPED), nothing left running', () => {
+  it('--stop-at-first: once one is VERIFIED the hanging one is stopped (STOPPED), nothing left running', async () => {
     const p = project({ agents: { fast: agent('implement'), slow: agent('hang') } });
-    const result = runLong(
+    const result = await runLong(
       ['run', 'tasks/add-task.json', '--agents', 'slow,fast', '--parallel', '2', '--stop-at-first', '--json'],
       p.root,
       p.env,
@@ -153,7 +154,7 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     const own = (name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));
     expect(own('slow')).toMatchObject({ state: 'ERROR', reason: 'STOPPED', message: 'stopped: fast was VERIFIED first (--stop-at-first)' });
     expect(own('fast')).toMatchObject({ state: 'VERIFIED', reason: null });
-    expect(runCli(['evidence', 'verify', record.runId], p.root, p.env).code).toBe(0);
+    expect((await runMain(['evidence', 'verify', record.runId], p.root, p.env)).code).toBe(0);
     expect(leakedWorktrees(p.root)).toEqual([]);
     // afterEach: no process left inside the repository.
   });
@@ -188,9 +189,9 @@ describe('elenchos run --agents / --best-of', { timeout: 300_000 }, () => {
     expect(leakedWorktrees(p.root)).toEqual([]);
   });
 
-  it('refuses an agent the config does not define, naming the fix (exit 3)', () => {
+  it('refuses an agent the config does not define, naming the fix (exit 3)', async () => {
     const p = project({ agents: { fixer: agent('implement') } });
-    const result = runLong(['run', 'tasks/add-task.json', '--agents', 'fixer,ghost'], p.root, p.env);
+    const result = await runLong(['run', 'tasks/add-task.json', '--agents', 'fixer,ghost'], p.root, p.env);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
       '--agents names "ghost", which agents does not define; add agents.ghost, or pick one of: default, fixer',

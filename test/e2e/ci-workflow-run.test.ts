@@ -2,6 +2,7 @@
 // with the artifacts passed by hand give one merged result, never run the commit's own elenchos, on a
 // pull request refuse a test lock the agent rewrote (--lock-base), and its pinned install refuses a
 // swapped tarball. Many CLI runs and real npm installs: in the slow suite.
+// @module-tag slow
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

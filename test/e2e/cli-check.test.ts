@@ -1,39 +1,41 @@
+// @module-tag slow
 import { describe, expect, it } from 'vitest';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain, spawnCli } from '../helpers/cli.js';
 import { kaneTest, taskJson, tempRepo } from '../helpers/temp.js';
 
-describe('elenchos (built CLI)', () => {
-  it('prints --version and --help with exit 0', () => {
+// The built bin/elenchos.js in a child process: what a user's shell sees.
+describe.concurrent('elenchos (built CLI)', { timeout: 180_000 }, () => {
+  it('prints --version and --help with exit 0', async () => {
     const dir = tempRepo({ 'a.txt': 'x' });
-    expect(runCli(['--version'], dir)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
-    const help = runCli(['--help'], dir);
+    expect(await spawnCli(['--version'], dir)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+    const help = await spawnCli(['--help'], dir);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('check [options] [tasks...]');
   });
 
-  it("exits 3 with commander's message for unknown commands and flags, never a stack", () => {
+  it("exits 3 with commander's message for unknown commands and flags, never a stack", async () => {
     const dir = tempRepo({ 'a.txt': 'x' });
-    const unknown = runCli(['frobnicate'], dir);
+    const unknown = await spawnCli(['frobnicate'], dir);
     expect(unknown).toMatchObject({ code: 3, stdout: '' });
     expect(unknown.stderr).toBe("error: unknown command 'frobnicate'\n");
-    const flag = runCli(['check', '--colour', 'x.json'], dir);
+    const flag = await spawnCli(['check', '--colour', 'x.json'], dir);
     expect(flag.code).toBe(3);
     expect(flag.stderr).toBe("error: unknown option '--colour'\n");
     // `run` takes several tasks now (docs/scale.md): none at all is refused by Elenchos's own one line, still exit 3.
-    expect(runCli(['run'], dir)).toMatchObject({
+    expect(await spawnCli(['run'], dir)).toMatchObject({
       code: 3,
       stderr: 'elenchos: name a task contract (or several, or a glob), or --all for the config\'s "tasks"\n',
     });
   });
 });
 
-describe('elenchos check', () => {
+describe.concurrent('elenchos check', { timeout: 180_000 }, () => {
   const good = { 'tasks/add-task.json': taskJson(), 'tests/add-task_test.md': kaneTest(2) };
 
-  it('prints a clear report and exits 0 when everything maps', () => {
+  it('prints a clear report and exits 0 when everything maps', async () => {
     const dir = tempRepo(good);
-    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    const run = await runMain(['check', 'tasks/add-task.json'], dir);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
@@ -48,12 +50,12 @@ describe('elenchos check', () => {
     );
   });
 
-  it('reports unmapped criteria and unknown @verifies ids, exit 3', () => {
+  it('reports unmapped criteria and unknown @verifies ids, exit 3', async () => {
     const dir = tempRepo({
       'tasks/add-task.json': taskJson({}, 3),
       'tests/add-task_test.md': `${kaneTest(2)}\n## Step 3 — extra @verifies AC-3, AC-9\nx\n`,
     });
-    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    const run = await runMain(['check', 'tasks/add-task.json'], dir);
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('  AC-003  NO STEP       criterion 3');
     expect(run.stdout).toContain(
@@ -67,14 +69,14 @@ describe('elenchos check', () => {
     );
   });
 
-  it('checks several tasks, reporting each bad input with exit 3', () => {
+  it('checks several tasks, reporting each bad input with exit 3', async () => {
     const dir = tempRepo({
       ...good,
       'tasks/broken.json': '{ "id": "x", }',
       'tasks/escape.json': taskJson({ verification: { testFile: '../../etc/passwd_test.md' } }),
       'tasks/wrong-name.json': taskJson({ verification: { testFile: 'tests/add-task.md' } }),
     });
-    const run = runCli(
+    const run = await runMain(
       ['check', 'tasks/add-task.json', 'tasks/broken.json', 'tasks/escape.json', 'tasks/wrong-name.json', 'tasks/none.json'],
       dir,
     );
@@ -90,7 +92,7 @@ describe('elenchos check', () => {
     expect(run.stderr).toBe('');
   });
 
-  it('warns, without failing, about a Playwright test that names no criterion', () => {
+  it('warns, without failing, about a Playwright test that names no criterion', async () => {
     const spec = "import { test } from '@playwright/test';\ntest('heading @AC-001', async () => {});\ntest('footer', async () => {});\n";
     const dir = tempRepo({
       'tasks/add-task.json': taskJson({
@@ -102,7 +104,7 @@ describe('elenchos check', () => {
       '.gitignore': 'node_modules\n',
     });
     linkNodeModules(dir); // check asks Playwright itself for the tests
-    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    const run = await runMain(['check', 'tasks/add-task.json'], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain(
       '  ! warning: tasks/add-task.json: tests/add-task.spec.ts: test 2 ("footer") names no criterion: it never decides a criterion, and if it fails the attempt is INCONCLUSIVE, never PASS\n',
@@ -110,7 +112,7 @@ describe('elenchos check', () => {
     expect(run.stdout).toContain('all 1 task(s) OK');
   });
 
-  it('refuses verifier.args that weaken the verify, in check, run, verify and verify --verifier-only (exit 3, one line)', () => {
+  it('refuses verifier.args that weaken the verify, in check, run, verify and verify --verifier-only (exit 3, one line)', async () => {
     // The attack: the spec is locked, so make Playwright skip it instead (rerun only what failed, never compare snapshots).
     const spec = "import { test } from '@playwright/test';\ntest('heading @AC-001', async () => {});\n";
     const project = (args: string[]) => {
@@ -129,7 +131,7 @@ describe('elenchos check', () => {
     const dir = project(['--retries=0', '--last-failed']);
     const line =
       'elenchos.config.json: verifier.args "--last-failed" is refused: it runs only the tests that failed last time, so the rest are never verified; remove it (the verdict runs every test of the spec as written)';
-    const check = runCli(['check', 'tasks/add-task.json'], dir);
+    const check = await runMain(['check', 'tasks/add-task.json'], dir);
     expect(check.code, check.stdout + check.stderr).toBe(3);
     expect(check.stdout).toContain(`  ✗ ${line}\n`);
     for (const args of [
@@ -137,35 +139,38 @@ describe('elenchos check', () => {
       ['verify', 'tasks/add-task.json'],
       ['verify', 'tasks/add-task.json', '--verifier-only', '--url', 'http://127.0.0.1:9/'],
     ]) {
-      const refused = runCli(args, dir);
+      const refused = await runMain(args, dir);
       expect(refused.code, `${args.join(' ')}: ${refused.stdout}${refused.stderr}`).toBe(3);
       expect(refused.stdout + refused.stderr).toContain(line); // verify of many tasks says it in its summary
     }
-    const snapshots = runCli(['check', 'tasks/add-task.json'], project(['-u']));
+    const snapshots = await runMain(['check', 'tasks/add-task.json'], project(['-u']));
     expect(snapshots.code).toBe(3);
     expect(snapshots.stdout).toContain('verifier.args "-u" is refused: it writes the snapshot baselines');
     // --grep and --update-snapshots=none (the generated config's own setting) stay allowed.
-    const allowed = runCli(['check', 'tasks/add-task.json'], project(['--grep', 'heading', '--update-snapshots=none']));
+    const allowed = await runMain(['check', 'tasks/add-task.json'], project(['--grep', 'heading', '--update-snapshots=none']));
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
   }, 240_000); // seven CLI processes, most of them asking Playwright for the listing
 
-  it('validates the config too', () => {
+  it('validates the config too', async () => {
     const dir = tempRepo({ ...good, 'elenchos.config.json': '{"maxRepairAttempts": "two"}' });
-    const run = runCli(['check', 'tasks/add-task.json'], dir);
+    const run = await runMain(['check', 'tasks/add-task.json'], dir);
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('✗ config elenchos.config.json');
     expect(run.stdout).toContain('  elenchos.config.json: maxRepairAttempts: Invalid input: expected number, received string');
   });
 
-  it('checks named agents and their model: passed to claude, codex and the rest; refused for a command agent (exit 3, one line)', () => {
+  it('checks named agents and their model: passed to claude, codex and the rest; refused for a command agent (exit 3, one line)', async () => {
     const config = (agents: Record<string, unknown>) => ({
       ...good,
       'elenchos.config.json': JSON.stringify({ agent: { type: 'claude', model: 'claude-opus-4-5' }, agents }),
     });
-    const ok = runCli(['check', '--json', 'tasks/add-task.json'], tempRepo(config({ fast: { type: 'codex', model: 'gpt-5-codex' } })));
+    const ok = await runMain(
+      ['check', '--json', 'tasks/add-task.json'],
+      tempRepo(config({ fast: { type: 'codex', model: 'gpt-5-codex' } })),
+    );
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).config).toMatchObject({ ok: true, problems: [] });
-    const refused = runCli(
+    const refused = await runMain(
       ['check', 'tasks/add-task.json'],
       tempRepo(config({ fast: { type: 'codex', model: 'gpt-5-codex' }, mine: { command: 'node', model: 'opus' } })),
     );
@@ -175,9 +180,9 @@ describe('elenchos check', () => {
     );
   });
 
-  it('prints JSON with --json', () => {
+  it('prints JSON with --json', async () => {
     const dir = tempRepo(good);
-    const run = runCli(['check', '--json', 'tasks/add-task.json'], dir);
+    const run = await runMain(['check', '--json', 'tasks/add-task.json'], dir);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report).toMatchObject({

@@ -1,4 +1,5 @@
 // The README's demo, end to end: a real Chromium through Playwright, the scripted agent, one repair.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';

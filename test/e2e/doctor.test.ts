@@ -1,4 +1,5 @@
 // `elenchos doctor` on real repositories: a real app started on HEAD in a temporary worktree, fake tools.
+// @module-tag slow
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 // Forged evidence (issue #25, item 8), the attacks written as the agent would: a repair agent rewrites
 // attempt 1's agent.log before the run ends; an agent reads the signing key from its parents'
 // /proc/<pid>/environ. Each assertion marked "on main" did not hold on the build before this change.
+// @module-tag slow
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // Fault injection (issue #10): SIGKILL Elenchos (and its watchdog) at each phase of a run, then `elenchos gc`: no process,
 // no worktree and no unsealed record may be left, and the checkout must be exactly as it was.
+// @module-tag slow
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
 // Faults around the end of a run (issue #10): killed while sealing, signals after the verdict, a full disk.
+// @module-tag slow
 import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

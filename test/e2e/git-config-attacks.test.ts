@@ -1,10 +1,11 @@
 // Attacks through git itself: every check of ours asks git, and a command agent (same user, no sandbox)
 // can write what git obeys — the common .git/config, .git/info/, .git/hooks/, replace refs, the index.
 // Each agent below does NOT do the work (or hides it); each test fails if its defence is removed.
+// @module-tag slow
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { allRuns } from '../helpers/live-cli.js';
 import { makeProject, processesInside } from '../helpers/project.js';
 import { FORGE_INDEX } from '../helpers/forge-index.js';
@@ -50,7 +51,7 @@ const gitConfig = (root: string, key: string) => {
 };
 
 describe('git settings the agent plants', () => {
-  it('core.fsmonitor: never run by our git calls after the agent, and put back in the common config', () => {
+  it('core.fsmonitor: never run by our git calls after the agent, and put back in the common config', async () => {
     const { project, dir } = attackProject(`
 cat > "$D/fsmonitor.sh" <<EOF
 #!/bin/sh
@@ -60,7 +61,7 @@ EOF
 chmod +x "$D/fsmonitor.sh"
 git config core.fsmonitor "$D/fsmonitor.sh"
 `);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // Without the pins, our own ls-files / diff ran the agent's command after its processes were swept.
     expect(existsSync(path.join(dir, 'fsmonitor-ran')), 'the agent-planted fsmonitor ran').toBe(false);
@@ -70,7 +71,7 @@ git config core.fsmonitor "$D/fsmonitor.sh"
     expect(gitConfig(project.root, 'core.fsmonitor')).toBeNull();
   }, 120_000);
 
-  it('a post-checkout hook cannot plant the work in a later run: that run is not VERIFIED', () => {
+  it('a post-checkout hook cannot plant the work in a later run: that run is not VERIFIED', async () => {
     // Run 1 installs a hook that writes the finished page into whatever worktree git checks out next.
     const { project, dir } = attackProject(`
 hooks="$(git rev-parse --path-format=absolute --git-common-dir)/hooks"
@@ -82,21 +83,21 @@ echo ran >> "$D/hook-ran"
 EOF
 chmod +x "$hooks/post-checkout"
 `);
-    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(runs(project.root)[0]!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
     expect(runs(project.root)[0]!.record.message).toContain('.git/hooks/post-checkout added');
     // Run 2: an agent that does nothing, in a fresh worktree (`git worktree add` checks out).
     writeFileSync(path.join(dir, 'agent.sh'), 'cat >/dev/null\n');
     // The tampering put the task on hold: the user reads the evidence and lets agents run it again.
-    expect(runCli(['ack', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
-    const second = runCli(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
+    expect((await runMain(['ack', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
+    const second = await runMain(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
     expect(runs(project.root), second.stdout + second.stderr).toHaveLength(2);
     expect(existsSync(path.join(dir, 'hook-ran')), 'the agent-planted hook ran').toBe(false);
     expect(runs(project.root)[1]!.record.state, second.stdout).toBe('FAILED');
     expect(existsSync(path.join(project.root, '.git/hooks/post-checkout'))).toBe(false);
   }, 180_000);
 
-  it('a hook planted while git is told to ignore hooks still counts, and our own worktree add never runs it', () => {
+  it('a hook planted while git is told to ignore hooks still counts, and our own worktree add never runs it', async () => {
     // The pin alone: the hook exists before the run (the user's own, or an earlier agent's); the run's
     // `git worktree add` must not run it, and a no-op agent must not be VERIFIED by it.
     const { project, dir } = attackProject('true');
@@ -106,12 +107,12 @@ chmod +x "$hooks/post-checkout"
       `#!/bin/sh\ncp ${JSON.stringify(path.join(dir, 'good.html'))} page.html\necho ran >> ${JSON.stringify(path.join(dir, 'hook-ran'))}\n`,
     );
     chmodSync(hook, 0o755);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(existsSync(path.join(dir, 'hook-ran')), 'our git worktree add ran a hook').toBe(false);
     expect(runs(project.root)[0]!.record.state, result.stdout).toBe('FAILED');
   }, 120_000);
 
-  it('a smudge filter that puts the work in while git status reports nothing changed', () => {
+  it('a smudge filter that puts the work in while git status reports nothing changed', async () => {
     const { project } = attackProject(`
 cp page.html "$D/orig.html"
 git config filter.hide.smudge "cat $D/good.html"
@@ -121,7 +122,7 @@ rm page.html
 git checkout -- page.html
 test -z "$(git status --porcelain)"
 `);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // On main: VERIFIED with nothing changed — the verifier saw a page no diff holds.
     expect(only!.record.state, result.stdout).toBe('ERROR');
@@ -132,7 +133,7 @@ test -z "$(git status --porcelain)"
     expect(existsSync(path.join(project.root, '.git/info/attributes'))).toBe(false);
   }, 120_000);
 
-  it('a replace ref that makes the committed page read as the finished one, so the stored patch is empty', () => {
+  it('a replace ref that makes the committed page read as the finished one, so the stored patch is empty', async () => {
     // The work is done, and HEAD's page.html is replaced by the finished page: `git diff` then shows no
     // change, the stored patch is empty and `elenchos apply` would bring nothing of what was verified.
     const { project } = attackProject(`
@@ -140,7 +141,7 @@ cp "$D/good.html" page.html
 git replace "$(git rev-parse HEAD:page.html)" "$(git hash-object -w page.html)"
 test -z "$(git diff HEAD)"
 `);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record.state, result.stdout).toBe('ERROR');
     expect(only!.record.reason).toBe('UNSTABLE_WORKSPACE');
@@ -152,26 +153,26 @@ test -z "$(git diff HEAD)"
     );
   }, 120_000);
 
-  it('a file hidden from the evidence through .git/info/exclude', () => {
+  it('a file hidden from the evidence through .git/info/exclude', async () => {
     // The work is done, and one more served file is made "ignored": never compared, watched or stored.
     const { project } = attackProject(`
 cp "$D/good.html" page.html
 echo 'alert(1)' > extra.js
 echo extra.js >> "$(git rev-parse --git-common-dir)/info/exclude"
 `);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record.state, result.stdout).toBe('ERROR');
     expect(only!.record.message).toContain('.git/info/exclude changed');
     expect(readFileSync(path.join(project.root, '.git/info/exclude'), 'utf8')).not.toContain('extra.js');
   }, 120_000);
 
-  it('assume-unchanged on an edited tracked file (regression: already caught by the index flag check)', () => {
+  it('assume-unchanged on an edited tracked file (regression: already caught by the index flag check)', async () => {
     const { project } = attackProject(`
 cp "$D/good.html" page.html
 git update-index --assume-unchanged page.html
 `);
-    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
     expect(only!.record.message).toContain('files hidden from git status (assume-unchanged / skip-worktree): page.html');
@@ -179,7 +180,7 @@ git update-index --assume-unchanged page.html
 });
 
 describe('the index the agent leaves', () => {
-  it('a forged index entry (committed blob, stat data of the edited file) that hides an edit from git status', () => {
+  it('a forged index entry (committed blob, stat data of the edited file) that hides an edit from git status', async () => {
     // No setting changes: the agent edits page.html, backdates its mtime (out of git's racy window),
     // stages it, then writes HEAD's blob id back into the entry, keeping the new file's stat data.
     const { project } = attackProject(`
@@ -190,7 +191,7 @@ node "$D/forge.js"
 grep -q 'Buy milk' page.html
 test -z "$(git status --porcelain)"
 `);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // On main: VERIFIED, "0 changed path(s)", an empty diff.patch — the verified page is nowhere in the evidence.
     expect(only!.record.state, result.stdout).toBe('ERROR');
@@ -200,11 +201,11 @@ test -z "$(git status --porcelain)"
 });
 
 describe('an idle warm worktree', () => {
-  it('an agent that plants the work in an idle pool slot and forges its trusted index does not make a later run VERIFIED', () => {
+  it('an agent that plants the work in an idle pool slot and forges its trusted index does not make a later run VERIFIED', async () => {
     const { project, dir } = attackProject('cat >/dev/null');
     const noop = readFileSync(path.join(dir, 'agent.sh'), 'utf8');
     // Run 1 does nothing and leaves its worktree idle in .elenchos/pool/0.
-    runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(existsSync(path.join(project.root, '.elenchos/pool/0.index'))).toBe(true);
     // Run 2 (--fresh: its own worktree) reaches the idle slot: the finished page, and the slot's trusted
     // index rewritten so that the page's entry names the committed blob with the new file's stat data.
@@ -220,10 +221,10 @@ git add page.html
 INDEX="$slot.index" node "$D/forge.js"
 `,
     );
-    runCli(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
+    await runMain(['run', 'tasks/add-task.json', '--fresh'], project.root, project.env);
     // Run 3: an agent that does nothing, in the warm worktree.
     writeFileSync(path.join(dir, 'agent.sh'), noop);
-    const third = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const third = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const last = runs(project.root).at(-1)!;
     expect(runs(project.root)).toHaveLength(3);
     expect(last.record.state, third.stdout).toBe('FAILED');

@@ -1,6 +1,7 @@
 // A full disk reported by git (#23): git says it in words and exits 128 (no errno reaches us), so the
 // run must read the words. Injected through a `git` first on PATH that prints git's own message for one
 // command and runs the real git for every other; and, where a tmpfs can be mounted, on a real full disk.
+// @module-tag slow
 import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

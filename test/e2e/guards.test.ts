@@ -3,6 +3,7 @@
 // show and report carry the guards; the attestation signs them, and `attest verify --require` refuses one
 // whose tasks did not all stand on a required guard. The attacker's side: the record is Elenchos's, from what
 // it saw, so an agent that writes a claim into its evidence folder claims nothing.
+// @module-tag slow
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,6 +3,7 @@
 // the machine's ps (procps reads /proc: it fails too) the process table is unavailable; with macOS's ps and
 // lsof (their fakes, bind-mounted where ps and lsof live, replaying this machine's processes from a /proc
 // mounted elsewhere) it is the ps table. Synchronised on markers the agent and its daemon write.
+// @module-tag slow
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

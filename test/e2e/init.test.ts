@@ -1,4 +1,5 @@
 // `elenchos init` in existing repositories: what it detects, what it writes, and that it never overwrites.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,5 @@
 // Installable: the packed tarball, installed offline into a fresh project, gives a working `npx elenchos`.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';

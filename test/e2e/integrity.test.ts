@@ -1,9 +1,10 @@
 // Attacks on the verdict itself, end to end: processes that outlive the agent's turn, writes undone
 // inside the verifier window, folders that look like a verifier's output. Synchronised on markers.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FAKE_KANE, FIXTURES, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
@@ -26,9 +27,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function run(project: ReturnType<typeof makeProject>) {
+async function run(project: ReturnType<typeof makeProject>) {
   roots.push(project.root);
-  return runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+  return await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
 }
 
 const attemptJson = (dir: string, n = 1) => JSON.parse(readFileSync(path.join(dir, `attempts/0${n}/attempt.json`), 'utf8'));
@@ -38,9 +39,9 @@ describe("the agent's processes end with its turn", () => {
     ['setsid-daemon', ['marker', 'cwd']],
     ['scrubbed-daemon', ['cwd']],
     ['fd-daemon', ['open-file']],
-  ])('a %s is gone before the app starts and is named in attempt.json', (agent, found) => {
+  ])('a %s is gone before the app starts and is named in attempt.json', async (agent, found) => {
     const project = makeProject({ agent });
-    const result = run(project);
+    const result = await run(project);
     const { dir, record } = onlyRun(project.root);
     const pidFile = path.join(dir, 'attempts/01/prompt.md.daemon.pid');
     const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -56,7 +57,7 @@ describe("the agent's processes end with its turn", () => {
 });
 
 describe('the verifier window', () => {
-  it('ERROR UNSTABLE_WORKSPACE when a leftover process swaps the served page only while the verifier looks', () => {
+  it('ERROR UNSTABLE_WORKSPACE when a leftover process swaps the served page only while the verifier looks', async () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({
       agent: 'swap-during-verification',
@@ -71,7 +72,7 @@ describe('the verifier window', () => {
         maxRepairAttempts: 0,
       },
     });
-    const result = run(project);
+    const result = await run(project);
     stray.push(Number(readFileSync(path.join(signals, 'adversary.pid'), 'utf8')));
     // The adversary did act inside the window and put the page back before the verifier finished.
     expect(readdirSync(signals).sort()).toEqual([
@@ -88,7 +89,7 @@ describe('the verifier window', () => {
     expect(record.message).toMatch(/written while the verifier looked: page\.html/);
   });
 
-  it('ERROR UNSTABLE_WORKSPACE when a leftover process commits during verification (the snapshot sees HEAD move)', () => {
+  it('ERROR UNSTABLE_WORKSPACE when a leftover process commits during verification (the snapshot sees HEAD move)', async () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({
       config: {
@@ -101,7 +102,7 @@ describe('the verifier window', () => {
         verifier: { type: 'command', command: FAKE_VERIFIER, env: { FAKE_SIGNAL_DIR: signals } },
       },
     });
-    const result = run(project);
+    const result = await run(project);
     stray.push(Number(readFileSync(path.join(signals, 'adversary.pid'), 'utf8')));
     expect(result.code, result.stdout).toBe(2);
     const { record } = onlyRun(project.root);
@@ -111,7 +112,7 @@ describe('the verifier window', () => {
 });
 
 describe('only the folders Kane writes are left out', () => {
-  it('ERROR UNSTABLE_WORKSPACE when the app writes public/helper-output-x/ during verification', () => {
+  it('ERROR UNSTABLE_WORKSPACE when the app writes public/helper-output-x/ during verification', async () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({
       agent: 'implement',
@@ -121,7 +122,7 @@ describe('only the folders Kane writes are left out', () => {
         verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_SIGNAL_DIR: signals } },
       },
     });
-    const result = run(project);
+    const result = await run(project);
     expect(existsSync(path.join(signals, 'adversary-acted'))).toBe(true);
     expect(result.code, result.stdout).toBe(2);
     const { record } = onlyRun(project.root);
@@ -130,11 +131,11 @@ describe('only the folders Kane writes are left out', () => {
     expect(record.message).toMatch(/written while the verifier looked: public\b/);
   });
 
-  it('served content in a folder named helper-output-* is stored with the workspace and restore rebuilds it', () => {
+  it('served content in a folder named helper-output-* is stored with the workspace and restore rebuilds it', async () => {
     const project = makeProject({ agent: 'helper-output-asset' });
-    const result = run(project);
+    const result = await run(project);
     expect(result.code, result.stdout).toBe(0);
-    const restored = runCli(['restore', 'latest', '--to', 'restored'], project.root);
+    const restored = await runMain(['restore', 'latest', '--to', 'restored'], project.root);
     expect(restored.code, restored.stderr).toBe(0);
     expect(readFileSync(path.join(project.root, 'restored/public/helper-output-x/app.js'), 'utf8')).toBe('document.title = "Tasks";\n');
     gitSync(project.root, 'worktree', 'remove', '--force', 'restored');
@@ -142,7 +143,7 @@ describe('only the folders Kane writes are left out', () => {
 });
 
 describe('the run decision', () => {
-  it('verifier retries start again after a repair, and an exhausted INCONCLUSIVE says so', () => {
+  it('verifier retries start again after a repair, and an exhausted INCONCLUSIVE says so', async () => {
     const signals = tempDir('elenchos-signals-');
     const project = makeProject({
       agent: 'never-fix',
@@ -157,7 +158,7 @@ describe('the run decision', () => {
         maxVerifierRetries: 1,
       },
     });
-    const result = run(project);
+    const result = await run(project);
     expect(result.code, result.stdout).toBe(2);
     const { record } = onlyRun(project.root);
     expect(record.attempts.map((a: { kind: string; status: string }) => [a.kind, a.status])).toEqual([

@@ -1,6 +1,7 @@
 // `run --shard i/n --export` on separate clones, `join` on a third: the shares are checked against the joining
 // checkout, the best candidate's stored change is replayed and verified there, and `apply` takes the winner.
 // A share altered after export, from another commit, given twice, or claiming another place is named and never chosen.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

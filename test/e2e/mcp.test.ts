@@ -1,4 +1,5 @@
 // `elenchos mcp` through the official SDK's client over stdio, like a coding agent would use it.
+// @module-tag slow
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { writeFileSync } from 'node:fs';

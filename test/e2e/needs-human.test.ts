@@ -1,19 +1,20 @@
 // NEEDS_HUMAN end to end: tampering or a run of failures flags the task in runs, show, report and
 // verify --json; `run` refuses it until `elenchos ack` records who looked.
+// @module-tag slow
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { makeProject } from '../helpers/project.js';
 
-describe('NEEDS_HUMAN', () => {
-  it('a run that caught tampering flags the task until someone acknowledges it', () => {
+describe.concurrent('NEEDS_HUMAN', { timeout: 180_000 }, () => {
+  it('a run that caught tampering flags the task until someone acknowledges it', async () => {
     const project = makeProject({ agent: 'edit-test' });
     const env = { ...project.env, GIT_AUTHOR_NAME: '', GIT_COMMITTER_NAME: '' };
-    const first = runCli(['run', 'tasks/add-task.json'], project.root, env);
+    const first = await runMain(['run', 'tasks/add-task.json'], project.root, env);
     expect(first.code).toBe(2);
 
-    const refused = runCli(['run', 'tasks/add-task.json'], project.root, env);
+    const refused = await runMain(['run', 'tasks/add-task.json'], project.root, env);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(
       /^elenchos: tasks\/add-task\.json: NEEDS_HUMAN \(1 reason\(s\)\); read the evidence \(elenchos show \S+\), then elenchos ack tasks\/add-task\.json/,
@@ -23,18 +24,18 @@ describe('NEEDS_HUMAN', () => {
     );
     expect(readdirSync(path.join(project.root, '.elenchos/runs'))).toHaveLength(1); // refused before any run exists
 
-    expect(runCli(['runs'], project.root).stdout).toMatch(/NEEDS_HUMAN\n[\s\S]*NEEDS_HUMAN add-task: run \S+ caught tampering/);
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+    expect((await runMain(['runs'], project.root)).stdout).toMatch(/NEEDS_HUMAN\n[\s\S]*NEEDS_HUMAN add-task: run \S+ caught tampering/);
+    expect((await runMain(['show', 'latest'], project.root)).stdout).toContain(
       'NEEDS_HUMAN: task add-task gets no agent until a person looks (elenchos ack tasks/add-task.json):',
     );
-    const report = runCli(['report', 'latest'], project.root);
+    const report = await runMain(['report', 'latest'], project.root);
     expect(report.code).toBe(0);
     const html = readFileSync(report.stdout.trim().split(' ').at(-1)!, 'utf8');
     expect(html).toContain('<span class="s NEEDS_HUMAN">NEEDS_HUMAN</span>');
-    const verify = runCli(['verify', '--json', 'tasks/add-task.json'], project.root, env);
+    const verify = await runMain(['verify', '--json', 'tasks/add-task.json'], project.root, env);
     expect(JSON.parse(verify.stdout).runs[0].needsHuman.reasons[0]).toContain('caught tampering (CONTRACT_CHANGED)');
 
-    const acked = runCli(
+    const acked = await runMain(
       ['ack', 'tasks/add-task.json', '--by', 'Ada <ada@example.com>', '--note', 'the agent edited the test; fixed the prompt'],
       project.root,
     );
@@ -46,23 +47,23 @@ describe('NEEDS_HUMAN', () => {
     const stored = JSON.parse(readFileSync(path.join(ackDir, readdirSync(ackDir)[0]!), 'utf8'));
     expect(stored).toMatchObject({ taskId: 'add-task', by: 'Ada <ada@example.com>', note: 'the agent edited the test; fixed the prompt' });
 
-    expect(runCli(['ack', 'tasks/add-task.json'], project.root)).toMatchObject({
+    expect(await runMain(['ack', 'tasks/add-task.json'], project.root)).toMatchObject({
       code: 3,
       stderr: expect.stringContaining('does not need a human'),
     });
-    const again = runCli(['run', 'tasks/add-task.json'], project.root, env);
+    const again = await runMain(['run', 'tasks/add-task.json'], project.root, env);
     expect(again.code).toBe(2); // the same agent tampers again: the run happens, and flags the task anew
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, env).code).toBe(3);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, env)).code).toBe(3);
   }, 240_000);
 
-  it('N agent runs in a row ending FAILED flag the task (needsHuman.afterFailedRuns)', () => {
+  it('N agent runs in a row ending FAILED flag the task (needsHuman.afterFailedRuns)', async () => {
     const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 0, needsHuman: { afterFailedRuns: 2 } } });
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
-    const refused = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(1);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(1);
+    const refused = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('the last 2 agent runs ended FAILED or ERROR');
     // verify (no agent) is not refused: CI still reports on the committed code
-    expect(runCli(['verify', 'tasks/add-task.json'], project.root, project.env).code).toBe(1);
+    expect((await runMain(['verify', 'tasks/add-task.json'], project.root, project.env)).code).toBe(1);
   }, 240_000);
 });

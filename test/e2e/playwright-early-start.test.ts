@@ -2,6 +2,7 @@
 // until Elenchos lets it go), in a real Chromium: the app here becomes ready only once the runner is waiting,
 // so a verify that started Playwright after the app could never finish. And the attack on it: an app that
 // shows the early runner a weaker spec and puts the real one back before it is ready.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

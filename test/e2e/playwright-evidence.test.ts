@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/project.js';
 import { taskJson, tempDir, tempRepo } from '../helpers/temp.js';
 
@@ -41,10 +41,10 @@ function project(): string {
 }
 
 describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML report', { timeout: 300_000 }, () => {
-  it("gives each criterion its tests' time and whole failure, and shows screenshot, error and trace", () => {
+  it("gives each criterion its tests' time and whole failure, and shows screenshot, error and trace", async () => {
     const root = project();
     const junit = path.join(tempDir(), 'junit.xml');
-    const verify = runCli(['verify', '--junit', junit, 'tasks/list.json'], root);
+    const verify = await runMain(['verify', '--junit', junit, 'tasks/list.json'], root);
     expect(verify.code, verify.stderr + verify.stdout).toBe(1);
 
     const xml = readFileSync(junit, 'utf8');
@@ -58,7 +58,7 @@ describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML r
     expect(failure).toMatch(/Walk the dog/);
     expect(failure).toMatch(/trace: npx playwright show-trace \S+trace\.zip/);
 
-    const report = runCli(['report', 'latest'], root);
+    const report = await runMain(['report', 'latest'], root);
     expect(report.code, report.stderr).toBe(0);
     const html = readFileSync(report.stdout.trim(), 'utf8');
     expect(html).toContain('img-src data:');

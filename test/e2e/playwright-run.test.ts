@@ -1,5 +1,6 @@
 // `elenchos run` with the Playwright verifier in a real Chromium: a missing element is a product FAIL the
 // agent can repair, and a confirmed FAIL beside verifier trouble still reaches the agent.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

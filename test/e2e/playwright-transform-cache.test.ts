@@ -1,6 +1,7 @@
 // An agent that does not do the work but poisons Playwright's TypeScript transform cache: Playwright keys a
 // compiled spec by its content and absolute path, both of which the agent knows (its worktree, the locked
 // spec), and by default caches under the shared temp dir. The verifier must never run code it did not compile.
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

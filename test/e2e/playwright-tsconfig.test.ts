@@ -1,5 +1,6 @@
 // An agent that does not do the work but remaps '@playwright/test' with a tsconfig.json `paths` entry (a
 // feature Playwright honours for every file it compiles) to a shim whose tests pass without a page.
+// @module-tag slow
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesInside } from '../helpers/project.js';

@@ -3,6 +3,7 @@
 // folder git cannot look into, one it may not read (0311) and one it may not search (0600), hoping the
 // reset (which sees through git) keeps it in the idle slot for the next run. As root and as an ordinary
 // user (setpriv): only the ordinary user is actually shut out by those modes.
+// @module-tag slow
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

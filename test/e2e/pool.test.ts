@@ -1,9 +1,10 @@
 // The warm worktree pool through the CLI: a second run reuses the first one's worktree and sees
 // nothing of what its agent left; --fresh and gc --pool.
+// @module-tag slow
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { allRuns, startCli } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
@@ -31,9 +32,9 @@ function poolProject() {
   });
   const project = { ...made, env: { ...made.env, STRIPE_SECRET_KEY: SECRET } };
   const setMode = (mode: string) => writeFileSync(modeFile, mode);
-  const run = (mode: string, ...flags: string[]) => {
+  const run = async (mode: string, ...flags: string[]) => {
     setMode(mode);
-    const result = runCli(['run', 'tasks/add-task.json', ...flags], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json', ...flags], project.root, project.env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     return result;
   };
@@ -62,17 +63,17 @@ function inspected(root: string): { status: string; planted: string[]; notes: st
   return JSON.parse(readFileSync(path.join(latest.dir, 'attempts/01/prompt.md.inspect.json'), 'utf8'));
 }
 
-describe('warm worktree pool', () => {
+describe.concurrent('warm worktree pool', { timeout: 180_000 }, () => {
   it("a second run reuses the first run's worktree and finds nothing its agent planted", async () => {
     const { project, run } = poolProject();
-    const first = run('plant');
+    const first = await run('plant');
     expect(first.stdout).toContain('git worktree add --detach');
     expect(first.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
     // The agent's background process was stopped with the run; nothing else holds the pooled worktree.
     expect(processesInside(path.join(project.root, '.elenchos'))).toEqual([]);
     expect(leakedWorktrees(project.root)).toEqual([]);
 
-    const second = run('inspect');
+    const second = await run('inspect');
     expect(second.stdout).toMatch(/warm worktree \.elenchos\/pool\/0 reset to [0-9a-f]{12}/);
     expect(inspected(project.root)).toEqual({ status: '', planted: [], notes: 'committed notes\n', reflog: 1 });
     expect(leakedWorktrees(project.root)).toEqual([]);
@@ -81,26 +82,26 @@ describe('warm worktree pool', () => {
   it('--fresh and worktreePool.enabled false bypass the pool; gc trims it, gc --pool empties it', async () => {
     const { project, run } = poolProject();
     const slot = path.join(project.root, '.elenchos/pool/0');
-    run('plant');
-    const fresh = run('inspect', '--fresh');
+    await run('plant');
+    const fresh = await run('inspect', '--fresh');
     expect(fresh.stdout).toContain('git worktree add --detach');
     expect(fresh.stdout).toContain('removing worktree');
     expect(inspected(project.root).planted).toEqual([]);
     // Within worktreePool.size an idle worktree is no garbage; --pool removes it too.
-    expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
-    expect(runCli(['gc', '--pool', '--dry-run'], project.root).stdout).toBe(`would remove idle warm worktree ${slot}\n`);
-    expect(runCli(['gc', '--help'], project.root).stdout).toContain('--pool');
+    expect((await runMain(['gc'], project.root)).stdout).toBe('nothing to clean\n');
+    expect((await runMain(['gc', '--pool', '--dry-run'], project.root)).stdout).toBe(`would remove idle warm worktree ${slot}\n`);
+    expect((await runMain(['gc', '--help'], project.root)).stdout).toContain('--pool');
 
     const config = JSON.parse(readFileSync(path.join(project.root, 'elenchos.config.json'), 'utf8'));
     writeFileSync(path.join(project.root, 'elenchos.config.json'), JSON.stringify({ ...config, worktreePool: { enabled: false } }));
     gitSync(project.root, 'commit', '-qam', 'pool off');
-    const off = run('inspect');
+    const off = await run('inspect');
     expect(off.stdout).toContain('git worktree add --detach');
     expect(off.stdout).not.toContain('warm worktree');
     expect(inspected(project.root).planted).toEqual([]);
     // With the pool off, every idle worktree is garbage.
-    expect(runCli(['gc'], project.root).stdout).toBe(`removed idle warm worktree ${slot}\n`);
-    expect(runCli(['gc', '--pool'], project.root).stdout).toBe('nothing to clean\n');
+    expect((await runMain(['gc'], project.root)).stdout).toBe(`removed idle warm worktree ${slot}\n`);
+    expect((await runMain(['gc', '--pool'], project.root)).stdout).toBe('nothing to clean\n');
     expect(leakedWorktrees(project.root)).toEqual([]);
     expect(gitSync(project.root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   }, 120_000);
@@ -116,19 +117,19 @@ describe('warm worktree pool', () => {
       expect(filesHolding(path.join(project.root, '.elenchos'), SECRET), after).toEqual([]);
       expect(processesInside(path.join(project.root, '.elenchos')), after).toEqual([]);
     };
-    const verified = run('secret-implement');
+    const verified = await run('secret-implement');
     expect(verified.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
     nothingLeft('VERIFIED');
 
     setMode('secret-nothing');
-    const failed = runCli(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
+    const failed = await runMain(['run', 'tasks/add-task.json', '--max-repairs', '0'], project.root, project.env);
     expect(failed.code, failed.stdout + failed.stderr).toBe(1);
     expect(failed.stdout).toMatch(/warm worktree \.elenchos\/pool\/0 reset/);
     expect(failed.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
     nothingLeft('FAILED');
 
     setMode('secret-crash');
-    const crashed = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const crashed = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(crashed.code, crashed.stdout + crashed.stderr).toBe(2);
     expect(crashed.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
     nothingLeft('ERROR');
@@ -143,13 +144,13 @@ describe('warm worktree pool', () => {
     nothingLeft('interrupted');
 
     // The slot reset on return is still taken (and proven clean again) by an honest next run.
-    const honest = run('inspect');
+    const honest = await run('inspect');
     expect(honest.stdout).toMatch(/warm worktree \.elenchos\/pool\/0 reset to [0-9a-f]{12}/);
     expect(inspected(project.root)).toEqual({ status: '', planted: [], notes: 'committed notes\n', reflog: 1 });
     const states = allRuns(project.root).map((r) => `${r.record.state} ${r.record.reason ?? ''}`.trim());
     expect(states.sort()).toEqual(['ERROR AGENT_FAILED', 'ERROR INTERRUPTED', 'FAILED PRODUCT_FAILURE', 'VERIFIED', 'VERIFIED']);
   }, 180_000);
-  it('a secret the agent writes under node_modules/ (a setup.cache path the reset keeps) is gone from the pool after the run', () => {
+  it('a secret the agent writes under node_modules/ (a setup.cache path the reset keeps) is gone from the pool after the run', async () => {
     // setup.command makes node_modules/x/index.js; the cache saves it while the agent works. The agent
     // then hides the key it was given in node_modules/, which the reset leaves to the setup cache.
     const install = `const fs = require('fs');\nfs.mkdirSync('node_modules/x', { recursive: true });\nfs.writeFileSync('node_modules/x/index.js', 'module.exports = 1;\\n');\n`;
@@ -163,7 +164,7 @@ describe('warm worktree pool', () => {
       files: { 'install.js': install, 'package-lock.json': '{}\n', '.gitignore': 'node_modules\n' },
     });
     const env = { ...made.env, STRIPE_SECRET_KEY: SECRET };
-    const first = runCli(['run', 'tasks/add-task.json'], made.root, env);
+    const first = await runMain(['run', 'tasks/add-task.json'], made.root, env);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.stdout).toMatch(/returned to \.elenchos\/pool\/0/);
     expect(first.stdout).toContain("dropped from the kept setup.cache paths: node_modules/.cache (not in the setup cache's entry)");
@@ -171,7 +172,7 @@ describe('warm worktree pool', () => {
     expect(filesHolding(path.join(made.root, '.elenchos'), SECRET)).toEqual([]);
     // What setup made stays, and the next run keeps it as verified instead of restoring it.
     expect(readFileSync(path.join(slot, 'node_modules/x/index.js'), 'utf8')).toBe('module.exports = 1;\n');
-    const second = runCli(['run', 'tasks/add-task.json'], made.root, env);
+    const second = await runMain(['run', 'tasks/add-task.json'], made.root, env);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect(second.stdout).toMatch(/setup cache hit: kept node_modules verified/);
     expect(filesHolding(path.join(made.root, '.elenchos'), SECRET)).toEqual([]);

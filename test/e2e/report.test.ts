@@ -2,19 +2,19 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { makeProject, onlyRun } from '../helpers/project.js';
 import { taskJson } from '../helpers/temp.js';
 
-describe('elenchos report and evidence verify', () => {
-  it('writes a self-contained report with every value escaped, and detects tampering', () => {
+describe.concurrent('elenchos report and evidence verify', { timeout: 180_000 }, () => {
+  it('writes a self-contained report with every value escaped, and detects tampering', async () => {
     const hostile = '<script>alert("owned")</script><img src=x onerror=alert(1)>';
     const project = makeProject({ agent: 'implement', files: { 'tasks/add-task.json': taskJson({ title: hostile }) } });
-    const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const run = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(run.code).toBe(0);
     const { dir, record } = onlyRun(project.root);
 
-    const report = runCli(['report', record.runId], project.root);
+    const report = await runMain(['report', record.runId], project.root);
     expect(report.code).toBe(0);
     const file = report.stdout.trim();
     expect(file).toBe(path.join(project.root, '.elenchos/reports', `${record.runId}.html`));
@@ -25,9 +25,9 @@ describe('elenchos report and evidence verify', () => {
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
     expect(html).toContain('manifest verified');
 
-    expect(runCli(['evidence', 'verify', record.runId], project.root)).toMatchObject({ code: 0 });
+    expect(await runMain(['evidence', 'verify', record.runId], project.root)).toMatchObject({ code: 0 });
     appendFileSync(path.join(dir, 'attempts/01/agent.log'), 'rewritten history\n');
-    const tampered = runCli(['evidence', 'verify', 'latest'], project.root);
+    const tampered = await runMain(['evidence', 'verify', 'latest'], project.root);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('evidence does NOT match its manifest');
     expect(tampered.stdout).toContain('attempts/01/agent.log');

@@ -1,4 +1,5 @@
 // `elenchos run` end to end with the Gemini CLI and OpenCode adapters: their fakes do the work, the fake kane-cli verifies it.
+// @module-tag slow
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
 // `elenchos run` end to end: real git repos and worktrees, a real HTTP app, the scripted fake agent and fake kane-cli.
+// @module-tag slow
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

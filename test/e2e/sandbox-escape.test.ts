@@ -5,6 +5,7 @@
 // `verify --attest` unmounted /proc and read the attestation key from Elenchos's environment beneath. Each
 // attack here runs as root and as an ordinary user (setpriv), in a repository and HOME outside /tmp (the
 // sandbox's own /tmp would hide them whatever else held).
+// @module-tag slow
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,10 @@
 // The exploratory defect sweep (verifier.sweep) after a PASS: a confirmed product bug is a repairable
 // FAIL quoted to the agent; anything else is a note beside the PASS; its credits count.
+// @module-tag slow
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FAKE_KANE, makeProject, onlyRun } from '../helpers/project.js';
 
 const attemptFile = (dir: string, n: number, name: string) =>
@@ -16,10 +17,10 @@ const kane = (sweep: string) => ({
   sweep: { maxSteps: 12 },
 });
 
-describe('verifier.sweep', () => {
-  it('a confirmed bug after a PASS is a FAIL quoted to the agent, who repairs; the next sweep is clean: VERIFIED', () => {
+describe.concurrent('verifier.sweep', { timeout: 180_000 }, () => {
+  it('a confirmed bug after a PASS is a FAIL quoted to the agent, who repairs; the next sweep is clean: VERIFIED', async () => {
     const project = makeProject({ agent: 'implement-again', config: { verifier: kane('bug-once') } });
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(result.code).toBe(0);
     const { dir, record } = onlyRun(project.root);
     expect(record.attempts.map((a: any) => a.status)).toEqual(['FAIL', 'PASS']);
@@ -40,26 +41,26 @@ describe('verifier.sweep', () => {
     ['automation', 'the sweep reported something it did not confirm (automation_bug)'],
     ['error', 'the sweep gave no result (exit code 2: Controller auth failed'],
     ['clean', 'the sweep found nothing wrong'],
-  ])('sweep result %s: the PASS stands, with a note', (mode, note) => {
+  ])('sweep result %s: the PASS stands, with a note', async (mode, note) => {
     const project = makeProject({ agent: 'implement', config: { verifier: kane(mode) } });
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     const { record } = onlyRun(project.root);
     expect(record.state).toBe('VERIFIED');
     expect(record.attempts[0].summary).toContain(note);
   });
 
-  it('is off unless set: no sweep runs', () => {
+  it('is off unless set: no sweep runs', async () => {
     const project = makeProject({
       agent: 'implement',
       config: { verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'check-page', FAKE_KANE_SWEEP: 'bug' } } },
     });
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     expect(JSON.parse(attemptFile(onlyRun(project.root).dir, 1, 'attempt.json')).sweep).toBeUndefined();
   });
 
-  it('counts toward --max-kane-credits: a sweep that would pass the cap is not started', () => {
+  it('counts toward --max-kane-credits: a sweep that would pass the cap is not started', async () => {
     const project = makeProject({ agent: 'implement', config: { verifier: kane('clean') } });
-    expect(runCli(['run', 'tasks/add-task.json', '--max-kane-credits', '15'], project.root, project.env).code).toBe(2);
+    expect((await runMain(['run', 'tasks/add-task.json', '--max-kane-credits', '15'], project.root, project.env)).code).toBe(2);
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'BUDGET_EXCEEDED' });
     expect(record.message).toContain('--max-kane-credits 15 (11 credits spent');

@@ -4,7 +4,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
@@ -12,9 +12,9 @@ const LEFT_OUT =
   'tasks/add-task.json: its test lock tasks/add-task.lock.json is in the commit, but elenchos.config.json "tasks" no longer selects it, so it would not be verified';
 
 /** Two locked tasks on a page where `form` passes and `add-task` fails; returns the project and the locked commit. */
-function lockedProject() {
+async function lockedProject() {
   const project = makeProject({ config: { verifier: KANE_CHECK_PAGE }, files: { ...FORM_PAGE, ...FORM_TASK } });
-  const locked = runCli(['lock'], project.root, project.env);
+  const locked = await runMain(['lock'], project.root, project.env);
   expect(locked.code, locked.stdout + locked.stderr).toBe(0);
   gitSync(project.root, 'add', '-A');
   gitSync(project.root, 'commit', '-q', '-m', 'lock the tests');
@@ -28,49 +28,49 @@ function narrow(root: string): void {
   gitSync(root, 'commit', '-q', '-am', 'agent: only the tasks that pass');
 }
 
-describe('a locked task cannot leave the set of tasks verified', { timeout: 120_000 }, () => {
-  it('check and verify refuse a commit that narrows the config’s tasks, naming the task', () => {
-    const { root, env } = lockedProject();
-    expect(runCli(['verify'], root, env).code).toBe(1); // the control: add-task fails on this page
+describe.concurrent('a locked task cannot leave the set of tasks verified', { timeout: 120_000 }, () => {
+  it('check and verify refuse a commit that narrows the config’s tasks, naming the task', async () => {
+    const { root, env } = await lockedProject();
+    expect((await runMain(['verify'], root, env)).code).toBe(1); // the control: add-task fails on this page
     narrow(root);
-    const check = runCli(['check'], root, env);
+    const check = await runMain(['check'], root, env);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(LEFT_OUT);
-    const verify = runCli(['verify'], root, env);
+    const verify = await runMain(['verify'], root, env);
     expect(verify.code, verify.stdout + verify.stderr).toBe(3);
     expect(verify.stderr).toContain(LEFT_OUT);
     expect(verify.stderr).not.toMatch(/at .*\.js:\d+/);
     // Naming the tasks on the command line is a choice, not a silent narrowing.
-    expect(runCli(['verify', 'tasks/form.json'], root, env).code).toBe(0);
+    expect((await runMain(['verify', 'tasks/form.json'], root, env)).code).toBe(0);
   });
 
-  it('with --lock-base, a lock deleted along with the narrowing still counts', () => {
-    const { root, env, base } = lockedProject();
+  it('with --lock-base, a lock deleted along with the narrowing still counts', async () => {
+    const { root, env, base } = await lockedProject();
     narrow(root);
     rmSync(path.join(root, 'tasks/add-task.lock.json'));
     gitSync(root, 'commit', '-q', '-am', 'agent: drop its lock too');
-    expect(runCli(['verify'], root, env).code).toBe(0); // nothing in this commit says add-task was locked
-    const verify = runCli(['verify', '--lock-base', base], root, env);
+    expect((await runMain(['verify'], root, env)).code).toBe(0); // nothing in this commit says add-task was locked
+    const verify = await runMain(['verify', '--lock-base', base], root, env);
     expect(verify.code).toBe(3);
     expect(verify.stderr).toContain(`tasks/add-task.json: its test lock tasks/add-task.lock.json is in ${base}`);
-    const check = runCli(['check', '--lock-base', base], root, env);
+    const check = await runMain(['check', '--lock-base', base], root, env);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(`is in ${base}`);
   });
 
-  it('attest verify refuses an attestation of a commit that dropped a locked task from the config', () => {
-    const { root, env } = lockedProject();
+  it('attest verify refuses an attestation of a commit that dropped a locked task from the config', async () => {
+    const { root, env } = await lockedProject();
     narrow(root);
     const keys = path.join(tempDir('elenchos-keys-'), 'keys');
-    expect(runCli(['attest', 'keygen', '--out', keys], root).code).toBe(0);
+    expect((await runMain(['attest', 'keygen', '--out', keys], root)).code).toBe(0);
     const attestation = path.join(keys, 'verify.att.json');
-    const made = runCli(
+    const made = await runMain(
       ['verify', 'tasks/form.json', '--json', '--attest', attestation, '--attest-key', path.join(keys, 'elenchos-attest.key')],
       root,
       env,
     );
     expect(made.code, made.stdout + made.stderr).toBe(0);
-    const checked = runCli(['attest', 'verify', attestation, '--key', path.join(keys, 'elenchos-attest.pub')], root, env);
+    const checked = await runMain(['attest', 'verify', attestation, '--key', path.join(keys, 'elenchos-attest.pub')], root, env);
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain(
       'attestation refused (tasks): tasks/add-task.json is locked at ' +

@@ -1,6 +1,7 @@
 // A command verifier's whole input set is pinned: the modules its interpreter loads from the repository
 // are locked like its test, and bytecode in the worktree never runs in it. Each case is an attack that
 // turned a failing app VERIFIED before (the page lacks "Buy milk"; only the verifier's helpers changed).
+// @module-tag slow
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,9 @@
 // `elenchos verify` end to end: every task against the committed code, no agent, in parallel, with CI outputs.
+// @module-tag slow
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import {
   checkoutFingerprint,
   FORM_PAGE,
@@ -38,11 +39,11 @@ function project() {
 }
 
 describe('elenchos verify', () => {
-  it('verifies every task of the config in parallel: JSON, JUnit, exit 1 on a product failure, checkout untouched', () => {
+  it('verifies every task of the config in parallel: JSON, JUnit, exit 1 on a product failure, checkout untouched', async () => {
     const p = project();
     const before = checkoutFingerprint(p.root);
     const junit = path.join(tempDir(), 'junit.xml');
-    const result = runCli(['verify', '--workers', '3', '--json', '--junit', junit], p.root, p.env);
+    const result = await runMain(['verify', '--workers', '3', '--json', '--junit', junit], p.root, p.env);
     expect(result.code, result.stderr).toBe(1);
     const { runs } = JSON.parse(result.stdout);
     expect(runs.map((r: any) => [r.task.id, r.mode, r.state, r.reason])).toEqual([
@@ -65,45 +66,45 @@ describe('elenchos verify', () => {
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
   });
 
-  it('--in-place verifies the clean checkout itself, task after task, without a worktree', () => {
+  it('--in-place verifies the clean checkout itself, task after task, without a worktree', async () => {
     const p = project();
-    const result = runCli(['verify', '--in-place', '--json', 'tasks/form.json', 'tasks/title.json'], p.root, p.env);
+    const result = await runMain(['verify', '--in-place', '--json', 'tasks/form.json', 'tasks/title.json'], p.root, p.env);
     expect(result.code, result.stderr).toBe(0);
     const { runs } = JSON.parse(result.stdout);
     expect(runs.map((r: any) => [r.task.id, r.state, r.workspace.path])).toEqual([
       ['form', 'VERIFIED', '.'],
       ['title', 'VERIFIED', '.'],
     ]);
-    expect(runCli(['verify', '--in-place', '--workers', '2'], p.root, p.env)).toMatchObject({
+    expect(await runMain(['verify', '--in-place', '--workers', '2'], p.root, p.env)).toMatchObject({
       code: 3,
       stderr: 'elenchos: --in-place verifies in the checkout itself, one task at a time; drop --workers or --in-place\n',
     });
   });
 
-  it('--workers refuses a fixed app port (parallel apps would answer for each other)', () => {
+  it('--workers refuses a fixed app port (parallel apps would answer for each other)', async () => {
     const p = makeProject({ config: { app: { command: 'node app.js --port {port}', port: 4999 } } });
     roots.push(p.root);
-    expect(runCli(['verify', '--workers', '2'], p.root, p.env)).toMatchObject({
+    expect(await runMain(['verify', '--workers', '2'], p.root, p.env)).toMatchObject({
       code: 3,
       stderr:
         'elenchos: --workers needs a free port per task: set app.port to 0 and use {port} in app.url (and in app.command, or read PORT)\n',
     });
   });
 
-  it('--shard i/n splits the task list deterministically, every task in exactly one shard', () => {
+  it('--shard i/n splits the task list deterministically, every task in exactly one shard', async () => {
     const p = project();
     const dir = tempDir();
-    const ids = (shard: string, i: number) => {
-      const { stdout } = runCli(['verify', '--shard', shard, '--json'], p.root, p.env);
+    const ids = async (shard: string, i: number) => {
+      const { stdout } = await runMain(['verify', '--shard', shard, '--json'], p.root, p.env);
       writeFileSync(path.join(dir, `shard-${i}.json`), stdout);
       return JSON.parse(stdout).runs.map((r: any) => r.task.id);
     };
-    const one = ids('1/2', 1);
-    const two = ids('2/2', 2);
+    const one = await ids('1/2', 1);
+    const two = await ids('2/2', 2);
     expect([...one, ...two].sort()).toEqual(['form', 'milk', 'title']);
     expect(one).toEqual(['form', 'title']);
     // The shards' JSON outputs merge back into one result, JUnit and exit code.
-    const merged = runCli(
+    const merged = await runMain(
       ['merge', path.join(dir, 'shard-1.json'), path.join(dir, 'shard-2.json'), '--junit', path.join(dir, 'all.xml')],
       p.root,
     );
@@ -111,20 +112,20 @@ describe('elenchos verify', () => {
     expect(merged.stdout).toMatch(/VERIFIED +form[\s\S]*FAILED PRODUCT_FAILURE +milk[\s\S]*VERIFIED +title[\s\S]*2\/3 VERIFIED/);
     expect(readFileSync(path.join(dir, 'all.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3);
     writeFileSync(path.join(dir, 'junk.json'), '{"nope": 1}');
-    expect(runCli(['merge', path.join(dir, 'junk.json')], p.root)).toMatchObject({
+    expect(await runMain(['merge', path.join(dir, 'junk.json')], p.root)).toMatchObject({
       code: 3,
       stderr: expect.stringContaining('not the output of elenchos verify --json'),
     });
-    expect(runCli(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({
+    expect(await runMain(['verify', '--shard', '3/2'], p.root, p.env)).toMatchObject({
       code: 3,
       stderr: 'elenchos: --shard "3/2" must look like i/n with 1 ≤ i ≤ n (for example 2/4)\n',
     });
   });
 
-  it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', () => {
+  it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', async () => {
     const p = project();
     const summary = path.join(tempDir(), 'summary.md');
-    const result = runCli(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, {
+    const result = await runMain(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, {
       ...p.env,
       GITHUB_ACTIONS: 'true',
       GITHUB_STEP_SUMMARY: summary,
@@ -139,12 +140,12 @@ describe('elenchos verify', () => {
     expect(table).toMatch(/\| milk \| FAILED \(PRODUCT_FAILURE\) \| ✅ AC-001 ❌ AC-002 \| \d{8}-/);
   });
 
-  it('verifies HEAD in a worktree despite uncommitted changes, refuses them with --in-place, and refuses bad contracts with exit 3', () => {
+  it('verifies HEAD in a worktree despite uncommitted changes, refuses them with --in-place, and refuses bad contracts with exit 3', async () => {
     const p = project();
     writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n');
-    const worktree = runCli(['verify', 'tasks/milk.json', '--json'], p.root, p.env);
+    const worktree = await runMain(['verify', 'tasks/milk.json', '--json'], p.root, p.env);
     expect(JSON.parse(worktree.stdout).runs[0].state).toBe('FAILED'); // HEAD has no milk: the uncommitted fix does not count
-    const inPlace = runCli(['verify', 'tasks/milk.json', '--in-place'], p.root, p.env);
+    const inPlace = await runMain(['verify', 'tasks/milk.json', '--in-place'], p.root, p.env);
     expect(inPlace.code).toBe(3);
     expect(inPlace.stderr).toBe(
       'elenchos: the working tree is not clean (page.html); commit or stash these changes first: verify --in-place checks the committed code\n',
@@ -153,7 +154,7 @@ describe('elenchos verify', () => {
     writeFileSync(path.join(p.root, 'tasks/broken.json'), '{ "id": ');
     gitSync(p.root, 'add', '-A');
     gitSync(p.root, 'commit', '-qm', 'a broken task');
-    const refused = runCli(['verify', 'tasks/broken.json', 'tasks/form.json'], p.root, p.env);
+    const refused = await runMain(['verify', 'tasks/broken.json', 'tasks/form.json'], p.root, p.env);
     expect(refused.code).toBe(3);
     expect(refused.stdout).toContain('REFUSED   tasks/broken.json: tasks/broken.json:1:9: invalid JSON: Unexpected end of JSON input');
     expect(refused.stdout).toMatch(/VERIFIED +form/);

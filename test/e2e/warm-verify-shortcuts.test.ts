@@ -1,5 +1,6 @@
 // The git starts a warm `verify` task no longer makes (docs/performance.md, "third pass"), each attacked
 // as a leftover process or a planted commit would: the check that still runs must catch it.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

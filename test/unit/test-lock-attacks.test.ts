@@ -574,3 +574,106 @@ describe('what the lock keys on', () => {
     }
   });
 });
+
+// The table test/e2e/lock.test.ts once ran through the built CLI (a Playwright listing per `check`, a
+// Playwright run per `verify`), here on the same spec and edits: the end-to-end file keeps one row of each
+// kind to show `check`, `check --lock-base` and `verify` carry these findings, with the commit, to the user.
+const CLI_SPEC = `import { test, expect } from '@playwright/test';
+
+const TITLE = 'Tasks';
+
+test('shows the form', { tag: '@AC-001' }, async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading')).toHaveText(TITLE);
+});
+
+test('lists the task', { tag: ['@AC-002'] }, async ({ page }, testInfo) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('listitem')).toHaveText(['Buy milk']);
+  await expect(page.getByRole('listitem')).toHaveCount(1);
+});
+`;
+const COUNT = "  await expect(page.getByRole('listitem')).toHaveCount(1);\n";
+
+/** The lock Playwright's listing maps: the spec tags "shows the form" @AC-001 and its other test (renamed or not) @AC-002. */
+function byTag(print: TestPrint): TestLock {
+  const lock = lockOf(print);
+  lock.criteria[1]!.steps = print.steps.filter((s) => s.title !== 'shows the form');
+  return lock;
+}
+
+describe('the lock catches, on the end-to-end spec, an agent commit that', () => {
+  it.each([
+    [
+      'turns a test into test.fail()',
+      "test('lists the task'",
+      "test.fail('lists the task'",
+      /AC-002: "lists the task" is now test\.fail\(\), so it can no longer prove AC-002/,
+    ],
+    [
+      'skips a test inside its body',
+      "await page.goto('/');\n  await page.getByRole",
+      "test.skip();\n  await page.goto('/');\n  await page.getByRole",
+      /AC-002: "lists the task" is now test\.skip\(\)/,
+    ],
+    [
+      'drops an assertion',
+      COUNT,
+      '',
+      /AC-002: "lists the task" lost the assertion `await expect\(page\.getByRole\('listitem'\)\)\.toHaveCount\(1\);`/,
+    ],
+    [
+      'softens an assertion',
+      "toHaveText(['Buy milk'])",
+      'toHaveText(/.*/)',
+      /lost the assertion `await expect\(page\.getByRole\('listitem'\)\)\.toHaveText\(\['Buy milk'\]\);`/,
+    ],
+    ['renames a test', "test('lists the task'", "test('lists tasks'", /AC-002: "lists the task" was renamed to "lists tasks"/],
+    ['deletes the test', CLI_SPEC.slice(CLI_SPEC.indexOf("test('lists the task'")), '', /AC-002: lost its verifying step "lists the task"/],
+    [
+      'shadows expect with a top-level const',
+      "import { test, expect } from '@playwright/test';\n",
+      "import { test } from '@playwright/test';\nconst expect = (_: unknown) => ({ toHaveText: async (_x: unknown) => {}, toHaveCount: async (_n: number) => {} });\n",
+      /AC-001, AC-002: new code every test shares: `const expect = /,
+    ],
+    [
+      'returns before an assertion',
+      COUNT,
+      `  return;\n${COUNT}`,
+      /"lists the task": the assertion `await expect\(page\.getByRole\('listitem'\)\)\.toHaveCount\(1\);` can no longer fail the test: it after `return;`/,
+    ],
+    ['wraps an assertion in if (false)', COUNT, `  if (false) {\n  ${COUNT}  }\n`, /can no longer fail the test: it if \(false\)/],
+    [
+      'swallows an assertion in try … catch {}',
+      COUNT,
+      `  try {\n  ${COUNT}  } catch {}\n`,
+      /can no longer fail the test: it try … catch without a rethrow/,
+    ],
+    [
+      'moves an assertion into a closure never called',
+      COUNT,
+      `  const check = async () => {\n  ${COUNT}  };\n`,
+      /can no longer fail the test: it in check\(\), never called/,
+    ],
+    ['calls testInfo.skip()', COUNT, `  testInfo.skip();\n${COUNT}`, /"lists the task" is now testInfo\.skip\(\)/],
+    ['calls test.info().fail()', COUNT, `  test.info().fail();\n${COUNT}`, /"lists the task" is now test\.info\(\)\.fail\(\)/],
+    [
+      'changes a value an assertion reads',
+      "const TITLE = 'Tasks';",
+      'const TITLE = /.*/;',
+      /the code every test shares changed: `const TITLE = 'Tasks';`/,
+    ],
+    [
+      'writes the page itself',
+      COUNT,
+      `  await page.setContent('<li>Buy milk</li>');\n${COUNT}`,
+      /"lists the task" now calls `await page\.setContent\('<li>Buy milk<\/li>'\);`/,
+    ],
+  ])('%s', (_what, from, to, message) => {
+    expect(CLI_SPEC).toContain(from);
+    const locked = byTag(printSpecTests(CLI_SPEC));
+    const problems = compareTestLock(locked, byTag(printSpecTests(CLI_SPEC.replace(from, to)))).problems;
+    expect(problems.map((p) => `${p.criterion}: ${p.message}`).join('\n')).toMatch(message);
+  });
+});

@@ -1,5 +1,6 @@
 // The warm worktree pool against real repositories: take, return, reset, discard, and the agent of
 // one run trying to leave something for the next (each attack a test).
+// @module-tag slow
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,

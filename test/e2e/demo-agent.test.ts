@@ -1,5 +1,6 @@
 // The demo's scripted agent in a temp copy of demo/: a realistic bug on attempt 1, fixed when a repair
 // prompt names the failed criterion; the Playwright verifier tells the two apart on the demo's own spec.
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
