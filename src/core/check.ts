@@ -1,4 +1,5 @@
 // `elenchos check`: validate tasks, config, test files and the criteria ↔ steps mapping, all at once.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { costCapProblem } from '../agents/cost-cap.js';
 import { appPortProblems } from '../config/app-port-rule.js';
@@ -9,7 +10,7 @@ import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd, withGitEnvironment } from '../git/git.js';
 import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
-import { resolveTask } from './resolve-task.js';
+import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
 import { findVerifierInputs } from './lock/verifier-inputs.js';
 import { checkTestLock } from './lock/test-lock-check.js';
@@ -18,6 +19,7 @@ import { lockedTasksLeftOut } from './lock/locked-task-set.js';
 import { resolveCommit } from '../git/commit-files.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
+import { findFixedHostGotos, fixedHostWarning } from '../verifiers/playwright/fixed-host.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -165,6 +167,7 @@ async function checkOne(
         `${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`,
       );
     }
+    if (resolved.verifierType === 'playwright') result.warnings.push(...(await fixedHostWarnings(resolved)));
     const lock = await checkTestLock(root, resolved, { base: lockBase, configFile: loaded.path ?? undefined });
     result.lock = lock.file;
     result.problems.push(...lock.problems);
@@ -174,6 +177,13 @@ async function checkOne(
   }
   result.ok = result.problems.length === 0;
   return result;
+}
+
+/** A spec's `page.goto('http://localhost:5173')`: it runs, but against whatever listens there, never the app. */
+async function fixedHostWarnings(resolved: ResolvedTask): Promise<string[]> {
+  const source = await readFile(resolved.testFilePath, 'utf8').catch(() => null);
+  if (source === null) return [];
+  return findFixedHostGotos(source, resolved.testFilePath).map((call) => fixedHostWarning(resolved.testFileLabel, call));
 }
 
 /** The config's `tasks` globs from the repository root; none found is a problem (nothing would be verified). */

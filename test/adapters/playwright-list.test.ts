@@ -132,6 +132,24 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     expect(again.tasks[0]?.steps[2]?.heading).toBe('described › adds a renamed annotation');
   });
 
+  it('warns in `check`, with the line, about a spec that goes to a fixed host instead of baseURL', async () => {
+    const root = tempDir('elenchos-pw-fixed-host-');
+    linkNodeModules(root);
+    writeFiles(root, {
+      'tests/fixed.spec.ts':
+        "import { test, expect } from '@playwright/test';\ntest('home @AC-001', async ({ page }) => {\n  await page.goto('http://localhost:5173');\n  await expect(page).toHaveTitle(/x/);\n});\n",
+      'tasks/a.json': taskJson({ verification: { testFile: 'tests/fixed.spec.ts', verifier: 'playwright' } }, 1),
+      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' } }),
+    });
+    const report = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
+    expect(report.tasks[0]?.problems).toEqual([]);
+    expect(report.tasks[0]?.warnings).toEqual([
+      expect.stringMatching(
+        /^tests\/fixed\.spec\.ts:3: page\.goto\("http:\/\/localhost:5173"\) opens a fixed host, .*fix: page\.goto\("\/"\)/,
+      ),
+    ]);
+  });
+
   it('refuses a spec Playwright cannot load, naming the file, and a project without Playwright, saying what to install', async () => {
     writeFiles(project, { 'tests/broken.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {\n" });
     await expect(playwrightAdapter.readSteps(path.join(project, 'tests/broken.spec.ts'), options(project))).rejects.toThrow(

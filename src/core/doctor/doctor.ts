@@ -87,6 +87,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       else
         for (const problem of task.problems)
           checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
+      for (const warning of task.warnings) {
+        const [message = warning, fix] = warning.split('; fix: ');
+        checks.push(warn('task', message, fix ?? `elenchos check ${task.file} shows the mapping`));
+      }
     }
     const contracts = checked.tasks
       .filter((t) => t.ok)

@@ -24,7 +24,13 @@ export function firstState(limits: LoopLimits): LoopState {
 }
 
 /** What follows an attempt that ended with `status` (and no terminal of its own). */
-export function afterAttempt(state: LoopState, status: AttemptRecord['status'], summary: string, limits: LoopLimits): LoopStep {
+export function afterAttempt(
+  state: LoopState,
+  status: AttemptRecord['status'],
+  summary: string,
+  limits: LoopLimits,
+  deterministic = false,
+): LoopStep {
   if (status === 'NOT_VERIFIED' || status === 'APP_FAILED')
     return { next: 'finish', terminal: { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' } };
   const decision = decideNext(
@@ -35,7 +41,7 @@ export function afterAttempt(state: LoopState, status: AttemptRecord['status'], 
       verifierRetriesUsed: state.retriesUsed,
       maxVerifierRetries: limits.maxVerifierRetries,
     },
-    { repairs: limits.repairs },
+    { repairs: limits.repairs, deterministic },
   );
   if (decision.next === 'finish') {
     const message =
@@ -45,7 +51,9 @@ export function afterAttempt(state: LoopState, status: AttemptRecord['status'], 
           ? limits.repairs
             ? `product failure remained after ${state.repairsUsed} repair(s): ${summary}`
             : summary
-          : `${status} ${state.retriesUsed + 1} time(s) in a row: ${summary}`;
+          : deterministic
+            ? `${status}, not re-verified (the same error again is certain): ${summary}`
+            : `${status} ${state.retriesUsed + 1} time(s) in a row: ${summary}`;
     return { next: 'finish', terminal: { state: decision.state, reason: decision.reason, message } };
   }
   if (decision.next === 'repair') return { next: 'repair', state: { repairsUsed: state.repairsUsed + 1, retriesUsed: 0, kind: 'agent' } };

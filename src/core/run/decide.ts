@@ -12,8 +12,17 @@ export interface Budget {
 export type Decision =
   { next: 'finish'; state: FinalRunState; reason: VerdictEndReason | null } | { next: 'repair' } | { next: 'reverify' };
 
-/** PASS ends VERIFIED; FAIL repairs while the budget lasts; verifier trouble re-verifies without charging repairs. */
-export function decideNext(status: VerdictStatus, budget: Budget, options: { repairs: boolean } = { repairs: true }): Decision {
+export interface DecideOptions {
+  repairs: boolean;
+  /** The verifier said the same error again is certain (a test that goes to a fixed host): no re-verification. */
+  deterministic?: boolean;
+}
+
+/**
+ * PASS ends VERIFIED; FAIL repairs while the budget lasts; verifier trouble re-verifies without charging
+ * repairs, unless a retry is certain to end the same.
+ */
+export function decideNext(status: VerdictStatus, budget: Budget, options: DecideOptions = { repairs: true }): Decision {
   switch (status) {
     case 'PASS':
       return { next: 'finish', state: 'VERIFIED', reason: null };
@@ -23,7 +32,7 @@ export function decideNext(status: VerdictStatus, budget: Budget, options: { rep
         : { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' };
     case 'VERIFIER_ERROR':
     case 'INCONCLUSIVE':
-      return budget.verifierRetriesUsed < budget.maxVerifierRetries
+      return budget.verifierRetriesUsed < budget.maxVerifierRetries && options.deterministic !== true
         ? { next: 'reverify' }
         : { next: 'finish', state: 'ERROR', reason: status };
   }

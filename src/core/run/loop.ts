@@ -50,7 +50,7 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
       criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })),
     });
     if (record.terminal) return record.terminal;
-    const step = afterAttempt(state, record.status, record.summary, limits);
+    const step = afterAttempt(state, record.status, record.summary, limits, certainToRepeat(record));
     if (step.next === 'finish') return step.terminal;
     state = step.state;
     if (step.next === 'repair') {
@@ -83,4 +83,10 @@ async function archiveWorkspace(ctx: AttemptContext, dir: string, record: Attemp
     if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
+}
+
+/** A verifier error whose every cause the verifier called certain to repeat (findings marked deterministic). */
+function certainToRepeat(record: AttemptRecord): boolean {
+  const errors = record.findings.filter((f) => f.kind === 'verifier_error');
+  return record.status === 'VERIFIER_ERROR' && errors.length > 0 && errors.every((f) => f.deterministic === true);
 }
