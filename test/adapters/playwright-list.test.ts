@@ -1,7 +1,7 @@
 // The Playwright mapping comes from `playwright test --list`: check, run and Playwright itself agree on
 // every fixture spec, including the ones a reader of the source would get wrong.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTasks } from '../../src/core/check.js';
@@ -148,6 +148,20 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
         /^tests\/fixed\.spec\.ts:3: page\.goto\("http:\/\/localhost:5173"\) opens a fixed host, .*fix: page\.goto\("\/"\)/,
       ),
     ]);
+  });
+
+  it('names a Playwright below the supported range as the cause when it cannot list the tests', async () => {
+    const old = tempDir('elenchos-pw-old-');
+    writeFiles(old, {
+      'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {});\n",
+      'node_modules/@playwright/test/package.json': JSON.stringify({ name: '@playwright/test', version: '1.29.0' }),
+      // What an old runner does with today's generated config: an error and no JSON report.
+      'node_modules/.bin/playwright': '#!/bin/sh\necho "Error: unknown option --tsconfig" >&2\nexit 1\n',
+    });
+    chmodSync(path.join(old, 'node_modules/.bin/playwright'), 0o755);
+    await expect(playwrightAdapter.readSteps(path.join(old, 'tests/a.spec.ts'), options(old))).rejects.toThrow(
+      /^tests\/a\.spec\.ts: @playwright\/test 1\.29\.0 is below the supported range \(>=1\.\d+\.\d+, .*fix: upgrade it \(npm install -D @playwright\/test@latest\)$/,
+    );
   });
 
   it('refuses a spec Playwright cannot load, naming the file, and a project without Playwright, saying what to install', async () => {
