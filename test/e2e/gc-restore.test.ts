@@ -38,6 +38,13 @@ describe('elenchos gc', () => {
     const before = onlyRun(project.root);
     expect(before.record.state).toBe('RUNNING');
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toHaveLength(1);
+    // `runs` and `show` say the run is not running any more, and what seals it.
+    expect(runCli(['runs'], project.root).stdout).toContain(
+      `not running: its process (pid ${child.pid}) is gone; elenchos gc seals it ABANDONED`,
+    );
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      `never finished: its process (pid ${child.pid}) is gone; elenchos gc`,
+    );
 
     const dry = runCli(['gc', '--dry-run'], project.root);
     expect(dry.stdout).toContain(`would mark ${before.record.runId} ERROR ABANDONED`);

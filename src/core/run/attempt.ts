@@ -7,6 +7,7 @@ import { contractCheck, workspaceGuard } from './phases/workspace-guard.js';
 import { postChecks, verdict } from './phases/post-checks.js';
 import { Attempt, type AttemptInput, type AttemptResult, type Phase } from './attempt-state.js';
 import type { AttemptContext } from './run-context.js';
+import { InterruptedError } from '../../errors.js';
 
 export type { AttemptInput, AttemptResult } from './attempt-state.js';
 
@@ -32,6 +33,11 @@ export async function runAttempt(ctx: AttemptContext, input: AttemptInput): Prom
     }
     // The verdict phase ends every attempt that reaches it; getting here is a bug in the list above.
     throw new Error('the attempt ran out of phases without a verdict');
+  } catch (error) {
+    // Ctrl-C: the attempt still ends as one, so that `runs` and `show` list it beside the prompt and logs it left.
+    if (!(error instanceof InterruptedError) && !ctx.signal.aborted) throw error;
+    attempt.end('ERROR', 'INTERRUPTED', 'interrupted (Ctrl-C): children stopped, evidence kept');
+    return { record: attempt.record, snapshotAfter: null };
   } finally {
     await attempt.teardowns.runAll();
     if (attempt.watch) await attempt.watch.close().catch(() => undefined);

@@ -37,7 +37,8 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
       dir,
       maxAttempts: 1 + limits.maxRepairAttempts,
     });
-    if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
+    // After Ctrl-C the run stops at once: the half-done change is not archived (its logs and prompt are kept).
+    if (kind === 'agent' && record.terminal?.reason !== 'INTERRUPTED') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
     // Sealed now, before the next agent turn: that agent (or its app) could otherwise rewrite this evidence.
