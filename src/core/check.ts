@@ -6,6 +6,7 @@ import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { checkSetupCopy } from '../config/setup-copy.js';
 import type { MappedStep } from '../contract/criteria-map.js';
+import { loadTask } from '../contract/load-task.js';
 import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd, withGitEnvironment } from '../git/git.js';
 import { checkJsonInputs } from './json-inputs.js';
@@ -127,7 +128,12 @@ async function checkOne(
     warnings: [],
   };
   if (!loaded) {
-    result.problems.push('not checked further: the configuration is invalid');
+    // The contract's own problems do not wait for the config's to be fixed.
+    const own = await loadTask(file, { root }).then(
+      () => [],
+      (error: unknown) => problemLines(error),
+    );
+    result.problems.push(...own, 'not checked further (its test and mapping): the configuration is invalid');
     return result;
   }
   try {
