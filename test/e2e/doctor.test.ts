@@ -36,7 +36,7 @@ describe('elenchos doctor', () => {
     for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app'])
       expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
     expect(result.stdout).toMatch(
-      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms, then HTTP 200 to one request \(HEAD [0-9a-f]{12}, fresh worktree\)/,
+      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms, then HTTP 200 to a page request \(HEAD [0-9a-f]{12}, fresh worktree\)/,
     );
     expect(result.stdout).toContain('kane login  logged in: fake-user (prod)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
@@ -233,7 +233,7 @@ http.createServer((request, response) => {
     const result = doctor(project);
     // A warning: the app works; the first run would end UNSTABLE_WORKSPACE until it is declared.
     expect(result.code, result.stdout).toBe(0);
-    expect(result.stdout).toMatch(/^✓ app +`node writer\.mjs --port \d+` answered at .* in \d+ ms, then HTTP 200 to one request \(HEAD/m);
+    expect(result.stdout).toMatch(/^✓ app +`node writer\.mjs --port \d+` answered at .* in \d+ ms, then HTTP 200 to a page request \(HEAD/m);
     expect(result.stdout).toContain(
       '! app writes  the app wrote data/db.json while it started and answered a request: each run would end UNSTABLE_WORKSPACE; fix: add "data/db.json" to app.writes in elenchos.config.json, or to .gitignore if it is not meant to be committed',
     );
