@@ -31,6 +31,8 @@ export interface CheckOptions {
   env: NodeJS.ProcessEnv;
   /** `--lock-base <ref>`: also refuse a test lock changed since then without its contract. */
   lockBase?: string;
+  /** Each task's result as soon as it is checked (doctor prints a line per task as it goes). */
+  onTask?: (task: TaskCheck) => void;
 }
 
 export interface TaskCheck {
@@ -85,7 +87,9 @@ async function checkTasksInScope(options: CheckOptions): Promise<CheckReport> {
   const files =
     options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
-    tasks.push(await checkOne(file, root, loaded, options.lockBase, options.env));
+    const task = await checkOne(file, root, loaded, options.lockBase, options.env);
+    tasks.push(task);
+    options.onTask?.(task);
   }
   // The config's own selection (not files named on the command line) may not drop a locked task.
   if (options.files.length === 0 && loaded && (await resolveCommit(root, 'HEAD'))) {

@@ -54,6 +54,13 @@ describe('elenchos gc', () => {
 
     const gc = runCli(['gc'], project.root);
     expect(gc.code).toBe(0);
+    // A line per step on stderr, as each starts; what was done on stdout.
+    expect(gc.stderr.split('\n').filter((l) => l.startsWith('… '))).toEqual([
+      '… looking at 1 stored run(s) and 1 worktree(s)',
+      '… looking for processes whose elenchos is gone',
+      '… removing worktrees no live run owns',
+      '… trimming the warm worktree pool and the setup cache',
+    ]);
     expect(gc.stdout).toContain(`marked ${before.record.runId} ERROR ABANDONED (its process is gone)`);
     expect(gc.stdout).toMatch(new RegExp(`stopped process \\d+ of ${before.record.runId}`));
     expect(processesInside(project.root)).toEqual([]);
