@@ -1,6 +1,7 @@
 // `elenchos doctor`: the machine, the config, the contracts and one real start of the app; exit 0 only when all is well.
 import type { Command } from 'commander';
 import { writeLine, type CliIO } from '../cli-io.js';
+import type { DoctorCheck } from '../core/doctor/doctor-check.js';
 import { ExitCode } from '../errors.js';
 
 export interface DoctorCommandOptions {
@@ -20,13 +21,20 @@ export function registerDoctor(program: Command, io: CliIO, setExit: (code: numb
     .option('--no-app', 'do not start the app (skip the probe)')
     .action(async (options: DoctorCommandOptions) => {
       const { runDoctor } = await import('../core/doctor/doctor.js');
-      const { renderDoctor } = await import('../reporters/doctor-report.js');
+      const { renderDoctorCheck, renderDoctorEnd, renderDoctorProgress } = await import('../reporters/doctor-report.js');
       const { withInterrupts } = await import('./interrupts.js');
+      // Each line as its check ends (the app probe alone may take a minute); --json prints once, at the end.
+      const human = options.json
+        ? {}
+        : {
+            onCheck: (check: DoctorCheck) => renderDoctorCheck(check, io.stdout),
+            onProgress: (name: string, message: string) => renderDoctorProgress(name, message, io.stderr),
+          };
       const report = await withInterrupts(io, (signal) =>
-        runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal }),
+        runDoctor({ cwd: io.cwd, env: io.env, configFile: options.config, skipApp: options.app === false, signal, ...human }),
       );
       if (options.json) writeLine(io.stdout, JSON.stringify(report, null, 2));
-      else renderDoctor(report, io.stdout);
+      else renderDoctorEnd(report, io.stdout);
       setExit(report.ok ? ExitCode.VERIFIED : ExitCode.FAILED);
     });
 }

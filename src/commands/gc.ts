@@ -15,7 +15,16 @@ export function registerGc(program: Command, io: CliIO, setExit: (code: number) 
     .option('--json', 'print the result as JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean; pool?: boolean; cache?: boolean }) => {
       const { collectGarbage } = await import('../core/stored-runs/gc.js');
-      const result = await collectGarbage({ cwd: io.cwd, env: io.env, dryRun: options.dryRun, pool: options.pool, cache: options.cache });
+      // One line per step on stderr as it starts (a sweep of the process table can take seconds); the results on stdout.
+      const onStep = options.json ? undefined : (message: string) => writeHuman(io.stderr, `… ${message}`);
+      const result = await collectGarbage({
+        cwd: io.cwd,
+        env: io.env,
+        dryRun: options.dryRun,
+        pool: options.pool,
+        cache: options.cache,
+        onStep,
+      });
       // A sweep that could not look found nothing, which is no all-clear: said, and gc fails (docs/security.md#the-process-table).
       const blind = result.processTable.source === 'unavailable';
       if (options.json) writeLine(io.stdout, JSON.stringify(result, null, 2));

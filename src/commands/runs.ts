@@ -11,9 +11,9 @@ export function registerRuns(program: Command, io: CliIO, setExit: (code: number
     .action(async (options: { json?: boolean }) => {
       const { listStoredRuns } = await import('../core/stored-runs/inspect-runs.js');
       const { renderRunList } = await import('../reporters/run-list.js');
-      const { runs, unreadable, needsHuman } = await listStoredRuns(io.cwd);
-      if (options.json) writeLine(io.stdout, JSON.stringify({ runs, unreadable, needsHuman }, null, 2));
-      else renderRunList(runs, unreadable, io, needsHuman);
+      const { runs, unreadable, needsHuman, dead } = await listStoredRuns(io.cwd);
+      if (options.json) writeLine(io.stdout, JSON.stringify({ runs, unreadable, needsHuman, dead }, null, 2));
+      else renderRunList(runs, unreadable, io, needsHuman, new Set(dead));
       setExit(ExitCode.VERIFIED);
     });
   program

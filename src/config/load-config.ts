@@ -73,7 +73,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (value !== undefined) setPath(layered, key.split('.'), value);
   }
   const parsed = ConfigSchema.safeParse(layered);
-  if (!parsed.success) problems.push(...formatZodIssues(found ? label : 'configuration', parsed.error.issues));
+  if (!parsed.success) problems.push(...formatZodIssues(found ? label : 'configuration', parsed.error.issues, ConfigSchema));
   if (problems.length > 0 || !parsed.success) {
     throw new ValidationError(`${found ? label : 'configuration'}: invalid configuration (${plural(problems.length, 'problem')})`, {
       details: problems,

@@ -1,8 +1,9 @@
 // Loads a task contract: parse, validate every key at once, and resolve its test file inside the repo.
 import path from 'node:path';
-import { ValidationError } from '../errors.js';
+import { FileNotFoundError, PathEscapeError, ValidationError } from '../errors.js';
 import { readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';
+import { resolveRepoFile } from './repo-path.js';
 import { TaskSchema, type Task } from './task-schema.js';
 
 export interface LoadedTask {
@@ -28,10 +29,27 @@ export async function loadTask(file: string, options: LoadTaskOptions): Promise<
   const { bytes, value } = await readJsonFile(absolute, label);
   const parsed = TaskSchema.safeParse(value);
   if (!parsed.success) {
-    const details = formatZodIssues(label, parsed.error.issues);
+    // Every problem in one pass: the test file is looked for too when its path could be read.
+    const details = [...formatZodIssues(label, parsed.error.issues, TaskSchema), ...(await testFileProblem(value, label, options.root))];
     throw new ValidationError(`${label}: invalid task contract (${plural(details.length, 'problem')})`, { details });
   }
   return { task: parsed.data, path: absolute, label, bytes };
+}
+
+/** Whether `verification.testFile` of an otherwise invalid contract exists: the line `resolveTask` would give once the rest is fixed. */
+async function testFileProblem(value: unknown, label: string, root: string): Promise<string[]> {
+  const testFile = (value as { verification?: { testFile?: unknown } } | null)?.verification?.testFile;
+  if (typeof testFile !== 'string' || testFile.trim() === '' || testFile.includes('\0')) return [];
+  try {
+    await resolveRepoFile(testFile, { root, label: `${label}: verification.testFile` });
+    return [];
+  } catch (error) {
+    // A path the schema refuses already has its line; only a missing file or one leading out is added.
+    if (error instanceof FileNotFoundError || error instanceof PathEscapeError) {
+      return TaskSchema.shape.verification.shape.testFile.safeParse(testFile).success ? [error.message] : [];
+    }
+    throw error;
+  }
 }
 
 /** `1 problem`, `3 problems`. */

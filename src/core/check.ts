@@ -1,15 +1,17 @@
 // `elenchos check`: validate tasks, config, test files and the criteria ↔ steps mapping, all at once.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { costCapProblem } from '../agents/cost-cap.js';
 import { appPortProblems } from '../config/app-port-rule.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { checkSetupCopy } from '../config/setup-copy.js';
 import type { MappedStep } from '../contract/criteria-map.js';
+import { loadTask } from '../contract/load-task.js';
 import { ElenchosError, describeError } from '../errors.js';
 import { repoRootOrCwd, withGitEnvironment } from '../git/git.js';
 import { checkJsonInputs } from './json-inputs.js';
 import { howToVerify } from './lock/mapping-hint.js';
-import { resolveTask } from './resolve-task.js';
+import { resolveTask, type ResolvedTask } from './resolve-task.js';
 import { selectTasks } from './select-tasks.js';
 import { findVerifierInputs } from './lock/verifier-inputs.js';
 import { checkTestLock } from './lock/test-lock-check.js';
@@ -18,6 +20,7 @@ import { lockedTasksLeftOut } from './lock/locked-task-set.js';
 import { resolveCommit } from '../git/commit-files.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
+import { findFixedHostGotos, fixedHostWarning } from '../verifiers/playwright/fixed-host.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -28,6 +31,8 @@ export interface CheckOptions {
   env: NodeJS.ProcessEnv;
   /** `--lock-base <ref>`: also refuse a test lock changed since then without its contract. */
   lockBase?: string;
+  /** Each task's result as soon as it is checked (doctor prints a line per task as it goes). */
+  onTask?: (task: TaskCheck) => void;
 }
 
 export interface TaskCheck {
@@ -82,7 +87,9 @@ async function checkTasksInScope(options: CheckOptions): Promise<CheckReport> {
   const files =
     options.files.length > 0 ? options.files.map((f) => path.resolve(options.cwd, f)) : await configuredTasks(root, loaded, configProblems);
   for (const file of files) {
-    tasks.push(await checkOne(file, root, loaded, options.lockBase, options.env));
+    const task = await checkOne(file, root, loaded, options.lockBase, options.env);
+    tasks.push(task);
+    options.onTask?.(task);
   }
   // The config's own selection (not files named on the command line) may not drop a locked task.
   if (options.files.length === 0 && loaded && (await resolveCommit(root, 'HEAD'))) {
@@ -125,7 +132,12 @@ async function checkOne(
     warnings: [],
   };
   if (!loaded) {
-    result.problems.push('not checked further: the configuration is invalid');
+    // The contract's own problems do not wait for the config's to be fixed.
+    const own = await loadTask(file, { root }).then(
+      () => [],
+      (error: unknown) => problemLines(error),
+    );
+    result.problems.push(...own, 'not checked further (its test and mapping): the configuration is invalid');
     return result;
   }
   try {
@@ -165,6 +177,7 @@ async function checkOne(
         `${where}: step ${u.step} ("${u.heading}") says @verifies ${u.id}, which is not a criterion of this task; ${fix}`,
       );
     }
+    if (resolved.verifierType === 'playwright') result.warnings.push(...(await fixedHostWarnings(resolved)));
     const lock = await checkTestLock(root, resolved, { base: lockBase, configFile: loaded.path ?? undefined });
     result.lock = lock.file;
     result.problems.push(...lock.problems);
@@ -174,6 +187,13 @@ async function checkOne(
   }
   result.ok = result.problems.length === 0;
   return result;
+}
+
+/** A spec's `page.goto('http://localhost:5173')`: it runs, but against whatever listens there, never the app. */
+async function fixedHostWarnings(resolved: ResolvedTask): Promise<string[]> {
+  const source = await readFile(resolved.testFilePath, 'utf8').catch(() => null);
+  if (source === null) return [];
+  return findFixedHostGotos(source, resolved.testFilePath).map((call) => fixedHostWarning(resolved.testFileLabel, call));
 }
 
 /** The config's `tasks` globs from the repository root; none found is a problem (nothing would be verified). */

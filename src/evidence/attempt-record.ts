@@ -63,6 +63,8 @@ export const FindingSchema = z.looseObject({
   /** Repository-relative `file:line:column` in the test file where it failed. */
   location: z.string().nullable().optional(),
   reasonCode: z.string().nullable(),
+  /** The same error again is certain (the test itself decides it): the run did not re-verify. */
+  deterministic: z.boolean().optional(),
   resultCode: z.number().nullable(),
   verdict: VerdictSchema.nullable(),
   sessionId: z.string().nullable(),

@@ -13,7 +13,8 @@ export function renderInit(plan: InitPlan, out: NodeJS.WritableStream, done: boo
   writeLine(out, `  agent     ${choices.agent} (${choices.agentWhy})`);
   writeLine(out, `  app       ${choices.appCommand ?? 'not found: set app.command'}`);
   if (choices.appUrlWhy) writeLine(out, `  url       ${choices.appUrl} (${choices.appUrlWhy})`);
-  if (choices.setupCommand) writeLine(out, `  setup     ${choices.setupCommand}`);
+  const managerWhy = plan.detected.packageManagerWhy;
+  if (choices.setupCommand) writeLine(out, `  setup     ${choices.setupCommand}${managerWhy ? ` (${managerWhy})` : ''}`);
   writeLine(out, `  sandbox   ${choices.sandbox.mode} (${choices.sandbox.why})`);
   const verbs = done ? DONE : PLANNED;
   const width = Math.max(...plan.files.map((f) => f.path.length));

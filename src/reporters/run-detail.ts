@@ -21,6 +21,8 @@ interface ShownRun {
   candidates?: { name: string; dir: string; record: RunRecord | null; attempts: (AttemptFile | null)[] }[];
   /** The run ids of the run's group, oldest first (docs/scale.md). */
   groupRuns?: string[];
+  /** RUNNING in its record, but its process on this host is gone (only `elenchos gc` seals it). */
+  dead?: boolean;
 }
 
 /** The run's verdict, each attempt with its criteria table and findings, and where the evidence is. */
@@ -40,7 +42,10 @@ export function renderRun(shown: ShownRun, io: CliIO): void {
       `${together} (group ${record.group.id}: ${record.group.tasks} task(s)${record.group.share ? `, share ${record.group.share.index}/${record.group.share.total}` : ''})`,
     );
   }
-  out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : ', never finished'}`);
+  const unfinished = shown.dead
+    ? `, never finished: its process (pid ${record.pid}) is gone; elenchos gc seals it ABANDONED and stops what it left running`
+    : ', never finished';
+  out(`started ${record.startedAt}${record.durationMs !== null ? `, took ${(record.durationMs / 1000).toFixed(1)}s` : unfinished}`);
   if (record.cost) {
     const c = record.cost;
     // An agent that reports no dollars (Codex) spent an unknown amount, not $0 (null; 0 in records before that).

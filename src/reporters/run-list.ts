@@ -55,6 +55,7 @@ export function renderRunList(
   unreadable: readonly UnreadableRun[],
   io: CliIO,
   needsHuman: readonly NeedsHuman[] = [],
+  dead: ReadonlySet<string> = new Set(),
 ): void {
   if (runs.length === 0 && unreadable.length === 0) {
     writeHuman(io.stdout, 'no runs yet (elenchos run <task.json> stores its evidence under .elenchos/runs/)');
@@ -62,7 +63,12 @@ export function renderRunList(
   }
   for (const run of runs) {
     const state = `${run.state}${run.reason ? ` ${run.reason}` : ''}`;
-    const duration = run.durationMs === null ? 'running?' : `${(run.durationMs / 1000).toFixed(1)}s`;
+    const duration =
+      run.durationMs !== null
+        ? `${(run.durationMs / 1000).toFixed(1)}s`
+        : dead.has(run.runId)
+          ? `not running: its process (pid ${run.pid}) is gone; elenchos gc seals it ABANDONED`
+          : 'running?';
     const flag = needsHuman.some((n) => n.lastRunId === run.runId) ? '  NEEDS_HUMAN' : '';
     const group = run.group ? `  ${describeGroup(run.group)}` : '';
     writeHuman(

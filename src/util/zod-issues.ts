@@ -1,5 +1,6 @@
 // Turns zod issues into `file: json.path: message` lines, every issue at once.
 import type { z } from 'zod';
+import { closestKey, knownKeysAt } from './known-keys.js';
 
 /** Formats a JSON path the way a user would type it: `acceptanceCriteria[1].id`. */
 export function formatJsonPath(path: readonly PropertyKey[]): string {
@@ -13,13 +14,19 @@ export function formatJsonPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** One line per zod issue, unknown keys split one per key so each names its fix. */
-export function formatZodIssues(label: string, issues: readonly z.core.$ZodIssue[]): string[] {
+/**
+ * One line per zod issue, unknown keys split one per key so each names its fix: with `schema`, the known
+ * key it most likely meant (`did you mean timeoutSeconds?`).
+ */
+export function formatZodIssues(label: string, issues: readonly z.core.$ZodIssue[], schema?: z.ZodType): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
+      const known = schema ? knownKeysAt(schema, issue.path) : [];
       for (const key of issue.keys) {
-        lines.push(`${label}: ${formatJsonPath([...issue.path, key])}: unknown key; remove it or check its spelling`);
+        const meant = closestKey(key, known);
+        const fix = meant ? `did you mean ${formatJsonPath([...issue.path, meant])}?` : 'remove it or check its spelling';
+        lines.push(`${label}: ${formatJsonPath([...issue.path, key])}: unknown key; ${fix}`);
       }
       continue;
     }

@@ -36,6 +36,8 @@ export type Finding = {
   /** Repository-relative `file:line:column` in the test file where it failed. */
   location?: string | null;
   reasonCode: string | null;
+  /** The same error again is certain (the test itself decides it: a fixed host): a re-verification is no use. */
+  deterministic?: boolean;
   resultCode: number | null;
   verdict: Verdict | null;
   sessionId: string | null;

@@ -2,7 +2,7 @@
 // every fixture spec, including the ones a reader of the source would get wrong.
 // @module-tag slow
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTasks } from '../../src/core/check.js';
@@ -131,6 +131,38 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     writeFiles(root, { 'tests/mapping.spec.ts': spec.replace('adds an annotation', 'adds a renamed annotation') });
     const again = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
     expect(again.tasks[0]?.steps[2]?.heading).toBe('described › adds a renamed annotation');
+  });
+
+  it('warns in `check`, with the line, about a spec that goes to a fixed host instead of baseURL', async () => {
+    const root = tempDir('elenchos-pw-fixed-host-');
+    linkNodeModules(root);
+    writeFiles(root, {
+      'tests/fixed.spec.ts':
+        "import { test, expect } from '@playwright/test';\ntest('home @AC-001', async ({ page }) => {\n  await page.goto('http://localhost:5173');\n  await expect(page).toHaveTitle(/x/);\n});\n",
+      'tasks/a.json': taskJson({ verification: { testFile: 'tests/fixed.spec.ts', verifier: 'playwright' } }, 1),
+      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' } }),
+    });
+    const report = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
+    expect(report.tasks[0]?.problems).toEqual([]);
+    expect(report.tasks[0]?.warnings).toEqual([
+      expect.stringMatching(
+        /^tests\/fixed\.spec\.ts:3: page\.goto\("http:\/\/localhost:5173"\) opens a fixed host, .*fix: page\.goto\("\/"\)/,
+      ),
+    ]);
+  });
+
+  it('names a Playwright below the supported range as the cause when it cannot list the tests', async () => {
+    const old = tempDir('elenchos-pw-old-');
+    writeFiles(old, {
+      'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {});\n",
+      'node_modules/@playwright/test/package.json': JSON.stringify({ name: '@playwright/test', version: '1.29.0' }),
+      // What an old runner does with today's generated config: an error and no JSON report.
+      'node_modules/.bin/playwright': '#!/bin/sh\necho "Error: unknown option --tsconfig" >&2\nexit 1\n',
+    });
+    chmodSync(path.join(old, 'node_modules/.bin/playwright'), 0o755);
+    await expect(playwrightAdapter.readSteps(path.join(old, 'tests/a.spec.ts'), options(old))).rejects.toThrow(
+      /^tests\/a\.spec\.ts: @playwright\/test 1\.29\.0 is below the supported range \(>=1\.\d+\.\d+, .*fix: upgrade it \(npm install -D @playwright\/test@latest\)$/,
+    );
   });
 
   it('refuses a spec Playwright cannot load, naming the file, and a project without Playwright, saying what to install', async () => {

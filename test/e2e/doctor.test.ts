@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { startCli } from '../helpers/live-cli.js';
 import { checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
 import { freePort } from '../../src/process/free-port.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
@@ -24,7 +25,8 @@ function doctor(project: ReturnType<typeof makeProject>, args: string[] = [], en
   const before = checkoutFingerprint(project.root);
   const result = runCli(['doctor', ...args], project.root, { ...project.env, ...env });
   expect(checkoutFingerprint(project.root)).toEqual(before);
-  return result;
+  // Lines are printed as each check ends, padded to a fixed width: two spaces after the name here.
+  return { ...result, stdout: result.stdout.replace(/^([✓✗!]) (.+?) {2,}/gm, '$1 $2  ') };
 }
 
 const check = (stdout: string, name: string) => JSON.parse(stdout).checks.filter((c: any) => c.name === name);
@@ -37,13 +39,31 @@ describe('elenchos doctor', () => {
     for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app'])
       expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
     expect(result.stdout).toMatch(
-      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms, then HTTP 200 to one request \(HEAD [0-9a-f]{12}, fresh worktree\)/,
+      /✓ app +`node app\.js --port \d+` answered at http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms, then HTTP 200 to a page request \(HEAD [0-9a-f]{12}, fresh worktree\)/,
     );
     expect(result.stdout).toContain('kane login  logged in: fake-user (prod)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
     const json = doctor(project, ['--json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, root: project.root });
+  });
+
+  it('prints each line as its check ends: the first at once, the app probe announced before it starts', async () => {
+    // An app that never gets ready: doctor is still in its probe when the test looks.
+    const project = makeProject({
+      config: { app: { command: `${JSON.stringify(process.execPath)} -e "setInterval(() => {}, 1000)"`, readyTimeoutSeconds: 600 } },
+    });
+    roots.push(project.root);
+    const cli = startCli(['doctor'], project.root, project.env);
+    await cli.waitFor('… app');
+    const { stdout, stderr } = cli.output();
+    expect(stdout).toMatch(/^✓ node +Node /);
+    expect(stdout).toMatch(/^✓ task +tasks\/add-task\.json: /m);
+    expect(stderr).toMatch(/^… app +starting `.*` on HEAD in a fresh worktree/m);
+    // Nothing of the end yet: the lines came as the checks ended, not all at once after.
+    expect(stdout).not.toMatch(/all well|problem\(s\)/);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(130);
   });
 
   it("each doctor run starts .elenchos/doctor/app.log and setup.log afresh: one run's lines, not every run's", () => {
@@ -234,7 +254,9 @@ http.createServer((request, response) => {
     const result = doctor(project);
     // A warning: the app works; the first run would end UNSTABLE_WORKSPACE until it is declared.
     expect(result.code, result.stdout).toBe(0);
-    expect(result.stdout).toMatch(/^✓ app +`node writer\.mjs --port \d+` answered at .* in \d+ ms, then HTTP 200 to one request \(HEAD/m);
+    expect(result.stdout).toMatch(
+      /^✓ app +`node writer\.mjs --port \d+` answered at .* in \d+ ms, then HTTP 200 to a page request \(HEAD/m,
+    );
     expect(result.stdout).toContain(
       '! app writes  the app wrote data/db.json while it started and answered a request: each run would end UNSTABLE_WORKSPACE; fix: add "data/db.json" to app.writes in elenchos.config.json, or to .gitignore if it is not meant to be committed',
     );

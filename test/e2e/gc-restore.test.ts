@@ -39,6 +39,13 @@ describe.concurrent('elenchos gc', { timeout: 180_000 }, () => {
     const before = onlyRun(project.root);
     expect(before.record.state).toBe('RUNNING');
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toHaveLength(1);
+    // `runs` and `show` say the run is not running any more, and what seals it.
+    expect(runCli(['runs'], project.root).stdout).toContain(
+      `not running: its process (pid ${child.pid}) is gone; elenchos gc seals it ABANDONED`,
+    );
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      `never finished: its process (pid ${child.pid}) is gone; elenchos gc`,
+    );
 
     const dry = await runMain(['gc', '--dry-run'], project.root);
     expect(dry.stdout).toContain(`would mark ${before.record.runId} ERROR ABANDONED`);
@@ -48,6 +55,13 @@ describe.concurrent('elenchos gc', { timeout: 180_000 }, () => {
 
     const gc = await runMain(['gc'], project.root);
     expect(gc.code).toBe(0);
+    // A line per step on stderr, as each starts; what was done on stdout.
+    expect(gc.stderr.split('\n').filter((l) => l.startsWith('… '))).toEqual([
+      '… looking at 1 stored run(s) and 1 worktree(s)',
+      '… looking for processes whose elenchos is gone',
+      '… removing worktrees no live run owns',
+      '… trimming the warm worktree pool and the setup cache',
+    ]);
     expect(gc.stdout).toContain(`marked ${before.record.runId} ERROR ABANDONED (its process is gone)`);
     expect(gc.stdout).toMatch(new RegExp(`stopped process \\d+ of ${before.record.runId}`));
     expect(processesInside(project.root)).toEqual([]);

@@ -275,7 +275,7 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('where 
       const gc = runHidden(blind, ['gc'], project.root, project.env);
       expect(gc.code).toBe(2);
       expect(gc.stderr).toMatch(
-        /^elenchos gc: could not look for processes: \/proc does not list this process \(ENOENT\); \/bin\/ps exited 47/,
+        /^elenchos gc: could not look for processes: \/proc does not list this process \(ENOENT\); \/bin\/ps exited 47/m,
       );
       expect(gc.stdout).toBe('nothing else to clean\n');
     });

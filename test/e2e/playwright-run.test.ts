@@ -9,6 +9,7 @@ import { BIN, runCli } from '../helpers/cli.js';
 import { FAKE_AGENT, FIXTURES, processesInside } from '../helpers/project.js';
 import { gitSync, tempRepo } from '../helpers/temp.js';
 import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
+import { freePort } from '../../src/process/free-port.js';
 
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
 
@@ -64,7 +65,7 @@ afterEach(() => {
 });
 
 /** A real repository: the tiny app, the task, the spec, node_modules linked (and ignored) for @playwright/test. */
-function makePlaywrightProject(testFile: string, spec: string): string {
+function makePlaywrightProject(testFile: string, spec: string, more: Record<string, unknown> = {}): string {
   const config = {
     agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'forget-button'], timeoutSeconds: 30 },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
@@ -73,6 +74,7 @@ function makePlaywrightProject(testFile: string, spec: string): string {
     verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
     maxRepairAttempts: 2,
     maxVerifierRetries: 0,
+    ...more,
   };
   const root = tempRepo({
     '.gitignore': 'node_modules\n',
@@ -164,5 +166,23 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     // Attempt 2 fixes AC-001; AC-002 still cannot be judged, and with no verifier retry left the run is ERROR, never FAILED.
     expect(record.attempts[1].status).toBe('VERIFIER_ERROR');
     expect(record.state).toBe('ERROR');
+  });
+
+  it('a spec that goes to a fixed host: VERIFIER_ERROR naming both URLs, not re-verified', async () => {
+    const port = await freePort(); // nothing listens there: the "dev server" of the spec's author
+    const fixed = SPEC.replaceAll("await page.goto('/');", `await page.goto('http://localhost:${port}');`);
+    const root = makePlaywrightProject('tests/fixed.spec.ts', fixed, { maxVerifierRetries: 2 });
+    const check = runCli(['check'], root);
+    expect(check.stdout).toContain(`tests/fixed.spec.ts:4: page.goto("http://localhost:${port}") opens a fixed host`);
+    const result = runTask(root);
+    const { record } = onlyRunDir(root);
+    expect(record, result.stdout + result.stderr).toMatchObject({ state: 'ERROR', reason: 'VERIFIER_ERROR' });
+    // Two retries allowed, none used: the same error again is certain.
+    expect(record.attempts, JSON.stringify(record.attempts.map((a: any) => [a.kind, a.status, a.summary]))).toHaveLength(1);
+    expect(record.message).toMatch(
+      new RegExp(
+        `^VERIFIER_ERROR, not re-verified \\(the same error again is certain\\): .*your test went to http://localhost:${port}/, the app is at http://127\\.0\\.0\\.1:\\d+/`,
+      ),
+    );
   });
 });

@@ -382,5 +382,12 @@ describe('elenchos run: Ctrl-C', () => {
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toEqual([]);
+    // The interrupted attempt is listed with its prompt and logs.
+    expect(record.attempts).toMatchObject([{ number: 1, kind: 'agent', status: 'NOT_VERIFIED' }]);
+    expect(runCli(['runs'], project.root).stdout).toContain('1 attempt(s)');
+    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+      'attempt 1 (agent) → NOT_VERIFIED: interrupted (Ctrl-C): children stopped, evidence kept',
+    );
+    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
   });
 });

@@ -58,7 +58,21 @@ describe('loadConfig', () => {
       'environment ELENCHOS_RETAIN_WORKSPACE: "maybe" is not a valid true/false',
       'elenchos.config.json: agent.type: Invalid option: expected one of "claude"|"codex"|"command"|"gemini"|"opencode"',
       'elenchos.config.json: maxRepairAttempts: Too small: expected number to be >=0',
-      'elenchos.config.json: verifer: unknown key; remove it or check its spelling',
+      'elenchos.config.json: verifer: unknown key; did you mean verifier?',
+    ]);
+  });
+
+  it('names the key an unknown one most likely meant, at any depth', async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      'elenchos.config.json': JSON.stringify({ agent: { timeout: 5 }, app: { comand: 'x', readyTimeout: 3 }, tasks: ['t/*.json'], zzz: 1 }),
+    });
+    const err = await failure(() => loadConfig({ root }));
+    expect(err.details).toEqual([
+      'elenchos.config.json: agent.timeout: unknown key; did you mean agent.timeoutSeconds?',
+      'elenchos.config.json: app.comand: unknown key; did you mean app.command?',
+      'elenchos.config.json: app.readyTimeout: unknown key; did you mean app.readyTimeoutSeconds?',
+      'elenchos.config.json: zzz: unknown key; remove it or check its spelling',
     ]);
   });
 

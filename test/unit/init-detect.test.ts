@@ -19,6 +19,7 @@ import { tempDir, writeFiles } from '../helpers/temp.js';
 const base: DetectedProject = {
   root: '/nowhere',
   packageManager: 'npm',
+  packageManagerWhy: null,
   appScript: 'dev',
   playwrightConfig: null,
   playwrightTestDir: null,
@@ -39,6 +40,27 @@ describe('init detection', () => {
     expect(appCommandFor({ ...base, appScript: null })).toBeNull();
     expect(setupCommandFor({ ...base, packageManager: null })).toBeNull();
     expect(setupCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn install --frozen-lockfile');
+  });
+
+  it('says why it chose a package manager when several lockfiles leave room for doubt', async () => {
+    const detect = async (files: Record<string, string>) => {
+      const root = tempDir('elenchos-detect-pm-');
+      writeFiles(root, { 'package.json': '{}', ...files });
+      const found = await detectProject(root, { PATH: '' });
+      return [found.packageManager, found.packageManagerWhy];
+    };
+    expect(await detect({ 'yarn.lock': '' })).toEqual(['yarn', null]);
+    expect(await detect({})).toEqual(['npm', null]);
+    expect(await detect({ 'yarn.lock': '', 'package-lock.json': '{}' })).toEqual([
+      'yarn',
+      'chose yarn: yarn.lock and package-lock.json exist, and yarn.lock wins; a package-lock.json beside it is usually what an npm install -D left in a yarn project; to use another, delete the other lockfile or set "packageManager" in package.json',
+    ]);
+    // package.json's own word (Corepack's) decides over the lockfiles, and says so when they disagree.
+    expect(await detect({ 'package.json': '{"packageManager":"npm@10.8.0"}', 'yarn.lock': '', 'package-lock.json': '{}' })).toEqual([
+      'npm',
+      'package.json says "packageManager": "npm@10.8.0" (lockfiles: yarn.lock, package-lock.json)',
+    ]);
+    expect(await detect({ 'package.json': '{"packageManager":"pnpm@9.0.0"}', 'pnpm-lock.yaml': '' })).toEqual(['pnpm', null]);
   });
 
   it('caches node_modules only for a lockfile install (npm ci)', () => {

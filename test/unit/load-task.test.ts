@@ -62,9 +62,29 @@ describe('loadTask', () => {
     );
   });
 
+  it('reports a missing test file beside the schema problems, and names the key a misspelt one meant', async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      'tasks/a.json': JSON.stringify({
+        id: 'Bad Id',
+        title: 't',
+        description: 'd',
+        acceptanceCriteria: [{ id: 'AC-001', description: 'x' }],
+        verification: { testFile: 'tests/missing_test.md', timeout: 5 },
+      }),
+    });
+    const err = await problems(() => loadTask('tasks/a.json', { root }));
+    expect(err.message).toBe('tasks/a.json: invalid task contract (3 problems)');
+    expect(err.details).toEqual([
+      'tasks/a.json: id: id must be a lowercase slug: letters, digits, ".", "_" or "-", at most 64 characters',
+      'tasks/a.json: verification.timeout: unknown key; did you mean verification.timeoutSeconds?',
+      'tasks/a.json: verification.testFile: "tests/missing_test.md" does not exist; create it or fix the path',
+    ]);
+  });
+
   it('needs at least one criterion', async () => {
     const root = tempDir();
-    writeFiles(root, { 't.json': taskJson({ acceptanceCriteria: [] }) });
+    writeFiles(root, { 't.json': taskJson({ acceptanceCriteria: [] }), 'tests/add-task_test.md': '' });
     const err = await problems(() => loadTask('t.json', { root }));
     expect(err.details).toEqual(['t.json: acceptanceCriteria: acceptanceCriteria needs at least one criterion']);
   });

@@ -57,6 +57,20 @@ describe('the attempt loop accounting', () => {
     });
   });
 
+  it('a verifier error certain to repeat ends the run at once, saying why it was not re-verified', () => {
+    const step = afterAttempt(firstState(run(2, 2)), 'VERIFIER_ERROR', 'your test went to http://localhost:5173/', run(2, 2), true);
+    expect(step).toEqual({
+      next: 'finish',
+      terminal: {
+        state: 'ERROR',
+        reason: 'VERIFIER_ERROR',
+        message: 'VERIFIER_ERROR, not re-verified (the same error again is certain): your test went to http://localhost:5173/',
+      },
+    });
+    // Only a verifier error: a FAIL beside it is still repaired.
+    expect(afterAttempt(firstState(run(2, 2)), 'FAIL', 's', run(2, 2), true)).toMatchObject({ next: 'repair' });
+  });
+
   it('verifier retries start again after each repair', () => {
     const { kinds, end } = play(['VERIFIER_ERROR', 'FAIL', 'VERIFIER_ERROR', 'FAIL', 'PASS'], run(2, 1));
     expect(kinds).toEqual(['agent', 'reverify', 'agent', 'reverify', 'agent']);

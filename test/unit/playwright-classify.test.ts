@@ -235,6 +235,40 @@ describe('the attempt status', () => {
     );
   });
 
+  it("a test that went to another host than the app is the test's mistake, said as such and certain to repeat", () => {
+    const atApp = (tests: ReportTest[], appUrl: string) => {
+      const cs = criteria(2);
+      return classifyPlaywright({
+        root: ROOT,
+        appUrl,
+        criteria: cs,
+        map: mapCriteria(cs, declaredSteps(tests)),
+        process: ok,
+        report: { ok: true, report: { tests, errors: [] } },
+      });
+    };
+    const fixed =
+      'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5173/\nCall log:\n  - navigating to "http://localhost:5173/", waiting until "load"\n';
+    const elsewhere = atApp([pass('one @AC-001', 1), test('two @AC-002', 2, [result('failed', [err(fixed)])])], 'http://127.0.0.1:4517');
+    expect(elsewhere.status).toBe('VERIFIER_ERROR');
+    expect(elsewhere.summary).toMatch(
+      /^test 2 "two @AC-002": your test went to http:\/\/localhost:5173\/, the app is at http:\/\/127\.0\.0\.1:4517\/: /,
+    );
+    expect(elsewhere.findings[0]).toMatchObject({ reasonCode: 'wrong_host', deterministic: true });
+    // The app's own host refusing stays the app's failure, retried; so does another loopback name for its port.
+    const appDown = atApp([pass('one @AC-001', 1), test('two @AC-002', 2, [result('failed', [err(REFUSED)])])], 'http://127.0.0.1:9');
+    expect(appDown.findings[0]).toMatchObject({ reasonCode: 'app_unreachable' });
+    expect(appDown.findings[0]!.deterministic).toBeUndefined();
+    const otherName = atApp([pass('one @AC-001', 1), test('two @AC-002', 2, [result('failed', [err(REFUSED)])])], 'http://localhost:9/');
+    expect(otherName.findings[0]).toMatchObject({ reasonCode: 'app_unreachable' });
+    // The attack: an app that redirects its own page to a dead host must not pass for the test's mistake (and
+    // so skip its re-verification): the test went to the app, the call log says so.
+    const redirected =
+      'Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5173/\nCall log:\n  - navigating to "http://127.0.0.1:4517/", waiting until "load"\n';
+    const byApp = atApp([pass('one @AC-001', 1), test('two @AC-002', 2, [result('failed', [err(redirected)])])], 'http://127.0.0.1:4517');
+    expect(byApp.findings[0]).toMatchObject({ reasonCode: 'app_unreachable' });
+  });
+
   it('a product failure in a test that names no criterion is INCONCLUSIVE, never FAIL', () => {
     const classified = classify([pass('one @AC-001', 1), pass('two @AC-002', 2), test('three', 3, [result('failed', [err(TO_BE)])])]);
     expect(classified.status).toBe('INCONCLUSIVE');

@@ -11,7 +11,7 @@ import { headCommit } from '../../git/status.js';
 import { watchWindow, type WindowReport } from '../../git/window-watch.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../../git/worktree.js';
 import { freePort } from '../../process/free-port.js';
-import { probeUrl } from '../../process/url-probe.js';
+import { BROWSER_ACCEPT, probeUrl, type ProbeResult } from '../../process/url-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { secretPathsToHide } from '../../util/secret-paths.js';
 import { startApp, type AppStart } from '../app/app.js';
@@ -31,6 +31,9 @@ export interface AppProbeOptions {
   /** Files a run of the configured tasks locks: the app rewriting one is not an `app.writes` entry. */
   locked?: readonly string[];
 }
+
+// How long the page request may take: a dev server may compile the page on this first request.
+const PAGE_TIMEOUT_MS = 30_000;
 
 /** Where the probe keeps its logs (inside .elenchos/, which git ignores). */
 export { DOCTOR_DIR };
@@ -87,14 +90,11 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
     });
     let appCheck: DoctorCheck;
     if (start.ok) {
-      // The request a verifier's first page load makes: an app that creates its data on first use does it now.
-      const answer = await probeUrl(url, 5000);
+      // The request a verifier's first page load makes, asked as a browser asks: an app that creates its
+      // data on first use does it now.
+      const answer = await probeUrl(url, PAGE_TIMEOUT_MS, BROWSER_ACCEPT);
       await start.app.stop();
-      const answered = answer.answered ? `, then HTTP ${answer.status} to one request` : '';
-      appCheck = ok(
-        'app',
-        `\`${command}\` answered at ${url} in ${start.readyMs} ms${answered} (HEAD ${head.slice(0, 12)}, fresh worktree)`,
-      );
+      appCheck = pageCheck(answer, `\`${command}\` answered at ${url} in ${start.readyMs} ms`, `HEAD ${head.slice(0, 12)}, fresh worktree`);
     } else {
       appCheck = appFailure(start, config, configLabel, path.relative(root, logFile));
     }
@@ -133,6 +133,29 @@ async function describeWrites(
   if (report.ok) return checks;
   const problem = warn(APP_WRITES_CHECK, `${report.problem}: the app may have written more`, 'runs would end INCONCLUSIVE the same way');
   return [problem, ...checks.filter((c) => c.status !== 'ok')];
+}
+
+/**
+ * The app line once it started: ✓ only when the page a browser would load answers 2xx or 3xx. A 4xx is
+ * a page the tests will not find (a warning: a spec may open another path), a 5xx or no answer a failure.
+ */
+export function pageCheck(answer: ProbeResult, started: string, where: string): DoctorCheck {
+  // No answer in time may be a dev server compiling its first page: worth a look, not yet a failure.
+  if (!answer.answered)
+    return warn(
+      'app',
+      `${started}, but gave no answer to a page request within ${PAGE_TIMEOUT_MS / 1000} s (${answer.error}) (${where})`,
+      'see the app log; a first page that takes this long to compile makes the first test slow too',
+    );
+  const status = `HTTP ${answer.status} to a page request`;
+  if (answer.status < 400) return ok('app', `${started}, then ${status} (${where})`);
+  if (answer.status < 500)
+    return warn(
+      'app',
+      `${started}, but ${status} (${where})`,
+      'point app.url at a page the app serves (the tests navigate relative to it), or check that it serves one there',
+    );
+  return fail('app', `${started}, but ${status} (${where})`, 'the app fails on its own page: see the app log');
 }
 
 function appFailure(start: Exclude<AppStart, { ok: true }>, config: Config, configLabel: string, logFile: string): DoctorCheck {

@@ -27,3 +27,23 @@ export function fail(name: string, message: string, fix: string, details: string
 export function warn(name: string, message: string, fix: string): DoctorCheck {
   return { name, status: 'warn', message, fix, details: [] };
 }
+
+/**
+ * A list of checks that hands each one to `onCheck` as it is added, so doctor prints a line per step as
+ * it goes instead of everything at the end.
+ */
+export function streamedChecks(onCheck?: (check: DoctorCheck) => void): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  if (!onCheck) return checks;
+  // Not enumerable: the list still compares and serialises as a plain array.
+  Object.defineProperty(checks, 'push', {
+    value: (...added: DoctorCheck[]): number => {
+      for (const check of added) {
+        Array.prototype.push.call(checks, check);
+        onCheck(check);
+      }
+      return checks.length;
+    },
+  });
+  return checks;
+}

@@ -15,7 +15,7 @@ import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { resolveTask } from '../resolve-task.js';
 import { selectTasks } from '../select-tasks.js';
 import { DOCTOR_DIR, probeApp } from './app-probe.js';
-import { fail, ok, warn, type DoctorCheck } from './doctor-check.js';
+import { fail, ok, streamedChecks, warn, type DoctorCheck } from './doctor-check.js';
 import { checkLocalDependencies } from './local-dependencies.js';
 import { checkSandbox } from './sandbox-check.js';
 import { checkNextDevOrigin } from './next-dev-check.js';
@@ -29,6 +29,10 @@ export interface DoctorOptions {
   /** Skip the app probe (it starts the app, which may take a while). */
   skipApp?: boolean;
   signal: AbortSignal;
+  /** Each check as soon as it is known (doctor prints a line per step). */
+  onCheck?: (check: DoctorCheck) => void;
+  /** A step that takes a while is starting (`app`, "starting `npm run dev` on HEAD"). */
+  onProgress?: (name: string, message: string) => void;
 }
 
 export interface DoctorReport {
@@ -41,7 +45,8 @@ export interface DoctorReport {
 /** Runs every check in order; never stops at the first problem, never throws for the user's mistakes. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { env } = options;
-  const checks: DoctorCheck[] = [checkNode()];
+  const checks = streamedChecks(options.onCheck);
+  checks.push(checkNode());
   const git = await checkGit(options.cwd, env);
   checks.push(git);
   const root = git.status === 'ok' ? await findRepoRoot(options.cwd) : null;
@@ -80,14 +85,15 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       ),
     );
   } else {
-    const checked = await checkTasks({ cwd: root, files, configFile: options.configFile, env });
-    for (const task of checked.tasks) {
-      if (task.verifier) verifiers.add(task.verifier as VerifierType);
-      if (task.ok) checks.push(ok('task', `${task.file}: ${task.criteria.length} criteria, each verified by a step of ${task.testFile}`));
-      else
-        for (const problem of task.problems)
-          checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
-    }
+    options.onProgress?.('task', `checking ${files.length} task contract(s) and their tests`);
+    const checked = await checkTasks({
+      cwd: root,
+      files,
+      configFile: options.configFile,
+      env,
+      onTask: (task) => checks.push(...taskChecks(task)),
+    });
+    for (const task of checked.tasks) if (task.verifier) verifiers.add(task.verifier as VerifierType);
     const contracts = checked.tasks
       .filter((t) => t.ok)
       .flatMap((t) => [t.file, t.testFile ?? ''])
@@ -118,6 +124,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   // Before the probe: its setup would fail on such a dependency, and this says why.
   checks.push(...(await checkLocalDependencies(root, config.setup.command)));
   if (!options.skipApp) {
+    options.onProgress?.(
+      'app',
+      `starting \`${config.app.command ?? '(none)'}\` on HEAD in a fresh worktree${config.setup.command ? `, after \`${config.setup.command}\`` : ''}`,
+    );
     const probe = await probeApp({ root, config, configLabel: loaded.label, env, signal: options.signal, locked });
     // The app's log may echo a secret (a .env it read): neither the terminal nor the kept log shows it.
     const redactor = new Redactor({ values: collectSecretValues({ env, redactEnv: config.redact, variables: config.verifier.variables }) });
@@ -133,6 +143,22 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
   return report(root, checks);
+}
+
+/** One task's lines: ✓ with its criteria, or each problem with its fix; then each warning. */
+function taskChecks(task: TaskCheck): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  if (task.ok) checks.push(ok('task', `${task.file}: ${task.criteria.length} criteria, each verified by a step of ${task.testFile}`));
+  for (const problem of task.problems) {
+    // A problem that names its own fix (a Playwright too old to list the tests) keeps it: editing the task would not help.
+    const [message = problem, fix] = problem.split('; fix: ');
+    checks.push(fail('task', message, fix ?? `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
+  }
+  for (const warning of task.warnings) {
+    const [message = warning, fix] = warning.split('; fix: ');
+    checks.push(warn('task', message, fix ?? `elenchos check ${task.file} shows the mapping`));
+  }
+  return checks;
 }
 
 /** What a run of each valid task locks (contract, test lock, what its verifier reads), repository-relative. */

@@ -11,6 +11,8 @@ export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 export interface DetectedProject {
   root: string;
   packageManager: PackageManager | null;
+  /** Why that one, when the project leaves room for doubt (several lockfiles, a `packageManager` field); else null. */
+  packageManagerWhy: string | null;
   /** The package.json script that starts the app for development, if any. */
   appScript: 'dev' | 'start' | null;
   /** A `playwright.config.*` at the root, repo-relative. */
@@ -46,9 +48,11 @@ export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promi
   const dependencies = { ...manifest?.dependencies, ...manifest?.devDependencies };
   const playwrightConfig = PLAYWRIGHT_CONFIGS.find((name) => existsSync(path.join(root, name))) ?? null;
   const lookup = (command: string) => findExecutable(command, { cwd: root, pathEnv: env.PATH });
+  const manager = manifest === null ? null : detectPackageManager(root, manifest);
   return {
     root,
-    packageManager: manifest === null ? null : detectPackageManager(root),
+    packageManager: manager?.manager ?? null,
+    packageManagerWhy: manager?.why ?? null,
     appScript: typeof scripts.dev === 'string' ? 'dev' : typeof scripts.start === 'string' ? 'start' : null,
     playwrightConfig,
     playwrightTestDir: playwrightConfig ? await readTestDir(root, playwrightConfig) : null,
@@ -63,6 +67,7 @@ export async function detectProject(root: string, env: NodeJS.ProcessEnv): Promi
 }
 
 interface Manifest {
+  packageManager?: unknown;
   scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
@@ -78,10 +83,34 @@ async function readManifest(root: string): Promise<Manifest | null> {
   }
 }
 
-function detectPackageManager(root: string): PackageManager {
-  if (existsSync(path.join(root, 'pnpm-lock.yaml'))) return 'pnpm';
-  if (existsSync(path.join(root, 'yarn.lock'))) return 'yarn';
-  return 'npm';
+// In the order a lockfile wins when there are several: a package-lock.json beside another is most often
+// what `npm install -D <pkg>` left in a yarn or pnpm project (getting-started's own install does that).
+const LOCKFILES: readonly (readonly [PackageManager, string])[] = [
+  ['pnpm', 'pnpm-lock.yaml'],
+  ['yarn', 'yarn.lock'],
+  ['npm', 'package-lock.json'],
+];
+
+/** package.json's `packageManager` (what Corepack runs) first, else the lockfile; why, when it was not obvious. */
+function detectPackageManager(root: string, manifest: Manifest): { manager: PackageManager; why: string | null } {
+  const found = LOCKFILES.filter(([, file]) => existsSync(path.join(root, file)));
+  const names = found.map(([, file]) => file);
+  const field = typeof manifest.packageManager === 'string' ? manifest.packageManager : null;
+  const declared = field === null ? null : (LOCKFILES.find(([manager]) => field.startsWith(`${manager}@`))?.[0] ?? null);
+  if (declared) {
+    const plain = found.length === 0 || (found.length === 1 && found[0]![0] === declared);
+    return { manager: declared, why: plain ? null : `package.json says "packageManager": "${field}" (lockfiles: ${names.join(', ')})` };
+  }
+  const [first] = found;
+  if (!first) return { manager: 'npm', why: null };
+  if (found.length === 1) return { manager: first[0], why: null };
+  const leftover = names.includes('package-lock.json')
+    ? `; a package-lock.json beside it is usually what an npm install -D left in a ${first[0]} project`
+    : '';
+  return {
+    manager: first[0],
+    why: `chose ${first[0]}: ${names.join(' and ')} exist, and ${first[1]} wins${leftover}; to use another, delete the other lockfile or set "packageManager" in package.json`,
+  };
 }
 
 // A literal `testDir: './e2e'` is all init needs; anything computed is left alone (the spec then goes to tests/).

@@ -9,6 +9,7 @@ import { contractCheck, workspaceGuard } from './phases/workspace-guard.js';
 import { postChecks, verdict } from './phases/post-checks.js';
 import { Attempt, type AttemptInput, type AttemptResult } from './attempt-state.js';
 import type { AttemptContext } from './run-context.js';
+import { InterruptedError } from '../../errors.js';
 
 export type { AttemptInput, AttemptResult } from './attempt-state.js';
 
@@ -36,6 +37,11 @@ export async function runAttempt(ctx: AttemptContext, input: AttemptInput): Prom
     const checked = await postChecks(attempt, { before, window, stampsBefore, objectsSince: turn.found.objectsSince });
     if (checked.next === 'end') return checked.result;
     return (await verdict(attempt, looked.found.verdict, checked.found)).result;
+  } catch (error) {
+    // Ctrl-C: the attempt still ends as one, so that `runs` and `show` list it beside the prompt and logs it left.
+    if (!(error instanceof InterruptedError) && !ctx.signal.aborted) throw error;
+    attempt.end('ERROR', 'INTERRUPTED', 'interrupted (Ctrl-C): children stopped, evidence kept');
+    return { record: attempt.record, snapshotAfter: null };
   } finally {
     await attempt.teardowns.runAll();
     if (window) await window.close().catch(() => undefined);

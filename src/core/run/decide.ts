@@ -30,8 +30,12 @@ export function firstState(limits: LoopLimits): LoopState {
   return { repairsUsed: 0, retriesUsed: 0, kind: limits.repairs ? 'agent' : 'verify' };
 }
 
-/** PASS ends VERIFIED; FAIL repairs while repairs last; verifier trouble re-verifies without charging repairs. */
-export function decideNext(status: VerdictStatus, state: LoopState, limits: LoopLimits): Decision {
+/**
+ * PASS ends VERIFIED; FAIL repairs while repairs last; verifier trouble re-verifies without charging
+ * repairs, unless the verifier said a retry is certain to end the same (`deterministic`: a test that goes
+ * to a fixed host).
+ */
+export function decideNext(status: VerdictStatus, state: LoopState, limits: LoopLimits, deterministic = false): Decision {
   switch (status) {
     case 'PASS':
       return { next: 'finish', state: 'VERIFIED', reason: null };
@@ -41,15 +45,23 @@ export function decideNext(status: VerdictStatus, state: LoopState, limits: Loop
         : { next: 'finish', state: 'FAILED', reason: 'PRODUCT_FAILURE' };
     case 'VERIFIER_ERROR':
     case 'INCONCLUSIVE':
-      return state.retriesUsed < limits.maxVerifierRetries ? { next: 'reverify' } : { next: 'finish', state: 'ERROR', reason: status };
+      return state.retriesUsed < limits.maxVerifierRetries && !deterministic
+        ? { next: 'reverify' }
+        : { next: 'finish', state: 'ERROR', reason: status };
   }
 }
 
 /** What follows an attempt that ended with `status` (and no terminal of its own). */
-export function afterAttempt(state: LoopState, status: AttemptRecord['status'], summary: string, limits: LoopLimits): LoopStep {
+export function afterAttempt(
+  state: LoopState,
+  status: AttemptRecord['status'],
+  summary: string,
+  limits: LoopLimits,
+  deterministic = false,
+): LoopStep {
   if (status === 'NOT_VERIFIED' || status === 'APP_FAILED')
     return { next: 'finish', terminal: { state: 'ERROR', reason: 'INTERNAL_ERROR', message: 'an attempt ended without a verdict' } };
-  const decision = decideNext(status, state, limits);
+  const decision = decideNext(status, state, limits, deterministic);
   if (decision.next === 'finish') {
     const message =
       decision.state === 'VERIFIED'
@@ -58,7 +70,9 @@ export function afterAttempt(state: LoopState, status: AttemptRecord['status'], 
           ? limits.repairs
             ? `product failure remained after ${state.repairsUsed} repair(s): ${summary}`
             : summary
-          : `${status} ${state.retriesUsed + 1} time(s) in a row: ${summary}`;
+          : deterministic
+            ? `${status}, not re-verified (the same error again is certain): ${summary}`
+            : `${status} ${state.retriesUsed + 1} time(s) in a row: ${summary}`;
     return { next: 'finish', terminal: { state: decision.state, reason: decision.reason, message } };
   }
   if (decision.next === 'repair') return { next: 'repair', state: { repairsUsed: state.repairsUsed + 1, retriesUsed: 0, kind: 'agent' } };

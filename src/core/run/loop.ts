@@ -35,7 +35,8 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
       dir,
       maxAttempts: 1 + limits.maxRepairAttempts,
     });
-    if (kind === 'agent') await archiveWorkspace(ctx, dir, record, snapshotAfter);
+    // After Ctrl-C the run stops at once: the half-done change is not archived (its logs and prompt are kept).
+    if (kind === 'agent' && record.terminal?.reason !== 'INTERRUPTED') await archiveWorkspace(ctx, dir, record, snapshotAfter);
     attempts.push(record);
     await updateRunRecord(ctx, draft, attempts, dir, record);
     // Sealed now, before the next agent turn: that agent (or its app) could otherwise rewrite this evidence.
@@ -48,7 +49,7 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
       criteria: record.criteria.map((c) => ({ id: c.id, status: c.status })),
     });
     if (record.terminal) return record.terminal;
-    const step = afterAttempt(state, record.status, record.summary, limits);
+    const step = afterAttempt(state, record.status, record.summary, limits, certainToRepeat(record));
     if (step.next === 'finish') return step.terminal;
     state = step.state;
     if (step.next === 'repair') {
@@ -81,4 +82,10 @@ async function archiveWorkspace(ctx: AttemptContext, dir: string, record: Attemp
     if (isDiskFull(error)) throw error; // not a detail of this attempt: the run must stop (DISK_FULL)
     record.summary += ` (workspace archive failed: ${describeError(error)})`;
   }
+}
+
+/** A verifier error whose every cause the verifier called certain to repeat (findings marked deterministic). */
+function certainToRepeat(record: AttemptRecord): boolean {
+  const errors = record.findings.filter((f) => f.kind === 'verifier_error');
+  return record.status === 'VERIFIER_ERROR' && errors.length > 0 && errors.every((f) => f.deterministic === true);
 }

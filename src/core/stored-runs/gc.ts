@@ -59,7 +59,10 @@ export async function collectGarbage(options: {
   dryRun?: boolean;
   pool?: boolean;
   cache?: boolean;
+  /** Each step as it starts (gc prints a line per step: the process sweep alone may take seconds). */
+  onStep?: (message: string) => void;
 }): Promise<GcResult> {
+  const step = options.onStep ?? (() => undefined);
   const root = await repoRootOrCwd(options.cwd);
   const result: GcResult = {
     abandoned: [],
@@ -78,6 +81,7 @@ export async function collectGarbage(options: {
   const names = await readdir(dir).catch(() => [] as string[]);
   const held = await heldRuns(root);
   const { runs } = await listRuns(root);
+  step(`looking at ${runs.length} stored run(s) and ${names.length} worktree(s)`);
   const live = new Set<string>();
   // The table is read once, and only if some dead run recorded a child.
   let table: ProcStat[] | null = null;
@@ -136,12 +140,14 @@ export async function collectGarbage(options: {
   // Only processes started with that tag carry it, only a tag naming a gone process counts, and only in
   // this repository, like everything else gc does (an orphan elsewhere is its repository's gc's to stop).
   const orphaned = { deadOwnersIn: [root] };
+  step('looking for processes whose elenchos is gone');
   const orphans = await sweep(orphaned);
   result.processTable = weakestLook(looks);
   const stoppedPids = new Set(result.stopped.map((p) => p.pid));
   for (const p of orphans)
     if (!stoppedPids.has(p.pid)) result.orphans.push({ pid: p.pid, command: p.command, ownerPid: parseOwnerTag(p.owner ?? '')?.pid ?? 0 });
   const kept = new Set(runs.filter((r) => r.workspace.kept).map((r) => r.runId));
+  step('removing worktrees no live run owns');
   for (const name of names) {
     // `<run-id>-base` is the base-commit probe of a run (core/app/app-blame.ts): its run owns it.
     const owner = workspaceOwner(name);
@@ -157,6 +163,7 @@ export async function collectGarbage(options: {
     () => null, // an unreadable config still lets gc clean; the defaults apply
   );
   const poolSize = config ? (config.worktreePool.enabled ? config.worktreePool.size : 0) : 4;
+  step('trimming the warm worktree pool and the setup cache');
   result.trimmedPool = await trimPool(root, options.pool ? 0 : poolSize, options.dryRun);
   result.trimmedCache = await trimSetupCache({ root, cacheDir: setupCacheDir(root), config, all: options.cache, dryRun: options.dryRun });
   if (!options.dryRun) {

@@ -1,17 +1,29 @@
 // Reading stored evidence for people: list runs, open one run with its attempts.
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { listRuns, readRunRecord, type RunRecord } from '../../evidence/run-record.js';
 import { readAttemptFile, type AttemptFile } from '../../evidence/attempt-record.js';
 import { attemptDir, attemptPaths, runDir, runsDir } from '../../evidence/layout.js';
 import { repoRootOrCwd } from '../../git/git.js';
+import { processAliveSince } from '../../process/process-table.js';
 import { needsHumanIn } from './needs-human.js';
 
-/** Every stored run, newest first, and the tasks that need a human. */
+/** Every stored run, newest first, the tasks that need a human, and the RUNNING runs whose process is gone. */
 export async function listStoredRuns(cwd: string) {
   const root = await repoRootOrCwd(cwd);
   const needsHuman = [...(await needsHumanIn(root)).values()];
-  return { root, ...(await listRuns(root)), needsHuman };
+  const listed = await listRuns(root);
+  const dead = listed.runs.filter(processGone).map((r) => r.runId);
+  return { root, ...listed, needsHuman, dead };
+}
+
+/**
+ * A run still RUNNING in its record whose process on this host is gone (SIGKILL, a crash, a reboot): only
+ * `elenchos gc` seals it. A run on another host cannot be told from here and is taken as alive.
+ */
+export function processGone(record: RunRecord): boolean {
+  return record.state === 'RUNNING' && record.host === hostname() && !processAliveSince(record.pid, record.pidStartTime);
 }
 
 /** One run: its record and each attempt's attempt.json (missing ones are null: the attempt crashed). */
@@ -24,7 +36,7 @@ export async function showStoredRun(cwd: string, runId: string) {
   const needsHuman = (await needsHumanIn(root)).get(record.task.id) ?? null;
   const candidates = await readCandidates(dir, record);
   const groupRuns = record.group ? await runsOfGroup(root, record.group.id) : [];
-  return { root, dir, record, attempts, needsHuman, candidates, groupRuns };
+  return { root, dir, record, attempts, needsHuman, candidates, groupRuns, dead: processGone(record) };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { TestOutcomeKind } from '../../states.js';
 export interface TestOutcome {
   kind: TestOutcomeKind;
   /**
-   * assertion | locator_timeout | test_timeout | app_unreachable | no_page | browser_launch | interrupted
+   * assertion | locator_timeout | test_timeout | app_unreachable | wrong_host | no_page | browser_launch | interrupted
    * | flaky | error | skipped | expected_to_fail | null when passed
    */
   reasonCode: string | null;
@@ -19,6 +19,8 @@ export interface TestOutcome {
   locator: string | null;
   /** The deciding result's index in `test.results` (its trace says the last URL). */
   result: number | null;
+  /** wrong_host: where the test's navigation went instead of the app. */
+  wentTo?: string;
 }
 
 const BROWSER_LAUNCH = /browserType\.launch|Failed to launch|Executable doesn't exist|executable doesn't exist|Browser closed unexpectedly/;
@@ -29,7 +31,7 @@ const LOCATOR_CALL =
   /^(locator\.\w+|(page|frame)\.(click|dblclick|fill|type|press|check|uncheck|hover|tap|focus|selectOption|setInputFiles|textContent|innerText|innerHTML|inputValue|getAttribute|isVisible|isChecked|isEnabled|dragAndDrop|waitForSelector)|expect(\.soft|\.poll)?\(locator\)\.(not\.)?\w+)$/;
 
 /** Classifies a test by the cause of its failure; every failed try must agree before it is the product's. */
-export function classifyTest(test: ReportTest): TestOutcome {
+export function classifyTest(test: ReportTest, appUrl: string | null = null): TestOutcome {
   const outcome = (
     kind: TestOutcomeKind,
     reasonCode: string | null,
@@ -59,7 +61,7 @@ export function classifyTest(test: ReportTest): TestOutcome {
   const tries = test.results
     .map((result, index) => ({ result, index }))
     .filter(({ result }) => result.status !== 'passed' && result.status !== 'skipped')
-    .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null, result.opened ?? null));
+    .map(({ result, index }) => classifyResult(result, index, result.lastUrl ?? null, result.opened ?? null, appUrl));
   // Verifier or app trouble on any try outweighs the others; a product failure counts only when every failed try was one.
   // Among product failures, the first try that kept a trace speaks (only it knows the page's URL: with a
   // retry, Elenchos traces the retry alone).
@@ -73,7 +75,13 @@ export function classifyTest(test: ReportTest): TestOutcome {
 }
 
 /** One failed try, by cause. */
-function classifyResult(result: ReportResult, index: number, url: string | null, opened: boolean | null): TestOutcome {
+function classifyResult(
+  result: ReportResult,
+  index: number,
+  url: string | null,
+  opened: boolean | null,
+  appUrl: string | null,
+): TestOutcome {
   const errors = result.errors;
   const facts = errors.map((error) => ({ error, facts: readErrorFacts(error) }));
   const decide = (kind: TestOutcomeKind, reasonCode: string, error: ReportError | null, locator: string | null = null): TestOutcome => {
@@ -86,6 +94,11 @@ function classifyResult(result: ReportResult, index: number, url: string | null,
   if (result.status === 'interrupted') return decide('verifier_error', 'interrupted', errors[0] ?? null);
   // A navigation the app refused or never answered, or a page that is Chromium's error page: the app's failure.
   const navigation = facts.find(({ facts: f }) => f.navigation || f.netError !== null);
+  // …unless it went to another host than the app's (`page.goto('http://localhost:5173')`): the test's
+  // mistake, and the same on every retry.
+  const elsewhere = navigation && appUrl !== null ? navigationTarget(navigation.facts, navigation.error) : null;
+  if (navigation && elsewhere !== null && !sameServer(elsewhere, appUrl!))
+    return { ...decide('verifier_error', 'wrong_host', navigation.error), wentTo: elsewhere };
   if (navigation || (url !== null && url.startsWith('chrome-error:')))
     return decide('verifier_error', 'app_unreachable', navigation?.error ?? errors[0] ?? null);
   // The page loaded and a call waited for one of its elements until a timeout: the element is not there (or never
@@ -109,6 +122,29 @@ function classifyResult(result: ReportResult, index: number, url: string | null,
   if (timedOut) return decide('verifier_error', 'test_timeout', errors.find((e) => !isBare(e)) ?? errors[0] ?? null);
   if (errors.length > 0 && errors.every((e) => ASSERTION.test(e.message))) return decide('product_failure', 'assertion', errors[0]!);
   return decide('unattributed_failure', 'error', errors[0] ?? null);
+}
+
+// `page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5173/`
+const NET_ERROR_AT = /\bnet::ERR_[A-Z_]+ at (\S+)/;
+
+/** Where a failed navigation was going: the call log's `navigating to "…"`, or the URL after Chromium's error. */
+function navigationTarget(facts: ErrorFacts, error: ReportError): string | null {
+  const url = facts.navigatingTo ?? NET_ERROR_AT.exec(error.message)?.[1] ?? null;
+  return url !== null && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) ? url : null;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether `url` is served by the app at `appUrl`: the same origin, or the same port on another loopback
+ * name (`localhost` for `127.0.0.1`), which reaches the same listening app in most setups.
+ */
+export function sameServer(url: string, appUrl: string): boolean {
+  if (!URL.canParse(url) || !URL.canParse(appUrl)) return true;
+  const a = new URL(url);
+  const b = new URL(appUrl);
+  if (a.origin === b.origin) return true;
+  return a.protocol === b.protocol && a.port === b.port && LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname);
 }
 
 function isLocatorWait(facts: ErrorFacts): boolean {

@@ -41,6 +41,8 @@ export interface ClassifyInput {
   map: CriteriaMap;
   process: ProcessFacts;
   report: ReadReportResult;
+  /** The app's URL (the tests' baseURL): a navigation elsewhere is the test's mistake. */
+  appUrl?: string;
   /** The run was filtered (`--grep`): a criterion whose tests were left out is not "verified by no test". */
   filtered?: string;
 }
@@ -106,9 +108,9 @@ function classifyTests(input: ClassifyInput, report: JsonReport): { findings: Pl
   const { pairs, missing, extra } = matchTests(input.map, report.tests);
   const contract = new Set(input.criteria.map((c) => c.id.toUpperCase()));
   for (const { step, test } of pairs) {
-    const outcome = classifyTest(test);
+    const outcome = classifyTest(test, input.appUrl ?? null);
     outcomes.set(step.index, outcome);
-    if (outcome.kind !== 'passed') findings.push(testFinding(step.index, test, outcome, input.root));
+    if (outcome.kind !== 'passed') findings.push(testFinding(step.index, test, outcome, input.root, input.appUrl));
     const reported = reportedCriteria(test).filter((id) => contract.has(id));
     const declared = step.criteria.map((id) => id.toUpperCase());
     if (!sameSet(reported, declared)) {
@@ -162,11 +164,13 @@ function reportTroubles(
   const broken = tests('verifier_error');
   if (broken.length > 0) {
     const app = broken.filter((f) => f.reasonCode === 'app_unreachable');
+    const elsewhere = broken.find((f) => f.reasonCode === 'wrong_host');
     troubles.push({
       scope: 'test',
       status: 'VERIFIER_ERROR',
-      summary:
-        app.length > 0
+      summary: elsewhere
+        ? `test ${elsewhere.step} "${elsewhere.heading}": ${elsewhere.reason}`
+        : app.length > 0
           ? `the app refused or never answered in ${app.length} test(s) (the app's failure, not a judged criterion): ${app[0]!.reason}`
           : `${broken.length} test(s) could not be run reliably (${broken[0]!.reasonCode}): ${broken[0]!.reason}`,
     });
@@ -243,7 +247,13 @@ function reportedCriteria(test: ReportTest): string[] {
   return [...new Set(ids.map((id) => id.toUpperCase()))];
 }
 
-function testFinding(index: number, test: ReportTest, outcome: TestOutcome, root: string | undefined): PlaywrightFinding {
+function testFinding(
+  index: number,
+  test: ReportTest,
+  outcome: TestOutcome,
+  root: string | undefined,
+  appUrl: string | undefined,
+): PlaywrightFinding {
   const attachments = test.results.flatMap((r) => r.attachments).filter((a) => a.path !== null);
   const kind: Finding['kind'] =
     outcome.kind === 'product_failure' ? 'product_failure' : outcome.kind === 'verifier_error' ? 'verifier_error' : 'unattributed_failure';
@@ -252,7 +262,9 @@ function testFinding(index: number, test: ReportTest, outcome: TestOutcome, root
     outcome.errors.length > 0 ? capBytes(outcome.errors.map((e) => relativize(e.message, root)).join('\n\n'), MAX_DETAIL_BYTES) : null;
   const location = outcome.error?.location ?? `${test.file}:${test.line}:${test.column}`;
   return {
-    ...finding(kind, index, test.title, headline(outcome, lastUrl), outcome.reasonCode),
+    ...finding(kind, index, test.title, headline(outcome, lastUrl, appUrl), outcome.reasonCode),
+    // The spec itself names the other host: a re-verification would go there again.
+    ...(outcome.reasonCode === 'wrong_host' ? { deterministic: true } : {}),
     detail,
     location: relativize(location, root),
     locator: outcome.locator,
@@ -263,7 +275,7 @@ function testFinding(index: number, test: ReportTest, outcome: TestOutcome, root
 }
 
 /** One line a person can act on: for a missing element, the locator and the page it was missing from. */
-function headline(outcome: TestOutcome, url: string | null): string | null {
+function headline(outcome: TestOutcome, url: string | null, appUrl: string | undefined): string | null {
   const first = outcome.error ? firstLine(outcome.error.message).replace(/^Error: /, '') : null;
   const on = url ? ` on ${url}` : '';
   switch (outcome.reasonCode) {
@@ -283,6 +295,8 @@ function headline(outcome: TestOutcome, url: string | null): string | null {
     }
     case 'app_unreachable':
       return `the app refused or never answered (the app's failure): ${first}`;
+    case 'wrong_host':
+      return `your test went to ${outcome.wentTo}, the app is at ${appUrl && URL.canParse(appUrl) ? new URL(appUrl).href : appUrl}: navigate relative to baseURL (page.goto('/')) (${first})`;
     case 'no_page':
       return `waited for ${outcome.locator} on about:blank: the test never opened the app (${first})`;
     case 'skipped':

@@ -14,6 +14,7 @@ import { listingsInMemory, rememberKeptListing } from './kept-listings.js';
 import { writePlaywrightConfig } from './generate-config.js';
 import { readJsonReport } from './json-report.js';
 import { pinnedTsconfig, playwrightCommand, playwrightEnv, userConfigPath } from './run-playwright.js';
+import { PLAYWRIGHT_SUPPORTED, playwrightSupport, playwrightVersion } from './playwright-version.js';
 import { playwrightLockedInputs } from './spec-imports.js';
 import { playwrightToolchain } from './toolchain.js';
 import { leaseTransformCache } from './transform-cache.js';
@@ -133,12 +134,16 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
     const fix = 'install @playwright/test in the project (npm i -D @playwright/test) or set verifier.command';
     if (result.spawnError)
       throw new InputError(`${label}: could not start Playwright to list the tests (${command}: ${result.spawnError.message}); ${fix}`);
-    if (result.timedOut) throw new InputError(`${label}: \`playwright test --list\` did not finish within ${LIST_TIMEOUT_MS / 1000}s`);
     const report = await readJsonReport(output);
-    if (!report.ok) {
+    if (!report.ok || result.timedOut) {
+      // A Playwright below the supported range fails here in its own words: the version is the cause to name.
+      const old = await tooOldPlaywright(options.root);
+      if (old) throw new InputError(`${label}: ${old}`);
+      if (result.timedOut) throw new InputError(`${label}: \`playwright test --list\` did not finish within ${LIST_TIMEOUT_MS / 1000}s`);
+      const reason = report.ok ? 'no report' : report.reason;
       const tail = lastLines(result.stderrTail || result.stdoutTail, 2, ' | ').slice(0, 400);
       throw new InputError(
-        `${label}: Playwright could not list the tests (${report.reason}, exit code ${result.exitCode}${tail ? `: ${tail}` : ''}); ${fix}`,
+        `${label}: Playwright could not list the tests (${reason}, exit code ${result.exitCode}${tail ? `: ${tail}` : ''}); ${fix}`,
       );
     }
     const error = report.report.errors[0];
@@ -152,6 +157,13 @@ async function listUncached(testFile: string, options: ReadStepsOptions): Promis
     await rm(output, { force: true });
     await lease.release();
   }
+}
+
+/** Why the listing failed when the project's @playwright/test is below the supported range, with the fix; else null. */
+async function tooOldPlaywright(root: string): Promise<string | null> {
+  const version = await playwrightVersion(root);
+  if (version === null || playwrightSupport(version) !== 'too-old') return null;
+  return `@playwright/test ${version} is below the supported range (>=${PLAYWRIGHT_SUPPORTED.oldest}, tested up to ${PLAYWRIGHT_SUPPORTED.newestTested}), and it could not list the tests; fix: upgrade it (npm install -D @playwright/test@latest)`;
 }
 
 /** The listing config's folder inside the private `root`: one per spec and project config. */

@@ -120,6 +120,7 @@ async function finishPlaywright(ctx: VerifyContext, run: StartedRun, result: Spa
   const map = ctx.iterate?.grep != null && report.ok ? onlySteps(ctx.map, new Set(reported.keys())) : ctx.map;
   const classified = classifyPlaywright({
     root: ctx.cwd,
+    appUrl: ctx.url,
     criteria: ctx.criteria,
     map,
     report,

@@ -278,7 +278,7 @@ function text(node: ts.Node): string {
   return normaliseText(printNode(node));
 }
 
-function scriptKind(fileName: string): ts.ScriptKind {
+export function scriptKind(fileName: string): ts.ScriptKind {
   if (/\.[cm]?jsx?$/.test(fileName)) return fileName.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
   return fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
 }
