@@ -40,10 +40,10 @@ describe.concurrent('elenchos gc', { timeout: 180_000 }, () => {
     expect(before.record.state).toBe('RUNNING');
     expect(readdirSync(path.join(project.root, '.elenchos/workspaces'))).toHaveLength(1);
     // `runs` and `show` say the run is not running any more, and what seals it.
-    expect(runCli(['runs'], project.root).stdout).toContain(
+    expect((await runMain(['runs'], project.root)).stdout).toContain(
       `not running: its process (pid ${child.pid}) is gone; elenchos gc seals it ABANDONED`,
     );
-    expect(runCli(['show', 'latest'], project.root).stdout).toContain(
+    expect((await runMain(['show', 'latest'], project.root)).stdout).toContain(
       `never finished: its process (pid ${child.pid}) is gone; elenchos gc`,
     );
 
