@@ -3,6 +3,8 @@
 // verifier's verdict the attempt's (phase 7).
 import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
+import { digestInCommit } from '../../../git/path-digest.js';
+import { writtenByContent } from '../../../git/window-watch.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
 import { rewrittenByContent } from '../../lock/locked-watch.js';
@@ -71,8 +73,13 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
     return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
   if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
-  if (window.written.length > 0) {
-    const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
+  // Judged by content: a path rewritten with the bytes it had before the window (every look and now) is no write.
+  const before = attempt.before!;
+  const written = await writtenByContent(ctx.workspace, window, async (p) =>
+    p in before.entries ? before.entries[p]! : digestInCommit(ctx.workspace, before.head, p),
+  );
+  if (written.length > 0) {
+    const shown = written.slice(0, 10).join(', ') + (written.length > 10 ? `, … (${written.length} paths)` : '');
     return attempt.end(
       'ERROR',
       'UNSTABLE_WORKSPACE',
