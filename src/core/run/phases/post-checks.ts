@@ -13,7 +13,7 @@ import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
-import { blockedDevOriginHint, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
+import { blockedDevOriginHint, runsNextDevAt, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
 import { objectGuard, windowGuard, withScan } from '../guards-stood.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
@@ -67,10 +67,22 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   const looks = attempt.lockedWatch ? await attempt.lockedWatch.close() : null;
   const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, looks);
   if (touched.length > 0)
-    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract was rewritten while the verifier read it: ${touched.join(', ')}`,
+        touched,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   const tamperedAfter = await checkContract(ctx);
   if (tamperedAfter.length > 0)
-    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract changed during verification: ${tamperedAfter.join('; ')}`,
+        tamperedAfter,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
   if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
   // Judged by content: a path rewritten with the bytes it had before the window (every look and now) is no write.
