@@ -1,6 +1,6 @@
+// The contract lock on a real directory: what it hashes, and every way it notices a change.
 import { afterAppStart } from '../../src/core/run/checks.js';
 import { runsNextDevAt } from '../../src/core/app/next-dev-origin.js';
-// The contract lock on a real directory: what it hashes, and every way it notices a change.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
