@@ -99,7 +99,15 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       .filter(Boolean);
     locked = await lockedFiles(root, loaded, checked.tasks, env);
     // run's and verify's own preflight, for every valid task: doctor's "all well" means they will not refuse.
-    for (const task of checked.tasks.filter((t) => t.ok)) checks.push(await preflightCheck(root, task.file, options));
+    // (What doctor has a line of its own for is left to that line: the verifier, the agent, and the app's {port} when it probes the app.)
+    const own = new Set(['VERIFIER_NOT_FOUND', 'AGENT_NOT_FOUND', 'NO_AGENT_COMMAND', ...(options.skipApp ? [] : ['APP_PORT_MISMATCH'])]);
+    const redactor = new Redactor({
+      values: collectSecretValues({ env, redactEnv: loaded.config.redact, variables: loaded.config.verifier.variables }),
+    });
+    for (const task of checked.tasks.filter((t) => t.ok)) {
+      const found = await preflightCheck(root, task.file, options, own);
+      if (found) checks.push({ ...found, message: redactor.redactText(found.message), fix: found.fix && redactor.redactText(found.fix) });
+    }
     const uncommitted = await uncommittedFiles(root, contracts);
     if (uncommitted.length > 0) {
       checks.push(
@@ -146,7 +154,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
  * What `run` checks before its agent starts, for one task (the tree may be dirty: the `committed` line
  * says so): the committed verifier inputs, the test lock, the ports, the app's settings, the verifier.
  */
-async function preflightCheck(root: string, taskFile: string, options: DoctorOptions): Promise<DoctorCheck> {
+async function preflightCheck(
+  root: string,
+  taskFile: string,
+  options: DoctorOptions,
+  own: ReadonlySet<string>,
+): Promise<DoctorCheck | null> {
   try {
     await preflight({
       cwd: root,
@@ -160,6 +173,7 @@ async function preflightCheck(root: string, taskFile: string, options: DoctorOpt
     return ok('preflight', `${taskFile}: run and verify start (committed inputs, test lock, app settings, verifier)`);
   } catch (error) {
     if (!(error instanceof PreflightError)) throw error;
+    if (own.has(error.reason)) return null;
     const cut = error.message.lastIndexOf('; ');
     const [message, fix] =
       cut > 0
