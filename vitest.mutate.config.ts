@@ -26,6 +26,7 @@ const include = narrowed ?? [
   'test/unit/kane-stream-order.test.ts',
   'test/unit/kane-stream-state.test.ts',
   'test/unit/kane-values.test.ts',
+  'test/unit/loop-accounting.test.ts',
   'test/unit/path-prefix.test.ts',
   'test/unit/playwright-classify.test.ts',
   'test/unit/playwright-error-facts.test.ts',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // SPEC §10: a whole `elenchos run` of a task whose agent, app and verifier take (almost) no time, in a
 // 10,000-file repository, against the floor `git worktree add --detach` + `git worktree remove`.
-// Target: ≤ 1.1×. The agent is /bin/true, the app a one-line node server, the verifier the fake
+// Target: ≤ 1.0× (10,000 files); a warm run on 30,000 files ≤ 0.5× (bench/run-phases.js prints both). The agent is /bin/true, the app a one-line node server, the verifier the fake
 // kane-cli passing at once: their own start-up (two node processes) is inside "ours".
 // Usage: npm run build && node bench/run.js [files] [runs]
 import { execFile, spawnSync } from 'node:child_process';
@@ -63,7 +63,7 @@ try {
   const o = median(ours);
   console.log(`floor: git worktree add + remove   median ${f.toFixed(0)} ms over ${runs} runs`);
   console.log(`ours:  elenchos run (VERIFIED)      median ${o.toFixed(0)} ms`);
-  console.log(`overhead ${(o - f).toFixed(0)} ms, ratio ${(o / f).toFixed(2)}x (target <= 1.1x)`);
+  console.log(`overhead ${(o - f).toFixed(0)} ms, ratio ${(o / f).toFixed(2)}x (target <= 1.0x)`);
 } finally {
   cleanup();
   rmSync(home, { recursive: true, force: true });

@@ -89,8 +89,8 @@ export function handleError(error: unknown, io: CliIO): number {
   if (error instanceof CommanderError) {
     // Help and version are not failures; commander has already printed them and every usage error.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
-    // Bare `elenchos` (or `elenchos evidence`) prints the help as a usage error: nothing was done.
-    if (error.code === 'commander.help') return ExitCode.INPUT;
+    // Every other one is a usage error, bare `elenchos` (or `elenchos evidence`) printing the help included:
+    // nothing was done.
     return ExitCode.INPUT;
   }
   if (error instanceof ElenchosError) {

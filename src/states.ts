@@ -161,7 +161,6 @@ export type GuardName = (typeof GUARD_NAMES)[number];
 
 /** How a child (agent, app, setup.command) actually ran: in bubblewrap, or as the user. */
 export const SANDBOX_MODES = ['bwrap', 'none'] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /** Where the process table came from: Linux's /proc, `ps` (as on macOS), or nowhere that lists our own process. */
 export const PROCESS_TABLE_SOURCES = ['proc', 'ps', 'unavailable'] as const;

@@ -42,6 +42,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/e2e/agent-endings.test.ts',
   'test/e2e/fault-injection.test.ts',
   'test/unit/worktree-pool.test.ts',
+  'test/e2e/pool-closed-folders.test.ts',
   // Added with #25, #26 and #28, each many CLI runs (attestations over real verifies, sandboxed runs,
   // several candidates per run, shard sets): slow by construction, not yet measured in CI.
   'test/e2e/attest.test.ts',
@@ -75,6 +76,7 @@ export const SLOW_FILES: readonly string[] = [
   // Many tasks in one command, shares exported and joined (docs/scale.md): several CLI runs each.
   'test/e2e/run-many.test.ts',
   'test/e2e/join.test.ts',
+  'test/e2e/verifier-pins.test.ts',
 ];
 
 // A renamed or deleted file left in the list would silently run nowhere: both configs refuse to start.

@@ -4,8 +4,8 @@ import { transientText, verifiable, type AgentEnding } from './ending.js';
 import type { AgentAdapter, AgentTokens } from './types.js';
 import { modelArgs } from './model-flag.js';
 
-// `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`): reasoning_output_tokens since openai/codex
-// #19308, cache_write_input_tokens in current builds' output (test/fixtures/bin/codex cites where each is from).
+// `turn.completed.usage` (codex-rs/exec/src/exec_events.rs `Usage`): reasoning_output_tokens since
+// openai/codex #19308, cache_write_input_tokens in current builds' output (test/fixtures/bin/codex cites where each is from).
 interface CodexUsage {
   input_tokens?: number;
   cached_input_tokens?: number;

@@ -109,7 +109,7 @@ export function sandboxCommand(command: string, args: readonly string[], options
  * before, every run's private folder (`objects/elenchos-private/`: quarantines and held objects, a best-of
  * rival's included) an empty tmpfs, and only this run's bound back: its held objects read-only, with a
  * quarantine that folder writable as git's object directory, the store and the held objects its
- * alternates, so `git add`/`commit`/`stash` write there (#25 item 1). Without one (the app), git reads
+ * alternates, so `git add`/`commit`/`stash` write there. Without one (the app), git reads
  * objects and writes none. For every sandbox that shows a repository.
  */
 export function objectStoreBinds(gitCommon: string, quarantine: string | null, held: string | null): string[] {

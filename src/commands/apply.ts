@@ -1,7 +1,8 @@
 // `elenchos apply <run-id>`: take a VERIFIED run's exact change into the checkout, or onto a branch.
 import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
-import type { ApplyRunResult } from '../core/stored-runs/apply-run.js';
+import type { ApplyRunResult, ApplyWhenVerified } from '../core/stored-runs/apply-run.js';
+import type { RunRecord } from '../evidence/run-record.js';
 import { ExitCode } from '../errors.js';
 import { signingKeyFor } from '../util/signing-key.js';
 
@@ -36,6 +37,17 @@ export function registerApply(program: Command, io: CliIO, setExit: (code: numbe
       else for (const line of describeApply(result)) writeHuman(io.stdout, line);
       setExit(ExitCode.VERIFIED);
     });
+}
+
+/** After `run --apply/--commit/--branch`: a VERIFIED run's change taken, and what was done said (with --json on stderr: stdout is the run record alone). */
+export async function applyAfterRun(
+  record: Pick<RunRecord, 'state' | 'runId'>,
+  options: ApplyWhenVerified & { json?: boolean },
+  io: CliIO,
+): Promise<void> {
+  const { applyIfVerified } = await import('../core/stored-runs/apply-run.js');
+  const applied = await applyIfVerified(record, options, io);
+  if (applied) for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
 }
 
 /** What was done and the next command, for people. */

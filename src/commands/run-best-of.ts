@@ -1,5 +1,4 @@
 // `elenchos run <task> --agents a,b` / `--best-of N`: the candidates' progress, prefixed by name, then the choice.
-import { signingKeyFor } from '../util/signing-key.js';
 import { InvalidArgumentError } from 'commander';
 import { Writable } from 'node:stream';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
@@ -60,17 +59,6 @@ export async function runBestOfCommand(taskFile: string, options: RunCommandOpti
   if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
   else for (const line of describeBestOf(result.record, result.runDir, result.exitCode)) writeHuman(io.stdout, line);
   setExit(result.exitCode);
-  if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
-    const { applyRun } = await import('../core/stored-runs/apply-run.js');
-    const { describeApply } = await import('./apply.js');
-    const applied = await applyRun({
-      cwd: io.cwd,
-      env: io.env,
-      runId: result.record.runId,
-      commit: options.commit,
-      branch: options.branch,
-      signingKey: signingKeyFor(io.env),
-    });
-    for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
-  }
+  const { applyAfterRun } = await import('./apply.js');
+  await applyAfterRun(result.record, options, io);
 }

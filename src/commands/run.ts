@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { writeHuman, writeLine, type CliIO } from '../cli-io.js';
 import { InputError } from '../errors.js';
 import { parseCount, parsePositive } from './options.js';
-import { signingKeyFor } from '../util/signing-key.js';
 import { parseAtLeastOne, parseNames, runBestOfCommand } from './run-best-of.js';
 import { runOverrides } from './run-options.js';
 import { isManyRun, runManyCommand, type RunManyFlags } from './run-many.js';
@@ -54,6 +53,8 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       if (options.agents !== undefined || options.bestOf !== undefined) return runBestOfCommand(taskFile, options, io, setExit);
       if (options.parallel !== undefined || options.stopAtFirst)
         throw new InputError('--parallel and --stop-at-first are for several candidates: add --agents a,b or --best-of <n>');
+      // The first line before the run's modules load and before preflight asks git anything (docs/performance.md#start-up-and-a-runs-phases).
+      if (!options.json) writeHuman(io.stdout, `elenchos run ${taskFile}: checking the config, the contract and the checkout`);
       const { runTask } = await import('../core/run/run-task.js');
       const { terminalReporter } = await import('../reporters/terminal.js');
       const { withInterrupts } = await import('./interrupts.js');
@@ -72,19 +73,7 @@ export function registerRun(program: Command, io: CliIO, setExit: (code: number)
       );
       if (options.json) writeLine(io.stdout, JSON.stringify(result.record, null, 2));
       setExit(result.exitCode);
-      if ((options.apply || options.commit || options.branch !== undefined) && result.record.state === 'VERIFIED') {
-        const { applyRun } = await import('../core/stored-runs/apply-run.js');
-        const { describeApply } = await import('./apply.js');
-        const applied = await applyRun({
-          cwd: io.cwd,
-          env: io.env,
-          runId: result.record.runId,
-          commit: options.commit,
-          branch: options.branch,
-          signingKey: signingKeyFor(io.env),
-        });
-        // With --json stdout is the run record alone.
-        for (const line of describeApply(applied)) writeHuman(options.json ? io.stderr : io.stdout, line);
-      }
+      const { applyAfterRun } = await import('./apply.js');
+      await applyAfterRun(result.record, options, io);
     });
 }

@@ -1,4 +1,4 @@
-// `elenchos verify [tasks...]`: the committed code against every contract, no agent (SPEC §5);
+// `elenchos verify [tasks...]`: the committed code against every contract, no agent;
 // `--verifier-only --url <url>` runs one task's verifier once against an app you started.
 import path from 'node:path';
 import type { Command } from 'commander';

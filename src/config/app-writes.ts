@@ -4,7 +4,7 @@ import { globBase, literalGlob } from '../util/glob-match.js';
 
 /**
  * Writes of well-known dev servers that land in the tracked tree (not under a folder their templates
- * ignore), looked up in each server's source or docs (issue #23's note lists them, with versions):
+ * ignore), looked up in each server's source or docs (the config reference, docs/config.md, lists them):
  * - Vite 5 (and what runs on it: SvelteKit, Remix, Vitest) bundles its config to
  *   `<config>.timestamp-<ms>-<hex>.mjs` beside it, imports it and deletes it, at every start (Vite 6.1+
  *   writes it to `node_modules/.vite-temp/` when there is a node_modules, beside the config when not).

@@ -68,7 +68,7 @@ export type CriterionResult = {
   note: string | null;
 };
 
-/** SPEC §1: PASS needs every verifying step passed; FAIL needs a confirmed product failure; else UNVERIFIED. */
+/** PASS needs every verifying step passed; FAIL needs a confirmed product failure; else UNVERIFIED. */
 export function judgeCriteria(
   criteria: readonly Criterion[],
   map: CriteriaMap,

@@ -2,7 +2,12 @@
 import type { AttemptKind, AttemptOutcome, CriterionStatus, GuardName, RunMode, RunReason, RunState } from '../states.js';
 import type { VerifierProgress } from '../verifiers/types.js';
 
-export type Phase = 'worktree' | 'setup' | 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop' | 'evidence' | 'cleanup';
+/** What the run itself is doing, outside its attempts, as its `phase` events name it. */
+export type RunPhase = 'worktree' | 'setup' | 'evidence' | 'cleanup';
+/** What an attempt is doing, as its phases (core/run/attempt.ts) name it in their `phase` events. */
+export type AttemptPhase = 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop';
+/** The one vocabulary of phases: what a `phase` event says, and what the terminal prints before its message. */
+export type Phase = RunPhase | AttemptPhase;
 
 export type RunEvent =
   | {

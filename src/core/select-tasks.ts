@@ -1,6 +1,5 @@
 // Which task contracts `verify` checks: the paths or globs given, else the config's `tasks`, then a shard.
 import path from 'node:path';
-import fg from 'fast-glob';
 import { InputError } from '../errors.js';
 import { ELENCHOS_DIR_NAME } from '../evidence/layout.js';
 import { MAX_SHARDS } from './shard-limit.js';
@@ -23,13 +22,22 @@ export function parseShard(value: string): Shard {
   return { index, count };
 }
 
+/**
+ * fast-glob, loaded only for a pattern it could call dynamic: one without any of its special characters
+ * (`* ? [ ( { !` or an escape) never is, and a plain task file then costs no glob package to load.
+ */
+async function globberFor(pattern: string): Promise<typeof import('fast-glob') | null> {
+  return /[\\*?[({!]/.test(pattern) ? (await import('fast-glob')).default : null;
+}
+
 /** Task files (absolute, sorted, unique) matched by `patterns` under `base`; a glob never matches a test lock (`*.lock.json`). */
 export async function selectTasks(patterns: readonly string[], base: string, shard?: Shard): Promise<string[]> {
   const found = new Set<string>();
   for (const pattern of patterns) {
     if (pattern.trim() === '')
       throw new InputError('an empty task file or glob was given; pass a task file (tasks/x.json) or a glob (tasks/*.json)');
-    const matches = fg.isDynamicPattern(pattern)
+    const fg = await globberFor(pattern);
+    const matches = fg?.isDynamicPattern(pattern)
       ? await fg(pattern, {
           cwd: base,
           absolute: true,

@@ -269,11 +269,9 @@ export const AttemptFileSchema = z.looseObject({
 });
 
 export type AttemptFile = z.infer<typeof AttemptFileSchema>;
-export type AgentRecord = z.infer<typeof AgentRecordSchema>;
 export type AppRecord = z.infer<typeof AppRecordSchema>;
 export type VerifierRecord = z.infer<typeof VerifierRecordSchema>;
 export type VerifierDetails = z.infer<typeof VerifierDetailsSchema>;
-export type StoredFinding = z.infer<typeof FindingSchema>;
 
 /** Reads and validates an attempt.json; a file that is missing, not JSON or not an attempt record throws (every problem listed). */
 export async function readAttemptFile(file: string): Promise<AttemptFile> {

@@ -1,5 +1,4 @@
 // Where every piece of evidence lives: the one place that knows the `.elenchos/` layout.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ELENCHOS_DIR_NAME, RUNS_DIR_NAME, WORKSPACE_DIR_NAME, WORKSPACE_FILES, WORKSPACES_DIR_NAME } from '../git/layout-names.js';
 
@@ -165,14 +164,6 @@ export function attemptPaths(dir: string): AttemptPaths {
     untrackedTar: path.join(workspace, EVIDENCE_FILES.untracked),
     baseTxt: path.join(workspace, EVIDENCE_FILES.base),
   };
-}
-
-/** Creates attempt `n`'s folders (verifier/kane, workspace) and returns its paths. */
-export async function createAttemptDirs(dir: string, n: number): Promise<AttemptPaths> {
-  const paths = attemptPaths(attemptDir(dir, n));
-  await mkdir(paths.kaneDir, { recursive: true });
-  await mkdir(paths.workspaceDir, { recursive: true });
-  return paths;
 }
 
 /**

@@ -2,7 +2,7 @@
 // fixed width (`base64` wraps at 76 columns, `openssl base64` at 64), hex dumps (`xxd`, `hexdump -C`,
 // `od -t x1`, `od -x`, `xxd -p`) whose bytes and ASCII column run on from line to line, and hex with a
 // separator between bytes on one line (`4c 54 5f`, `4c:54:5f`). The app is the agent's code and may print
-// Elenchos's credentials so (issue #25); each line is judged with the lines before it, as it arrives,
+// Elenchos's credentials so; each line is judged with the lines before it, as it arrives,
 // so the terminal (which prints a line at once) and the stored logs hide the same.
 
 /** A part of a line to hide: `[start, end)`. */

@@ -62,4 +62,3 @@ export const ReplayInfoSchema = z.looseObject({
 export type RunGroup = z.infer<typeof RunGroupSchema>;
 export type JoinInfo = z.infer<typeof JoinInfoSchema>;
 export type ReplayInfo = z.infer<typeof ReplayInfoSchema>;
-export type JoinedCandidate = z.infer<typeof JoinedCandidateSchema>;

@@ -20,15 +20,6 @@ export function newRunId(now: Date = new Date()): string {
   return `${stamp}-${suffix.toString(16).padStart(6, '0')}`;
 }
 
-/** The creation time encoded in a run id, or null when `id` is not a run id. */
-export function runIdTime(id: string): Date | null {
-  const m = RUN_ID_PATTERN.exec(id);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
-  const date = new Date(Date.UTC(y as number, (mo as number) - 1, d, h, mi, s, ms));
-  return Number.isNaN(date.getTime()) ? null : date;
-}
-
 function formatStamp(date: Date): string {
   const pad = (n: number, width = 2) => String(n).padStart(width, '0');
   return (

@@ -1,14 +1,14 @@
 // Sealing one attempt when it ends: its folder redacted, then `attempts/NN/manifest.json` (the sha256 of
 // every file in it, HMAC-signed when a key is set). The entries are also kept in memory, and the run's
 // final manifest lists them as sealed instead of reading the folder again, so what a later attempt's
-// agent (or app) changes in an earlier attempt's evidence shows in `evidence verify` (issue #25, item 8).
+// agent (or app) changes in an earlier attempt's evidence shows in `evidence verify`.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { hashFile, hashTree, signFiles, type Manifest, type ManifestEntry } from './manifest.js';
-import { Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import { jsonText, writeTextAtomic } from './write-json.js';
 
 export interface AttemptSeal {
@@ -21,7 +21,8 @@ export interface AttemptSeal {
 }
 
 export interface SealAttemptOptions {
-  values: readonly string[];
+  /** The run's secrets: what is removed from every file of the folder. */
+  redactor: Redactor;
   signingKey?: string;
 }
 
@@ -52,7 +53,7 @@ export function appendElenchosText(file: string, text: string): Promise<void> {
 /** Redacts the attempt's folder and writes its manifest; returns what was sealed. */
 export function sealAttempt(runDir: string, dir: string, number: number, options: SealAttemptOptions): Promise<AttemptSeal> {
   return inSealTurn(async () => {
-    await new Redactor({ values: options.values }).redactTree(dir);
+    await options.redactor.redactTree(dir);
     const files = await hashTree(dir);
     const entries = { ...files, [EVIDENCE_FILES.manifest]: await writeAttemptManifest(dir, files, options.signingKey) };
     for (const name of Object.keys(files)) {

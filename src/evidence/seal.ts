@@ -3,14 +3,14 @@
 import path from 'node:path';
 import { runJsonPath } from './layout.js';
 import { writeManifest } from './manifest.js';
-import { Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import { checkSeals, inSealTurn, sealedListing, type AttemptSeal } from './seal-attempt.js';
 import type { RunRecord } from './run-record.js';
 import { jsonText, writeJsonAtomic, writeTextAtomic } from './write-json.js';
 
 export interface SealOptions {
-  /** Secret values to redact from every stored file. */
-  values: readonly string[];
+  /** The run's secrets: redacted from every stored file and from the record. */
+  redactor: Redactor;
   /** HMAC key for the manifest (`ELENCHOS_SIGNING_KEY`). */
   signingKey?: string;
   /** Runs once the RUNNING/sealing record is on disk, before redaction (the test pause point). */
@@ -31,7 +31,7 @@ export async function sealRun(runDir: string, finalRecord: () => RunRecord, opti
   await writeJsonAtomic(file, sealingRecord(first));
   await options.onSealing?.();
   const seals = options.sealed ?? [];
-  const redactor = new Redactor({ values: options.values });
+  const { redactor } = options;
   // No append of Elenchos's own between the check and the listing (seal-attempt.ts).
   const sealed = await inSealTurn(async () => {
     // Before the redaction below, which could rewrite what was changed since.

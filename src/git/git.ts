@@ -1,5 +1,9 @@
 // The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
-// (raw bytes, streaming into a file). Failures read as one line naming the command, the folder and git's words.
+// (raw bytes, streaming into a file). Every call, either way, starts from gitEnv, runs with SAFE_GIT_CONFIG
+// and fails through gitFailure (a caller adds only what its command needs: a reset's core.sparseCheckout=false).
+// execa alone would do all three, but the read-only commands would then load it: about twice simple-git's
+// import time.
+// Failures read as one line naming the command, the folder and git's words.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { DiskFullError, ElenchosError } from '../errors.js';

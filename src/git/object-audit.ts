@@ -1,4 +1,4 @@
-// Without the sandbox the agent (and the app) can write `.git/objects` directly (#25 item 1): a loose object
+// Without the sandbox the agent (and the app) can write `.git/objects` directly: a loose object
 // renamed over an existing one, or a new pack or pack index naming an existing id, makes later checkouts of
 // the base commit read its content. What was written there since a moment is found by its ctime (which no
 // one can set back) and checked against its id; a forged object is removed, so git fails on it rather than

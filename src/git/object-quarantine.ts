@@ -1,4 +1,4 @@
-// A sandboxed process never writes the repository's object store (#25 item 1): a loose object renamed over
+// A sandboxed process never writes the repository's object store: a loose object renamed over
 // an existing one (same id, other content) made every later checkout of the base commit read the agent's
 // page. New objects go to a quarantine folder instead (git's own idea: receive-pack's `objects/incoming-*`),
 // and only objects whose content hashes to their name are copied into the store, never over one it has.

@@ -97,12 +97,6 @@ export async function dirtyPaths(root: string, options: DirtyPathsOptions = {}):
   return [...paths].sort();
 }
 
-/** Whether `relPath` is in the index (tracked), whatever its state in the working tree. */
-export async function isTracked(root: string, relPath: string): Promise<boolean> {
-  const out = await git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', relPath], { cwd: root });
-  return splitNul(out).includes(toPosix(relPath));
-}
-
 /** Which of `relPaths` are in the index (tracked), in one git call. */
 export async function trackedAmong(root: string, relPaths: readonly string[]): Promise<Set<string>> {
   if (relPaths.length === 0) return new Set();
@@ -110,15 +104,6 @@ export async function trackedAmong(root: string, relPaths: readonly string[]): P
     () => '',
   );
   return new Set(splitNul(out));
-}
-
-/** Whether `relPath` is a file in HEAD with no staged or unstaged change: "the test is committed". */
-export async function isCommittedClean(root: string, relPath: string): Promise<boolean> {
-  const posix = toPosix(relPath);
-  const type = await git(['cat-file', '-t', `HEAD:${posix}`], { cwd: root }).catch(() => ''); // absent, or no commit yet
-  if (type.trim() !== 'blob') return false;
-  const out = await git(['--literal-pathspecs', 'status', '--porcelain=v1', '-z', '--', posix], { cwd: root });
-  return out === '';
 }
 
 function toPosix(relPath: string): string {

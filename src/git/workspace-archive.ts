@@ -82,7 +82,7 @@ export async function saveWorkspace(
     if (left(p)) continue;
     // A nested repository's `.git` never travels (nor, below, one inside a stored folder): extracted into
     // a checkout, its config (core.fsmonitor, a hook) would run the agent's commands at the user's next
-    // `git status` (#25). Its other files do. `.GIT` and a bare layout count too (nested-repository.ts).
+    // `git status`. Its other files do. `.GIT` and a bare layout count too (nested-repository.ts).
     if (code === '??') {
       if (!hasGitComponent(p)) untracked.push(p);
     } else tracked.add(p);
@@ -252,7 +252,7 @@ export async function applyStoredWorkspace(dir: string, target: string, options:
       `the stored change holds a git folder (${nested}): refused, since its config or hooks would run commands in ${target}; take the files by hand if you trust them`,
     );
   }
-  // Every path the change writes is checked before anything is (#25): a symlinked folder on the way (node-tar
+  // Every path the change writes is checked before anything is: a symlinked folder on the way (node-tar
   // never extracts through one), an ignored file where the change needs a folder (`.env` in the checkout, the
   // change adds `.env/x`), a folder that cannot be written. Found here, not half-way through.
   const blocked = await firstBlockedPath(target, [...patched, ...names]);

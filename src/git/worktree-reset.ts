@@ -1,5 +1,6 @@
 // Bringing a used worktree back to a commit, provably as clean as `git worktree add` would make it.
-import { chmod, readFile, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, readFile, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { commonGitDir, gitBytes, splitNul } from './git.js';
@@ -26,24 +27,10 @@ export interface ResetOptions {
   trustedIndex: TrustedIndex;
 }
 
-// Settings an agent could have planted to make git trust stale stat data or skip a walk: pinned for our own
-// commands (through execa: simple-git refuses to set core.fsmonitor at all, even to false).
-const PINNED = [
-  '-c',
-  'core.trustctime=true',
-  '-c',
-  'core.checkStat=default',
-  '-c',
-  'core.ignoreStat=false',
-  '-c',
-  'core.untrackedCache=false',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'core.sparseCheckout=false',
-  '-c',
-  'core.hooksPath=/dev/null',
-];
+// Every git call of ours already pins what an agent could plant to make git trust stale stat data, run its
+// fsmonitor or hooks (SAFE_GIT_CONFIG, git/git.ts). A reset must also walk the whole tree, whatever
+// sparse checkout the agent switched on.
+const WHOLE_TREE = ['-c', 'core.sparseCheckout=false'];
 
 // What `git worktree add` + checkout leave in .git/worktrees/<name>/. Anything else (config.worktree,
 // info/sparse-checkout, refs/bisect, rebase-merge, MERGE_HEAD, a `locked` file, an index.lock) is state
@@ -89,14 +76,14 @@ export async function resetWorktree(root: string, dir: string, base: string, opt
     // A listed folder holding a kept path (`build/` around `build/cache`) is git clean's to thin out.
     const aroundKept = extra.some((p) => kept.some((k) => k.startsWith(`${p}/`)));
     if (found === null || aroundKept) {
-      await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+      await gitBytes([...WHOLE_TREE, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
       const excludes = options.keep.flatMap((p) => ['-e', `/${trimSlashes(p)}`]);
-      await gitBytes([...PINNED, 'clean', '-ffdxq', ...excludes], { cwd: dir });
+      await gitBytes([...WHOLE_TREE, 'clean', '-ffdxq', ...excludes], { cwd: dir });
     } else {
       // Each one as git named it (a whole untracked or ignored folder, a nested repository): never
       // followed through a symlink, since git lists a symlink as itself and never descends into one.
       for (const p of extra) await rm(path.join(dir, p), { recursive: true, force: true });
-      if (tracked) await gitBytes([...PINNED, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
+      if (tracked) await gitBytes([...WHOLE_TREE, 'checkout', '--quiet', '--detach', '--force', base], { cwd: dir });
     }
     if (tracked || extra.length > 0) {
       const left = (await statusEntries(dir)).map((entry) => entry.slice(3)).filter((p) => !isUnderPrefix(trimSlashes(p), kept));
@@ -116,9 +103,12 @@ const MAX_UNREADABLE = 64;
 
 /**
  * Walks the worktree (outside `.git` and the kept paths) for what `git status` and `git clean` never
- * report, which would carry into the next run (issue #25): a folder we cannot read (mode 0311: git skips
- * it silently) is made readable, so git lists what it holds; FIFOs, sockets and devices are removed; empty
- * folders are removed (a fresh checkout has none). A folder that stays unreadable throws: not clean.
+ * report, which would carry into the next run: a folder we cannot read or search (mode 0311,
+ * 0600: git skips it silently) is made readable, so git lists what it holds; FIFOs, sockets and devices are
+ * removed; empty folders are removed (a fresh checkout has none). A folder that stays unreadable throws: not clean.
+ *
+ * The walk reads each folder's entries with their types (readdir's, not one lstat per file: on a large
+ * tree that is ten times cheaper); whether we may read and search a folder is asked of each folder alone.
  */
 async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Promise<void> {
   const ignore = ['.git', ...kept].flatMap((p) => [p, `${p}/**`]);
@@ -130,28 +120,38 @@ async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Prom
         dot: true,
         onlyFiles: false,
         followSymbolicLinks: false,
-        stats: true,
+        objectMode: true,
         ignore,
         suppressErrors: false,
       });
     } catch (error) {
       const { code, path: failed, syscall } = error as NodeJS.ErrnoException;
-      // scandir names the folder it cannot read; lstat names an entry of a folder it cannot search (0600).
+      // scandir names the folder it cannot read (or one below a folder it cannot search); lstat an entry of one it cannot search.
       const where = failed && syscall === 'lstat' ? path.dirname(failed) : failed;
       if (code !== 'EACCES' || !where || repaired >= MAX_UNREADABLE || !where.startsWith(`${dir}/`)) throw error;
-      await chmod(where, 0o755); // ours (same user): readable again, so the reset sees and removes what it holds
+      await chmod((await firstClosed(dir, where)) ?? where, 0o755); // ours (same user): readable again, so the reset sees and removes what it holds
       continue;
     }
     const folders: string[] = [];
-    for (const entry of entries) {
-      const info = entry.stats!;
-      if (info.isDirectory()) folders.push(entry.path);
-      else if (!info.isFile() && !info.isSymbolicLink()) await rm(path.join(dir, entry.path), { force: true });
+    const holding = new Set<string>(); // folders with a file or a symlink somewhere below
+    for (const { path: entryPath, dirent } of entries) {
+      if (dirent.isDirectory()) folders.push(entryPath);
+      else if (!dirent.isFile() && !dirent.isSymbolicLink()) await rm(path.join(dir, entryPath), { force: true });
+      else for (let up = path.posix.dirname(entryPath); up !== '.' && !holding.has(up); up = path.posix.dirname(up)) holding.add(up);
     }
-    // Deepest first, so a folder holding only empty folders goes too; a non-empty one stays (ENOTEMPTY).
+    // A folder listed but not searchable (0600): its entries are names git cannot stat. Made searchable, walked again.
+    const closed = await firstClosedOf(dir, folders);
+    if (closed !== null) {
+      if (repaired >= MAX_UNREADABLE) throw new Error(`${closed}: still not readable after ${MAX_UNREADABLE} folders were made readable`);
+      await chmod(closed, 0o755);
+      continue;
+    }
+    // Deepest first, so a folder holding only empty folders goes too; one holding anything else stays (its rmdir
+    // would fail ENOTEMPTY anyway, so only folders with nothing but folders below are tried).
     // An uninitialised submodule is an empty folder in a fresh checkout too: it stays.
-    const gitlinks = folders.length > 0 ? await submodulePaths(dir) : new Set<string>();
-    for (const folder of folders.filter((f) => !gitlinks.has(f)).sort((a, b) => b.length - a.length)) {
+    const empty = folders.filter((f) => !holding.has(f));
+    const gitlinks = empty.length > 0 ? await submodulePaths(dir) : new Set<string>();
+    for (const folder of empty.filter((f) => !gitlinks.has(f)).sort((a, b) => b.length - a.length)) {
       await rmdir(path.join(dir, folder)).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
       });
@@ -160,9 +160,34 @@ async function clearWhatGitCannotSee(dir: string, kept: readonly string[]): Prom
   }
 }
 
+/** The first of `folders` (relative to `dir`) this process may not read and search, absolute; null when there is none. */
+async function firstClosedOf(dir: string, folders: readonly string[]): Promise<string | null> {
+  for (const folder of folders) {
+    const at = path.join(dir, folder);
+    if (!(await canEnter(at))) return at;
+  }
+  return null;
+}
+
+/** The shallowest folder from `dir` down to `where` that this process may not read and search, or null. */
+async function firstClosed(dir: string, where: string): Promise<string | null> {
+  const parts = path.relative(dir, where).split(path.sep);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = path.join(dir, ...parts.slice(0, i));
+    if (!(await canEnter(at))) return at;
+  }
+  return null;
+}
+
+const canEnter = (folder: string): Promise<boolean> =>
+  access(folder, constants.R_OK | constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+
 /** Paths the index has as gitlinks (submodules, mode 160000). */
 async function submodulePaths(dir: string): Promise<Set<string>> {
-  const out = await gitBytes([...PINNED, 'ls-files', '-z', '--stage'], { cwd: dir });
+  const out = await gitBytes([...WHOLE_TREE, 'ls-files', '-z', '--stage'], { cwd: dir });
   return new Set(
     splitNul(out)
       .filter((record) => record.startsWith('160000 '))
@@ -217,9 +242,12 @@ async function adminDir(root: string, dir: string): Promise<string | { ok: false
 
 /** What `git status` reports (changed, untracked, ignored), each as `XY path`. */
 async function statusEntries(dir: string): Promise<string[]> {
-  const out = await gitBytes([...PINNED, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames'], {
-    cwd: dir,
-  });
+  const out = await gitBytes(
+    [...WHOLE_TREE, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames'],
+    {
+      cwd: dir,
+    },
+  );
   return splitNul(out).filter(Boolean);
 }
 

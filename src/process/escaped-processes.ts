@@ -100,11 +100,6 @@ export function scanEscapedProcesses(options: FindEscapedOptions, sources?: Tabl
   return { found, table: tableFacts(table) };
 }
 
-/** The processes scanEscapedProcesses finds (none where the table is unavailable: ask it when that matters). */
-export function findEscapedProcesses(options: FindEscapedOptions): EscapedProcess[] {
-  return scanEscapedProcesses(options).found;
-}
-
 /**
  * Stops every escaped process for good: freezes what it finds (SIGSTOP, so none can fork while we
  * look), looks again until nothing new appears, then SIGKILLs them all and waits until they are gone.

@@ -29,11 +29,6 @@ export function unwatchGroup(pgid: number): void {
   if (watched.delete(pgid)) send(`-${pgid}\n`);
 }
 
-/** The watchdog's pid, or null while none runs. */
-export function watchdogPid(): number | null {
-  return watchdog?.pid ?? null;
-}
-
 function send(line: string): void {
   const pipe = ensureWatchdog();
   // A short write to a pipe is done at once (libuv writes before it queues): on disk as it were, before

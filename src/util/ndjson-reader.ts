@@ -1,5 +1,4 @@
 // Reads NDJSON one line at a time: never crashes on a bad line, counts it and keeps a few samples.
-import { createReadStream } from 'node:fs';
 
 export interface NdjsonStats {
   /** Every line seen, good or bad. */
@@ -114,22 +113,4 @@ export class LineSplitter {
 
 function stripCr(line: string): string {
   return line.charCodeAt(line.length - 1) === 0x0d ? line.slice(0, -1) : line;
-}
-
-/** Streams `file` line by line into `onEvent`, holding one chunk at a time; resolves to the stats. */
-export async function readNdjsonFile(
-  file: string,
-  onEvent: (event: NdjsonObject) => void,
-  reader: NdjsonReader = new NdjsonReader(),
-): Promise<NdjsonStats> {
-  const splitter = new LineSplitter();
-  const onLine = (line: string) => {
-    const event = reader.read(line);
-    if (event) onEvent(event);
-  };
-  for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
-    splitter.push(chunk as string, onLine);
-  }
-  splitter.end(onLine);
-  return reader.stats;
 }

@@ -36,7 +36,7 @@ export interface AttemptDecision {
 }
 
 /**
- * SPEC §4 shared by every verifier, first match wins: run-level trouble; a criterion confirmed FAIL
+ * The attempt status (docs/verification.md), shared by every verifier, first match wins: run-level trouble; a criterion confirmed FAIL
  * (→ FAIL, repairable, naming the criteria that could not be judged); test-level trouble; a criterion
  * not PASS (→ INCONCLUSIVE); PASS. `troubles` are in the verifier's own order of precedence.
  * A failure that names no criterion never makes a FAIL: FAIL always has a failed criterion.

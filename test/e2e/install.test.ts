@@ -186,9 +186,10 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
       expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in'),
     ]);
     expect(result.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
-    // Built, but installed without its dependencies: the missing package is named, in one line.
+    // Built, but installed without its dependencies: the missing package is named, in one line (`--version`
+    // alone is the shim's own answer and loads no package).
     cpSync(path.join(path.dirname(path.dirname(BIN)), 'dist'), path.join(copy, 'dist'), { recursive: true });
-    const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
+    const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--help'], { encoding: 'utf8' });
     expect(bare.status).toBe(2);
     expect(bare.stderr).toMatch(
       /^elenchos: Cannot find package '[^']+' imported from .*dist\/cli\.js; reinstall elenchos with its dependencies \(npm install\)\n$/,

@@ -12,13 +12,22 @@ import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
 
 const PRELOAD = path.join(FIXTURES, 'module-trace/preload.mjs');
+/** How many of its own modules `check` of one Kane task may load (about 80 before start-up was trimmed). */
+const MAX_CHECK_OWN = 82;
+/** Elenchos's own compiled modules, as the loader names them. */
+const OWN = `file://${path.join(path.dirname(path.dirname(BIN)), 'dist')}/`;
 const DEPENDENCIES = Object.keys(
   (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { dependencies: object })
     .dependencies,
 );
 
 /** The packages (by name, nested ones included) among the modules one CLI call loaded, and its exit code. */
-function tracedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv, traceDir: string): { code: number | null; packages: Set<string> } {
+function tracedRun(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  traceDir: string,
+): { code: number | null; packages: Set<string>; own: Set<string>; stdout: string } {
   const trace = path.join(traceDir, `${args.join('_').replace(/[^\w.-]/g, '-')}.txt`);
   writeFileSync(trace, '');
   const result = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
@@ -28,15 +37,18 @@ function tracedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv, traceDir
     timeout: 120_000,
   });
   const packages = new Set<string>();
-  for (const line of readFileSync(trace, 'utf8').split('\n'))
+  const own = new Set<string>();
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
     for (const match of line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)) packages.add(match[1]!);
-  return { code: result.status, packages };
+    if (line.startsWith(OWN)) own.add(line.slice(OWN.length));
+  }
+  return { code: result.status, packages, own, stdout: result.stdout };
 }
 
 let project: ReturnType<typeof makeProject>;
 let traceDir: string;
 let shard: string;
-let verified: { code: number | null; packages: Set<string> };
+let verified: ReturnType<typeof tracedRun>;
 
 beforeAll(() => {
   project = makeProject();
@@ -69,10 +81,22 @@ describe('light commands load only what they use', () => {
     expect(verified.packages).not.toContain('typescript');
   });
 
+  it('a Kane run never loads the TypeScript parser, Sigstore or the MCP SDK', () => {
+    const ran = tracedRun(['run', 'tasks/add-task.json'], project.root, project.env, traceDir);
+    expect(ran.code).toBe(0);
+    // Its first line comes before the run's modules load and before preflight asks git anything.
+    expect(ran.stdout.split('\n')[0]).toBe('elenchos run tasks/add-task.json: checking the config, the contract and the checkout');
+    expect(ran.packages).toContain('execa'); // the trace saw the run's own packages
+    for (const name of ['typescript', 'sigstore', '@sigstore/verify', '@sigstore/tuf', '@modelcontextprotocol/sdk', 'wait-on'])
+      expect(ran.packages, name).not.toContain(name);
+  }, 120_000);
+
   // Of the design's runtime packages, each command may load only these (their own dependencies aside).
   // {shard} and {dir} are filled in once the project exists.
-  const cases: { args: string[]; code: number; may: string[] }[] = [
-    { args: ['--version'], code: 0, may: ['commander'] },
+  const cases: { args: string[]; code: number; may: string[]; maxOwn?: number }[] = [
+    // The shim answers `--version` alone: no package, none of Elenchos's own modules.
+    { args: ['--version'], code: 0, may: [], maxOwn: 0 },
+    { args: ['-V'], code: 0, may: [], maxOwn: 0 },
     { args: ['--help'], code: 0, may: ['commander'] },
     { args: ['verify', '--help'], code: 0, may: ['commander'] },
     { args: ['runs'], code: 0, may: ['commander', 'zod', 'simple-git'] },
@@ -86,13 +110,16 @@ describe('light commands load only what they use', () => {
     { args: ['attest', 'keygen', '--out', '{dir}/keys'], code: 0, may: ['commander', 'zod'] },
     // picomatch is fast-glob's own matcher (through micromatch) and app.writes' (util/glob-match.ts).
     { args: ['check'], code: 0, may: ['commander', 'zod', 'fast-glob', 'picomatch', 'simple-git'] },
+    // One Kane task named: no glob to expand, so no fast-glob; and no more of Elenchos than checking it needs.
+    { args: ['check', 'tasks/add-task.json'], code: 0, may: ['commander', 'zod', 'picomatch', 'simple-git'], maxOwn: MAX_CHECK_OWN },
   ];
-  for (const { args, code, may } of cases) {
+  for (const { args, code, may, maxOwn } of cases) {
     it(`${args.join(' ')} loads ${may.join(', ')} and no other dependency`, () => {
       const filled = args.map((arg) => arg.replace('{shard}', shard).replace('{dir}', traceDir));
       const run = tracedRun(filled, project.root, project.env, traceDir);
       expect(run.code).toBe(code);
-      expect(run.packages).toContain('commander'); // the trace worked for this call too
+      if (may.includes('commander')) expect(run.packages).toContain('commander'); // the trace worked for this call too
+      if (maxOwn !== undefined) expect([...run.own].sort().length, [...run.own].sort().join(' ')).toBeLessThanOrEqual(maxOwn);
       const extra = DEPENDENCIES.filter((name) => run.packages.has(name) && !may.includes(name));
       expect(extra, `loaded by elenchos ${args.join(' ')}`).toEqual([]);
       for (const heavy of ['axios', 'joi', 'rxjs']) expect(run.packages.has(heavy), heavy).toBe(false);

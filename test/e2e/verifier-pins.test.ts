@@ -4,9 +4,10 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { giveTo, runCliAs, WHO } from '../helpers/as-user.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES, TEST_MD, onlyRun } from '../helpers/project.js';
-import { gitSync, taskJson, tempRepo, writeFiles } from '../helpers/temp.js';
+import { FIXTURES, GIT_IDENTITY, TEST_MD, onlyRun } from '../helpers/project.js';
+import { gitSync, taskJson, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 // The protocol (docs/command-verifier.md) spoken by a Python script that asks `checks.page_has` whether each
 // "quoted" text of a step is on the page.
@@ -85,35 +86,6 @@ describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, ()
     expect(onlyRun(root).record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
   });
 
-  it('an agent that edits only a module the verifier imports ends the run CONTRACT_CHANGED', () => {
-    const root = pythonProject(agent(`printf '${LENIENT_PY.replaceAll('\n', '\\n')}' > tests/checks.py`));
-    const run = runCli(['run', 'tasks/add-task.json'], root);
-    expect(run.code, run.stdout + run.stderr).toBe(2);
-    const { record } = onlyRun(root);
-    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
-    expect(record.message).toContain('tests/checks.py changed in the worktree');
-  });
-
-  it('bytecode an agent plants beside the module never runs in the verifier', () => {
-    const root = pythonProject(agent('python3 plant.py && ls tests/__pycache__/'));
-    const run = runCli(['run', 'tasks/add-task.json'], root);
-    expect(run.stdout).toMatch(/checks\.cpython-\d+\.pyc/); // planted, and ignored by git
-    expect(run.code, run.stdout + run.stderr).toBe(1);
-    expect(onlyRun(root).record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
-  });
-
-  // A repository that does not ignore __pycache__/: the built-in app.writes entry covers it (Django writes
-  // there), but never the bytecode of a module the verifier imports.
-  it('bytecode the app writes for a verifier module during the window is a write, not the app’s data', () => {
-    const app = { command: 'python3 plant.py && exec node app.js --port {port}', readyTimeoutSeconds: 10 };
-    const root = pythonProject({ app }, { '.gitignore': '' });
-    const verify = runCli(['verify', 'tasks/add-task.json'], root);
-    expect(verify.code, verify.stdout + verify.stderr).toBe(2);
-    const { record } = onlyRun(root);
-    expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
-    expect(record.message).toMatch(/tests\/__pycache__\/checks\.cpython-\d+\.pyc/);
-  });
-
   it('a module named at run time is refused by check naming its line, unless verifier.inputs lists what it may load', () => {
     const dynamic = {
       'tests/verify.py': VERIFY_PY.replace(
@@ -145,5 +117,56 @@ describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, ()
     const verify = runCli(['verify', 'tasks/add-task.json'], root);
     expect(verify.code, verify.stdout + verify.stderr).toBe(3);
     expect(verify.stdout + verify.stderr).toContain('tests/checks.py changed: the verifier reads it with tests/add.md');
+  });
+});
+
+// The guards are the same whoever starts Elenchos: CI runs as root (who can read and write anything, so a
+// guard that trusts permissions would differ), users mostly do not.
+describe.each(WHO)('a command verifier’s modules and bytecode, as %s', { timeout: 120_000 }, (who) => {
+  /** `elenchos args` as `who` in `root`, which is handed over with a HOME of its own. */
+  function cliAs(args: string[], root: string) {
+    const home = tempDir('elenchos-home-');
+    giveTo(who, root, home);
+    return runCliAs(who, args, root, { HOME: home, ...GIT_IDENTITY });
+  }
+
+  it('an agent that edits only a module the verifier imports ends the run CONTRACT_CHANGED', () => {
+    const root = pythonProject(agent(`printf '${LENIENT_PY.replaceAll('\n', '\\n')}' > tests/checks.py`));
+    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const { record } = onlyRun(root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(record.message).toContain('tests/checks.py changed in the worktree');
+  });
+
+  it('bytecode an agent plants beside the module never runs in the verifier', () => {
+    const root = pythonProject(agent('python3 plant.py && ls tests/__pycache__/'));
+    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    expect(run.stdout).toMatch(/checks\.cpython-\d+\.pyc/); // planted, and ignored by git
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(onlyRun(root).record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
+  });
+
+  // A repository that does not ignore __pycache__/: the built-in app.writes entry covers it (Django writes
+  // there), but never the bytecode of a module the verifier imports.
+  it('bytecode the app writes for a verifier module during the window is a write, not the app’s data', () => {
+    const app = { command: 'python3 plant.py && exec node app.js --port {port}', readyTimeoutSeconds: 10 };
+    const root = pythonProject({ app }, { '.gitignore': '' });
+    const verify = cliAs(['verify', 'tasks/add-task.json'], root);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(2);
+    const { record } = onlyRun(root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
+    expect(record.message).toMatch(/tests\/__pycache__\/checks\.cpython-\d+\.pyc/);
+  });
+
+  // A module its owner can no longer read: root reads it anyway, an ordinary user's Elenchos cannot. Either
+  // way the pin must not take an unreadable file for an unchanged one.
+  it('a module the agent rewrites and makes unreadable (chmod 000) is never taken for unchanged', () => {
+    const root = pythonProject(agent(`printf '${LENIENT_PY.replaceAll('\n', '\\n')}' > tests/checks.py && chmod 000 tests/checks.py`));
+    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const { record } = onlyRun(root);
+    expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
+    expect(record.message).toContain('tests/checks.py');
   });
 });

@@ -38,12 +38,16 @@ export const CLEAR_TASK = `${JSON.stringify(
   2,
 )}\n`;
 
-/** The project's root; `files` are committed beside the app, the task and the spec. */
-export function attackProject(agentSource: string, files: Record<string, string> = {}): string {
+/** The project's root; `files` are committed beside the app, the task and the spec; `agent` settings override the agent's. */
+export function attackProject(
+  agentSource: string,
+  files: Record<string, string> = {},
+  agentSettings: Record<string, unknown> = {},
+): string {
   const agent = path.join(tempDir('elenchos-agent-'), 'agent.cjs');
   writeFileSync(agent, agentSource);
   const config = {
-    agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30 },
+    agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30, ...agentSettings },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
     verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
     maxRepairAttempts: 0,

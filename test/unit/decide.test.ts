@@ -1,18 +1,17 @@
 // The run's decision after each verified attempt, as a table (SPEC §3 step 4.10).
 import { describe, expect, it } from 'vitest';
-import { decideNext, type Budget, type Decision } from '../../src/core/run/decide.js';
-import { exitCodeFor } from '../../src/core/run/outcome.js';
+import { decideNext, exitCodeFor, type Decision, type LoopLimits, type LoopState } from '../../src/core/run/decide.js';
 import type { RunReason, RunState, VerdictStatus } from '../../src/states.js';
 
-const budget = (repairsUsed: number, maxRepairAttempts: number, verifierRetriesUsed: number, maxVerifierRetries: number): Budget => ({
-  repairsUsed,
-  maxRepairAttempts,
-  verifierRetriesUsed,
-  maxVerifierRetries,
+/** Repairs used of their bound, verifier retries used of theirs. */
+type Used = { state: LoopState; limits: Omit<LoopLimits, 'repairs'> };
+const budget = (repairsUsed: number, maxRepairAttempts: number, retriesUsed: number, maxVerifierRetries: number): Used => ({
+  state: { repairsUsed, retriesUsed, kind: 'agent' },
+  limits: { maxRepairAttempts, maxVerifierRetries },
 });
 
 describe('decideNext', () => {
-  const table: [VerdictStatus, Budget, boolean, Decision][] = [
+  const table: [VerdictStatus, Used, boolean, Decision][] = [
     ['PASS', budget(0, 2, 0, 1), true, { next: 'finish', state: 'VERIFIED', reason: null }],
     ['PASS', budget(2, 2, 1, 1), false, { next: 'finish', state: 'VERIFIED', reason: null }],
     ['FAIL', budget(0, 2, 0, 1), true, { next: 'repair' }],
@@ -33,11 +32,12 @@ describe('decideNext', () => {
     ['INCONCLUSIVE', budget(2, 2, 0, 1), true, { next: 'reverify' }],
   ];
   it.each(table)('%s with %j (repairs %s) → %j', (status, b, repairs, decision) => {
-    expect(decideNext(status, b, { repairs })).toEqual(decision);
+    expect(decideNext(status, b.state, { ...b.limits, repairs })).toEqual(decision);
   });
 
-  it('repairs by default', () => {
-    expect(decideNext('FAIL', budget(0, 1, 0, 0))).toEqual({ next: 'repair' });
+  it('a run repairs', () => {
+    const b = budget(0, 1, 0, 0);
+    expect(decideNext('FAIL', b.state, { ...b.limits, repairs: true })).toEqual({ next: 'repair' });
   });
 });
 

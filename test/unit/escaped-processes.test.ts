@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
+import { killEscapedProcesses, PROCESS_TAG_ENV, scanEscapedProcesses } from '../../src/process/escaped-processes.js';
 import { tempDir } from '../helpers/temp.js';
 
 const started: ChildProcess[] = [];
@@ -42,21 +42,21 @@ describe('escaped processes', () => {
     const holder = await daemon({ cwd: outside, env: {}, hold: path.join(worktree, 'src/held.txt'), ready: path.join(outside, 'c') });
     const stranger = await daemon({ cwd: outside, env: { [PROCESS_TAG_ENV]: `${tag}x` }, ready: path.join(outside, 'd') });
 
-    const found = findEscapedProcesses({ tags: [tag], directories: [worktree] });
+    const found = scanEscapedProcesses({ tags: [tag], directories: [worktree] }).found;
     const why = Object.fromEntries(found.map((p) => [p.pid, p.found]));
     expect(why[tagged]).toEqual(['marker']);
     expect(why[inside]).toEqual(['cwd']);
     expect(why[holder]).toEqual(['open-file']);
     expect(why[stranger]).toBeUndefined();
     // gc's view of a dead run: every tag of the run, whatever the attempt or role.
-    const byRun = findEscapedProcesses({ tagPrefixes: [`run-${process.pid}/`] }).map((p) => p.pid);
+    const byRun = scanEscapedProcesses({ tagPrefixes: [`run-${process.pid}/`] }).found.map((p) => p.pid);
     expect(byRun).toEqual(expect.arrayContaining([tagged, stranger]));
     expect(byRun).not.toContain(inside);
-    expect(findEscapedProcesses({ tagPrefixes: [''] })).toEqual([]);
+    expect(scanEscapedProcesses({ tagPrefixes: [''] }).found).toEqual([]);
     expect(found.find((p) => p.pid === tagged)?.command).toContain('setInterval');
     // Nothing to look for, nothing found; and never ourselves, though our environment could match.
-    expect(findEscapedProcesses({})).toEqual([]);
-    expect(findEscapedProcesses({ directories: [process.cwd()] }).map((p) => p.pid)).not.toContain(process.pid);
+    expect(scanEscapedProcesses({}).found).toEqual([]);
+    expect(scanEscapedProcesses({ directories: [process.cwd()] }).found.map((p) => p.pid)).not.toContain(process.pid);
 
     const result = await killEscapedProcesses({ tags: [tag], directories: [worktree] });
     expect(result.killed.map((p) => p.pid).sort()).toEqual([tagged, inside, holder].sort());
@@ -76,6 +76,6 @@ describe('escaped processes', () => {
     const result = await killEscapedProcesses({ directories: [worktree] });
     expect(result.killed.map((p) => p.pid)).toContain(child.pid);
     expect(result.survivors).toEqual([]);
-    expect(findEscapedProcesses({ directories: [worktree] })).toEqual([]);
+    expect(scanEscapedProcesses({ directories: [worktree] }).found).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // Every `.elenchos/` and evidence path comes from src/evidence/layout.ts: a file or folder name of the
 // layout spelled out anywhere else in src/ fails here (the names git/ needs too live in git/layout-names.ts,
 // below evidence/).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import ts from 'typescript';
@@ -14,7 +14,6 @@ import {
   authorDir,
   baseProbeWorkspaceDir,
   commandFilesDir,
-  createAttemptDirs,
   EVIDENCE_FILES,
   playwrightPaths,
   restoredDir,
@@ -190,15 +189,6 @@ describe('evidence layout', () => {
       untrackedTar: 'workspace/untracked.tar.gz',
       baseTxt: 'workspace/base.txt',
     });
-  });
-
-  it('creates an attempt’s folders, idempotently', async () => {
-    const run = tempDir();
-    const paths = await createAttemptDirs(run, 2);
-    await createAttemptDirs(run, 2);
-    expect(existsSync(paths.kaneDir)).toBe(true);
-    expect(existsSync(paths.workspaceDir)).toBe(true);
-    expect(readdirSync(path.join(run, 'attempts'))).toEqual(['02']);
   });
 });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyManifest } from '../../src/evidence/manifest.js';
 import { readRunRecord, type RunRecord } from '../../src/evidence/run-record.js';
+import { Redactor } from '../../src/evidence/redact.js';
 import { sealRun } from '../../src/evidence/seal.js';
 import { writeJsonAtomic } from '../../src/evidence/write-json.js';
 import { sampleRunRecord } from '../helpers/run-record.js';
@@ -28,7 +29,7 @@ describe('sealRun', () => {
     let during: RunRecord | null = null;
     let manifestDuring = true;
     const sealed = await sealRun(dir, verified, {
-      values: [SECRET],
+      redactor: new Redactor({ values: [SECRET] }),
       onSealing: async () => {
         during = await readRunRecord(dir);
         manifestDuring = existsSync(path.join(dir, 'manifest.json'));
@@ -52,7 +53,7 @@ describe('sealRun', () => {
         ++asks <= 2
           ? verified()
           : record({ state: 'ERROR', reason: 'INTERRUPTED', message: 'late', finishedAt: '2026-11-30T05:00:00.000Z', durationMs: 5 }),
-      { values: [] },
+      { redactor: new Redactor({ values: [] }) },
     );
     expect(sealed).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
     expect(await readRunRecord(dir)).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
@@ -71,7 +72,7 @@ describe('sealRun', () => {
           finishedAt: '2026-11-30T05:00:00.000Z',
           durationMs: 5,
         }),
-      { values: [SECRET], signingKey: 'k3y-k3y-k3y' },
+      { redactor: new Redactor({ values: [SECRET] }), signingKey: 'k3y-k3y-k3y' },
     );
     expect(readFileSync(path.join(dir, 'run.json'), 'utf8')).not.toContain(SECRET);
     expect(await verifyManifest(dir, { signingKey: 'k3y-k3y-k3y' })).toMatchObject({ ok: true });
@@ -80,7 +81,7 @@ describe('sealRun', () => {
   it('killed between the manifest and the rename: still RUNNING, and evidence verify says run.json differs', async () => {
     const dir = await runFolder();
     // Simulate the kill: seal, then put the sealing record back as it was just before the rename.
-    await sealRun(dir, verified, { values: [] });
+    await sealRun(dir, verified, { redactor: new Redactor({ values: [] }) });
     await writeJsonAtomic(path.join(dir, 'run.json'), {
       ...verified(),
       state: 'RUNNING',

@@ -1,7 +1,7 @@
-import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dirtyPaths, headCommit, isCommittedClean, isTracked } from '../../src/git/status.js';
+import { dirtyPaths, filesInHead, headCommit, trackedAmong } from '../../src/git/status.js';
 import { gitSync, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const files = { '.gitignore': 'node_modules/\n*.log\n', 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'tests/x_test.md': '# x\n' };
@@ -55,44 +55,29 @@ describe('dirtyPaths', () => {
   });
 });
 
-describe('isTracked and isCommittedClean', () => {
-  it('tells committed, modified, staged-only, untracked and missing files apart', async () => {
+describe('trackedAmong and filesInHead', () => {
+  it('tells committed, modified, staged-only, untracked and missing files apart, in one call each', async () => {
     const root = tempRepo(files);
     writeFiles(root, { 'src/b.ts': 'changed\n', 'staged.md': 's\n', 'loose.md': 'l\n', 'weird[1]*.md': 'w\n' });
     gitSync(root, 'add', 'staged.md');
+    const asked = ['tests/x_test.md', 'src/b.ts', 'staged.md', 'loose.md', 'nope.md'];
 
-    expect(await isTracked(root, 'tests/x_test.md')).toBe(true);
-    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(true);
-    expect(await isCommittedClean(root, './tests/x_test.md')).toBe(true);
-
-    expect(await isTracked(root, 'src/b.ts')).toBe(true);
-    expect(await isCommittedClean(root, 'src/b.ts')).toBe(false);
-
-    expect(await isTracked(root, 'staged.md')).toBe(true);
-    expect(await isCommittedClean(root, 'staged.md')).toBe(false);
-
-    expect(await isTracked(root, 'loose.md')).toBe(false);
-    expect(await isCommittedClean(root, 'loose.md')).toBe(false);
+    // The index: committed, modified and staged-only files, never untracked or missing ones.
+    expect([...(await trackedAmong(root, asked))].sort()).toEqual(['src/b.ts', 'staged.md', 'tests/x_test.md']);
+    // HEAD: committed files (modified or not), not staged-only ones.
+    expect([...(await filesInHead(root, asked))].sort()).toEqual(['src/b.ts', 'tests/x_test.md']);
+    expect(await filesInHead(root, ['./tests/x_test.md'])).toEqual(new Set(['tests/x_test.md']));
 
     // Pathspec magic must not turn a file name into a pattern.
-    expect(await isTracked(root, 'weird[1]*.md')).toBe(false);
-    expect(await isTracked(root, 'src')).toBe(false);
-    expect(await isCommittedClean(root, 'src')).toBe(false);
-    expect(await isCommittedClean(root, 'nope.md')).toBe(false);
+    expect(await trackedAmong(root, ['weird[1]*.md'])).toEqual(new Set());
+    expect(await filesInHead(root, ['weird[1]*.md'])).toEqual(new Set());
+    expect(await trackedAmong(root, [])).toEqual(new Set());
   });
 
-  it('says a committed file deleted from the working tree is not clean', async () => {
-    const root = tempRepo(files);
-    rmSync(path.join(root, 'tests/x_test.md'));
-    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(false);
-    writeFileSync(path.join(root, 'tests/x_test.md'), '# x\n');
-    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(true);
-  });
-
-  it('is false in a repository without commits', async () => {
+  it('is empty in a repository without commits', async () => {
     const root = tempRepo(files);
     rmSync(path.join(root, '.git'), { recursive: true });
     gitSync(root, 'init', '-q');
-    expect(await isCommittedClean(root, 'tests/x_test.md')).toBe(false);
+    expect(await filesInHead(root, ['tests/x_test.md'])).toEqual(new Set());
   });
 });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, NdjsonReader, readNdjsonFile } from '../../src/util/ndjson-reader.js';
+import { LineSplitter, NdjsonReader } from '../../src/util/ndjson-reader.js';
 import { NdjsonWriter } from '../../src/util/ndjson-writer.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -36,7 +36,7 @@ describe('LineSplitter', () => {
   });
 });
 
-describe('NdjsonWriter + readNdjsonFile', () => {
+describe('NdjsonWriter + NdjsonReader', () => {
   it('round-trips events through a file', async () => {
     const file = path.join(tempDir(), 'events.ndjson');
     const writer = NdjsonWriter.open(file);
@@ -46,7 +46,15 @@ describe('NdjsonWriter + readNdjsonFile', () => {
     await writer.close();
     expect(readFileSync(file, 'utf8')).toBe('{"type":"one"}\n{"type":"two","n":2}\n');
     const seen: unknown[] = [];
-    const stats = await readNdjsonFile(file, (e) => seen.push(e));
+    const reader = new NdjsonReader();
+    const splitter = new LineSplitter();
+    const onLine = (line: string) => {
+      const event = reader.read(line);
+      if (event) seen.push(event);
+    };
+    splitter.push(readFileSync(file, 'utf8'), onLine);
+    splitter.end(onLine);
+    const stats = reader.stats;
     expect(seen).toEqual([{ type: 'one' }, { type: 'two', n: 2 }]);
     expect(stats).toMatchObject({ events: 2, blank: 0, invalid: 0 });
     await expect(writer.write({})).rejects.toThrow('closed');

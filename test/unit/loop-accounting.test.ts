@@ -1,7 +1,7 @@
-// The attempt loop's accounting (src/core/run/accounting.ts): each case is a sequence of attempt outcomes
+// The attempt loop's accounting (src/core/run/decide.ts): each case is a sequence of attempt outcomes
 // and what the loop does after each, up to how the run ends.
 import { describe, expect, it } from 'vitest';
-import { afterAttempt, firstState, type LoopLimits, type LoopState } from '../../src/core/run/accounting.js';
+import { afterAttempt, firstState, type LoopLimits, type LoopState } from '../../src/core/run/decide.js';
 import type { AttemptRecord } from '../../src/core/run/run-context.js';
 
 type Status = AttemptRecord['status'];

@@ -1,8 +1,8 @@
 // The plan of several tasks and its shares (core/many/plan.ts), and one exit code for several runs
-// (core/run/outcome.ts worstExitCode): the same split on every machine, every entry in exactly one share.
+// (core/run/decide.ts worstExitCode): the same split on every machine, every entry in exactly one share.
 import { describe, expect, it } from 'vitest';
 import { buildPlan, describeEntry, samePlan, shareOfPlan } from '../../src/core/many/plan.js';
-import { worstExitCode } from '../../src/core/run/outcome.js';
+import { worstExitCode } from '../../src/core/run/decide.js';
 
 describe('the plan and its shares', () => {
   it('is every task times every candidate, in order; plain runs without best-of', () => {

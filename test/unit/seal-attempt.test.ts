@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyManifest } from '../../src/evidence/manifest.js';
 import { appendElenchosText, checkSeals, sealAttempt, sealedListing, type AttemptSeal } from '../../src/evidence/seal-attempt.js';
+import { Redactor } from '../../src/evidence/redact.js';
 import { sealRun } from '../../src/evidence/seal.js';
 import { verifiedRunRecord } from '../helpers/run-record.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
@@ -18,14 +19,19 @@ describe('sealAttempt', () => {
     const run = tempDir();
     writeFiles(run, { 'attempts/01/agent.log': `said ${SECRET}\n`, 'attempts/01/app.log': 'app\n', 'attempts/02/agent.log': 'two\n' });
     const dir = path.join(run, 'attempts/01');
-    const seal = await sealAttempt(run, dir, 1, { values: [SECRET], signingKey: 'k3y' });
+    const seal = await sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [SECRET] }), signingKey: 'k3y' });
     expect(readFileSync(path.join(dir, 'agent.log'), 'utf8')).toBe('said [REDACTED]\n');
     expect(await verifyManifest(dir, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });
     // The next attempt's agent, same user: rewrites, adds, deletes.
     writeFileSync(path.join(dir, 'agent.log'), 'said nothing\n');
     writeFileSync(path.join(dir, 'planted.txt'), 'x');
     const problems: string[] = [];
-    await sealRun(run, record, { values: [SECRET], signingKey: 'k3y', sealed: [seal], onSealsBroken: (p) => problems.push(...p) });
+    await sealRun(run, record, {
+      redactor: new Redactor({ values: [SECRET] }),
+      signingKey: 'k3y',
+      sealed: [seal],
+      onSealsBroken: (p) => problems.push(...p),
+    });
     expect(problems).toEqual(['attempt 1: modified: attempts/01/agent.log', 'attempt 1: extra: attempts/01/planted.txt']);
     const check = await verifyManifest(run, { signingKey: 'k3y' });
     expect(check.problems).toEqual(['modified: attempts/01/agent.log', 'extra: attempts/01/planted.txt']);
@@ -36,7 +42,7 @@ describe('sealAttempt', () => {
     writeFiles(run, { 'attempts/01/setup.log': '[elenchos] setup cache miss\n' });
     const dir = path.join(run, 'attempts/01');
     const log = path.join(dir, 'setup.log');
-    const seal = await sealAttempt(run, dir, 1, { values: [] });
+    const seal = await sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }) });
     const line = '[elenchos] setup cache miss: saved 2 files\n';
     await appendElenchosText(log, line);
     const checked = await checkSeals([seal]);
@@ -51,10 +57,10 @@ describe('sealAttempt', () => {
     writeFiles(run, { 'attempts/01/setup.log': 'installed\n', 'attempts/01/agent.log': 'did it\n' });
     const dir = path.join(run, 'attempts/01');
     const log = path.join(dir, 'setup.log');
-    const seal = await sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' });
+    const seal = await sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' });
     const line = '[elenchos] setup cache miss: saved 1 files\n';
     await appendElenchosText(log, line);
-    await sealRun(run, record, { values: [], signingKey: 'k3y', sealed: [seal] });
+    await sealRun(run, record, { redactor: new Redactor({ values: [] }), signingKey: 'k3y', sealed: [seal] });
     expect(await verifyManifest(dir, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] }); // before: modified: setup.log
     expect(await verifyManifest(run, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });
 
@@ -62,10 +68,10 @@ describe('sealAttempt', () => {
     writeFiles(again, { 'attempts/01/setup.log': 'installed\n', 'attempts/01/agent.log': 'did it\n' });
     const dir2 = path.join(again, 'attempts/01');
     const log2 = path.join(dir2, 'setup.log');
-    const seal2 = await sealAttempt(again, dir2, 1, { values: [], signingKey: 'k3y' });
+    const seal2 = await sealAttempt(again, dir2, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' });
     await appendElenchosText(log2, line);
     writeFileSync(path.join(dir2, 'agent.log'), 'did nothing\n'); // the next agent's rewrite, beside the honest line
-    await sealRun(again, record, { values: [], signingKey: 'k3y', sealed: [seal2] });
+    await sealRun(again, record, { redactor: new Redactor({ values: [] }), signingKey: 'k3y', sealed: [seal2] });
     expect((await verifyManifest(dir2, { signingKey: 'k3y' })).problems).toEqual(['modified: agent.log']);
     expect((await verifyManifest(again, { signingKey: 'k3y' })).problems).toEqual(['modified: attempts/01/agent.log']);
   });
@@ -77,7 +83,7 @@ describe('sealAttempt', () => {
     writeFiles(run, { 'attempts/01/setup.log': 'installed\n' });
     const dir = path.join(run, 'attempts/01');
     const log = path.join(dir, 'setup.log');
-    const seal = await sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' });
+    const seal = await sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' });
     const line = '[elenchos] setup cache miss: saved 1 files\n';
     await appendElenchosText(log, line);
     const checked = await checkSeals([seal]);
@@ -92,12 +98,17 @@ describe('sealAttempt', () => {
     const run = tempDir();
     writeFiles(run, { 'attempts/01/setup.log': 'installed\n', 'attempts/01/agent.log': 'did it\n' });
     const dir = path.join(run, 'attempts/01');
-    const seal = await sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' });
+    const seal = await sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' });
     const forged = readFileSync(path.join(dir, 'manifest.json'), 'utf8').replace('"algorithm"', '"algorithm" ');
     writeFileSync(path.join(dir, 'manifest.json'), forged);
     await appendElenchosText(path.join(dir, 'setup.log'), '[elenchos] setup cache miss: saved 1 files\n');
     const problems: string[] = [];
-    await sealRun(run, record, { values: [], signingKey: 'k3y', sealed: [seal], onSealsBroken: (p) => problems.push(...p) });
+    await sealRun(run, record, {
+      redactor: new Redactor({ values: [] }),
+      signingKey: 'k3y',
+      sealed: [seal],
+      onSealsBroken: (p) => problems.push(...p),
+    });
     expect(problems).toEqual(['attempt 1: modified: attempts/01/manifest.json', 'attempt 1: modified: attempts/01/setup.log']);
     expect(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).toBe(forged);
     expect((await verifyManifest(run, { signingKey: 'k3y' })).problems).toEqual([
@@ -116,10 +127,10 @@ describe('sealAttempt', () => {
       const line = '[elenchos] setup cache miss: saved 1 files\n';
       const jobs =
         order === 'append first'
-          ? [appendElenchosText(log, line), sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' })]
-          : [sealAttempt(run, dir, 1, { values: [], signingKey: 'k3y' }), appendElenchosText(log, line)];
+          ? [appendElenchosText(log, line), sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' })]
+          : [sealAttempt(run, dir, 1, { redactor: new Redactor({ values: [] }), signingKey: 'k3y' }), appendElenchosText(log, line)];
       const seal = (await Promise.all(jobs)).find((value): value is AttemptSeal => value !== undefined)!;
-      await sealRun(run, record, { values: [], signingKey: 'k3y', sealed: [seal] });
+      await sealRun(run, record, { redactor: new Redactor({ values: [] }), signingKey: 'k3y', sealed: [seal] });
       expect(readFileSync(log, 'utf8')).toBe(`installed\n${line}`);
       expect(await verifyManifest(dir, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });
       expect(await verifyManifest(run, { signingKey: 'k3y' })).toEqual({ ok: true, problems: [] });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { trimSetupCache } from '../../src/core/workspace/setup-cache-gc.js';
 import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
-import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
+import { saveCacheEntry } from '../helpers/setup-cache.js';
 import { beginCachedSetup } from '../../src/core/workspace/setup-cache.js';
 import { tryExclusiveLock } from '../../src/process/exclusive-lock.js';
 import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';

@@ -21,7 +21,6 @@ import {
   readCacheManifest,
   readStamps,
   restoreCacheEntry,
-  saveCacheEntry,
   snapshotForSave,
   writeStamps,
 } from '../../src/core/workspace/setup-cache-store.js';
@@ -29,6 +28,7 @@ import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/se
 import { tryExclusiveLock as tryLock } from '../../src/process/exclusive-lock.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { compareTree, statSignature, walkTree } from '../../src/util/tree-manifest.js';
+import { saveCacheEntry } from '../helpers/setup-cache.js';
 import { tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
 
 const KEY_FILE = tempCacheKeyFile();

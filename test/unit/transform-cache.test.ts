@@ -2,11 +2,17 @@
 // while nothing else touched it; anything written, replaced or chmod-ed in between makes a fresh one.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { dropTransformCaches, leaseTransformCache, signature } from '../../src/verifiers/playwright/transform-cache.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-afterEach(async () => {
-  await dropTransformCaches();
+type CacheModule = typeof import('../../src/verifiers/playwright/transform-cache.js');
+let leaseTransformCache: CacheModule['leaseTransformCache'];
+let signature: CacheModule['signature'];
+
+// Each case starts with the module's pool empty, as a new Elenchos process does (its exit hook removes
+// the folders each instance made).
+beforeEach(async () => {
+  vi.resetModules();
+  ({ leaseTransformCache, signature } = await import('../../src/verifiers/playwright/transform-cache.js'));
 });
 
 /** What a Playwright process leaves in its cache: a compiled file under a two-letter folder. */

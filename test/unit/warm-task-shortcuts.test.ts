@@ -4,14 +4,15 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCacheManifest, saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
+import { readCacheManifest } from '../../src/core/workspace/setup-cache-store.js';
+import { saveCacheEntry } from '../helpers/setup-cache.js';
 import { beginCachedSetup, verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { commonGitDir } from '../../src/git/git.js';
 import { trackedInCommit, trackedUnder } from '../../src/git/tracked-paths.js';
 import { captureGitState } from '../../src/git/git-state.js';
 import { worktreeGitDirs } from '../../src/git/worktree-reset.js';
 import { ensureExcluded } from '../../src/git/worktree.js';
-import { findEscapedProcesses, killEscapedProcesses, PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
+import { killEscapedProcesses, PROCESS_TAG_ENV, scanEscapedProcesses } from '../../src/process/escaped-processes.js';
 import { sha256 } from '../../src/util/sha256.js';
 import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
 
@@ -111,10 +112,10 @@ describe('the /proc scans skip kernel threads', () => {
     );
     started.push(child);
     while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
-    const found = findEscapedProcesses({ directories: [worktree] }).find((p) => p.pid === child.pid);
+    const found = scanEscapedProcesses({ directories: [worktree] }).found.find((p) => p.pid === child.pid);
     expect(found?.found).toContain('cwd');
     expect(found?.command).toContain('kworker');
-    const byTag = findEscapedProcesses({ tags: [tag] }).find((p) => p.pid === child.pid);
+    const byTag = scanEscapedProcesses({ tags: [tag] }).found.find((p) => p.pid === child.pid);
     expect(byTag?.found).toEqual(['marker']);
     const swept = await killEscapedProcesses({ tags: [tag], directories: [worktree] });
     expect(swept.killed.map((p) => p.pid)).toContain(child.pid);
@@ -136,10 +137,10 @@ describe('the /proc scans skip kernel threads', () => {
     });
     started.push(child);
     while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(findEscapedProcesses({ tags: [tag] }).map((p) => p.pid)).toContain(child.pid);
-    expect(findEscapedProcesses({ tagPrefixes: [`run-${process.pid}/2/`] }).map((p) => p.pid)).toContain(child.pid);
+    expect(scanEscapedProcesses({ tags: [tag] }).found.map((p) => p.pid)).toContain(child.pid);
+    expect(scanEscapedProcesses({ tagPrefixes: [`run-${process.pid}/2/`] }).found.map((p) => p.pid)).toContain(child.pid);
     // A variable whose value merely contains the tag is not the tag.
-    expect(findEscapedProcesses({ tags: [`${tag}-not`] }).map((p) => p.pid)).not.toContain(child.pid);
+    expect(scanEscapedProcesses({ tags: [`${tag}-not`] }).found.map((p) => p.pid)).not.toContain(child.pid);
   });
 });
 

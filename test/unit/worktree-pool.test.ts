@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dropTouchedSlots, markPool } from '../../src/core/workspace/pool-guard.js';
 import { verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
-import { saveCacheEntry } from '../../src/core/workspace/setup-cache-store.js';
+import { saveCacheEntry } from '../helpers/setup-cache.js';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/workspace/worktree-pool.js';
 import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';

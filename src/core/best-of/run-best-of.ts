@@ -8,12 +8,13 @@ import { ExitCode, PreflightError } from '../../errors.js';
 import { candidateDir, runDir as runDirOf, runJsonPath } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { sealRun } from '../../evidence/seal.js';
+import { Redactor } from '../../evidence/redact.js';
 import type { RunRecord } from '../../evidence/run-record.js';
 import { writeJsonAtomic } from '../../evidence/write-json.js';
 import { ensureExcluded } from '../../git/worktree.js';
 import { releaseHeldObjects } from '../../git/object-quarantine.js';
 import { lockContract } from '../lock/contract-lock.js';
-import { exitCodeFor } from '../run/outcome.js';
+import { exitCodeFor } from '../run/decide.js';
 import { preflight } from '../run/preflight.js';
 import { runSecretValues } from '../run/run-secrets.js';
 import { decide, draftBestOfRecord } from './best-of-record.js';
@@ -173,7 +174,7 @@ async function chooseAndSeal(options: BestOfOptions, pre: Preflight, shared: Bes
       durationMs: finishedAt.getTime() - startedAt,
     }),
     {
-      values: runSecretValues(pre.config, pre.resolved.task, options.env),
+      redactor: new Redactor({ values: runSecretValues(pre.config, pre.resolved.task, options.env) }),
       signingKey: signingKeyFor(options.env),
     },
   );

@@ -13,7 +13,7 @@ import { signingKeyFor } from '../../util/signing-key.js';
 import type { RunReporter } from '../events.js';
 import type { TaskOutcome } from '../many/run-many.js';
 import { describeEntry, type PlanEntry } from '../many/plan.js';
-import { worstExitCode } from '../run/outcome.js';
+import { worstExitCode } from '../run/decide.js';
 import { checkShare } from './check-share.js';
 import { readHere, type Here } from './here.js';
 import { joinTask, type AcceptedShare } from './join-task.js';

@@ -25,7 +25,7 @@ import type { PlanEntry } from '../many/plan.js';
 import type { ShareManifest } from '../many/share-manifest.js';
 import { SHARE_RUNS_DIR } from '../many/share-manifest.js';
 import { BudgetTracker } from '../run/budget.js';
-import { exitCodeFor } from '../run/outcome.js';
+import { exitCodeFor } from '../run/decide.js';
 import { REPLAY_AGENT, baseRunRecord } from '../run/run-record-writer.js';
 import { runSecretValues } from '../run/run-secrets.js';
 import { runTask } from '../run/run-task.js';

@@ -1,6 +1,5 @@
 // Everything a task's verifier reads besides the task and its test, as one set: what its adapter follows
 // (imports, helpers, variables files, a command verifier's own modules) and what `verifier.inputs` lists.
-import fg from 'fast-glob';
 import type { Config } from '../../config/config-schema.js';
 import { ELENCHOS_DIR_NAME } from '../../evidence/layout.js';
 import type { VerifierInputs } from '../../verifiers/types.js';
@@ -16,7 +15,9 @@ export async function findVerifierInputs(root: string, resolved: ResolvedTask, c
   const listed =
     config.verifier.inputs.length === 0
       ? []
-      : await fg([...config.verifier.inputs], {
+      : await (
+          await import('fast-glob')
+        ).default([...config.verifier.inputs], {
           cwd: root,
           dot: true,
           onlyFiles: true,

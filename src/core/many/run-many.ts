@@ -13,7 +13,7 @@ import { mapLimit } from '../../util/map-limit.js';
 import type { FinalRunState } from '../../states.js';
 import { openBestOf, planBestOf, type BestOfResult, type OpenBestOf, type PlannedBestOf } from '../best-of/run-best-of.js';
 import type { RunReporter } from '../events.js';
-import { worstExitCode } from '../run/outcome.js';
+import { worstExitCode } from '../run/decide.js';
 import { preflight } from '../run/preflight.js';
 import { runTask, type RunTaskOptions } from '../run/run-task.js';
 import { selectTasks, type Shard } from '../select-tasks.js';

@@ -3,12 +3,11 @@
 import { sealAttempt, type AttemptSeal } from '../../evidence/seal-attempt.js';
 import { signingKeyFor } from '../../util/signing-key.js';
 import type { RunContext } from './run-context.js';
-import { runSecretValues } from './run-secrets.js';
 
 /** Seals attempt `number`'s folder `dir` (redacted, then its manifest, HMAC-signed when a key is set). */
 export async function sealEndedAttempt(ctx: RunContext, number: number, dir: string): Promise<void> {
   const sealed = await sealAttempt(ctx.runDir, dir, number, {
-    values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env),
+    redactor: ctx.redactor,
     signingKey: signingKeyFor(ctx.env),
   });
   ctx.attemptSeals.push(sealed);

@@ -1,11 +1,10 @@
-// What one attempt carries from phase to phase: its record, its teardowns, and what each phase found.
-import type { LockedWatch } from '../lock/locked-watch.js';
+// One attempt's own state: its record and its teardowns; and what a phase hands on (PhaseResult): what it
+// found for the phases after it, or how the attempt ended.
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { InterruptedError } from '../../errors.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
-import type { WindowWatch } from '../../git/window-watch.js';
-import type { StartedVerification } from '../../verifiers/types.js';
 import type { AttemptKind } from '../../states.js';
+import type { AttemptPhase } from '../events.js';
 import type { RepairEvidence } from './prompt.js';
 import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
 import { Teardowns } from './teardown.js';
@@ -27,12 +26,16 @@ export interface AttemptResult {
   snapshotAfter: WorkspaceSnapshot | null;
 }
 
-/** What a phase says: go on to the next one, or end the attempt with this result. */
-export type PhaseResult = { next: 'continue' } | { next: 'end'; result: AttemptResult };
-export type Phase = (attempt: Attempt) => Promise<PhaseResult>;
-export const CONTINUE: PhaseResult = { next: 'continue' };
+/** How a phase ends the attempt (Attempt.end, Attempt.conclude). */
+export type Ended = { next: 'end'; result: AttemptResult };
+/** What a phase says: go on, with what it found for the phases after it, or end the attempt with this result. */
+export type PhaseResult<T = void> = { next: 'continue'; found: T } | Ended;
+export const CONTINUE: PhaseResult = { next: 'continue', found: undefined };
 
-export type PhaseName = 'agent' | 'contract' | 'snapshot' | 'app' | 'verifier' | 'stop';
+/** Go on with `value` (what the phase found) handed to the phases after it. */
+export function found<T>(value: T): PhaseResult<T> {
+  return { next: 'continue', found: value };
+}
 
 /** A verdict the verifier (and the sweep after a pass) gave, before the post-checks confirm it. */
 export interface Verdict {
@@ -40,32 +43,13 @@ export interface Verdict {
   summary: string;
 }
 
-/** One attempt in progress. Phases read and fill its fields in order; teardowns run on every way out. */
+/** One attempt in progress: its record, which the phases fill, and its teardowns, which run on every way out. */
 export class Attempt {
   readonly record: AttemptRecord;
   readonly teardowns = new Teardowns();
   readonly started = Date.now();
-  /** Without the sandbox: from when the object store is checked again after the verifier (set by the agent's turn's check). */
-  objectsSince: number | null = null;
-  /** A verify's first attempt right after the baselines were read: nothing has run since. */
-  fresh = false;
   /** Paths the app writes by design (`app.writes`): left out of the snapshots and the window. */
   readonly skip: (repoPath: string) => boolean;
-  /** The workspace before the app and the verifier (set by the workspace guard). */
-  before: WorkspaceSnapshot | null = null;
-  /** The filesystem watch over the verifier window, open from before the app until everything stopped. */
-  watch: WindowWatch | null = null;
-  /** The locked files watched by content over the same window (a same-bytes rewrite is no change). */
-  lockedWatch: LockedWatch | null = null;
-  port = 0;
-  url = '';
-  /** A verifier started ahead of the app (Playwright), and the contract's stamps taken before it read anything. */
-  early: { verifier: StartedVerification; stamps: Map<string, string> } | null = null;
-  /** The contract's stamps taken before the verifier read anything. */
-  stampsBefore: Map<string, string> | null = null;
-  verdict: Verdict | null = null;
-  /** The workspace after everything stopped, proven unchanged since `before` (set by the post-checks). */
-  after: WorkspaceSnapshot | null = null;
 
   constructor(
     readonly ctx: AttemptContext,
@@ -93,7 +77,7 @@ export class Attempt {
     };
   }
 
-  say(phase: PhaseName, message: string): void {
+  say(phase: AttemptPhase, message: string): void {
     this.ctx.reporter.onEvent({ type: 'phase', attempt: this.input.number, phase, message });
   }
 
@@ -101,14 +85,14 @@ export class Attempt {
    * Ends the attempt and the run. `tampering`: what only an agent does (docs/needs-human.md), as opposed
    * to a write whose writer cannot be told.
    */
-  end(state: Terminal['state'], reason: Terminal['reason'], message: string, tampering = false): PhaseResult {
+  end(state: Terminal['state'], reason: Terminal['reason'], message: string, tampering = false): Ended {
     this.record.terminal = { state, reason, message, ...(tampering ? { tampering } : {}) };
     this.record.summary ||= message;
     return { next: 'end', result: { record: this.record, snapshotAfter: null } };
   }
 
   /** Ends the attempt with a verdict of its own (the loop decides what follows), `after` the workspace as it was left. */
-  conclude(status: AttemptRecord['status'], summary: string, after: WorkspaceSnapshot | null): PhaseResult {
+  conclude(status: AttemptRecord['status'], summary: string, after: WorkspaceSnapshot | null): Ended {
     this.record.status = status;
     this.record.summary = summary;
     return { next: 'end', result: { record: this.record, snapshotAfter: after } };

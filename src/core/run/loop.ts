@@ -1,17 +1,15 @@
-// The attempt loop: attempts until one ends the run or the accounting says it is over (accounting.ts).
+// The attempt loop: attempts until one ends the run or the decision after it says it is over (decide.ts).
 import { mkdir } from 'node:fs/promises';
 import { describeError } from '../../errors.js';
 import { attemptDir, attemptPaths } from '../../evidence/layout.js';
-import { Redactor } from '../../evidence/redact.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { saveWorkspace } from '../../git/workspace-archive.js';
 import { isDiskFull } from '../../process/run-scope.js';
 import type { RepairEvidence } from './prompt.js';
 import { updateRunRecord, type RunRecordDraft } from './run-record-writer.js';
 import type { AttemptContext, AttemptRecord, Terminal } from './run-context.js';
-import { runSecretValues } from './run-secrets.js';
 import { sealEndedAttempt } from './attempt-seals.js';
-import { afterAttempt, firstState } from './accounting.js';
+import { afterAttempt, firstState } from './decide.js';
 import { runAttempt } from './attempt.js';
 
 /** Runs attempts until a decision ends the run. */
@@ -70,7 +68,7 @@ export async function attemptLoop(ctx: AttemptContext, attempts: AttemptRecord[]
 /** Base commit + diff + untracked files of the attempt's workspace, kept even when the attempt failed. */
 async function archiveWorkspace(ctx: AttemptContext, dir: string, record: AttemptRecord, after: WorkspaceSnapshot | null): Promise<void> {
   try {
-    const redactor = new Redactor({ values: runSecretValues(ctx.config, ctx.resolved.task, ctx.env) });
+    const { redactor } = ctx;
     // The stable after-snapshot already lists what changed; reusing it saves a scan of the tree.
     await saveWorkspace(ctx.workspace, ctx.base, attemptPaths(dir).workspaceDir, {
       exclude: ctx.excluded,

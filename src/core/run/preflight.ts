@@ -97,6 +97,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
     );
   }
+  // The status of the whole tree is the slowest question on a large repository: asked now, while the
+  // config, the task and its lock are read, and awaited where the answer is needed (errors keep their order).
+  const dirtyAnswer = options.checkout ? options.checkout.dirty.then((d) => d ?? dirtyPaths(root)) : dirtyPaths(root);
+  dirtyAnswer.catch(() => undefined); // awaited below; a failure before then is not an unhandled rejection
   const head = (await options.checkout?.head) ?? (await headCommit(root).catch(() => null));
   if (head === null)
     throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
@@ -129,7 +133,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   checkMapping(resolved);
   refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
-  const dirty = (await options.checkout?.dirty) ?? (await dirtyPaths(root));
+  const dirty = await dirtyAnswer;
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
     const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';

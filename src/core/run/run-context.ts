@@ -21,6 +21,7 @@ import type { ResolvedTask } from '../resolve-task.js';
 import type { AttemptSeal } from '../../evidence/seal-attempt.js';
 import type { AttemptGuards } from '../../evidence/guards-record.js';
 import type { GuardPlan } from './guard-plan.js';
+import type { Redactor } from '../../evidence/redact.js';
 
 export interface RunContext {
   runId: string;
@@ -43,6 +44,8 @@ export interface RunContext {
   /** Globs the app writes by design (built-in and `app.writes`): put back to the base, left out of every snapshot. */
   appWrites: string[];
   env: NodeJS.ProcessEnv;
+  /** The run's secrets (run-secrets.ts), gathered once at its start: every printed line, archive and seal goes through it. */
+  redactor: Redactor;
   signal: AbortSignal;
   reporter: RunReporter;
   startedAt: number;

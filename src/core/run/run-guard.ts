@@ -1,8 +1,9 @@
 // What can end a run from outside its steps: the caller's signal (Ctrl-C) and a full disk, behind one
-// AbortSignal; and what each of them makes of the outcome at sealing time.
+// AbortSignal; what each of them makes of the outcome at sealing time is decided in decide.ts.
 import path from 'node:path';
 import { isDiskFull, type RunScope } from '../../process/run-scope.js';
 import type { Terminal } from './run-context.js';
+import { sealedOutcome } from './decide.js';
 
 /** One run's abort and faults; `scope` is what the process layer reports child starts and write failures to. */
 export class RunGuard {
@@ -41,33 +42,14 @@ export class RunGuard {
     return this.userSignal.aborted;
   }
 
-  /**
-   * The outcome to seal, asked at sealing time: a full disk, or a signal that came after the verdict,
-   * is never sealed as the verdict (nor exits 0). A best-of candidate stopped because another was
-   * VERIFIED first is sealed ERROR STOPPED, unless it had reached VERIFIED itself: that verdict stands.
-   */
+  /** The outcome to seal, asked at sealing time (decide.ts sealedOutcome). */
   sealedOutcome(decided: Terminal): Terminal {
-    if (this.diskFull) return decided.reason === 'DISK_FULL' ? decided : diskFullTerminal(this.diskFull);
-    const stopped = this.interrupted ? this.stopReason() : null;
-    if (stopped !== null) return decided.state === 'VERIFIED' ? decided : { state: 'ERROR', reason: 'STOPPED', message: stopped };
-    if (this.interrupted && decided.reason !== 'INTERRUPTED') {
-      const was = `${decided.state}${decided.reason ? ` ${decided.reason}` : ''}`;
-      return {
-        state: 'ERROR',
-        reason: 'INTERRUPTED',
-        message: `interrupted after the run had ended ${was}, before its evidence was sealed`,
-      };
-    }
-    return decided;
+    const interrupted = this.interrupted;
+    return sealedOutcome(decided, { diskFull: this.diskFull, interrupted, stopped: interrupted ? this.stopReason() : null });
   }
 
   /** Stops listening to the caller's signal. */
   dispose(): void {
     this.userSignal.removeEventListener('abort', this.onAbort);
   }
-}
-
-/** ERROR DISK_FULL, saying which write failed. */
-export function diskFullTerminal(why: string): Terminal {
-  return { state: 'ERROR', reason: 'DISK_FULL', message: `${why}: every child was stopped; free some space and run again` };
 }

@@ -14,7 +14,6 @@ import { criteriaWithEvidence } from './attempt-criteria.js';
 import type { AttemptRecord, RunContext, Terminal } from './run-context.js';
 import { pauseForTest } from '../test-pause.js';
 import { verifierInvocation } from './verify-context.js';
-import { runSecretValues } from './run-secrets.js';
 import { attemptPaths, runJsonPath } from '../../evidence/layout.js';
 import { sealsOf } from './attempt-seals.js';
 import { signingKeyFor } from '../../util/signing-key.js';
@@ -148,7 +147,7 @@ export async function finishRun(
     };
   };
   const sealed = await sealRun(ctx.runDir, finalRecord, {
-    values: secretValues(ctx),
+    redactor: ctx.redactor,
     signingKey: signingKeyFor(ctx.env),
     onSealing: () => pauseForTest('sealing', ctx.env),
     sealed: sealsOf(ctx),
@@ -180,11 +179,6 @@ function summarize(record: AttemptRecord): AttemptSummary {
     durationMs: record.durationMs,
     cost: record.cost,
   };
-}
-
-/** Values that must never reach evidence: configured env names, credential-looking env, secret variables, Kane credentials, the signing key. */
-function secretValues(ctx: RunContext): string[] {
-  return runSecretValues(ctx.config, ctx.resolved.task, ctx.env);
 }
 
 // By the run's record, not its context: the attempts run in a copy of the context (with its baselines).

@@ -1,4 +1,4 @@
-// `elenchos run`: the isolated, contract-locked, self-repairing loop (SPEC §3).
+// `elenchos run`: the isolated, contract-locked, self-repairing loop (docs/verification.md#the-loop).
 import { withGitEnvironment } from '../../git/git.js';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -17,7 +17,7 @@ import { prepareWorktree } from './worktree.js';
 import { lockContract } from '../lock/contract-lock.js';
 import type { RunReporter } from '../events.js';
 import { finishRun, startRunRecord, type RunRecordDraft } from './run-record-writer.js';
-import { exitCodeFor } from './outcome.js';
+import { diskFullTerminal, exitCodeFor } from './decide.js';
 import { preflight, type CheckoutState } from './preflight.js';
 import { signingKeyExposure } from '../key-exposure.js';
 import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
@@ -32,7 +32,7 @@ import type { GuardName, RunMode } from '../../states.js';
 import { describeMissing, holdToPlan, planGuards, summarizeGuards } from './guards-stood.js';
 import { lookAtStart } from './guards-at-start.js';
 import type { BlindGuard } from '../events.js';
-import { RunGuard, diskFullTerminal } from './run-guard.js';
+import { RunGuard } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from '../test-pause.js';
 import { appSandboxed, openWithoutSandbox } from '../app/app-sandbox.js';
@@ -47,7 +47,7 @@ export interface RunTaskOptions {
   overrides?: Record<string, unknown>;
   signal: AbortSignal;
   reporter: RunReporter;
-  /** `verify`: no agent, no repair, the committed code as it is (SPEC §5). Default `run`. */
+  /** `verify`: no agent, no repair, the committed code as it is (docs/ci.md). Default `run`. */
   mode?: RunMode;
   /** verify only: use the checkout itself instead of a worktree (it must be clean). */
   inPlace?: boolean;
@@ -158,7 +158,7 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
-  const ctx = await runContext(options, pre, place, reporter);
+  const ctx = await runContext(options, pre, place, { reporter, redactor });
   const draft = await startRunRecord(ctx, {
     configFile: pre.loaded.path,
     host: hostname(),
@@ -206,7 +206,12 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
 }
 
 /** What the run shares across its attempts, the contract locked (once per best-of run: its candidates share it). */
-async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPlace, reporter: RunReporter): Promise<RunContext> {
+async function runContext(
+  options: RunTaskOptions,
+  pre: Preflight,
+  place: RunPlace,
+  out: { reporter: RunReporter; redactor: Redactor },
+): Promise<RunContext> {
   const { root, config, resolved } = pre;
   const locked =
     options.candidate?.locked ??
@@ -225,8 +230,9 @@ async function runContext(options: RunTaskOptions, pre: Preflight, place: RunPla
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     appWrites: appWriteGlobs(config.app.writes, verifierReadGlobs(locked.map((file) => file.path))),
     env: options.env,
+    redactor: out.redactor,
     signal: place.guard.signal,
-    reporter,
+    reporter: out.reporter,
     startedAt: Date.now(),
     budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
     attemptSeals: [],

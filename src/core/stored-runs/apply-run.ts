@@ -13,6 +13,7 @@ import { applyStoredWorkspace, restoreWorkspace } from '../../git/workspace-arch
 import { removeWorktree } from '../../git/worktree.js';
 import { loadVerifier } from '../../verifiers/registry.js';
 import { readAttempts, showStoredRun } from './inspect-runs.js';
+import { signingKeyFor } from '../../util/signing-key.js';
 
 export interface ApplyRunOptions {
   cwd: string;
@@ -36,6 +37,34 @@ export type ApplyRunResult =
 export function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
   // git under it runs with the caller's environment, as under the CLI.
   return withGitEnvironment(options.env, () => applyRunInScope(options));
+}
+
+/** What `run --apply`, `--commit` or `--branch` asks of the run once it has ended. */
+export interface ApplyWhenVerified {
+  apply?: boolean;
+  commit?: boolean;
+  branch?: string | true;
+}
+
+/**
+ * `run --apply/--commit/--branch`: the change of a run that ended VERIFIED, taken as `elenchos apply` takes it
+ * (its evidence checked against the manifest with the caller's signing key). Null when none was asked or the
+ * run did not end VERIFIED: its exit code says why.
+ */
+export async function applyIfVerified(
+  record: Pick<RunRecord, 'state' | 'runId'>,
+  asked: ApplyWhenVerified,
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<ApplyRunResult | null> {
+  if (!(asked.apply || asked.commit || asked.branch !== undefined) || record.state !== 'VERIFIED') return null;
+  return applyRun({
+    cwd: options.cwd,
+    env: options.env,
+    runId: record.runId,
+    commit: asked.commit,
+    branch: asked.branch,
+    signingKey: signingKeyFor(options.env),
+  });
 }
 
 async function applyRunInScope(options: ApplyRunOptions): Promise<ApplyRunResult> {

@@ -8,6 +8,7 @@ import { collectSecretValues } from '../../evidence/secret-values.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
 import { manifestPath, runDir } from '../../evidence/layout.js';
 import { sealRun } from '../../evidence/seal.js';
+import { Redactor } from '../../evidence/redact.js';
 import { listWorktrees, removeWorktree } from '../../git/worktree.js';
 import { PRIVATE_OBJECTS, releaseHeldObjects } from '../../git/object-quarantine.js';
 import { commonGitDir, git, repoRootOrCwd } from '../../git/git.js';
@@ -121,7 +122,7 @@ export async function collectGarbage(options: {
       leftovers.push(...(await findRunProcesses(from, run.pidStartTime ?? null, procTable)));
     for (const p of leftovers) result.stopped.push({ runId: run.runId, pid: p.pid });
     if (!options.dryRun) await stopProcesses(leftovers);
-    // Those that left their group (setsid) but carry the run's inherited tag (#9) go too. By tag only:
+    // Those that left their group (setsid) but carry the run's inherited tag go too. By tag only:
     // an in-place run's workspace is the checkout, where the user's own shell and editor live.
     const tagged = { tagPrefixes: [`${run.runId}/`, ...candidates.map((c) => `${c.runId}/`)] };
     const escaped = await sweep(tagged);
@@ -202,7 +203,7 @@ async function markAbandoned(root: string, run: RunRecord, env: NodeJS.ProcessEn
     () => [] as string[],
   );
   await sealRun(dir, () => abandoned, {
-    values: collectSecretValues({ env, redactEnv: redact }),
+    redactor: new Redactor({ values: collectSecretValues({ env, redactEnv: redact }) }),
     signingKey: signingKeyFor(env),
   });
 }

@@ -36,7 +36,7 @@ const NEUTRAL = new Set<RunReason>(['INTERRUPTED', 'ABANDONED']);
  */
 export function judgeNeedsHuman(runs: readonly RunRecord[], acks: readonly Ack[], afterFailedRuns: number): Map<string, NeedsHuman> {
   // An ack counts only when it names a stored run of its task, as `elenchos ack` writes it: one that names
-  // a run far in the future (written by hand, or by an agent) would acknowledge every run to come (#25).
+  // a run far in the future (written by hand, or by an agent) would acknowledge every run to come.
   const known = new Set(runs.map((run) => `${run.task.id}\n${run.runId}`));
   const ackedUpTo = new Map<string, string>();
   for (const ack of acks) {

@@ -53,6 +53,6 @@ export async function readChildLog(runDir: string): Promise<ChildEntry[]> {
  */
 export async function findRunProcesses(runDir: string, ownerStart: string | null, table?: () => readonly ProcStat[]): Promise<ProcStat[]> {
   const entries = await readChildLog(runDir);
-  // Processes that left their group (setsid) are found and stopped by stop-escaped.ts (issue #9), not here.
+  // Processes that left their group (setsid) are found and stopped by stop-escaped.ts, not here.
   return entries.length === 0 ? [] : liveRunProcesses(entries, table ? table() : readProcessTable().processes, ownerStart);
 }

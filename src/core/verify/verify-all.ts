@@ -1,4 +1,4 @@
-// `elenchos verify`: every task contract against the committed code, no agent, in parallel (SPEC §5).
+// `elenchos verify`: every task contract against the committed code, no agent, in parallel (docs/ci.md).
 import { loadConfig } from '../../config/load-config.js';
 import { PORT_PLACEHOLDER } from '../../config/port-placeholder.js';
 import { DiskFullError, ElenchosError, InputError, describeError } from '../../errors.js';

@@ -1,7 +1,7 @@
 // The setup cache's authentication: an HMAC over each entry's manifest (and its stamps) with a
 // per-machine key kept outside every repository (util/secret-paths.ts: cacheKeyPath, from the caller's
 // environment: every function here takes the key file, never a default), created 0600 on first use. A plain sha256 can be recomputed by whoever rewrites a cached file (the app, which is the
-// agent's code: issue #25, item 2); an HMAC only by whoever can read the key, which a sandbox hides.
+// agent's code); an HMAC only by whoever can read the key, which a sandbox hides.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';

@@ -248,21 +248,6 @@ export async function saveFromSnapshot(
   }
 }
 
-/** Snapshot and copy in one go (nothing runs in `workspace` meanwhile); fills `signatures` for stamps. */
-export async function saveCacheEntry(
-  cacheDir: string,
-  key: string,
-  workspace: string,
-  paths: readonly string[],
-  keyFile: string,
-  signatures?: Map<string, string>,
-): Promise<StoreResult> {
-  const snap = await snapshotForSave(workspace, paths);
-  if (!snap.ok) return snap;
-  for (const [rel, signature] of snap.snapshot.signatures) signatures?.set(rel, signature);
-  return saveFromSnapshot(cacheDir, key, workspace, snap.snapshot, { keyFile });
-}
-
 /**
  * Recreates the entry's tree in `workspace` (where none of its paths exist), by copying: never a
  * link into the cache, which an agent could write through. Each file's bytes are checked against the

@@ -1,4 +1,4 @@
-// Warm worktrees (#13): a bounded pool of idle detached worktrees under .elenchos/pool/, so a run or
+// Warm worktrees (docs/performance.md): a bounded pool of idle detached worktrees under .elenchos/pool/, so a run or
 // a verify task starts from a reset of what changed instead of a checkout of the whole repository.
 // An idle worktree lives in a numbered slot; taking one moves it to the run's own workspace path
 // (so everything else, gc included, sees an ordinary run worktree) and releasing resets it at once (an

@@ -1,4 +1,4 @@
-// SPEC §4 as one pure function: process outcome + stream facts + the test file → attempt status,
+// The attempt status rules (docs/kane.md#classification) as one pure function: process outcome + stream facts + the test file → attempt status,
 // findings and a verdict per step. The rule order is the precedence table in docs/kane.md.
 import type { StepVerdict, VerdictStatus } from '../../states.js';
 import type { Finding } from '../types.js';

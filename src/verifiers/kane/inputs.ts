@@ -1,6 +1,6 @@
 // What Kane reads besides the test file (locked by hash) and what it writes (excluded from stability).
 import path from 'node:path';
-import fg from 'fast-glob';
+import { stat } from 'node:fs/promises';
 import { followFiles } from '../../util/follow-files.js';
 import { parseTestMd } from './test-md.js';
 
@@ -20,7 +20,13 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
     ];
   });
   // Read from the cwd on every run: variables files and the default local context (kane-cli.md §1.1, §8.3).
-  const auto = await fg(['.testmuai/variables/*.json', '.testmuai/context.md'], { cwd: root, dot: true, onlyFiles: true });
+  // Without a .testmuai folder there is nothing to match: fast-glob is loaded only when there is.
+  const hasFolder = await stat(path.join(root, '.testmuai')).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const fg = hasFolder ? (await import('fast-glob')).default : null;
+  const auto = fg ? await fg(['.testmuai/variables/*.json', '.testmuai/context.md'], { cwd: root, dot: true, onlyFiles: true }) : [];
   return [...found, ...auto.sort().filter((f) => !found.includes(f))];
 }
 

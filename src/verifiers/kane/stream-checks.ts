@@ -40,7 +40,7 @@ export function checkPairing(facts: StreamFacts, declared: readonly DeclaredStep
   return problems;
 }
 
-/** `test_md_done` vs `test_md_summary` vs every `test_md_step_end` (issue #93 and friends). */
+/** `test_md_done` vs `test_md_summary` vs every `test_md_step_end` (kane-cli issue #93 and friends). */
 export function checkCounts(facts: StreamFacts, declared: readonly DeclaredStepInfo[]): StreamProblem[] {
   const problems: StreamProblem[] = [];
   const add = (message: string, step: number | null = null) => problems.push({ kind: 'contradiction', step, message });
@@ -74,12 +74,12 @@ export function checkCounts(facts: StreamFacts, declared: readonly DeclaredStepI
   const overall = done?.overallStatus ?? summary?.overallStatus ?? null;
   if (overall === 'failed' && failed === 0 && summary?.cancelled !== true) add('Kane says the test failed, but no step failed');
   if (overall !== null && overall !== 'passed' && overall !== 'failed') add(`unknown overall_status "${overall}"`);
-  // SPEC §1: an attempt passes only if Kane's overall result is a pass; a done event that does not say is no pass.
+  // docs/kane.md#classification: an attempt passes only if Kane's overall result is a pass; a done event that does not say is no pass.
   if (done && overall === null) add('test_md_done carries no overall_status (nor does test_md_summary)');
   return problems;
 }
 
-/** Issue #93: an overall "passed" with a failed non-optional step (a false green, not a pass). */
+/** kane-cli issue #93: an overall "passed" with a failed non-optional step (a false green, not a pass). */
 export function falseGreen(facts: StreamFacts, declared: readonly DeclaredStepInfo[]): StreamProblem | null {
   const overall = facts.done?.overallStatus ?? facts.summary?.overallStatus;
   if (overall !== 'passed') return null;

@@ -63,7 +63,7 @@ const VERDICT: Record<TestOutcome['kind'], StepVerdict> = {
   skipped: 'skipped',
 };
 
-/** SPEC §4 for Playwright, through the shared rule (attempt-status.ts): run trouble, confirmed FAIL, test trouble, PASS. */
+/** The attempt status for Playwright (docs/playwright.md#classification), through the shared rule (attempt-status.ts): run trouble, confirmed FAIL, test trouble, PASS. */
 export function classifyPlaywright(input: ClassifyInput): Classification {
   const { criteria, map } = input;
   const usable = usableReport(input);

@@ -68,12 +68,6 @@ export async function leaseTransformCache(): Promise<TransformCacheLease> {
   };
 }
 
-/** Removes every folder this process made (tests; the exit hook does the same). */
-export async function dropTransformCaches(): Promise<void> {
-  idle.length = 0;
-  await Promise.all([...made].map((dir) => drop(dir)));
-}
-
 async function fresh(): Promise<string> {
   // mkdtemp creates the folder 0700 with a name no one could have guessed before now.
   const root = await mkdtemp(path.join(tmpdir(), 'elenchos-pw-'));

@@ -12,7 +12,7 @@ import { buildPrompt } from '../prompt.js';
 import type { AttemptContext } from '../run-context.js';
 import { processTag, stopEscaped } from '../stop-escaped.js';
 import { replayTurn } from './replay-turn.js';
-import { CONTINUE, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
+import { found, type Attempt, type AttemptInput, type PhaseResult } from '../attempt-state.js';
 import { describeForged, gitSettingsChanged, guardPool } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
@@ -24,10 +24,21 @@ import {
 } from '../../../git/object-quarantine.js';
 import { describeMissing, objectGuard, withScan } from '../guards-stood.js';
 
-export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
+/** What the agent's turn hands on: from when the object store is audited again after the verifier. */
+export interface AgentTurnFound {
+  /** Without the sandbox, where the audit of the agent's turn stopped looking; null: from the attempt's start. */
+  objectsSince: number | null;
+}
+
+const NO_AGENT: PhaseResult<AgentTurnFound> = found({ objectsSince: null });
+
+export async function agentTurn(attempt: Attempt): Promise<PhaseResult<AgentTurnFound>> {
   const { ctx, input, record } = attempt;
-  if (input.kind !== 'agent') return CONTINUE;
-  if (ctx.replay) return replayTurn(attempt, ctx.replay);
+  if (input.kind !== 'agent') return NO_AGENT;
+  if (ctx.replay) {
+    const replayed = await replayTurn(attempt, ctx.replay);
+    return replayed.next === 'end' ? replayed : NO_AGENT;
+  }
   const over = ctx.budget.gate('agent');
   if (over) return attempt.end('ERROR', 'BUDGET_EXCEEDED', over);
   // In the sandbox the object store is read-only: the agent's new objects go to a quarantine folder.
@@ -49,9 +60,10 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
   attempt.checkInterrupted();
   // Its processes are gone: only objects that hash to their name reach the store, and none replaces one.
   // Without the sandbox, what it wrote into the store itself since its turn began is checked there.
+  let objectsSince: number | null = null;
   const forged = quarantine
     ? describeForged((await settleObjectQuarantine(ctx.root, quarantine)).forged, 'the agent', false)
-    : describeForged((await auditObjectsSince(ctx.root, agentStarted, (at) => (attempt.objectsSince = at))).forged, 'the agent', true);
+    : describeForged((await auditObjectsSince(ctx.root, agentStarted, (at) => (objectsSince = at))).forged, 'the agent', true);
   record.guards.objectStore = objectGuard(quarantine ? 'quarantine' : 'audit');
   await guardPool(ctx, (message) => attempt.say('agent', message));
   // Before any other git call: git would obey what the agent planted in its config.
@@ -72,7 +84,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult> {
       true,
     );
   }
-  return CONTINUE;
+  return found({ objectsSince });
 }
 
 async function dispatchAgent(

@@ -17,47 +17,80 @@ import { appSandboxed } from '../../app/app-sandbox.js';
 import { secretPathsToHide } from '../../../util/secret-paths.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../app-blame.js';
 import { startApp } from '../../app/app.js';
-import { runsNextDevAt } from '../../app/next-dev-origin.js';
 import { statContract } from '../../lock/contract-lock.js';
-import { watchLocked } from '../../lock/locked-watch.js';
+import { watchLocked, type LockedWatch } from '../../lock/locked-watch.js';
+import { runsNextDevAt } from '../../app/next-dev-origin.js';
 import { sweepAfterPass } from '../sweep-step.js';
 import { processTag } from '../stop-escaped.js';
 import { pauseForTest } from '../../test-pause.js';
 import { buildVerifyContext } from '../verify-context.js';
-import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
+import type { WorkspaceSnapshot } from '../../../git/snapshot.js';
+import type { WindowWatch } from '../../../git/window-watch.js';
+import type { StartedVerification } from '../../../verifiers/types.js';
+import { CONTINUE, found, type Attempt, type PhaseResult, type Verdict } from '../attempt-state.js';
 import { afterAppStart, checkContract } from '../checks.js';
 import { attemptPaths } from '../../../evidence/layout.js';
 
-export async function openWindow(attempt: Attempt): Promise<PhaseResult> {
+/**
+ * Hands on the open window (`before`: the workspace as the workspace guard measured it). Its close is asked
+ * once: the post-checks close it and read its report; a way out before them closes it without one.
+ */
+/** The verifier window: the watch over the workspace, and the locked files watched by content (a same-bytes rewrite is no change). */
+export interface VerifierWindow extends WindowWatch {
+  locked: LockedWatch;
+}
+
+export async function openWindow(attempt: Attempt, before: WorkspaceSnapshot): Promise<PhaseResult<VerifierWindow>> {
   const { ctx } = attempt;
   // Watched from before the app starts until everything is stopped: a write undone in time is still a write.
+  let watch: WindowWatch;
   try {
     await createOutputParents(ctx.workspace, ctx.excluded);
-    attempt.watch = await watchWindow(ctx.workspace, {
+    watch = await watchWindow(ctx.workspace, {
       exclude: ctx.excluded,
       skip: attempt.skip,
       folders: declaredFolders(ctx.appWrites),
     });
   } catch (error) {
     const summary = `the verifier window cannot be watched, so its stability cannot be proved: ${describeError(error)}`;
-    return attempt.conclude('INCONCLUSIVE', summary, attempt.before);
+    return attempt.conclude('INCONCLUSIVE', summary, before);
   }
-  const lockedWatch = watchLocked(ctx.locked, ctx.workspace);
-  attempt.lockedWatch = lockedWatch;
-  attempt.teardowns.add('stop watching the locked files', async () => void (await lockedWatch.close()));
+  const locked = watchLocked(ctx.locked, ctx.workspace);
+  attempt.teardowns.add('stop watching the locked files', async () => void (await locked.close()));
   // Teardowns run last-in first-out: the app's data goes back once the app and the verifier are stopped.
   attempt.teardowns.add('put the app data back', async () => void (await resetAppData(ctx.workspace, ctx.base, ctx.appWrites)));
-  return CONTINUE;
+  let closed: ReturnType<WindowWatch['close']> | null = null;
+  return found({ close: () => (closed ??= watch.close()), locked });
 }
 
-export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
+/** What the app and the verifier hand on to the post-checks. */
+export interface LookedAt {
+  /** The verifier's verdict (and the sweep's after a pass), before the post-checks confirm it. */
+  verdict: Verdict;
+  /** The contract's stamps taken before the verifier read anything. */
+  stampsBefore: Map<string, string>;
+}
+
+/** Where the app listens in this attempt. */
+interface AppPlace {
+  port: number;
+  url: string;
+}
+
+/** A verifier started ahead of the app (Playwright), and the contract's stamps taken before it read anything. */
+interface EarlyVerifier {
+  verifier: StartedVerification;
+  stamps: Map<string, string>;
+}
+
+export async function appAndVerifier(attempt: Attempt, before: WorkspaceSnapshot): Promise<PhaseResult<LookedAt>> {
   const { ctx, input, record } = attempt;
-  attempt.port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
-  attempt.url = fillPort(ctx.config.app.url, attempt.port);
+  const port = ctx.config.app.port === 0 ? await freePort() : ctx.config.app.port;
+  const place: AppPlace = { port, url: fillPort(ctx.config.app.url, port) };
   const verifierDir = attemptPaths(input.dir).verifierDir;
-  await startEarlyVerifier(attempt, verifierDir);
+  const early = await startEarlyVerifier(attempt, verifierDir, place.url);
   if (ctx.config.app.command) {
-    const started = await startTheApp(attempt);
+    const started = await startTheApp(attempt, { ...place, before, early });
     if (started.next === 'end') return started;
   }
   const overBefore = ctx.budget.gate('verifier');
@@ -71,11 +104,12 @@ export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
         await runsNextDevAt(ctx.workspace, ctx.config.app.command),
       ),
     );
-  attempt.say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${attempt.url}`);
-  const early = attempt.early;
-  attempt.stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
+  attempt.say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${place.url}`);
+  const stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
   if (!early) await mkdir(verifierDir, { recursive: true });
-  const verification = early ? await early.verifier.run() : await ctx.resolved.verifier.verify(verifyContext(attempt, verifierDir));
+  const verification = early
+    ? await early.verifier.run()
+    : await ctx.resolved.verifier.verify(verifyContext(attempt, verifierDir, place.url));
   record.verifier = {
     status: verification.status,
     summary: verification.summary,
@@ -89,22 +123,22 @@ export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
   const credits = verification.details.verifier === 'kane' ? verification.details.creditsConsumed : null;
   record.cost.kaneCredits = credits;
   ctx.budget.recordVerifier(credits, verification.durationMs);
-  const swept = await sweepAfterPass(ctx, record, verification, attempt.url, verifierDir);
+  const swept = await sweepAfterPass(ctx, record, verification, place.url, verifierDir);
   if ('overBudget' in swept) return attempt.end('ERROR', 'BUDGET_EXCEEDED', swept.overBudget);
   if (swept.ran) record.sweep = swept.sweep;
-  attempt.verdict = swept.ran
+  const verdict = swept.ran
     ? { status: swept.status, summary: swept.summary }
     : { status: verification.status, summary: verification.summary };
-  return CONTINUE;
+  return found({ verdict, stampsBefore });
 }
 
-function verifyContext(attempt: Attempt, verifierDir: string) {
+function verifyContext(attempt: Attempt, verifierDir: string, url: string) {
   const { ctx, input } = attempt;
   return buildVerifyContext({
     config: ctx.config,
     resolved: ctx.resolved,
     cwd: ctx.workspace,
-    url: attempt.url,
+    url,
     baseEnv: ctx.env,
     evidenceDir: verifierDir,
     signal: ctx.signal,
@@ -118,22 +152,26 @@ function verifyContext(attempt: Attempt, verifierDir: string) {
  * (its runner loads and compiles the spec) while the app starts; it looks only once the app is ready
  * and the contract was checked again. The contract's stamps are taken before it reads anything.
  */
-async function startEarlyVerifier(attempt: Attempt, verifierDir: string): Promise<void> {
+async function startEarlyVerifier(attempt: Attempt, verifierDir: string, url: string): Promise<EarlyVerifier | null> {
   const { ctx } = attempt;
-  if (!ctx.config.app.command || !ctx.resolved.verifier.start) return;
+  if (!ctx.config.app.command || !ctx.resolved.verifier.start) return null;
   const stamps = await statContract(ctx.locked, ctx.workspace);
   await mkdir(verifierDir, { recursive: true });
-  const starting = ctx.resolved.verifier.start(verifyContext(attempt, verifierDir));
-  if (!starting) return;
+  const starting = ctx.resolved.verifier.start(verifyContext(attempt, verifierDir, url));
+  if (!starting) return null;
   const started = await starting;
-  attempt.early = { verifier: started, stamps };
   attempt.teardowns.add('stop the verifier started ahead of the app', () => started.abandon());
   attempt.say('verifier', `${ctx.resolved.verifierType} getting ready while the app starts`);
+  return { verifier: started, stamps };
 }
 
 /** Starts the app; one that does not come up is the product's failure, unless it is broken on the base commit too. */
-async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
-  const { ctx, input, record, port, url } = attempt;
+async function startTheApp(
+  attempt: Attempt,
+  at: AppPlace & { before: WorkspaceSnapshot; early: EarlyVerifier | null },
+): Promise<PhaseResult> {
+  const { ctx, input, record } = attempt;
+  const { port, url, before, early } = at;
   const appCommand = ctx.config.app.command!;
   const command = fillPort(appCommand, port);
   // The run's own commits, held out of the store until it ends (git/object-quarantine.ts): the app may read them.
@@ -173,18 +211,18 @@ async function startTheApp(attempt: Attempt): Promise<PhaseResult> {
     };
     ctx.reporter.onEvent({ type: 'app-failed', attempt: input.number, message: start.message, logTail });
     // No verdict comes from this attempt: the waiting verifier goes before the base commit is tried.
-    await attempt.early?.verifier.abandon();
+    await early?.verifier.abandon();
     const blame = await blameAppFailure(ctx, { dir: input.dir, launch, failure: start.message });
     attempt.checkInterrupted();
     if (blame.probe) record.app.baseProbe = blame.probe;
-    record.snapshots.after = attempt.before;
+    record.snapshots.after = before;
     if (blame.onBase) {
       record.status = 'APP_FAILED';
       record.summary = `the app did not start: ${start.message}`;
       return attempt.end('ERROR', 'APP_BROKEN_ON_BASE', blame.message);
     }
     record.appFailure = `${start.message}${logTail ? `\nlast log lines:\n${logTail}` : ''}`;
-    return attempt.conclude('FAIL', `the app did not start: ${start.message}`, attempt.before);
+    return attempt.conclude('FAIL', `the app did not start: ${start.message}`, before);
   }
   attempt.teardowns.add('stop the app', () => start.app.stop());
   noteAppReady(ctx);

@@ -3,13 +3,15 @@
 // verifier's verdict the attempt's (phase 7).
 import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
-import { digestInCommit } from '../../../git/path-digest.js';
-import { writtenByContent } from '../../../git/window-watch.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
-import { rewrittenByContent } from '../../lock/locked-watch.js';
 import { stopEscaped } from '../stop-escaped.js';
-import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
+import type { WorkspaceSnapshot } from '../../../git/snapshot.js';
+import { writtenByContent } from '../../../git/window-watch.js';
+import { digestInCommit } from '../../../git/path-digest.js';
+import { rewrittenByContent } from '../../lock/locked-watch.js';
+import type { VerifierWindow } from './app-and-verifier.js';
+import { found, type Attempt, type Ended, type PhaseResult, type Verdict } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
@@ -20,7 +22,20 @@ import { objectGuard, windowGuard, withScan } from '../guards-stood.js';
 const WRITE_FIX =
   'if your app writes it by design, declare it in app.writes in elenchos.config.json (e.g. "data/db.json", "log/**") or add it to .gitignore; `elenchos doctor` lists what the app writes';
 
-export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
+/** What the post-checks hold the workspace to: what the phases before them found. */
+export interface Checked {
+  /** The workspace before the app and the verifier (the workspace guard). */
+  before: WorkspaceSnapshot;
+  /** The verifier window, still open. */
+  window: VerifierWindow;
+  /** The contract's stamps taken before the verifier read anything. */
+  stampsBefore: Map<string, string>;
+  /** Without the sandbox: from when the object store is audited again (the agent's turn); null, from the attempt's start. */
+  objectsSince: number | null;
+}
+
+/** Hands on the workspace after everything stopped, proven unchanged since `before`. */
+export async function postChecks(attempt: Attempt, checked: Checked): Promise<PhaseResult<WorkspaceSnapshot>> {
   const { ctx, input, record } = attempt;
   attempt.say('stop', 'stopping the app and the verifier');
   await attempt.teardowns.runAll();
@@ -36,14 +51,13 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   const objectsAfter = sandboxOn(ctx.config.agent)
     ? null
     : describeForged(
-        (await auditObjectsSince(ctx.root, attempt.objectsSince ?? attempt.started)).forged,
+        (await auditObjectsSince(ctx.root, checked.objectsSince ?? attempt.started)).forged,
         'something during verification',
         true,
       );
   // Audited again without the sandbox; in it, the agent's quarantine stays the word, and the app sees the store read-only.
   record.guards.objectStore = sandboxOn(ctx.config.agent) ? (record.guards.objectStore ?? objectGuard('read-only')) : objectGuard('audit');
-  const window = await attempt.watch!.close();
-  attempt.watch = null;
+  const window = await checked.window.close();
   record.window = window;
   record.guards.windowWatch = windowGuard(window);
 
@@ -63,30 +77,18 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   // server does that; the app that did is the agent's code.
   // The stamps first (cheap); a file whose stamp moved is judged by content: seen with other bytes at any
   // look in the window, or holding them now. A dev server's same-bytes rewrite is no change.
-  const moved = touchedBetween(attempt.stampsBefore!, await statContract(ctx.locked, ctx.workspace));
-  const looks = attempt.lockedWatch ? await attempt.lockedWatch.close() : null;
-  const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, looks);
+  const moved = touchedBetween(checked.stampsBefore, await statContract(ctx.locked, ctx.workspace));
+  const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, await checked.window.locked.close());
+  const nextDev = await runsNextDevAt(ctx.workspace, ctx.config.app.command);
   if (touched.length > 0)
-    return attempt.end(
-      ...afterAppStart(
-        `the contract was rewritten while the verifier read it: ${touched.join(', ')}`,
-        touched,
-        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
-      ),
-    );
+    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched, nextDev));
   const tamperedAfter = await checkContract(ctx);
   if (tamperedAfter.length > 0)
-    return attempt.end(
-      ...afterAppStart(
-        `the contract changed during verification: ${tamperedAfter.join('; ')}`,
-        tamperedAfter,
-        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
-      ),
-    );
+    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter, nextDev));
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
   if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
   // Judged by content: a path rewritten with the bytes it had before the window (every look and now) is no write.
-  const before = attempt.before!;
+  const { before } = checked;
   const written = await writtenByContent(ctx.workspace, window, async (p) =>
     p in before.entries ? before.entries[p]! : digestInCommit(ctx.workspace, before.head, p),
   );
@@ -98,13 +100,12 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
       `the workspace was written while the verifier looked: ${shown} (even if it was put back); ${WRITE_FIX}`,
     );
   }
-  if (!sameSnapshot(attempt.before!, after)) {
-    const changes = diffSnapshots(attempt.before!, after).join('; ');
+  if (!sameSnapshot(checked.before, after)) {
+    const changes = diffSnapshots(checked.before, after).join('; ');
     return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', `the workspace changed while the verifier looked: ${changes}; ${WRITE_FIX}`);
   }
   if (!window.ok) return attempt.conclude('INCONCLUSIVE', `the verifier window is unprovable: ${window.problem}`, after);
-  attempt.after = after;
-  return CONTINUE;
+  return found(after);
 }
 
 /**
@@ -112,11 +113,11 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
  * it looked. A FAIL whose app log holds Next.js's "Blocked cross-origin request" warning says so: the page's
  * JavaScript never ran, and the likely cause is app.url's host, not the product (core/app/next-dev-origin.ts).
  */
-export async function verdict(attempt: Attempt): Promise<PhaseResult> {
-  const { status, summary } = attempt.verdict!;
+export async function verdict(attempt: Attempt, given: Verdict, after: WorkspaceSnapshot): Promise<Ended> {
+  const { status, summary } = given;
   const { app } = attempt.ctx.config;
   const host =
     status === 'FAIL' && app.command ? await untrustedNextDevHostAt(attempt.ctx.workspace, { command: app.command, url: app.url }) : null;
   const hint = await blockedDevOriginHint(attemptPaths(attempt.input.dir).appLog, host);
-  return attempt.conclude(status, hint ? `${summary}; ${hint}` : summary, attempt.after);
+  return attempt.conclude(status, hint ? `${summary}; ${hint}` : summary, after);
 }
