@@ -57,10 +57,10 @@ afterEach(() => {
 const WORKING_PAGE =
   "<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n<button onclick=\"document.querySelector('ul').innerHTML = ''\">Clear</button>\n";
 
-// The app here waits for the runner's line in Elenchos's own evidence folder, which the app sandbox hides
-// (the sandbox's reach is test/e2e/sandbox-escape.test.ts); the window is what these cases are about.
+// The app here waits for the runner's line in Elenchos's own evidence folder, which the app sandbox hides:
+// attackProject runs without it (the window is what these cases are about).
 function verify(app: string, files: Record<string, string> = {}) {
-  const root = attackProject('', { 'app.js': app, ...files }, { sandbox: 'none' });
+  const root = attackProject('', { 'app.js': app, ...files });
   roots.push(root);
   const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
   const [run] = readdirSync(path.join(root, '.elenchos/runs'));

@@ -47,7 +47,9 @@ export function attackProject(
   const agent = path.join(tempDir('elenchos-agent-'), 'agent.cjs');
   writeFileSync(agent, agentSource);
   const config = {
-    agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30, ...agentSettings },
+    // The agent script lives outside the repository, in /tmp, which the agent sandbox (on by default) hides:
+    // these attacks are on the verifier, the sandbox's reach is test/e2e/sandbox-escape.test.ts.
+    agent: { type: 'command', command: process.execPath, args: [agent], timeoutSeconds: 30, sandbox: 'none', ...agentSettings },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
     verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
     maxRepairAttempts: 0,

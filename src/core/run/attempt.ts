@@ -2,9 +2,8 @@
 // window → app and verifier → post-checks → verdict. Each phase ends the attempt with its outcome, or goes
 // on and hands what it found to the phases after it (PhaseResult); the teardowns registered along the way
 // run on every way out (last in, first out).
-import type { WindowWatch } from '../../git/window-watch.js';
 import { agentTurn } from './phases/agent-turn.js';
-import { appAndVerifier, openWindow } from './phases/app-and-verifier.js';
+import { appAndVerifier, openWindow, type VerifierWindow } from './phases/app-and-verifier.js';
 import { contractCheck, workspaceGuard } from './phases/workspace-guard.js';
 import { postChecks, verdict } from './phases/post-checks.js';
 import { Attempt, type AttemptInput, type AttemptResult } from './attempt-state.js';
@@ -17,7 +16,7 @@ export type { AttemptInput, AttemptResult } from './attempt-state.js';
 export async function runAttempt(ctx: AttemptContext, input: AttemptInput): Promise<AttemptResult> {
   const attempt = new Attempt(ctx, input);
   // Open from the verifier window's phase on; closed on every way out (a second close asks nothing again).
-  let window: WindowWatch | null = null;
+  let window: VerifierWindow | null = null;
   try {
     ctx.reporter.onEvent({ type: 'attempt-start', attempt: input.number, kind: input.kind });
     // An agent turn only runs in an attempt of kind `agent`.

@@ -18,6 +18,8 @@ import { secretPathsToHide } from '../../../util/secret-paths.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../app-blame.js';
 import { startApp } from '../../app/app.js';
 import { statContract } from '../../lock/contract-lock.js';
+import { watchLocked, type LockedWatch } from '../../lock/locked-watch.js';
+import { runsNextDevAt } from '../../app/next-dev-origin.js';
 import { sweepAfterPass } from '../sweep-step.js';
 import { processTag } from '../stop-escaped.js';
 import { pauseForTest } from '../../test-pause.js';
@@ -33,7 +35,12 @@ import { attemptPaths } from '../../../evidence/layout.js';
  * Hands on the open window (`before`: the workspace as the workspace guard measured it). Its close is asked
  * once: the post-checks close it and read its report; a way out before them closes it without one.
  */
-export async function openWindow(attempt: Attempt, before: WorkspaceSnapshot): Promise<PhaseResult<WindowWatch>> {
+/** The verifier window: the watch over the workspace, and the locked files watched by content (a same-bytes rewrite is no change). */
+export interface VerifierWindow extends WindowWatch {
+  locked: LockedWatch;
+}
+
+export async function openWindow(attempt: Attempt, before: WorkspaceSnapshot): Promise<PhaseResult<VerifierWindow>> {
   const { ctx } = attempt;
   // Watched from before the app starts until everything is stopped: a write undone in time is still a write.
   let watch: WindowWatch;
@@ -48,10 +55,12 @@ export async function openWindow(attempt: Attempt, before: WorkspaceSnapshot): P
     const summary = `the verifier window cannot be watched, so its stability cannot be proved: ${describeError(error)}`;
     return attempt.conclude('INCONCLUSIVE', summary, before);
   }
+  const locked = watchLocked(ctx.locked, ctx.workspace);
+  attempt.teardowns.add('stop watching the locked files', async () => void (await locked.close()));
   // Teardowns run last-in first-out: the app's data goes back once the app and the verifier are stopped.
   attempt.teardowns.add('put the app data back', async () => void (await resetAppData(ctx.workspace, ctx.base, ctx.appWrites)));
   let closed: ReturnType<WindowWatch['close']> | null = null;
-  return found({ close: () => (closed ??= watch.close()) });
+  return found({ close: () => (closed ??= watch.close()), locked });
 }
 
 /** What the app and the verifier hand on to the post-checks. */
@@ -88,7 +97,13 @@ export async function appAndVerifier(attempt: Attempt, before: WorkspaceSnapshot
   if (overBefore) return attempt.end('ERROR', 'BUDGET_EXCEEDED', overBefore);
   const tamperedBefore = await checkContract(ctx);
   if (tamperedBefore.length > 0)
-    return attempt.end(...afterAppStart(`the contract changed before verification: ${tamperedBefore.join('; ')}`, tamperedBefore));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract changed before verification: ${tamperedBefore.join('; ')}`,
+        tamperedBefore,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   attempt.say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${place.url}`);
   const stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);
   if (!early) await mkdir(verifierDir, { recursive: true });

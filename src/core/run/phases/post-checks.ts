@@ -7,12 +7,15 @@ import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
 import { stopEscaped } from '../stop-escaped.js';
 import type { WorkspaceSnapshot } from '../../../git/snapshot.js';
-import type { WindowWatch } from '../../../git/window-watch.js';
+import { writtenByContent } from '../../../git/window-watch.js';
+import { digestInCommit } from '../../../git/path-digest.js';
+import { rewrittenByContent } from '../../lock/locked-watch.js';
+import type { VerifierWindow } from './app-and-verifier.js';
 import { found, type Attempt, type Ended, type PhaseResult, type Verdict } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
-import { blockedDevOriginHint, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
+import { blockedDevOriginHint, runsNextDevAt, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
 import { objectGuard, windowGuard, withScan } from '../guards-stood.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
@@ -24,7 +27,7 @@ export interface Checked {
   /** The workspace before the app and the verifier (the workspace guard). */
   before: WorkspaceSnapshot;
   /** The verifier window, still open. */
-  window: WindowWatch;
+  window: VerifierWindow;
   /** The contract's stamps taken before the verifier read anything. */
   stampsBefore: Map<string, string>;
   /** Without the sandbox: from when the object store is audited again (the agent's turn); null, from the attempt's start. */
@@ -72,16 +75,25 @@ export async function postChecks(attempt: Attempt, checked: Checked): Promise<Ph
     );
   // A contract, test or lock rewritten, or files hidden from git, in the window: no verifier or dev
   // server does that; the app that did is the agent's code.
-  const touched = touchedBetween(checked.stampsBefore, await statContract(ctx.locked, ctx.workspace));
+  // The stamps first (cheap); a file whose stamp moved is judged by content: seen with other bytes at any
+  // look in the window, or holding them now. A dev server's same-bytes rewrite is no change.
+  const moved = touchedBetween(checked.stampsBefore, await statContract(ctx.locked, ctx.workspace));
+  const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, await checked.window.locked.close());
+  const nextDev = await runsNextDevAt(ctx.workspace, ctx.config.app.command);
   if (touched.length > 0)
-    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
+    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched, nextDev));
   const tamperedAfter = await checkContract(ctx);
   if (tamperedAfter.length > 0)
-    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
+    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter, nextDev));
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
   if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
-  if (window.written.length > 0) {
-    const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
+  // Judged by content: a path rewritten with the bytes it had before the window (every look and now) is no write.
+  const { before } = checked;
+  const written = await writtenByContent(ctx.workspace, window, async (p) =>
+    p in before.entries ? before.entries[p]! : digestInCommit(ctx.workspace, before.head, p),
+  );
+  if (written.length > 0) {
+    const shown = written.slice(0, 10).join(', ') + (written.length > 10 ? `, … (${written.length} paths)` : '');
     return attempt.end(
       'ERROR',
       'UNSTABLE_WORKSPACE',
