@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/stacks/**/*.test.ts'],
+    // Elenchos packed once for every scaffold (test/stacks/scaffold.ts).
+    globalSetup: ['test/stacks/global-setup.ts'],
     testTimeout: 600_000,
     hookTimeout: 120_000,
     // Each file is one stack: a dev server, a browser and npm at once; two cores take two of them.
