@@ -85,8 +85,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       if (task.verifier) verifiers.add(task.verifier as VerifierType);
       if (task.ok) checks.push(ok('task', `${task.file}: ${task.criteria.length} criteria, each verified by a step of ${task.testFile}`));
       else
-        for (const problem of task.problems)
-          checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
+        for (const problem of task.problems) {
+          // A problem of another file (a tsconfig the spec extends) carries its own fix, naming that file.
+          const own = problem.lastIndexOf('; fix: ');
+          if (own > 0) checks.push(fail('task', problem.slice(0, own), problem.slice(own + '; fix: '.length)));
+          else checks.push(fail('task', problem, `edit ${task.file} or its test; elenchos check ${task.file} shows the mapping`));
+        }
     }
     const contracts = checked.tasks
       .filter((t) => t.ok)

@@ -1,4 +1,5 @@
 // What one attempt carries from phase to phase: its record, its teardowns, and what each phase found.
+import type { LockedWatch } from '../lock/locked-watch.js';
 import { judgeCriteria } from '../../contract/criteria-map.js';
 import { InterruptedError } from '../../errors.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
@@ -54,6 +55,8 @@ export class Attempt {
   before: WorkspaceSnapshot | null = null;
   /** The filesystem watch over the verifier window, open from before the app until everything stopped. */
   watch: WindowWatch | null = null;
+  /** The locked files watched by content over the same window (a same-bytes rewrite is no change). */
+  lockedWatch: LockedWatch | null = null;
   port = 0;
   url = '';
   /** A verifier started ahead of the app (Playwright), and the contract's stamps taken before it read anything. */

@@ -17,6 +17,7 @@ import { findExecutable } from '../../process/find-executable.js';
 import { sandboxFor } from '../sandbox-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { checkJsonInputs } from '../json-inputs.js';
+import { frameworkSyncFor, generatedHere } from '../workspace/framework-sync.js';
 import { howToVerify } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
@@ -195,7 +196,14 @@ async function checkVerifierInputs(
         `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`,
       );
     }
-    if (!copied.has(file) && !inHead.has(file)) {
+    // A file the framework generates (SvelteKit's .svelte-kit/tsconfig.json): its sync step writes it in the worktree.
+    if (!copied.has(file) && !inHead.has(file) && !(await generatedHere(root, file))) {
+      const sync = frameworkSyncFor(file);
+      if (sync)
+        throw new PreflightError(
+          'VERIFIER_INPUT_NOT_COMMITTED',
+          `${file}: the verifier reads it and ${sync.framework} generates it, but \`${sync.bin}\` is not installed under node_modules/.bin; install your dependencies (npm install), then run elenchos again`,
+        );
       throw new PreflightError(
         'VERIFIER_INPUT_NOT_COMMITTED',
         `${file}: the verifier reads it but it is not committed, so the worktree would not have it; commit it, or list it in setup.copy if it must stay git-ignored`,

@@ -24,7 +24,8 @@ import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
 import { cacheKeyPath } from '../../util/secret-paths.js';
-import { finishWithinMs, runSetup } from '../workspace/setup.js';
+import { finishWithinMs, runSetup, syncFrameworkFiles } from '../workspace/setup.js';
+import { frameworkSyncFor } from '../workspace/framework-sync.js';
 import type { AttemptRecord, ReplaySource, RunContext, Terminal } from './run-context.js';
 import type { RunGroup } from '../../evidence/run-group.js';
 import type { GuardName, RunMode } from '../../states.js';
@@ -285,6 +286,9 @@ async function setUpAndAttempt(ctx: RunContext, steps: RunSteps): Promise<Termin
       inPlace ? undefined : pre.head,
     );
     if (setupProblem) return { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
+    const generated = ctx.locked.map((file) => file.path).filter((file) => frameworkSyncFor(file));
+    const syncProblem = await syncFrameworkFiles(ctx, firstDir, [...new Set(generated)]);
+    if (syncProblem) return { state: 'ERROR', reason: 'SETUP_FAILED', message: syncProblem };
     const baselines = await takeBaselines(ctx, inPlace);
     await pauseForTest('baseline', options.env);
     return await attemptLoop({ ...ctx, baselines }, attempts, draft);

@@ -1,6 +1,6 @@
 // `setup`: what a fresh worktree needs before anyone works in it (copied files, `setup.command`);
 // one definition for runs, the base probe and `doctor`.
-import { copyFile, mkdir } from 'node:fs/promises';
+import { access, copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/config-schema.js';
 import { checkRepoRelative } from '../../contract/repo-path.js';
@@ -15,6 +15,7 @@ import { childEnv } from '../../process/child-env.js';
 import { appSandboxCommand, appSandboxed, setupSandboxOptions } from '../app/app-sandbox.js';
 import { appendElenchosText } from '../../evidence/seal-attempt.js';
 import { cacheKeyPath, secretPathsToHide } from '../../util/secret-paths.js';
+import { generatedHere } from './framework-sync.js';
 
 export interface PrepareWorktreeOptions {
   /** The main checkout, where `setup.copy` files come from. */
@@ -223,4 +224,35 @@ export async function runSetup(
 /** How long a run's end waits for a setup-cache copy still going: what the setup took, at least 2 s. */
 export function finishWithinMs(save: BackgroundSave): number {
   return Math.max(2000, save.setupMs);
+}
+
+/**
+ * Runs the framework's sync step in `workspace` for each locked file it generates that setup did not
+ * write there (a setup cache hit skips `npm ci`'s `prepare`); returns a problem or null. The step runs as
+ * setup.command does (its sandbox, its log); the contract check then holds what it wrote to the lock.
+ */
+export async function syncFrameworkFiles(ctx: SetupContext, dir: string, files: readonly string[]): Promise<string | null> {
+  const commands = new Set<string>();
+  for (const file of files) {
+    if (await isPresent(path.join(ctx.workspace, file))) continue;
+    const generated = await generatedHere(ctx.workspace, file);
+    if (generated) commands.add(generated.shell);
+  }
+  for (const command of commands) {
+    const setup = { ...ctx.config.setup, command, cache: undefined, copy: [] };
+    const problem = await runSetup({ ...ctx, config: { ...ctx.config, setup } }, dir);
+    if (problem) return problem.replace('setup.command', `the framework's sync step \`${command}\``);
+  }
+  const missing = [];
+  for (const file of files) if (!(await isPresent(path.join(ctx.workspace, file)))) missing.push(file);
+  return missing.length === 0
+    ? null
+    : `${missing.join(', ')}: the verifier reads it, but neither setup nor the framework's sync step wrote it in the worktree; commit it, or list it in setup.copy`;
+}
+
+async function isPresent(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }

@@ -18,6 +18,7 @@ import { secretPathsToHide } from '../../../util/secret-paths.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../app-blame.js';
 import { startApp } from '../../app/app.js';
 import { statContract } from '../../lock/contract-lock.js';
+import { watchLocked } from '../../lock/locked-watch.js';
 import { sweepAfterPass } from '../sweep-step.js';
 import { processTag } from '../stop-escaped.js';
 import { pauseForTest } from '../../test-pause.js';
@@ -40,6 +41,9 @@ export async function openWindow(attempt: Attempt): Promise<PhaseResult> {
     const summary = `the verifier window cannot be watched, so its stability cannot be proved: ${describeError(error)}`;
     return attempt.conclude('INCONCLUSIVE', summary, attempt.before);
   }
+  const lockedWatch = watchLocked(ctx.locked, ctx.workspace);
+  attempt.lockedWatch = lockedWatch;
+  attempt.teardowns.add('stop watching the locked files', async () => void (await lockedWatch.close()));
   // Teardowns run last-in first-out: the app's data goes back once the app and the verifier are stopped.
   attempt.teardowns.add('put the app data back', async () => void (await resetAppData(ctx.workspace, ctx.base, ctx.appWrites)));
   return CONTINUE;

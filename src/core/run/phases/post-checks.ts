@@ -5,6 +5,7 @@ import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
+import { rewrittenByContent } from '../../lock/locked-watch.js';
 import { stopEscaped } from '../stop-escaped.js';
 import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
@@ -58,7 +59,11 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
     );
   // A contract, test or lock rewritten, or files hidden from git, in the window: no verifier or dev
   // server does that; the app that did is the agent's code.
-  const touched = touchedBetween(attempt.stampsBefore!, await statContract(ctx.locked, ctx.workspace));
+  // The stamps first (cheap); a file whose stamp moved is judged by content: seen with other bytes at any
+  // look in the window, or holding them now. A dev server's same-bytes rewrite is no change.
+  const moved = touchedBetween(attempt.stampsBefore!, await statContract(ctx.locked, ctx.workspace));
+  const looks = attempt.lockedWatch ? await attempt.lockedWatch.close() : null;
+  const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, looks);
   if (touched.length > 0)
     return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
   const tamperedAfter = await checkContract(ctx);
