@@ -76,6 +76,7 @@ export function toolPath(tool: string, version: string): NodeJS.ProcessEnv {
   const home = path.join(REPO, 'node_modules/.cache/elenchos-stacks', `${tool}@${version}`);
   const bin = path.join(home, 'node_modules/.bin');
   if (!existsSync(path.join(bin, tool))) {
+    mkdirSync(path.dirname(home), { recursive: true });
     const scratch = mkdtempSync(`${home}-`);
     writeFileSync(path.join(scratch, 'package.json'), '{ "private": true }\n');
     sh(['npm', 'install', '--no-package-lock', `${tool}@${version}`], scratch, {}, `npm install ${tool}@${version}`);
