@@ -1,6 +1,6 @@
 // A pnpm repository: Vite's React template as `pnpm create vite` writes it, installed with pnpm (its
 // pnpm-lock.yaml committed). init writes `pnpm install --frozen-lockfile` for every run's setup and
-// `pnpm run dev -- --port {port}` for the app.
+// `pnpm run dev --port {port}` (pnpm passes a `--` on to the script) for the app.
 import { describe, it } from 'vitest';
 import { noteEdits, noteSpec, scaffold, toolPath } from './scaffold.js';
 import { expectVerifiedLoop, hasChromium } from './stack.js';

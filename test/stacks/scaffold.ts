@@ -9,9 +9,8 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
-import { REPO } from '../helpers/packed.js';
 import { gitSync, tempDir, writeFiles } from '../helpers/temp.js';
-import { elenchos, lap, STACKS, TASK_FILE, type Stack } from './stack.js';
+import { agentEditsFile, elenchos, lap, STACKS, STACKS_STATE, TASK_FILE, type Stack } from './stack.js';
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
@@ -73,7 +72,7 @@ function sh(command: string[], cwd: string, env: NodeJS.ProcessEnv, step: string
  * 20 ships cannot verify the registry's current signatures.
  */
 export function toolPath(tool: string, version: string): NodeJS.ProcessEnv {
-  const home = path.join(REPO, 'node_modules/.cache/elenchos-stacks', `${tool}@${version}`);
+  const home = path.join(STACKS_STATE, `${tool}@${version}`);
   const bin = path.join(home, 'node_modules/.bin');
   if (!existsSync(path.join(bin, tool))) {
     mkdirSync(path.dirname(home), { recursive: true });
@@ -153,8 +152,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<Scaffolded> {
   // What a user changes after init: the agent, and a task of their own with its spec beside the example's.
   const configFile = path.join(root, 'elenchos.config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
-  const agentDir = tempDir('elenchos-stack-agent-');
-  const editsFile = path.join(agentDir, 'edits.json');
+  const editsFile = agentEditsFile(options.name);
   writeFileSync(editsFile, JSON.stringify(options.edits(root)));
   config.agent = {
     type: 'command',
