@@ -190,7 +190,7 @@ export async function expectVerifiedLoop(stack: Stack, env: NodeJS.ProcessEnv = 
 
     const applied = runCli(['apply', record!.runId, '--commit'], root);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    const verify = await elenchos(['verify', TASK_FILE], root);
+    const verify = await elenchos(['verify', TASK_FILE], root, env);
     clock('verify', verify.stdout);
     const verified = storedRuns(root).at(-1)!;
     expect(verified.mode).toBe('verify');
