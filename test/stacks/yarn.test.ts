@@ -1,17 +1,18 @@
-// A yarn (classic) repository: Vite's Vue template as `yarn create vite` writes it, installed with yarn
+// A yarn (classic) repository: Vite's Vue template as create-vite writes it, installed with yarn
 // (its yarn.lock committed). init writes `yarn install --frozen-lockfile` for every run's setup and
 // `yarn dev --port {port}` for the app.
 import { describe, it } from 'vitest';
 import { noteEdits, noteSpec, scaffold, toolPath } from './scaffold.js';
 import { expectVerifiedLoop, hasChromium } from './stack.js';
 
-describe.runIf(hasChromium)('a yarn repository (yarn create vite, Vue)', () => {
-  it('yarn create vite → init → check → doctor → run: FAIL → repair → VERIFIED → apply → verify: VERIFIED', async () => {
+describe.runIf(hasChromium)('a yarn repository (create-vite, Vue, yarn install)', () => {
+  it('create-vite, yarn install → init → check → doctor → run: FAIL → repair → VERIFIED → apply → verify: VERIFIED', async () => {
     const env = toolPath('yarn', '1.22.22');
     const stack = await scaffold({
       name: 'yarn',
       env,
-      create: ['yarn', 'create', 'vite@9.3.0', 'app', '--template', 'vue-ts', '--no-interactive'],
+      // Not `yarn create`: yarn 1 installs the scaffolder globally (into /usr/bin as root) and takes no version.
+      create: ['npx', '-y', 'create-vite@9.3.0', 'app', '--template', 'vue-ts', '--no-interactive'],
       install: ['yarn', 'install'],
       pm: 'yarn',
       criteria: ['the home page is the scaffold', 'the home page shows the note'],
