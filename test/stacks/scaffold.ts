@@ -29,6 +29,11 @@ export interface ScaffoldOptions {
   edits: (root: string) => { first: Record<string, string>; repair: Record<string, string> };
   /** Playwright's per-test timeout: a dev server that compiles a page on its first visit needs more. */
   testTimeoutMs?: number;
+  /**
+   * The app.writes globs doctor asks for today, each a false alarm still open (named where it is set); the
+   * test declares them as doctor says and goes on. Empty when the scaffold needs nothing (the goal).
+   */
+  knownWrites?: string[];
   /** Environment for every step (the package managers' shims on PATH). */
   env?: NodeJS.ProcessEnv;
 }
@@ -191,8 +196,15 @@ export async function scaffold(options: ScaffoldOptions): Promise<Scaffolded> {
   clock(`${options.name}: doctor`, doctor.stdout);
   expect(doctor.code, `doctor:\n${doctor.stdout}\n${doctor.stderr}`).toBe(0);
   expect(doctor.stdout).toMatch(/✓ app /);
-  expect(doctor.stdout).not.toMatch(/^! app writes/m);
   expect(gitSync(root, 'status', '--porcelain'), 'doctor left the checkout as it was').toBe('');
+  const flagged = [...doctor.stdout.matchAll(/^! app writes .*add "([^"]+)" to app\.writes/gm)].map((m) => m[1]);
+  expect(flagged, 'the app writes doctor asks to declare').toEqual(options.knownWrites ?? []);
+  if (flagged.length > 0) {
+    // A known false alarm, declared as doctor's fix says (see knownWrites): the rest of the loop still runs.
+    config.app = { ...config.app, writes: flagged };
+    writeFiles(root, { 'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n` });
+    gitSync(root, 'commit', '-qam', 'app.writes, as doctor says');
+  }
 
   expect(
     gitSync(
