@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
-import { git } from './git.js';
+import { git, gitBytes } from './git.js';
 
 /** `deleted`, `link:<target>`, `file:<755|644>:<sha256>` or `dir:<head>` for the path as it is now. */
 export async function digestPath(absPath: string): Promise<string> {
@@ -32,4 +32,16 @@ export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** What `repoPath` holds in commit `head`, as `digestPath` would say of it in a checkout ("deleted" when absent). */
+export async function digestInCommit(cwd: string, head: string, repoPath: string): Promise<string> {
+  const listed = await git(['ls-tree', '-z', head, '--', repoPath], { cwd });
+  const entry = listed.split('\0').find((line) => line.endsWith(`\t${repoPath}`));
+  if (!entry) return 'deleted';
+  const [mode, type, oid] = entry.slice(0, entry.indexOf('\t')).split(' ');
+  if (type !== 'blob') return `${type}:${oid}`;
+  const bytes = await gitBytes(['cat-file', 'blob', oid!], { cwd });
+  if (mode === '120000') return `link:${bytes.toString('utf8')}`;
+  return `file:${mode === '100755' ? '755' : '644'}:${createHash('sha256').update(bytes).digest('hex')}`;
 }

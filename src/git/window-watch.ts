@@ -16,13 +16,18 @@ import { git, splitNul } from './git.js';
 import { globMatcher } from '../util/glob-match.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
+import { digestPath } from './path-digest.js';
 import { RUNS_DIR_NAME, WINDOW_MARKER_DIR_NAME, WORKSPACES_DIR_NAME } from './layout-names.js';
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
-export type WindowReport =
+export type WindowReport = (
   | { ok: true; written: string[]; directories: number }
   /** The watcher failed or could not confirm it saw everything: the window is unprovable, never stable. */
-  | { ok: false; problem: string; written: string[]; directories: number };
+  | { ok: false; problem: string; written: string[]; directories: number }
+) & {
+  /** What each written path held at every look, one taken as its event arrived (see `digestPath`). */
+  looks?: Record<string, string[]>;
+};
 
 export interface WindowWatch {
   /** Closes the window: waits until every earlier event has arrived, stops watching and reports. */
@@ -83,6 +88,9 @@ class DirectoryWatch {
   readonly markerDir: string;
   private readonly watchDirectory: WatchDirectory;
   private readonly seen = new Set<string>();
+  /** Each written path's content as it was looked at, once per event (a same-bytes rewrite is no change). */
+  private readonly looks = new Map<string, Set<string>>();
+  private readonly looking: Promise<void>[] = [];
   /** Marker files of our own, each waiting for its event. */
   private readonly waiting = new Map<string, () => void>();
   private readonly watchers: FSWatcher[] = [];
@@ -130,6 +138,21 @@ class DirectoryWatch {
     if (this.folders(rel) && !this.watched.has(rel)) this.follow(rel);
     if (this.seen.size < MAX_PATHS) this.seen.add(rel);
     else this.overflow = true;
+    if (!this.closed && this.seen.has(rel) && !isUnderPrefix(rel, this.exclude) && !this.skip(rel)) this.look(rel);
+  }
+
+  /** What `rel` holds now, kept with its earlier looks. */
+  private look(rel: string): void {
+    this.looking.push(
+      digestPath(path.join(this.cwd, rel)).then(
+        (digest) => {
+          const seen = this.looks.get(rel) ?? new Set<string>();
+          seen.add(digest);
+          this.looks.set(rel, seen);
+        },
+        () => void this.looks.set(rel, new Set([...(this.looks.get(rel) ?? []), 'unreadable'])),
+      ),
+    );
   }
 
   /** A folder the verifier or the app may create is watched as it appears (with what it already holds). */
@@ -178,24 +201,27 @@ class DirectoryWatch {
     while (this.pending.length > 0) await Promise.all(this.pending.splice(0));
     this.closed = true;
     this.stop();
+    while (this.looking.length > 0) await Promise.all(this.looking.splice(0));
     await rm(this.markerDir, { recursive: true, force: true });
     const own = await dropOwnOutput(this.cwd, [...this.seen], this.exclude, this.folders);
     const written = await dropIgnored(
       this.cwd,
       own.filter((p) => !this.skip(p)),
     );
-    if (this.failure) return { ok: false, problem: `the filesystem watch failed: ${this.failure}`, written, directories };
+    const looks = Object.fromEntries(written.map((p) => [p, [...(this.looks.get(p) ?? [])]]));
+    if (this.failure) return { ok: false, problem: `the filesystem watch failed: ${this.failure}`, written, directories, looks };
     if (!confirmed)
       return {
         ok: false,
         problem: `the filesystem watch did not confirm its last events within ${this.confirmMs} ms`,
         written,
         directories,
+        looks,
       };
     // Past the cap a path may be missing from the list, never from the verdict: something was written.
     if (this.overflow && written.length === 0)
-      return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories };
-    return { ok: true, written, directories };
+      return { ok: false, problem: `the filesystem watch saw more than ${MAX_PATHS} paths`, written, directories, looks };
+    return { ok: true, written, directories, looks };
   }
 }
 
@@ -271,4 +297,26 @@ async function dropIgnored(cwd: string, paths: string[]): Promise<string[]> {
   const out = await git(['check-ignore', '--stdin', '-z'], { cwd, input: `${paths.join('\0')}\0` }).catch(() => '');
   const ignored = new Set(splitNul(out));
   return paths.filter((p) => !ignored.has(p)).sort();
+}
+
+/**
+ * The written paths that changed by content: a path dropped only when it existed before the window
+ * (`before(p)`, a `digestPath` string, never "deleted") and every look at it, and what it holds now, was
+ * exactly that (bytes, mode, link target). A file that appeared and went, was seen with other bytes, or
+ * was not looked at, stays written: a same-bytes rewrite is no change, a swap that was seen is.
+ */
+export async function writtenByContent(
+  cwd: string,
+  report: WindowReport,
+  before: (repoPath: string) => Promise<string>,
+): Promise<string[]> {
+  const kept: string[] = [];
+  for (const p of report.written) {
+    const looks = report.looks?.[p] ?? [];
+    const was = looks.length > 0 ? await before(p) : 'deleted';
+    const now = was === 'deleted' ? '' : await digestPath(path.join(cwd, p)).catch(() => 'unreadable');
+    const same = was !== 'deleted' && !was.startsWith('dir:') && now === was && looks.every((look) => look === was);
+    if (!same) kept.push(p);
+  }
+  return kept;
 }

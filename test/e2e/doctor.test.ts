@@ -342,4 +342,36 @@ http.createServer((request, response) => {
     });
     expect(check(doctor(sneaky, ['--no-app', '--json']).stdout, 'dependencies')).toEqual([expect.objectContaining({ status: 'fail' })]);
   });
+
+  it("doctor runs run's preflight: all well, then verify starts; a verifier input run would refuse is doctor's ✗ too", () => {
+    const project = makeProject();
+    const well = doctor(project, ['--no-app']);
+    expect(well.code, well.stdout).toBe(0);
+    expect(well.stdout).toMatch(/^✓ preflight +tasks\/add-task\.json: run and verify start/m);
+    const verified = runCli(['verify', 'tasks/add-task.json'], project.root, project.env);
+    // Not refused (exit 3): the verifier looked (the page lacks the feature, so NOT_VERIFIED is fine here).
+    expect(verified.stdout + verified.stderr).not.toContain('REFUSED');
+    expect(verified.code, verified.stdout).not.toBe(3);
+    expect(verified.stdout).toContain('attempt 1 →');
+    // The warm worktree verify keeps for the next run is not doctor's: removed for the check after each test.
+    for (const line of gitSync(project.root, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .slice(1))
+      gitSync(project.root, 'worktree', 'remove', '--force', line.slice('worktree '.length));
+
+    // A git-ignored file the verifier reads: doctor used to say all well, and run then refused.
+    const ignored = makeProject({
+      config: { verifier: { inputs: ['fixtures/data.json'] } },
+      files: { '.gitignore': '.elenchos/\nfixtures/\n', 'fixtures/data.json': '{}\n' },
+    });
+    const caught = doctor(ignored, ['--no-app']);
+    expect(caught.code, caught.stdout).toBe(1);
+    expect(caught.stdout).toMatch(
+      /^✗ preflight +tasks\/add-task\.json: fixtures\/data\.json: the verifier reads it but it is not committed, so the worktree would not have it; fix: commit it, or list it in setup\.copy if it must stay git-ignored$/m,
+    );
+    const refused = runCli(['run', 'tasks/add-task.json'], ignored.root, ignored.env);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).toContain('fixtures/data.json: the verifier reads it but it is not committed');
+  });
 });

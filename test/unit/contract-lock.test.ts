@@ -1,4 +1,6 @@
 // The contract lock on a real directory: what it hashes, and every way it notices a change.
+import { afterAppStart } from '../../src/core/run/checks.js';
+import { runsNextDevAt } from '../../src/core/app/next-dev-origin.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -195,5 +197,20 @@ describe('onlyToolConfigsChanged', () => {
     [[], false],
   ])('%j → %s', (problems, expected) => {
     expect(onlyToolConfigsChanged(problems)).toBe(expected);
+  });
+});
+
+describe('the CONTRACT_CHANGED advice for a rewritten tool config', () => {
+  it('names Next.js and NODE_ENV only when the app is next dev', async () => {
+    const [, , plain] = afterAppStart('the contract changed', ['tsconfig.json changed in the worktree']);
+    expect(plain).not.toMatch(/Next|NODE_ENV/);
+    expect(plain).toContain('a dev server may rewrite such a file');
+    const [, , next] = afterAppStart('the contract changed', ['tsconfig.json changed in the worktree'], true);
+    expect(next).toContain('unset NODE_ENV');
+    const root = tempDir();
+    writeFiles(root, { 'package.json': '{ "scripts": { "dev": "next dev --turbopack", "vite": "vite dev" } }' });
+    expect(await runsNextDevAt(root, 'npm run dev -- --port {port}')).toBe(true);
+    expect(await runsNextDevAt(root, 'npm run vite -- --port {port}')).toBe(false);
+    expect(await runsNextDevAt(root, undefined)).toBe(false);
   });
 });

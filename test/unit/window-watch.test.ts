@@ -1,9 +1,10 @@
 // The filesystem watch over the verifier window, on a real git repository and real inotify.
 import { watch } from 'node:fs';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createOutputParents, watchWindow, type WatchDirectory } from '../../src/git/window-watch.js';
+import { createOutputParents, watchWindow, writtenByContent, type WatchDirectory } from '../../src/git/window-watch.js';
+import { digestInCommit } from '../../src/git/path-digest.js';
 import { appWriteGlobs, declaredFolders } from '../../src/config/app-writes.js';
 import { globMatcher } from '../../src/util/glob-match.js';
 import { tempRepo } from '../helpers/temp.js';
@@ -146,5 +147,37 @@ describe('watchWindow', () => {
       return raw(dir, onEvent);
     };
     await expect(watchWindow(root, { watchDirectory: limited })).rejects.toThrow(/ENOSPC/);
+  });
+});
+
+describe('writtenByContent', () => {
+  const headOf = (root: string) => (p: string) => digestInCommit(root, 'HEAD', p);
+
+  it('a tracked file rewritten with the bytes it had is no write; a new file that stays, or one with other bytes, is', async () => {
+    const root = repo();
+    const watch = await watchWindow(root);
+    writeFileSync(path.join(root, 'page.html'), 'good\n');
+    writeFileSync(path.join(root, 'src/a.js'), 'changed\n');
+    writeFileSync(path.join(root, 'src/new.js'), 'x');
+    const report = await watch.close();
+    expect(report.written).toEqual(['page.html', 'src/a.js', 'src/new.js']);
+    expect(await writtenByContent(root, report, headOf(root))).toEqual(['src/a.js', 'src/new.js']);
+  });
+
+  it('a swap that was looked at and put back is a write; so is a file that came and went, and a chmod', async () => {
+    const root = repo();
+    const watch = await watchWindow(root);
+    writeFileSync(path.join(root, 'page.html'), 'swapped\n');
+    // Closing waits for every look taken so far, the swapped page's among them.
+    const report = await watch.close();
+    writeFileSync(path.join(root, 'page.html'), 'good\n');
+    expect(report.looks?.['page.html']).toHaveLength(1);
+    expect(await writtenByContent(root, report, headOf(root))).toEqual(['page.html']);
+
+    const again = await watchWindow(root);
+    writeFileSync(path.join(root, 'src/tmp.js'), 'x');
+    rmSync(path.join(root, 'src/tmp.js'));
+    chmodSync(path.join(root, 'src/a.js'), 0o755);
+    expect(await writtenByContent(root, await again.close(), headOf(root))).toEqual(['src/a.js', 'src/tmp.js']);
   });
 });

@@ -32,10 +32,7 @@ const SCRIPT = /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)/;
 
 /** The host app.url names when it is not `localhost` and next.config does not name it in allowedDevOrigins, for an app run by `next dev`; else null. */
 export function untrustedNextDevHost(facts: NextDevFacts): string | null {
-  const script = SCRIPT.exec(facts.command)?.[1];
-  const scriptText = script ? facts.scripts[script] : undefined;
-  const runsNextDev = NEXT_DEV.test(facts.command) || (typeof scriptText === 'string' && NEXT_DEV.test(scriptText));
-  if (!runsNextDev) return null;
+  if (!runsNextDev(facts)) return null;
   let host: string;
   try {
     host = new URL(fillPort(facts.url, 3000)).hostname;
@@ -46,6 +43,18 @@ export function untrustedNextDevHost(facts: NextDevFacts): string | null {
   // Kept simple on purpose (documented): the word allowedDevOrigins and the host anywhere in the file.
   if (facts.nextConfig.includes('allowedDevOrigins') && facts.nextConfig.includes(host.replace(/^\[|\]$/g, ''))) return null;
   return host;
+}
+
+/** Whether app.command runs `next dev`, itself or through a package.json script. */
+export function runsNextDev(facts: Pick<NextDevFacts, 'command' | 'scripts'>): boolean {
+  const script = SCRIPT.exec(facts.command)?.[1];
+  const scriptText = script ? facts.scripts[script] : undefined;
+  return NEXT_DEV.test(facts.command) || (typeof scriptText === 'string' && NEXT_DEV.test(scriptText));
+}
+
+/** runsNextDev for the project at `root`; false without an app.command. */
+export async function runsNextDevAt(root: string, command: string | undefined): Promise<boolean> {
+  return command ? runsNextDev({ command, scripts: await readScripts(root) }) : false;
 }
 
 /** The text of `root`'s next.config.* files (js, mjs, cjs, ts, mts, cts), joined; empty when there is none. */

@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import type { VerifierType } from '../../contract/task-schema.js';
-import { ElenchosError, InterruptedError } from '../../errors.js';
+import { ElenchosError, InterruptedError, PreflightError } from '../../errors.js';
+import { preflight } from '../run/preflight.js';
 import { Redactor } from '../../evidence/redact.js';
 import { collectSecretValues } from '../../evidence/secret-values.js';
 import { findRepoRoot } from '../../git/git.js';
@@ -97,6 +98,16 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       .flatMap((t) => [t.file, t.testFile ?? ''])
       .filter(Boolean);
     locked = await lockedFiles(root, loaded, checked.tasks, env);
+    // run's and verify's own preflight, for every valid task: doctor's "all well" means they will not refuse.
+    // (What doctor has a line of its own for is left to that line: the verifier, the agent, and the app's {port} when it probes the app.)
+    const own = new Set(['VERIFIER_NOT_FOUND', 'AGENT_NOT_FOUND', 'NO_AGENT_COMMAND', ...(options.skipApp ? [] : ['APP_PORT_MISMATCH'])]);
+    const redactor = new Redactor({
+      values: collectSecretValues({ env, redactEnv: loaded.config.redact, variables: loaded.config.verifier.variables }),
+    });
+    for (const task of checked.tasks.filter((t) => t.ok)) {
+      const found = await preflightCheck(root, task.file, options, own);
+      if (found) checks.push({ ...found, message: redactor.redactText(found.message), fix: found.fix && redactor.redactText(found.fix) });
+    }
     const uncommitted = await uncommittedFiles(root, contracts);
     if (uncommitted.length > 0) {
       checks.push(
@@ -137,6 +148,39 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (options.signal.aborted) throw new InterruptedError('interrupted while the app was starting');
   }
   return report(root, checks);
+}
+
+/**
+ * What `run` checks before its agent starts, for one task (the tree may be dirty: the `committed` line
+ * says so): the committed verifier inputs, the test lock, the ports, the app's settings, the verifier.
+ */
+async function preflightCheck(
+  root: string,
+  taskFile: string,
+  options: DoctorOptions,
+  own: ReadonlySet<string>,
+): Promise<DoctorCheck | null> {
+  try {
+    await preflight({
+      cwd: root,
+      repoRoot: root,
+      taskFile,
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+      env: options.env,
+      needsAgent: false,
+      requireClean: false,
+    });
+    return ok('preflight', `${taskFile}: run and verify start (committed inputs, test lock, app settings, verifier)`);
+  } catch (error) {
+    if (!(error instanceof PreflightError)) throw error;
+    if (own.has(error.reason)) return null;
+    const cut = error.message.lastIndexOf('; ');
+    const [message, fix] =
+      cut > 0
+        ? [error.message.slice(0, cut), error.message.slice(cut + 2)]
+        : [error.message, `elenchos run ${taskFile} refuses until it is fixed`];
+    return fail('preflight', `${taskFile}: ${message}`, fix, [...error.details]);
+  }
 }
 
 /** What a run of each valid task locks (contract, test lock, what its verifier reads), repository-relative. */

@@ -130,4 +130,8 @@ export function onlyToolConfigsChanged(problems: readonly string[]): boolean {
 
 /** What to say when only a tool config changed after the app started (the end of a CONTRACT_CHANGED message). */
 export const TOOL_CONFIG_FIX =
+  'a dev server may rewrite such a file as it starts: review the change in the evidence (elenchos show) before committing it, since a rewrite could also map a module the verifier loads';
+
+/** The same when the app is `next dev`, which rewrites tsconfig.json when it lacks what Next wants (more under a NODE_ENV other than development). */
+export const NEXT_TOOL_CONFIG_FIX =
   'a dev server may rewrite such a file as it starts (Next.js does when it lacks what Next wants, and under a NODE_ENV other than development it wants more): if it was yours, unset NODE_ENV or review the change in the evidence (elenchos show) before committing it, since a rewrite could also map a module the verifier loads';

@@ -3,7 +3,7 @@ import { gitStateChanges } from '../../git/git-state.js';
 import type { WorkspaceSnapshot } from '../../git/snapshot.js';
 import { hiddenEdits } from '../../git/worktree-integrity.js';
 import { findVerifierInputs } from '../lock/verifier-inputs.js';
-import { onlyToolConfigsChanged, TOOL_CONFIG_FIX, verifyContract } from '../lock/contract-lock.js';
+import { NEXT_TOOL_CONFIG_FIX, onlyToolConfigsChanged, TOOL_CONFIG_FIX, verifyContract } from '../lock/contract-lock.js';
 import type { AttemptContext, Terminal } from './run-context.js';
 import { toolchainChanges, verifierToolchain } from './toolchain.js';
 
@@ -55,8 +55,13 @@ export async function guardPool(ctx: AttemptContext, say: (message: string) => v
  * changed is a tool config a dev server may rewrite (Next.js's tsconfig.json), the message says so, and
  * to review the change before committing it: such a rewrite could also map a module the verifier loads.
  */
-export function afterAppStart(message: string, problems: readonly string[]): [Terminal['state'], Terminal['reason'], string, boolean] {
-  return ['ERROR', 'CONTRACT_CHANGED', onlyToolConfigsChanged(problems) ? `${message}; ${TOOL_CONFIG_FIX}` : message, true];
+export function afterAppStart(
+  message: string,
+  problems: readonly string[],
+  nextDev = false,
+): [Terminal['state'], Terminal['reason'], string, boolean] {
+  const fix = nextDev ? NEXT_TOOL_CONFIG_FIX : TOOL_CONFIG_FIX;
+  return ['ERROR', 'CONTRACT_CHANGED', onlyToolConfigsChanged(problems) ? `${message}; ${fix}` : message, true];
 }
 
 /** The message for git objects written under an id their content does not have, or null when there are none. */

@@ -46,7 +46,8 @@ export async function generatedHere(root: string, file: string): Promise<{ sync:
     if (found) {
       const binFromFolder = path.posix.relative(folder, bin);
       const args = sync.command.split(' ').slice(1).join(' ');
-      return { sync, shell: `cd ${quote(folder)} && ${quote(binFromFolder)} ${args}` };
+      const run = `${quote(binFromFolder)} ${args}`;
+      return { sync, shell: folder === '.' ? run : `cd ${quote(folder)} && ${run}` };
     }
     if (dir === '.' || dir === '') return null;
   }

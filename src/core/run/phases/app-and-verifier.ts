@@ -17,6 +17,7 @@ import { appSandboxed } from '../../app/app-sandbox.js';
 import { secretPathsToHide } from '../../../util/secret-paths.js';
 import { blameAppFailure, noteAppReady, type AppLauncher } from '../app-blame.js';
 import { startApp } from '../../app/app.js';
+import { runsNextDevAt } from '../../app/next-dev-origin.js';
 import { statContract } from '../../lock/contract-lock.js';
 import { watchLocked } from '../../lock/locked-watch.js';
 import { sweepAfterPass } from '../sweep-step.js';
@@ -63,7 +64,13 @@ export async function appAndVerifier(attempt: Attempt): Promise<PhaseResult> {
   if (overBefore) return attempt.end('ERROR', 'BUDGET_EXCEEDED', overBefore);
   const tamperedBefore = await checkContract(ctx);
   if (tamperedBefore.length > 0)
-    return attempt.end(...afterAppStart(`the contract changed before verification: ${tamperedBefore.join('; ')}`, tamperedBefore));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract changed before verification: ${tamperedBefore.join('; ')}`,
+        tamperedBefore,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   attempt.say('verifier', `${ctx.resolved.verifierType} on ${ctx.resolved.testFileLabel} against ${attempt.url}`);
   const early = attempt.early;
   attempt.stampsBefore = early ? early.stamps : await statContract(ctx.locked, ctx.workspace);

@@ -3,6 +3,8 @@
 // verifier's verdict the attempt's (phase 7).
 import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import { diffSnapshots, sameSnapshot, snapshotWorkspace } from '../../../git/snapshot.js';
+import { digestInCommit } from '../../../git/path-digest.js';
+import { writtenByContent } from '../../../git/window-watch.js';
 import { worktreeIntegrity } from '../../../git/worktree-integrity.js';
 import { statContract, touchedBetween } from '../../lock/contract-lock.js';
 import { rewrittenByContent } from '../../lock/locked-watch.js';
@@ -11,7 +13,7 @@ import { CONTINUE, type Attempt, type PhaseResult } from '../attempt-state.js';
 import { afterAppStart, checkContract, describeForged, gitSettingsChanged, guardPool, indexHides } from '../checks.js';
 import { auditObjectsSince } from '../../../git/object-audit.js';
 import { attemptPaths } from '../../../evidence/layout.js';
-import { blockedDevOriginHint, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
+import { blockedDevOriginHint, runsNextDevAt, untrustedNextDevHostAt } from '../../app/next-dev-origin.js';
 import { objectGuard, windowGuard, withScan } from '../guards-stood.js';
 
 // A write in the window may be the app's by design: the user can say so (docs/config.md#app-writes).
@@ -65,14 +67,31 @@ export async function postChecks(attempt: Attempt): Promise<PhaseResult> {
   const looks = attempt.lockedWatch ? await attempt.lockedWatch.close() : null;
   const touched = await rewrittenByContent(ctx.locked, ctx.workspace, moved, looks);
   if (touched.length > 0)
-    return attempt.end(...afterAppStart(`the contract was rewritten while the verifier read it: ${touched.join(', ')}`, touched));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract was rewritten while the verifier read it: ${touched.join(', ')}`,
+        touched,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   const tamperedAfter = await checkContract(ctx);
   if (tamperedAfter.length > 0)
-    return attempt.end(...afterAppStart(`the contract changed during verification: ${tamperedAfter.join('; ')}`, tamperedAfter));
+    return attempt.end(
+      ...afterAppStart(
+        `the contract changed during verification: ${tamperedAfter.join('; ')}`,
+        tamperedAfter,
+        await runsNextDevAt(ctx.workspace, ctx.config.app.command),
+      ),
+    );
   if (settingsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', settingsAfter);
   if (objectsAfter) return attempt.end('ERROR', 'UNSTABLE_WORKSPACE', objectsAfter, true);
-  if (window.written.length > 0) {
-    const shown = window.written.slice(0, 10).join(', ') + (window.written.length > 10 ? `, … (${window.written.length} paths)` : '');
+  // Judged by content: a path rewritten with the bytes it had before the window (every look and now) is no write.
+  const before = attempt.before!;
+  const written = await writtenByContent(ctx.workspace, window, async (p) =>
+    p in before.entries ? before.entries[p]! : digestInCommit(ctx.workspace, before.head, p),
+  );
+  if (written.length > 0) {
+    const shown = written.slice(0, 10).join(', ') + (written.length > 10 ? `, … (${written.length} paths)` : '');
     return attempt.end(
       'ERROR',
       'UNSTABLE_WORKSPACE',
