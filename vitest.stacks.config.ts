@@ -5,8 +5,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/stacks/**/*.test.ts'],
+    // Elenchos packed once for every scaffold (test/stacks/scaffold.ts).
+    globalSetup: ['test/stacks/global-setup.ts'],
     testTimeout: 600_000,
-    hookTimeout: 120_000,
+    // afterAll removes each scaffold's folder: its node_modules, the setup cache's copy and the pooled
+    // worktree, a few hundred MB of small files, which took over 120 s on two busy cores.
+    hookTimeout: 600_000,
     // Each file is one stack: a dev server, a browser and npm at once; two cores take two of them.
     maxWorkers: 2,
   },

@@ -1,6 +1,7 @@
 // `agent.sandbox: bwrap`: the agent runs inside bubblewrap, seeing the filesystem read-only except its
 // worktree, none of the main checkout, no other process, and none of the verifier's credentials.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { privateObjectsDir } from '../git/object-quarantine.js';
 
@@ -60,6 +61,25 @@ export interface SandboxOptions {
   hidden?: readonly string[];
 }
 
+let empty: string | null = null;
+
+/**
+ * An empty read-only regular file, bound over a hidden file of the home (`.npmrc`, `.netrc`): read, it is
+ * empty, as if the user had none. Not /dev/null: bound into the sandbox a device node cannot be opened
+ * (the mount is nodev), and yarn 1 stops at the EACCES from `~/.npmrc` (`yarn dev`, the app's command in
+ * a yarn repository, never started; pnpm warned). One per process, removed at its exit.
+ */
+export function emptyFile(): string {
+  if (empty && existsSync(empty)) return empty;
+  const dir = mkdtempSync(path.join(tmpdir(), 'elenchos-empty-'));
+  const file = path.join(dir, 'empty');
+  writeFileSync(file, '');
+  chmodSync(file, 0o444);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  empty = file;
+  return file;
+}
+
 /** `bwrap <args> -- command args`: the command wrapped in the sandbox (see docs/security.md for what it isolates). */
 export function sandboxCommand(command: string, args: readonly string[], options: SandboxOptions): { command: string; args: string[] } {
   const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
@@ -84,8 +104,8 @@ export function sandboxCommand(command: string, args: readonly string[], options
     for (const hidden of HIDDEN_HOME_PATHS) {
       const full = path.join(options.home, hidden);
       if (!existsSync(full)) continue;
-      // A folder becomes an empty tmpfs; a file is replaced by /dev/null.
-      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+      // A folder becomes an empty tmpfs; a file an empty one (hiddenHomeFile).
+      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', emptyFile(), full]));
     }
     for (const own of options.writableHome) {
       const full = path.join(options.home, own);

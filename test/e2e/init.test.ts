@@ -114,7 +114,7 @@ describe('elenchos init', () => {
     expect(report.choices).toMatchObject({
       verifier: 'playwright',
       verifierWhy: 'found playwright.config.ts',
-      appCommand: 'pnpm run dev -- --port {port}',
+      appCommand: 'pnpm run dev --port {port}',
       setupCommand: 'pnpm install --frozen-lockfile',
     });
     const spec = read(root, 'e2e/example.spec.ts');

@@ -4,12 +4,13 @@
 // attempt leaves AC-002 failing and whose repair fixes it. Only `node_modules` is ignored: whatever else
 // the dev server writes lands in the tracked tree, as in a repository that never ignored it.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
+import { REPO } from '../helpers/packed.js';
 import { FIXTURES, processesInside } from '../helpers/project.js';
-import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
+import { gitSync, tempRepo } from '../helpers/temp.js';
 
 export const STACKS = path.join(FIXTURES, 'stacks');
 export const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
@@ -37,14 +38,25 @@ export interface Stack {
   gitignore: string;
 }
 
+/**
+ * Kept between runs, in the sandbox's sight: the agent runs in bubblewrap (agent.sandbox "auto", the
+ * default), whose /tmp is its own, so what it reads cannot be under the test's temp folder.
+ */
+export const STACKS_STATE = path.join(REPO, 'node_modules/.cache/elenchos-stacks');
+
+/** A file for the stack agent's edits, where the sandboxed agent can read it. */
+export function agentEditsFile(name: string): string {
+  mkdirSync(STACKS_STATE, { recursive: true });
+  return path.join(STACKS_STATE, `edits-${name}-${process.pid}.json`);
+}
+
 export const TASK_FILE = 'tasks/feature.json';
 const SPEC_FILE = 'tests/feature.spec.ts';
 const GITIGNORE = 'node_modules\n';
 
 /** Builds and commits the project; nothing is installed yet (the run's setup does it). */
 export function makeStack(options: StackOptions): Stack {
-  const agentDir = tempDir('elenchos-stack-agent-');
-  const editsFile = path.join(agentDir, 'edits.json');
+  const editsFile = agentEditsFile(options.app);
   writeFileSync(editsFile, JSON.stringify(options.edits));
   const config = {
     agent: { type: 'command', command: process.execPath, args: [path.join(STACKS, 'stack-agent.js'), editsFile], timeoutSeconds: 60 },
@@ -178,7 +190,7 @@ export async function expectVerifiedLoop(stack: Stack, env: NodeJS.ProcessEnv = 
 
     const applied = runCli(['apply', record!.runId, '--commit'], root);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    const verify = await elenchos(['verify', TASK_FILE], root);
+    const verify = await elenchos(['verify', TASK_FILE], root, env);
     clock('verify', verify.stdout);
     const verified = storedRuns(root).at(-1)!;
     expect(verified.mode).toBe('verify');

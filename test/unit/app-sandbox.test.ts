@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appSandboxCommand, openWithoutSandbox, setupSandboxOptions } from '../../src/core/app/app-sandbox.js';
 import { checkSandbox } from '../../src/core/doctor/sandbox-check.js';
+import { emptyFile } from '../../src/agents/sandbox.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 
 /** The pairs `flag src dest` (or `flag dest`) of a bwrap command line, as one string each. */
@@ -49,7 +50,7 @@ describe('appSandboxCommand', () => {
       `--bind ${tree} ${tree}`,
       `--ro-bind ${tree}/.git ${tree}/.git`,
       `--tmpfs ${home}/.testmuai`,
-      `--ro-bind /dev/null ${home}/.npmrc`,
+      `--ro-bind ${emptyFile()} ${home}/.npmrc`,
       `--remount-ro ${root}`,
       // Whoever starts Elenchos (root included): no capability to undo a mount (docs/security.md#the-agent-sandbox).
       '--unshare-user',
@@ -144,5 +145,24 @@ describe('the no-sandbox line', () => {
     expect(verify).toBe("no sandbox: the app (this commit's code) runs as you; see docs/security.md#what-the-sandbox-closes");
     for (const line of [run, verify]) expect(line.length).toBeLessThan(140); // before: about 300 characters on every run
     expect(verify).not.toContain('agent');
+  });
+});
+
+describe.skipIf(!existsSync('/usr/bin/bwrap'))('a hidden file of the home, in the real sandbox', () => {
+  it('reads as empty, not as an error: yarn 1 stopped at the EACCES of a /dev/null bound over ~/.npmrc, and the secret stays out of reach', () => {
+    const root = tempRepo({ 'a.txt': 'a\n' });
+    const tree = path.join(root, '.elenchos/workspaces/r1');
+    gitSync(root, 'worktree', 'add', '-q', '--detach', tree);
+    const home = tempDir('elenchos-home-');
+    writeFileSync(path.join(home, '.npmrc'), '//registry/:_authToken=secret-token\n', { mode: 0o600 });
+    const { command, args } = appSandboxCommand('/bin/sh', ['-c', 'cat "$1"; echo "exit $?"', 'sh', path.join(home, '.npmrc')], {
+      workspace: tree,
+      checkout: root,
+      home,
+    });
+    const result = spawnSync(command, args, { encoding: 'utf8' });
+    if (result.status !== 0 && /setting up uid map|Operation not permitted|No permissions/.test(result.stderr)) return; // no user namespaces here
+    expect(result.stdout).toBe('exit 0\n');
+    expect(result.stdout + result.stderr).not.toContain('secret-token');
   });
 });

@@ -35,7 +35,7 @@ const base: DetectedProject = {
 describe('init detection', () => {
   it('runs the dev script on {port} with each package manager, and nothing without a script', () => {
     expect(appCommandFor(base)).toBe('npm run dev -- --port {port}');
-    expect(appCommandFor({ ...base, packageManager: 'pnpm', appScript: 'start' })).toBe('pnpm run start -- --port {port}');
+    expect(appCommandFor({ ...base, packageManager: 'pnpm', appScript: 'start' })).toBe('pnpm run start --port {port}');
     expect(appCommandFor({ ...base, packageManager: 'yarn' })).toBe('yarn dev --port {port}');
     expect(appCommandFor({ ...base, appScript: null })).toBeNull();
     expect(setupCommandFor({ ...base, packageManager: null })).toBeNull();

@@ -6,7 +6,7 @@
 // shared: the verifier reaches the app's port on localhost. See docs/security.md#the-app-sandbox.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION, objectStoreBinds } from '../../agents/sandbox.js';
+import { BWRAP, HIDDEN_HOME_PATHS, SANDBOX_ISOLATION, emptyFile, objectStoreBinds } from '../../agents/sandbox.js';
 import { sandboxOn, type SandboxResolution } from '../../agents/sandbox-mode.js';
 import type { Config } from '../../config/config-schema.js';
 import { elenchosDir } from '../../evidence/layout.js';
@@ -89,7 +89,7 @@ export function appSandboxCommand(
     for (const hidden of HIDDEN_HOME_PATHS) {
       const full = path.join(options.home, hidden);
       if (visible.has(hidden) || !existsSync(full)) continue;
-      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', '/dev/null', full]));
+      out.push(...(isDirectory(full) ? ['--tmpfs', full] : ['--ro-bind', emptyFile(), full]));
     }
     for (const own of options.writableHome ?? []) {
       const full = path.join(options.home, own);

@@ -1,4 +1,5 @@
 // Starts the app under test in its own process group and races ready / exited early / timed out.
+import { stripVTControlCharacters } from 'node:util';
 import { describeError } from '../../errors.js';
 import type { AppStartFailure } from '../../states.js';
 import { startProcess, type RunningProcess, type SpawnResult } from '../../process/spawn.js';
@@ -95,13 +96,37 @@ export async function startApp(options: StartAppOptions): Promise<AppStart> {
   // The message names what the URL did last, so the user can tell a crash loop from a wrong URL.
   const last = await probeUrl(options.url, 1000);
   const seen = last.answered ? `it answered HTTP ${last.status}` : `last probe: ${last.error}`;
+  const elsewhere = listeningElsewhere(logTail, options.url);
+  const hint = elsewhere
+    ? `; its log says it listens at ${elsewhere}, another port: it never got the port it was given (a \`--\` that pnpm or yarn pass on to the script, a flag the script drops, or a port fixed in its config)`
+    : '';
   return {
     ok: false,
     reason: 'APP_NOT_READY',
-    message: `${options.url} did not become ready within app.readyTimeoutSeconds (${Math.round(options.readyTimeoutMs / 1000)}s; ${seen})`,
+    message: `${options.url} did not become ready within app.readyTimeoutSeconds (${Math.round(options.readyTimeoutMs / 1000)}s; ${seen})${hint}`,
     exitCode: null,
     logTail,
   };
+}
+
+/**
+ * The first loopback URL the app's log names on a port other than `url`'s (Vite's `Local:
+ * http://localhost:5173/`), or null: an app that is up, but not where it was told to listen.
+ */
+export function listeningElsewhere(log: string, url: string): string | null {
+  let expected: string;
+  try {
+    const parsed = new URL(url);
+    expected = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return null;
+  }
+  // Colour codes between the host and the port (Vite prints the port in bold) are dropped first.
+  const plain = stripVTControlCharacters(log);
+  for (const match of plain.matchAll(/\bhttps?:\/\/(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):(\d{1,5})\/?/g)) {
+    if (match[1] !== expected) return match[0];
+  }
+  return null;
 }
 
 function interruption(signal: AbortSignal): Promise<Race> {

@@ -143,8 +143,11 @@ export function chooseAgent(project: DetectedProject): { agent: AgentType; why: 
 export function appCommandFor(project: DetectedProject): string | null {
   if (!project.appScript) return null;
   const pm = project.packageManager ?? 'npm';
-  // `--` passes the flag on to the script (npm, pnpm); yarn passes extra arguments through as they are.
-  const run = pm === 'yarn' ? `yarn ${project.appScript}` : `${pm} run ${project.appScript} --`;
+  // npm needs `--` to pass the flag on to the script. pnpm (7 and later) and yarn pass what follows the
+  // script's name as it is, `--` included: `pnpm run dev -- --port 5000` runs `vite -- --port 5000`, and
+  // Vite, taking what follows `--` as no option of its own, listened on its default port, never ready.
+  const run =
+    pm === 'npm' ? `npm run ${project.appScript} --` : pm === 'yarn' ? `yarn ${project.appScript}` : `pnpm run ${project.appScript}`;
   return `${run} --port {port}`;
 }
 
