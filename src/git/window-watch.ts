@@ -14,10 +14,13 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { git, splitNul } from './git.js';
 import { globMatcher } from '../util/glob-match.js';
+import { sha256 } from '../util/sha256.js';
 import { isUnderPrefix, normalizePrefix } from './path-prefix.js';
 import { ELENCHOS_DIR } from './status.js';
 import { digestPath } from './path-digest.js';
 import { RUNS_DIR_NAME, WINDOW_MARKER_DIR_NAME, WORKSPACES_DIR_NAME } from './layout-names.js';
+
+const EMPTY_SHA256 = sha256(Buffer.alloc(0));
 
 /** What the watcher saw: repo-relative paths written (created, changed, deleted), or why it cannot tell. */
 export type WindowReport = (
@@ -315,7 +318,9 @@ export async function writtenByContent(
     const looks = report.looks?.[p] ?? [];
     const was = looks.length > 0 ? await before(p) : 'deleted';
     const now = was === 'deleted' ? '' : await digestPath(path.join(cwd, p)).catch(() => 'unreadable');
-    const same = was !== 'deleted' && !was.startsWith('dir:') && now === was && looks.every((look) => look === was);
+    // An empty look of a file that ends as it was is a writer that truncates in place before it writes, seen between the two.
+    const midWrite = was.startsWith('file:') ? `${was.slice(0, was.lastIndexOf(':'))}:${EMPTY_SHA256}` : was;
+    const same = was !== 'deleted' && !was.startsWith('dir:') && now === was && looks.every((look) => look === was || look === midWrite);
     if (!same) kept.push(p);
   }
   return kept;

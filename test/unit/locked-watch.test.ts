@@ -1,4 +1,4 @@
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockContract, statContract, touchedBetween } from '../../src/core/lock/contract-lock.js';
@@ -56,6 +56,36 @@ describe('the locked files judged by content over the window', () => {
     writeFileSync(path.join(root, file), 'test()\n');
     const moved = touchedBetween(before, await statContract(locked, root));
     expect(await rewrittenByContent(locked, root, moved, await watch.close())).toEqual([file]);
+  });
+
+  // Vite's dev server regenerating .svelte-kit/tsconfig.json under load: open with O_TRUNC, then write.
+  it('a same-bytes rewrite in place, looked at between its truncation and its write, is no change; left empty it is', async () => {
+    const { root, locked } = await project();
+    const file = '.svelte-kit/tsconfig.json';
+    const bytes = '{ "compilerOptions": {} }\n';
+    const looks: boolean[] = [];
+    let seen!: () => void;
+    let looked = new Promise<void>((resolve) => (seen = resolve));
+    const watch = watchLocked(locked, root, (f, same) => {
+      if (f !== file) return;
+      looks.push(same);
+      seen();
+    });
+    const before = await statContract(locked, root);
+    await lookAfter(file, looked, () => truncateSync(path.join(root, file)));
+    expect(looks[0]).toBe(false); // the look saw the empty file
+    looked = new Promise<void>((resolve) => (seen = resolve));
+    await lookAfter(file, looked, () => writeFileSync(path.join(root, file), bytes));
+    const moved = touchedBetween(before, await statContract(locked, root));
+    expect(moved).toEqual([file]);
+    expect(await rewrittenByContent(locked, root, moved, await watch.close())).toEqual([]);
+
+    // Truncated and left empty: the end sees it.
+    const again = watchLocked(locked, root);
+    const stamps = await statContract(locked, root);
+    truncateSync(path.join(root, file));
+    const emptied = touchedBetween(stamps, await statContract(locked, root));
+    expect(await rewrittenByContent(locked, root, emptied, await again.close())).toEqual([file]);
   });
 
   it('a chmod is a change; so is any moved stamp when the watch was blind', async () => {

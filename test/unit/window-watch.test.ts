@@ -1,6 +1,6 @@
 // The filesystem watch over the verifier window, on a real git repository and real inotify.
 import { watch } from 'node:fs';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOutputParents, watchWindow, writtenByContent, type WatchDirectory } from '../../src/git/window-watch.js';
@@ -179,5 +179,19 @@ describe('writtenByContent', () => {
     rmSync(path.join(root, 'src/tmp.js'));
     chmodSync(path.join(root, 'src/a.js'), 0o755);
     expect(await writtenByContent(root, await again.close(), headOf(root))).toEqual(['src/a.js', 'src/tmp.js']);
+  });
+
+  // A dev server rewriting a tracked file in place with the same bytes (open with O_TRUNC, then write), looked at between the two.
+  it('an empty look of a file that ends with the bytes it had is no write; other bytes at a look still are', async () => {
+    const root = repo();
+    const watch = await watchWindow(root);
+    truncateSync(path.join(root, 'page.html'));
+    const report = await watch.close();
+    writeFileSync(path.join(root, 'page.html'), 'good\n');
+    expect(report.looks?.['page.html']).toHaveLength(1);
+    expect(await writtenByContent(root, report, headOf(root))).toEqual([]);
+    expect(
+      await writtenByContent(root, { ...report, looks: { 'page.html': [...report.looks!['page.html']!, 'file:644:0'] } }, headOf(root)),
+    ).toEqual(['page.html']);
   });
 });
