@@ -316,6 +316,7 @@ export async function writtenByContent(
   const kept: string[] = [];
   for (const p of report.written) {
     const looks = report.looks?.[p] ?? [];
+    if (await onlyIgnoredInside(cwd, p, looks)) continue;
     const was = looks.length > 0 ? await before(p) : 'deleted';
     const now = was === 'deleted' ? '' : await digestPath(path.join(cwd, p)).catch(() => 'unreadable');
     // An empty look of a file that ends as it was is a writer that truncates in place before it writes, seen between the two.
@@ -324,4 +325,19 @@ export async function writtenByContent(
     if (!same) kept.push(p);
   }
   return kept;
+}
+
+/**
+ * A folder created in the window that holds nothing git would show (Angular's `.angular/`, made for the
+ * ignored `.angular/cache/`): git has no folders, only files, and none of its files is a change. What is
+ * in it that git does show is a written path of its own; a folder that went again stays written.
+ */
+async function onlyIgnoredInside(cwd: string, p: string, looks: readonly string[]): Promise<boolean> {
+  if (looks.length === 0 || !looks.every((look) => look.startsWith('dir:'))) return false;
+  const info = await lstat(path.join(cwd, p)).catch(() => null);
+  if (!info?.isDirectory()) return false;
+  const tracked = await git(['ls-files', '-z', '--', p], { cwd }).catch(() => null);
+  if (tracked !== '') return false; // a folder git tracks files in existed before: its name-less event stays a write
+  const shown = await git(['ls-files', '-z', '--others', '--exclude-standard', '--', p], { cwd }).catch(() => null);
+  return shown === '';
 }

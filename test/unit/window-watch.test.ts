@@ -194,4 +194,20 @@ describe('writtenByContent', () => {
       await writtenByContent(root, { ...report, looks: { 'page.html': [...report.looks!['page.html']!, 'file:644:0'] } }, headOf(root)),
     ).toEqual(['page.html']);
   });
+
+  // Angular's ng serve: `.angular/` made for `.angular/cache/`, which its .gitignore names.
+  it('a folder created for ignored files only is no write; one that also holds a file git shows is', async () => {
+    const root = tempRepo({ '.gitignore': '/.angular/cache\n', 'page.html': 'good\n' });
+    const watch = await watchWindow(root);
+    mkdirSync(path.join(root, '.angular/cache/21.0.0'), { recursive: true });
+    writeFileSync(path.join(root, '.angular/cache/21.0.0/build.json'), '{}');
+    const report = await watch.close();
+    expect(report.written).toContain('.angular');
+    expect(await writtenByContent(root, report, headOf(root))).toEqual([]);
+
+    const again = await watchWindow(root);
+    mkdirSync(path.join(root, 'generated/cache'), { recursive: true });
+    writeFileSync(path.join(root, 'generated/routes.json'), '{}');
+    expect(await writtenByContent(root, await again.close(), headOf(root))).toEqual(['generated']);
+  });
 });

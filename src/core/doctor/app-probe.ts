@@ -8,7 +8,8 @@ import type { Config } from '../../config/config-schema.js';
 import { fillPort, PORT_PLACEHOLDER } from '../../config/port-placeholder.js';
 import { describeError } from '../../errors.js';
 import { headCommit } from '../../git/status.js';
-import { watchWindow, type WindowReport } from '../../git/window-watch.js';
+import { digestInCommit } from '../../git/path-digest.js';
+import { watchWindow, writtenByContent, type WindowReport } from '../../git/window-watch.js';
 import { addWorktree, ensureExcluded, removeWorktree } from '../../git/worktree.js';
 import { freePort } from '../../process/free-port.js';
 import { BROWSER_ACCEPT, probeUrl, type ProbeResult } from '../../process/url-probe.js';
@@ -102,7 +103,10 @@ export async function probeApp(options: AppProbeOptions): Promise<DoctorCheck[]>
       const fix = 'runs watch their worktree the same way and end INCONCLUSIVE without it; on ENOSPC raise fs.inotify.max_user_watches';
       return [appCheck, warn(APP_WRITES_CHECK, `the worktree could not be watched while the app ran: ${watch}`, fix)];
     }
-    const writes = await describeWrites(workspace, await watch.close(), config.app.writes, configLabel, options.locked ?? []);
+    // Judged as a run judges them: by content (a same-bytes rewrite, a folder of ignored files only, is no write).
+    const report = await watch.close();
+    const judged = { ...report, written: await writtenByContent(workspace, report, (p) => digestInCommit(workspace, head, p)) };
+    const writes = await describeWrites(workspace, judged, config.app.writes, configLabel, options.locked ?? []);
     // An app that never answered wrote less than it will: only what it did write is worth a line.
     return [appCheck, ...(start.ok ? writes : writes.filter((c) => c.status !== 'ok'))];
   } finally {
