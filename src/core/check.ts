@@ -20,7 +20,6 @@ import { lockedTasksLeftOut } from './lock/locked-task-set.js';
 import { resolveCommit } from '../git/commit-files.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
-import { findFixedHostGotos, fixedHostWarning } from '../verifiers/playwright/fixed-host.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -193,6 +192,7 @@ async function checkOne(
 async function fixedHostWarnings(resolved: ResolvedTask): Promise<string[]> {
   const source = await readFile(resolved.testFilePath, 'utf8').catch(() => null);
   if (source === null) return [];
+  const { findFixedHostGotos, fixedHostWarning } = await import('../verifiers/playwright/fixed-host.js');
   return findFixedHostGotos(source, resolved.testFilePath).map((call) => fixedHostWarning(resolved.testFileLabel, call));
 }
 

@@ -3,7 +3,6 @@
 // jsconfig as TypeScript reads it (JSONC: comments and trailing commas allowed). A broken one is refused
 // by `check` and `run` with the file at fault and its line, not by the verifier.
 import path from 'node:path';
-import ts from 'typescript';
 import { ElenchosError } from '../errors.js';
 import { readJsonFile } from '../util/json-file.js';
 import { readRegularFile, TEST_FILE_LIMIT } from '../util/regular-file.js';
@@ -36,6 +35,8 @@ function isTsconfigLike(file: string): boolean {
 /** What TypeScript says of a tsconfig's syntax (the first error, as `file:line:column`), or null. */
 async function tsconfigProblem(root: string, file: string): Promise<string | null> {
   const text = (await readRegularFile(path.join(root, file), { label: file, maxBytes: TEST_FILE_LIMIT })).toString('utf8');
+  // Loaded only here: a Kane task's check and run never load the TypeScript parser (test/e2e/light-commands.test.ts).
+  const { default: ts } = await import('typescript');
   const diagnostic = ts.parseConfigFileTextToJson(file, text).error;
   if (!diagnostic) return null;
   const { line, character } = diagnostic.file

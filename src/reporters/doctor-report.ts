@@ -8,12 +8,6 @@ const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 // Names are padded to this width so that lines printed one by one, as each check ends, still line up.
 const WIDTH = 10;
 
-/** Prints every check; the last line says whether all is well. */
-export function renderDoctor(report: DoctorReport, out: NodeJS.WritableStream): void {
-  for (const check of report.checks) renderDoctorCheck(check, out);
-  renderDoctorEnd(report, out);
-}
-
 /** One check's line (and its details), printed as soon as the check ends. */
 export function renderDoctorCheck(check: DoctorCheck, out: NodeJS.WritableStream): void {
   const fix = check.fix ? `; fix: ${check.fix}` : '';
