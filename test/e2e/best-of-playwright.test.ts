@@ -27,6 +27,8 @@ describe.runIf(hasChromium)('best of N, Playwright in a real browser', { timeout
       command: process.execPath,
       args: [FAKE_AGENT, behaviour],
       timeoutSeconds: 30,
+      // In this checkout, maybe under /tmp, which the sandbox's own /tmp hides (best-of-sandbox.test.ts has the sandbox).
+      sandbox: 'none',
     });
     const config = {
       agents: { forgetful: agent('forget-button'), direct: agent('clear-button') },

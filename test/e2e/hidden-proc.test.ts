@@ -104,6 +104,12 @@ const daemonOf = (dir: string) => {
   return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
 };
 
+/** The line right after the run's header (`elenchos run <task> (<file>) · run …`): the first thing a run says. */
+function afterHeader(stdout: string): string | undefined {
+  const lines = stdout.split('\n');
+  return lines[lines.findIndex((l) => /^elenchos run \S+ \(/.test(l)) + 1];
+}
+
 const AS = [
   ['as root', false],
   ['as an ordinary user', true],
@@ -118,12 +124,12 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('where 
       const project = daemonProject(blind);
       const result = runHidden(blind, ['run', 'tasks/add-task.json'], project.root, project.env);
       expect(result.code, result.stdout + result.stderr).toBe(2);
-      const lines = result.stdout.split('\n');
-      expect(lines[1]).toMatch(
+      const line = afterHeader(result.stdout);
+      expect(line).toMatch(
         /^ {2}guard {4}processScan cannot stand: at the start: \/proc does not list this process \(ENOENT\); \/bin\/ps exited 47/,
       );
-      expect(lines[1]).toContain('this run cannot end VERIFIED and stops here');
-      expect(lines[1]).toContain('"guards": { "allow": ["processScan"] }');
+      expect(line).toContain('this run cannot end VERIFIED and stops here');
+      expect(line).toContain('"guards": { "allow": ["processScan"] }');
       const { dir, record } = runRecord(project.root);
       expect(record).toMatchObject({ state: 'ERROR', reason: 'GUARD_MISSING', attempts: [] });
       expect(record.message).toMatch(/^required guard\(s\) did not stand: processScan \(at the start: /);
@@ -152,8 +158,8 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('where 
       const { dir, record } = runRecord(project.root);
       const daemon = daemonOf(dir);
       expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout.split('\n')[1]).toContain('processScan cannot stand: at the start: /proc does not list this process');
-      expect(result.stdout.split('\n')[1]).toContain('allowed by guards.allow (the evidence says it did not stand)');
+      expect(afterHeader(result.stdout)).toContain('processScan cannot stand: at the start: /proc does not list this process');
+      expect(afterHeader(result.stdout)).toContain('allowed by guards.allow (the evidence says it did not stand)');
       expect(record.guards).toMatchObject({ stood: ['windowWatch', 'objectStore', 'inputsPinned'], allowed: ['processScan'] });
       expect(record.guards.missing).toContain('processScan');
       const scans = record.guards.detail.processScan.scans;
@@ -204,7 +210,7 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('where 
       const project = daemonProject({ ...macos, lsof: 'none' });
       const result = runHidden({ ...macos, lsof: 'none' }, ['run', 'tasks/add-task.json'], project.root, project.env);
       expect(result.code, result.stdout + result.stderr).toBe(2);
-      expect(result.stdout.split('\n')[1]).toMatch(
+      expect(afterHeader(result.stdout)).toMatch(
         /processScan cannot stand: at the start: .*\/bin\/ps lists it; \/dev\/null|\/usr\/bin\/lsof: EACCES/,
       );
       expect(runRecord(project.root).record.reason).toBe('GUARD_MISSING');

@@ -103,7 +103,14 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(config).toMatchObject({ $schema: './node_modules/elenchos/schemas/config.schema.json', setup: { command: 'npm ci' } });
     // The $schema it names exists in the install.
     expect(existsSync(path.join(root, config.$schema))).toBe(true);
-    config.agent = { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'buggy-then-fix'], timeoutSeconds: 60 };
+    // The fake agent lives in this checkout, which may be under /tmp (the sandbox's own /tmp would hide it): run as written, unsandboxed.
+    config.agent = {
+      type: 'command',
+      command: process.execPath,
+      args: [FAKE_AGENT, 'buggy-then-fix'],
+      timeoutSeconds: 60,
+      sandbox: 'none',
+    };
     config.verifier = { type: 'kane', command: FAKE_KANE, timeoutSeconds: 60, env: { FAKE_KANE_SCENARIO: 'check-page' } };
     writeFiles(root, { 'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n` });
     gitSync(root, 'add', '-A');

@@ -67,7 +67,8 @@ afterEach(() => {
 /** A real repository: the tiny app, the task, the spec, node_modules linked (and ignored) for @playwright/test. */
 function makePlaywrightProject(testFile: string, spec: string, more: Record<string, unknown> = {}): string {
   const config = {
-    agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'forget-button'], timeoutSeconds: 30 },
+    // The fake agent lives in this checkout, which may be under /tmp, hidden by the sandbox's own /tmp: unsandboxed, as written.
+    agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'forget-button'], timeoutSeconds: 30, sandbox: 'none' },
     app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
     // A short test timeout: a missing element costs seconds, not Playwright's default 30 s (5 s was too
     // short for a passing test's page setup on a loaded CI machine: UNVERIFIED instead of PASS).

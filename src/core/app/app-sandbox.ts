@@ -140,6 +140,11 @@ function gitDirs(workspace: string): { common: string | null; admin: string | nu
   }
 }
 
+/** A folder this user can reach (one under another user's 0700 home, as npm's cache named by root's npx, is not). */
 function isDirectory(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
