@@ -11,33 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeRepo, median, timeOnce } from './lib.js';
+import { makeRepo, median, timeOnce, oneKaneTask } from './lib.js';
 
 const n = Number(process.argv[2] ?? 3);
 const think = Number(process.argv[3] ?? 5);
 const files = Number(process.argv[4] ?? 1000);
 const samples = Number(process.argv[5] ?? 3);
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
-const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
-const server = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
-const config = {
-  agent: { type: 'command', command: '/bin/sh', args: ['-c', `sleep ${think}; echo "$ELENCHOS_CANDIDATE" > done.txt`] },
-  app: { command: `node -e "${server}" {port}` },
-  verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass' } },
+const extra = oneKaneTask(
+  { type: 'command', command: '/bin/sh', args: ['-c', `sleep ${think}; echo "$ELENCHOS_CANDIDATE" > done.txt`] },
   // The plain runs use the pool as the candidates do; a pool as large as the candidates.
-  worktreePool: { size: Math.max(4, n) },
-};
-const extra = {
-  'elenchos.config.json': JSON.stringify(config),
-  'tasks/t.json': JSON.stringify({
-    id: 't',
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  }),
-  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
-};
+  { worktreePool: { size: Math.max(4, n) } },
+);
 console.log(
   `creating a ${files}-file repository; ${n} candidates, agent thinks ${think} s, ${samples} sample(s), ${availableParallelism()} core(s), load ${loadavg()[0].toFixed(1)}`,
 );

@@ -6,25 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { makeRepo, median } from './lib.js';
+import { makeRepo, median, oneKaneTask } from './lib.js';
 
 const runs = Number(process.argv[2] ?? 30);
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
-const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
-const { root, cleanup } = makeRepo(10, 'elenchos-bench-cold-', {
-  'elenchos.config.json': JSON.stringify({
-    agent: { type: 'command', command: '/bin/true' },
-    verifier: { type: 'kane', command: fakeKane },
-  }),
-  'tasks/t.json': JSON.stringify({
-    id: 't',
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  }),
-  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
-});
+// check needs no app: the config's app is never started.
+const { root, cleanup } = makeRepo(10, 'elenchos-bench-cold-', oneKaneTask({ type: 'command', command: '/bin/true' }));
 const time = (args) => {
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { stdio: 'ignore', cwd: root });

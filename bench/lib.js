@@ -115,3 +115,28 @@ export function lockfileFor(names) {
     'package-lock.json': `${JSON.stringify(lock, null, 2)}\n`,
   };
 }
+
+/** The fake Kane CLI of the tests, and a one-line HTTP server taking its port as its argument. */
+export const FAKE_KANE = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
+const SERVER = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
+
+/** A repository's files for one no-op Kane task `tasks/t.json` (one criterion, one step) run by `agent`, with `more` config keys. */
+export function oneKaneTask(agent, more = {}) {
+  const config = {
+    agent,
+    app: { command: `node -e "${SERVER}" {port}` },
+    verifier: { type: 'kane', command: FAKE_KANE, env: { FAKE_KANE_SCENARIO: 'pass' } },
+    ...more,
+  };
+  return {
+    'elenchos.config.json': JSON.stringify(config),
+    'tasks/t.json': JSON.stringify({
+      id: 't',
+      title: 't',
+      description: 'd',
+      acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
+      verification: { testFile: 'tests/t_test.md' },
+    }),
+    'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
+  };
+}

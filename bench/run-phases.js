@@ -15,30 +15,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { makeRepo, median, timeOnce } from './lib.js';
+import { makeRepo, median, timeOnce, oneKaneTask } from './lib.js';
 
 const sizes = (process.argv[2] ?? '10000,30000').split(',').map(Number);
 const runs = Number(process.argv[3] ?? 5);
 const dist = process.env.ELENCHOS_DIST ?? fileURLToPath(new URL('../dist', import.meta.url));
 const bin = path.join(dist, '..', 'bin', 'elenchos.js');
-const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
-const server = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
-const config = {
-  agent: { type: 'command', command: '/bin/true' },
-  app: { command: `node -e "${server}" {port}` },
-  verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass' } },
-};
-const extra = {
-  'elenchos.config.json': JSON.stringify(config),
-  'tasks/t.json': JSON.stringify({
-    id: 't',
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  }),
-  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
-};
+const extra = oneKaneTask({ type: 'command', command: '/bin/true' });
 
 /** The phase a printed line ends (the time since the line before is its cost), or null for lines that end none. */
 const PHASES = [

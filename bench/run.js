@@ -10,29 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { makeRepo, median, timeOnce } from './lib.js';
+import { makeRepo, median, timeOnce, oneKaneTask } from './lib.js';
 
 const files = Number(process.argv[2] ?? 10_000);
 const runs = Number(process.argv[3] ?? 5);
 const bin = fileURLToPath(new URL('../bin/elenchos.js', import.meta.url));
-const fakeKane = fileURLToPath(new URL('../test/fixtures/bin/kane-cli', import.meta.url));
-const server = "require('http').createServer((q,r)=>r.end('ok')).listen(Number(process.argv[1]),'127.0.0.1')";
-const config = {
-  agent: { type: 'command', command: '/bin/true' },
-  app: { command: `node -e "${server}" {port}` },
-  verifier: { type: 'kane', command: fakeKane, env: { FAKE_KANE_SCENARIO: 'pass' } },
-};
-const extra = {
-  'elenchos.config.json': JSON.stringify(config),
-  'tasks/t.json': JSON.stringify({
-    id: 't',
-    title: 't',
-    description: 'd',
-    acceptanceCriteria: [{ id: 'AC-1', description: 'x' }],
-    verification: { testFile: 'tests/t_test.md' },
-  }),
-  'tests/t_test.md': '## Step 1 @verifies AC-1\nVerify it answers.\n',
-};
+const extra = oneKaneTask({ type: 'command', command: '/bin/true' });
 console.log(`creating a ${files}-file repository...`);
 const { root, cleanup } = makeRepo(files, 'elenchos-bench-run-', extra);
 const home = mkdtempSync(path.join(tmpdir(), 'elenchos-bench-home-'));
