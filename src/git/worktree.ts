@@ -42,7 +42,17 @@ async function openUp(dir: string): Promise<void> {
 export async function moveWorktree(root: string, from: string, to: string): Promise<void> {
   const target = path.resolve(root, to);
   await mkdir(path.dirname(target), { recursive: true });
-  await serialized(root, () => retryBusy(() => git(['worktree', 'move', path.resolve(root, from), target], { cwd: root })));
+  const move = () => git(['worktree', 'move', path.resolve(root, from), target], { cwd: root });
+  await serialized(root, () =>
+    retryBusy(() =>
+      move().catch(async (error: Error) => {
+        // The target's folder was deleted by hand (a pool slot, say) while git still lists it: forget what is gone, once.
+        if (!/is a missing but already registered worktree/.test(error.message)) throw error;
+        await git(['worktree', 'prune'], { cwd: root });
+        return move();
+      }),
+    ),
+  );
 }
 
 // Concurrent `git worktree add/remove` on one repository read each other's half-written

@@ -110,6 +110,16 @@ describe('worktree pool: take and return', () => {
     expect(readFileSync(path.join(next.dir, 'src/app.js'), 'utf8')).toBe(FILES['src/app.js']);
   });
 
+  it('a pool folder deleted by hand (git still lists its worktrees) takes the next returned worktree all the same', async () => {
+    const { root, base } = repo();
+    expect((await use(root, base, () => undefined)).back.pooled).toBe(path.join(root, '.elenchos', 'pool', '0'));
+    rmSync(path.join(root, '.elenchos', 'pool'), { recursive: true, force: true });
+    const again = await use(root, base, () => undefined);
+    expect(again.taken.reusedFrom).toBeNull();
+    expect(again.back).toMatchObject({ pooled: path.join(root, '.elenchos', 'pool', '0'), reason: null });
+    expect(leakedWorktrees(root)).toEqual([]);
+  });
+
   it('removes the returned worktree when the pool is full, and trims it with gc', async () => {
     const { root, base } = repo();
     const dirs = [workspace(root), workspace(root), workspace(root)];
