@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameS
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { gitSync, tempDir, writeFiles } from '../helpers/temp.js';
-import { agentEditsFile, elenchos, lap, STACKS, STACKS_STATE, TASK_FILE, type Stack } from './stack.js';
+import { agentEditsFile, elenchos, lap, STACKS_STATE, stackAgent, TASK_FILE, type Stack } from './stack.js';
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
@@ -162,7 +162,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<Scaffolded> {
   config.agent = {
     type: 'command',
     command: process.execPath,
-    args: [path.join(STACKS, 'stack-agent.js'), editsFile],
+    args: [stackAgent(), editsFile],
     timeoutSeconds: 120,
   };
   config.verifier = {

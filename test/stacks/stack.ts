@@ -4,11 +4,10 @@
 // attempt leaves AC-002 failing and whose repair fixes it. Only `node_modules` is ignored: whatever else
 // the dev server writes lands in the tracked tree, as in a repository that never ignored it.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { REPO } from '../helpers/packed.js';
 import { FIXTURES, processesInside } from '../helpers/project.js';
 import { gitSync, tempRepo } from '../helpers/temp.js';
 
@@ -39,15 +38,24 @@ export interface Stack {
 }
 
 /**
- * Kept between runs, in the sandbox's sight: the agent runs in bubblewrap (agent.sandbox "auto", the
- * default), whose /tmp is its own, so what it reads cannot be under the test's temp folder.
+ * Kept between runs, in the sandbox's sight: the agent, the app and setup run in bubblewrap (agent.sandbox
+ * "auto", the default), whose /tmp is its own, so what they read (the stack agent, its edits, the package
+ * managers) can be neither under the test's temp folder nor in this checkout, which CI may clone under /tmp.
  */
-export const STACKS_STATE = path.join(REPO, 'node_modules/.cache/elenchos-stacks');
+export const STACKS_STATE = '/var/tmp/elenchos-stacks';
 
 /** A file for the stack agent's edits, where the sandboxed agent can read it. */
 export function agentEditsFile(name: string): string {
   mkdirSync(STACKS_STATE, { recursive: true });
   return path.join(STACKS_STATE, `edits-${name}-${process.pid}.json`);
+}
+
+/** The stack agent (test/fixtures/stacks/stack-agent.js, node built-ins only), copied where the sandboxed agent can run it. */
+export function stackAgent(): string {
+  mkdirSync(STACKS_STATE, { recursive: true });
+  const copy = path.join(STACKS_STATE, `stack-agent-${process.pid}.js`);
+  copyFileSync(path.join(STACKS, 'stack-agent.js'), copy);
+  return copy;
 }
 
 export const TASK_FILE = 'tasks/feature.json';
@@ -59,7 +67,7 @@ export function makeStack(options: StackOptions): Stack {
   const editsFile = agentEditsFile(options.app);
   writeFileSync(editsFile, JSON.stringify(options.edits));
   const config = {
-    agent: { type: 'command', command: process.execPath, args: [path.join(STACKS, 'stack-agent.js'), editsFile], timeoutSeconds: 60 },
+    agent: { type: 'command', command: process.execPath, args: [stackAgent(), editsFile], timeoutSeconds: 60 },
     app: { readyTimeoutSeconds: 180, ...options.appConfig },
     // What a user of the setup cache writes (docs/performance.md): `npm ci` once, node_modules kept.
     setup: {
