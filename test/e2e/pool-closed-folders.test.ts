@@ -4,31 +4,18 @@
 // reset (which sees through git) keeps it in the idle slot for the next run. As root and as an ordinary
 // user (setpriv): only the ordinary user is actually shut out by those modes.
 // @module-tag slow
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { giveTo, runCliAs, WHO } from '../helpers/as-user.js';
 import { makeProject, processesInside } from '../helpers/project.js';
+import { filesHolding } from '../helpers/secret-leak.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SECRET = 'sk-live-51ClosedFolderSecret7a2b';
 /** The secret as the agent's shell writes it: quoted apart, so the config itself does not hold it. */
 const WRITTEN = `'${SECRET.slice(0, 10)}''${SECRET.slice(10)}'`;
 const OUTSIDE_TMP = '/var/tmp';
-
-/** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
-function filesHolding(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return found;
-}
 
 describe.each(WHO)('a worktree returned with folders git cannot look into (as %s)', (who) => {
   it('goes back to the pool without them, and the next run takes it warm', () => {

@@ -1,12 +1,13 @@
 // The warm worktree pool through the CLI: a second run reuses the first one's worktree and sees
 // nothing of what its agent left; --fresh and gc --pool.
 // @module-tag slow
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
 import { allRuns, startCli } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
+import { filesHolding } from '../helpers/secret-leak.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -39,20 +40,6 @@ function poolProject() {
     return result;
   };
   return { project, run, setMode };
-}
-
-/** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
-function filesHolding(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return found;
 }
 
 /** What the inspecting agent of the latest run found. */

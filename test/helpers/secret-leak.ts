@@ -123,3 +123,17 @@ export function storedForms(dir: string): { file: string; bytes: Buffer }[] {
   out.push({ file: `${dir} (names and link targets)`, bytes: Buffer.from(names.join('\n')) });
   return out;
 }
+
+/** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
+export function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return found;
+}

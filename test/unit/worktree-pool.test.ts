@@ -23,6 +23,7 @@ import { verifyCachedPaths } from '../../src/core/workspace/setup-cache.js';
 import { computeCacheKey } from '../../src/core/workspace/setup-cache-key.js';
 import { saveCacheEntry } from '../helpers/setup-cache.js';
 import { returnWorktree, takeWorktree, trimPool } from '../../src/core/workspace/worktree-pool.js';
+import { filesHolding } from '../helpers/secret-leak.js';
 import { gitSync, tempDir, tempRepo, writeFiles, tempCacheKeyFile } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
@@ -302,20 +303,6 @@ describe('worktree pool: what run 1 plants, run 2 never sees', () => {
 
 describe('worktree pool: a returned worktree is reset at once, not at the next take', () => {
   const SECRET = 'sk-live-4f9a2c7e1b';
-
-  /** Every file under `dir` (symlinks not followed) whose content holds `needle`. */
-  function filesHolding(dir: string, needle: string): string[] {
-    const found: string[] = [];
-    const walk = (d: string) => {
-      for (const entry of readdirSync(d, { withFileTypes: true })) {
-        const p = path.join(d, entry.name);
-        if (entry.isDirectory()) walk(p);
-        else if (entry.isFile() && readFileSync(p).includes(needle)) found.push(path.relative(dir, p));
-      }
-    };
-    walk(dir);
-    return found;
-  }
 
   it("an agent's untracked secret, ignored output, commit message and reflog are gone from the idle slot as soon as it is back", async () => {
     const { root, base } = repo();
