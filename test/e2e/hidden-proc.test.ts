@@ -157,6 +157,7 @@ describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('where 
       const result = runHidden(blind, ['run', 'tasks/add-task.json'], project.root, project.env);
       const { dir, record } = runRecord(project.root);
       const daemon = daemonOf(dir);
+      if (daemon !== null) stray.push(daemon); // stopped by afterEach should an assertion below fail first
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(afterHeader(result.stdout)).toContain('processScan cannot stand: at the start: /proc does not list this process');
       expect(afterHeader(result.stdout)).toContain('allowed by guards.allow (the evidence says it did not stand)');
