@@ -87,9 +87,32 @@ export interface DirtyPathsOptions {
 
 /** Staged, unstaged and untracked non-ignored paths, sorted; what makes a checkout "not clean". */
 export async function dirtyPaths(root: string, options: DirtyPathsOptions = {}): Promise<string[]> {
+  return dirtyAmong((await readStatus(root)).entries, options);
+}
+
+/** `root`'s HEAD and dirty paths, read once. */
+export interface CheckoutState {
+  /** HEAD's full sha; null before the first commit, or when git could not say. */
+  head: Promise<string | null>;
+  /** Staged, unstaged and untracked paths (as dirtyPaths); rejects with git's own failure. */
+  dirty: Promise<string[]>;
+}
+
+/**
+ * Starts reading the checkout's HEAD and dirty paths, both from one `git status` (a run's preflight, or
+ * every task of one `verify`, which all verify the same commit).
+ */
+export function readCheckoutState(root: string): CheckoutState {
+  const status = readStatus(root);
+  const dirty = status.then((s) => dirtyAmong(s.entries));
+  dirty.catch(() => undefined); // awaited where the answer is needed; a failure before then is not an unhandled rejection
+  return { head: status.then((s) => s.head).catch(() => null), dirty };
+}
+
+function dirtyAmong(entries: readonly StatusEntry[], options: DirtyPathsOptions = {}): string[] {
   const prefixes = [ELENCHOS_DIR, ...(options.ignore ?? [])];
   const paths = new Set<string>();
-  for (const entry of await statusEntries(root)) {
+  for (const entry of entries) {
     for (const p of entry.from === undefined ? [entry.path] : [entry.path, entry.from]) {
       if (!isUnderPrefix(p, prefixes)) paths.add(p);
     }

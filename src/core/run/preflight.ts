@@ -11,7 +11,7 @@ import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import { checkSetupCopy } from '../../config/setup-copy.js';
 import { PreflightError } from '../../errors.js';
 import { findRepoRoot } from '../../git/git.js';
-import { dirtyPaths, filesInHead, headCommit } from '../../git/status.js';
+import { filesInHead, readCheckoutState, type CheckoutState } from '../../git/status.js';
 import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { sandboxFor } from '../sandbox-probe.js';
@@ -63,18 +63,6 @@ export interface PreflightOptions {
   checkout?: CheckoutState;
 }
 
-/** `repoRoot`'s HEAD (null: no commit) and dirty paths, read once; a failed read is asked again per task. */
-export interface CheckoutState {
-  head: Promise<string | null>;
-  dirty: Promise<string[] | null>;
-}
-
-/** Starts reading the checkout's HEAD and status, for every task of one `verify` to share. */
-export function readCheckoutState(root: string): CheckoutState {
-  const state = { head: headCommit(root).catch(() => null), dirty: dirtyPaths(root).catch(() => null) };
-  return state;
-}
-
 export interface Preflight {
   root: string;
   head: string;
@@ -97,11 +85,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
     );
   }
-  // The status of the whole tree is the slowest question on a large repository: asked now, while the
-  // config, the task and its lock are read, and awaited where the answer is needed (errors keep their order).
-  const dirtyAnswer = options.checkout ? options.checkout.dirty.then((d) => d ?? dirtyPaths(root)) : dirtyPaths(root);
-  dirtyAnswer.catch(() => undefined); // awaited below; a failure before then is not an unhandled rejection
-  const head = (await options.checkout?.head) ?? (await headCommit(root).catch(() => null));
+  // HEAD and the status of the whole tree come from one git process (the caller's, when it read them once
+  // for all its tasks); the dirty paths are awaited where they are needed (errors keep their order).
+  const checkout = options.checkout ?? readCheckoutState(root);
+  const head = await checkout.head;
   if (head === null)
     throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
@@ -133,7 +120,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   checkMapping(resolved);
   refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
-  const dirty = await dirtyAnswer;
+  const dirty = await checkout.dirty;
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
     const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';
