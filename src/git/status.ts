@@ -122,22 +122,40 @@ function dirtyAmong(entries: readonly StatusEntry[], options: DirtyPathsOptions 
 
 /** Which of `relPaths` are in the index (tracked), in one git call. */
 export async function trackedAmong(root: string, relPaths: readonly string[]): Promise<Set<string>> {
-  if (relPaths.length === 0) return new Set();
-  const out = await git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...relPaths.map(toPosix)], { cwd: root }).catch(
-    () => '',
-  );
-  return new Set(splitNul(out));
-}
-
-function toPosix(relPath: string): string {
-  return relPath.replaceAll('\\', '/').replace(/^\.\//, '');
+  return (await gitTracking(root, relPaths, { head: false })).inIndex;
 }
 
 /** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
 export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
-  if (relPaths.length === 0) return new Set();
-  const out = await git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...relPaths.map(toPosix)], {
-    cwd: root,
-  }).catch(() => '');
-  return new Set(splitNul(out));
+  return (await gitTracking(root, relPaths, { index: false })).inHead;
+}
+
+/** What git tracks among some paths: the files in HEAD and the paths in the index. */
+export interface Tracking {
+  inHead: Set<string>;
+  inIndex: Set<string>;
+}
+
+/** Which of `relPaths` are files in HEAD and which are in the index, both asked of git at once (a question left out answers empty). */
+export async function gitTracking(
+  root: string,
+  relPaths: readonly string[],
+  asked: { head?: boolean; index?: boolean } = {},
+): Promise<Tracking> {
+  if (relPaths.length === 0) return { inHead: new Set(), inIndex: new Set() };
+  const paths = relPaths.map(toPosix);
+  const none = Promise.resolve('');
+  const [head, index] = await Promise.all([
+    asked.head === false
+      ? none
+      : git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...paths], { cwd: root }).catch(() => ''),
+    asked.index === false
+      ? none
+      : git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...paths], { cwd: root }).catch(() => ''),
+  ]);
+  return { inHead: new Set(splitNul(head)), inIndex: new Set(splitNul(index)) };
+}
+
+function toPosix(relPath: string): string {
+  return relPath.replaceAll('\\', '/').replace(/^\.\//, '');
 }

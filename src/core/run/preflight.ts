@@ -11,7 +11,7 @@ import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import { checkSetupCopy } from '../../config/setup-copy.js';
 import { PreflightError } from '../../errors.js';
 import { findRepoRoot } from '../../git/git.js';
-import { filesInHead, readCheckoutState, type CheckoutState } from '../../git/status.js';
+import { gitTracking, readCheckoutState, type CheckoutState, type Tracking } from '../../git/status.js';
 import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { sandboxFor } from '../sandbox-probe.js';
@@ -21,7 +21,7 @@ import { frameworkSyncFor, generatedHere } from '../workspace/framework-sync.js'
 import { howToVerify } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
-import { trackedSetupCopies } from '../workspace/setup-copy-tracked.js';
+import { setupCopiesTracked, setupCopyPaths } from '../workspace/setup-copy-tracked.js';
 import { findVerifierInputs } from '../lock/verifier-inputs.js';
 import { loadNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
@@ -128,15 +128,17 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       details: dirty.length > 10 ? dirty : [],
     });
   }
-  // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
-  // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
+  // "Committed" is "in HEAD and not changed since": git is asked once for every file the run locks, and for
+  // the setup.copy entries (which must not be tracked). The test lock is part of the contract: an agent that
+  // rewrites it is caught like one that rewrites the test.
   const inputs = await findVerifierInputs(root, resolved, config);
   if (inputs.unresolved.length > 0)
     throw new PreflightError('VERIFIER_INPUT_UNRESOLVED', inputs.unresolved[0]!, { details: inputs.unresolved.slice(1) });
   const extras = [...inputs.files, ...(testLock.file ? [testLock.file] : [])];
   const broken = await checkJsonInputs(root, extras);
   if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
-  const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
+  const tracking = await gitTracking(root, [resolved.label, resolved.testFileLabel, ...extras, ...setupCopyPaths(config.setup.copy)]);
+  const inHead = new Set(tracking.inHead);
   const changed = new Set(dirty);
   for (const [what, file] of [
     ['task file', resolved.label],
@@ -150,7 +152,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     }
   }
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
-  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
+  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, { inHead, tracking });
   checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
   if (options.needsAgent) await checkAgent(config, root, options.env);
   await checkVerifier(resolved, config, root, options.env);
@@ -173,11 +175,12 @@ async function checkVerifierInputs(
   root: string,
   configLabel: string,
   extra: string[],
-  inHead: ReadonlySet<string>,
+  git: { inHead: ReadonlySet<string>; tracking: Tracking },
 ): Promise<string[]> {
+  const { inHead } = git;
   const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
   if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
-  const tracked = await trackedSetupCopies(config.setup.copy, root, configLabel);
+  const tracked = setupCopiesTracked(config.setup.copy, configLabel, git.tracking);
   if (tracked.length > 0) throw new PreflightError('SETUP_COPY_TRACKED', tracked[0]!, { details: tracked.slice(1) });
   const copied = new Set(copy.files);
   for (const file of extra) {
