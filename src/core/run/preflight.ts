@@ -154,8 +154,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
   const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, { inHead, tracking });
   checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
-  if (options.needsAgent) await checkAgent(config, root, options.env);
-  await checkVerifier(resolved, config, root, options.env);
+  await checkExecutables(config, resolved, root, options.env, options.needsAgent);
   if (!config.app.command) {
     throw new PreflightError(
       'NO_APP_COMMAND',
@@ -214,31 +213,40 @@ async function isFile(file: string): Promise<boolean> {
   );
 }
 
-async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
-  if (config.agent.type === 'command' && !config.agent.command) {
+/** The agent's executable (when the run has an agent) and the verifier's are there, both looked up at once. */
+async function checkExecutables(
+  config: Config,
+  resolved: ResolvedTask,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  needsAgent: boolean,
+): Promise<void> {
+  if (needsAgent && config.agent.type === 'command' && !config.agent.command) {
     throw new PreflightError(
       'NO_AGENT_COMMAND',
       'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
     );
   }
-  const { command } = agentAdapter(config.agent.type).command(config.agent);
-  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
-    throw new PreflightError(
-      'AGENT_NOT_FOUND',
-      `agent executable "${command}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(command)}`,
-    );
-  }
-}
-
-async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const agent = needsAgent ? agentAdapter(config.agent.type).command(config.agent).command : null;
   // "npx playwright" is a command and its first argument: look up the executable only.
   const configured = verifierInvocation(config, resolved).command;
-  const command = commandExecutable(configured ?? resolved.verifier.defaultCommand().command);
-  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+  const verifier = commandExecutable(configured ?? resolved.verifier.defaultCommand().command);
+  const lookup = { cwd: root, pathEnv: env.PATH };
+  const [agentFound, verifierFound] = await Promise.all([
+    agent === null ? true : findExecutable(agent, lookup),
+    findExecutable(verifier, lookup),
+  ]);
+  if (agent !== null && !agentFound) {
+    throw new PreflightError(
+      'AGENT_NOT_FOUND',
+      `agent executable "${agent}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(agent)}`,
+    );
+  }
+  if (!verifierFound) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError(
       'VERIFIER_NOT_FOUND',
-      `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
+      `verifier executable "${verifier}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
     );
   }
 }
