@@ -195,19 +195,35 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   return (await stat(options.file)).size;
 }
 
-// The main checkout's common git folder does not move while this process runs: asked once per root
-// (the pool's reset, the worktree integrity check and info/exclude all need it, for every task).
-const commonDirs = new Map<string, Promise<string>>();
+// The main checkout's common git folder and its object format do not change while this process runs: asked
+// once per root, in one git call (the pool's reset, the worktree integrity check, info/exclude and the object
+// quarantine all need them, for every task).
+const stores = new Map<string, Promise<RepositoryStore>>();
 
-/** `root`'s common git folder (`--git-common-dir`, absolute), asked of git once per process. */
-export function commonGitDir(root: string): Promise<string> {
-  let found = commonDirs.get(root);
+/** Where `root`'s repository keeps what its worktrees share, and how it names its objects. */
+export interface RepositoryStore {
+  /** The common git folder (`--git-common-dir`, absolute). */
+  commonDir: string;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+/** `root`'s common git folder and object format, asked of git once per process. */
+export function repositoryStore(root: string): Promise<RepositoryStore> {
+  let found = stores.get(root);
   if (!found) {
-    found = git(['rev-parse', '--git-common-dir'], { cwd: root }).then((out) => path.resolve(root, out.trim()));
-    found.catch(() => commonDirs.delete(root));
-    commonDirs.set(root, found);
+    found = git(['rev-parse', '--git-common-dir', '--show-object-format'], { cwd: root }).then((out) => {
+      const [common = '', format] = out.trim().split('\n');
+      return { commonDir: path.resolve(root, common.trim()), objectFormat: format?.trim() === 'sha256' ? 'sha256' : 'sha1' };
+    });
+    found.catch(() => stores.delete(root));
+    stores.set(root, found);
   }
   return found;
+}
+
+/** `root`'s common git folder (`--git-common-dir`, absolute), asked of git once per process. */
+export async function commonGitDir(root: string): Promise<string> {
+  return (await repositoryStore(root)).commonDir;
 }
 
 /** The repository's top level containing `cwd`, or null outside a repository. */
