@@ -1,5 +1,6 @@
 // What one run shares across its attempts (RunContext), put together once its preflight passed and its
 // place is chosen: the contract locked (once per best-of run: its candidates share it), the guards planned.
+import { agentAdapter } from '../../agents/registry.js';
 import { appWriteGlobs, verifierReadGlobs } from '../../config/app-writes.js';
 import type { Redactor } from '../../evidence/redact.js';
 import type { GuardName, RunMode } from '../../states.js';
@@ -52,6 +53,7 @@ export async function buildRunContext(
     config,
     sandbox: pre.sandbox,
     resolved,
+    agent: agentAdapter(config.agent.type),
     locked,
     excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
     appWrites: appWriteGlobs(config.app.writes, verifierReadGlobs(locked.map((file) => file.path))),

@@ -2,7 +2,6 @@
 // whatever it left running and check what only an agent could have changed (git's settings, the pool).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { agentAdapter } from '../../../agents/registry.js';
 import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import type { AgentOutcome } from '../../../agents/types.js';
 import { describeEnding } from '../../../agents/ending.js';
@@ -93,7 +92,7 @@ async function dispatchAgent(
   say: (message: string) => void,
   quarantine: ObjectQuarantine | null,
 ): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
-  const adapter = agentAdapter(ctx.config.agent.type);
+  const adapter = ctx.agent;
   const prompt = buildPrompt(
     {
       task: ctx.resolved.task,
