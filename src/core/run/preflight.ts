@@ -110,7 +110,11 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     );
   }
   // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
-  const testLock = await checkTestLock(root, resolved, { base: options.lockBase, configFile: options.configFile });
+  const testLock = await checkTestLock(root, resolved, {
+    base: options.lockBase,
+    configFile: options.configFile,
+    dirty: () => checkout.dirty,
+  });
   if (testLock.problems.length > 0) {
     throw new PreflightError(
       'TEST_WEAKENED',
