@@ -1,8 +1,8 @@
 // Holds a task's test to its committed lock, naming the commit that weakened it.
 import { InputError } from '../../errors.js';
 import { historySince, lastChanges } from '../../git/file-history.js';
-import { lockPathFor, TestLockSchema, type TestLock } from '../../contract/test-lock-schema.js';
-import { buildTestLock, compareTestLock, readTestLock, type LockFinding } from './test-lock.js';
+import { lockPathFor } from '../../contract/test-lock-schema.js';
+import { buildTestLock, compareTestLock, parseTestLock, readTestLock, type LockFinding } from './test-lock.js';
 import type { ResolvedTask } from '../resolve-task.js';
 
 export interface TestLockCheckOptions {
@@ -42,7 +42,7 @@ export async function checkTestLock(root: string, resolved: ResolvedTask, option
   // The lock as the base has it: an agent that also rewrote the lock (and touched the contract to pass the
   // rule below) is still held to what the reviewer last accepted. Any lock in the base counts, of this format
   // or an older one: deleting it is never a lock update.
-  const baseLock = history?.atBase == null ? null : parseLock(history.atBase);
+  const baseLock = history?.atBase == null ? null : parseTestLock(history.atBase);
   const deleted = !stored && history?.atBase != null;
   if (!stored && !deleted) return { file: null, problems: [], notes: [] };
   const current = stored || baseLock ? await buildTestLock(resolved, { root, configFile: options.configFile }) : null;
@@ -86,16 +86,4 @@ function findingFile(resolved: ResolvedTask, finding: LockFinding): string {
 /** What makes two findings the same problem (the one the current lock and the base's lock both name). */
 function findingKey(resolved: ResolvedTask, finding: LockFinding): string {
   return JSON.stringify([finding.criterion, finding.message, findingFile(resolved, finding)]);
-}
-
-/** A lock's text as the base has it (null when it is not a lock of this format: nothing to compare with). */
-function parseLock(text: string): TestLock | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = TestLockSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
 }

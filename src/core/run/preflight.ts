@@ -18,12 +18,12 @@ import { sandboxFor } from '../sandbox-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { checkJsonInputs } from '../json-inputs.js';
 import { frameworkSyncFor, generatedHere } from '../workspace/framework-sync.js';
-import { howToVerify } from '../lock/mapping-hint.js';
+import { checkMapping } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
 import { setupCopiesTracked, setupCopyPaths } from '../workspace/setup-copy-tracked.js';
 import { findVerifierInputs } from '../lock/verifier-inputs.js';
-import { loadNeedsHuman } from '../stored-runs/needs-human.js';
+import { refuseNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
 
@@ -181,13 +181,15 @@ async function checkVerifierInputs(
   git: { inHead: ReadonlySet<string>; tracking: Tracking },
 ): Promise<string[]> {
   const { inHead } = git;
+  // Whether each input is there, looked at once (reported after the setup.copy problems, as before).
+  const present = new Map(await Promise.all(extra.map(async (file) => [file, await isFile(path.join(root, file))] as const)));
   const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
   if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
   const tracked = setupCopiesTracked(config.setup.copy, configLabel, git.tracking);
   if (tracked.length > 0) throw new PreflightError('SETUP_COPY_TRACKED', tracked[0]!, { details: tracked.slice(1) });
   const copied = new Set(copy.files);
   for (const file of extra) {
-    if (!(await isFile(path.join(root, file)))) {
+    if (!present.get(file)) {
       throw new PreflightError(
         'VERIFIER_INPUT_MISSING',
         `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`,
@@ -251,39 +253,6 @@ async function checkExecutables(
     throw new PreflightError(
       'VERIFIER_NOT_FOUND',
       `verifier executable "${verifier}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
-    );
-  }
-}
-
-/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
-async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
-  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
-  if (!flagged) return;
-  throw new PreflightError(
-    'NEEDS_HUMAN',
-    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
-    { details: flagged.reasons },
-  );
-}
-
-/** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */
-export function checkMapping(resolved: ResolvedTask): void {
-  const { map } = resolved;
-  const problems = [
-    ...map.unmapped.map(
-      (id) =>
-        `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`,
-    ),
-    ...map.unknown.map(
-      (u) =>
-        `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`,
-    ),
-  ];
-  if (problems.length > 0) {
-    throw new PreflightError(
-      'UNMAPPED_CRITERIA',
-      `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`,
-      { details: problems },
     );
   }
 }
