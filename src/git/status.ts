@@ -70,11 +70,6 @@ export async function readStatus(cwd: string, options: { noRenames?: boolean; in
   return result;
 }
 
-/** Every staged, unstaged and untracked path of `cwd`, with git's two status letters. */
-export async function statusEntries(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusEntry[]> {
-  return (await readStatus(cwd, options)).entries;
-}
-
 /** The commit checked out in `cwd` (full sha). */
 export async function headCommit(cwd: string): Promise<string> {
   return (await git(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })).trim();
@@ -120,11 +115,6 @@ function dirtyAmong(entries: readonly StatusEntry[], options: DirtyPathsOptions 
   return [...paths].sort();
 }
 
-/** Which of `relPaths` are in the index (tracked), in one git call. */
-export async function trackedAmong(root: string, relPaths: readonly string[]): Promise<Set<string>> {
-  return (await gitTracking(root, relPaths, { head: false })).inIndex;
-}
-
 /** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
 export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
   return (await gitTracking(root, relPaths, { index: false })).inHead;
@@ -136,22 +126,13 @@ export interface Tracking {
   inIndex: Set<string>;
 }
 
-/** Which of `relPaths` are files in HEAD and which are in the index, both asked of git at once (a question left out answers empty). */
-export async function gitTracking(
-  root: string,
-  relPaths: readonly string[],
-  asked: { head?: boolean; index?: boolean } = {},
-): Promise<Tracking> {
+/** Which of `relPaths` are files in HEAD and which are in the index, both asked of git at once (`index: false`: HEAD only). */
+export async function gitTracking(root: string, relPaths: readonly string[], asked: { index?: boolean } = {}): Promise<Tracking> {
   if (relPaths.length === 0) return { inHead: new Set(), inIndex: new Set() };
   const paths = relPaths.map(toPosix);
-  const none = Promise.resolve('');
   const [head, index] = await Promise.all([
-    asked.head === false
-      ? none
-      : git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...paths], { cwd: root }).catch(() => ''),
-    asked.index === false
-      ? none
-      : git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...paths], { cwd: root }).catch(() => ''),
+    git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...paths], { cwd: root }).catch(() => ''),
+    asked.index === false ? '' : git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...paths], { cwd: root }).catch(() => ''),
   ]);
   return { inHead: new Set(splitNul(head)), inIndex: new Set(splitNul(index)) };
 }
