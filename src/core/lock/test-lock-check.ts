@@ -1,6 +1,6 @@
 // Holds a task's test to its committed lock, naming the commit that weakened it.
 import { InputError } from '../../errors.js';
-import { historySince, lastChanges } from '../../git/file-history.js';
+import { historySince, lastChanges } from '../../git/commit-files.js';
 import { lockPathFor } from '../../contract/test-lock-schema.js';
 import { buildTestLock, compareTestLock, parseTestLock, readTestLock, type LockFinding } from './test-lock.js';
 import type { ResolvedTask } from '../resolve-task.js';
