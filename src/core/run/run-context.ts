@@ -59,8 +59,8 @@ export interface RunContext {
    * baselines) share, so the final manifest lists what each attempt left (core/run/attempt-seals.ts).
    */
   readonly attemptSeals: AttemptSeal[];
-  /** Which guards the verdict needs and how the children run sandboxed (absent in contexts made by hand in tests). */
-  guardPlan?: GuardPlan;
+  /** Which guards the verdict needs and how the children run sandboxed. */
+  guardPlan: GuardPlan;
   /** A join's re-verification: the agent's turn replays this stored change instead (core/run/phases/replay-turn.ts). */
   replay?: ReplaySource;
 }

@@ -160,7 +160,7 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
     keep: config.retainWorkspace,
     group: options.group,
   });
-  const plan = ctx.guardPlan!;
+  const plan = ctx.guardPlan;
   const atStart = lookAtStart(plan, !place.inPlace);
   announceRun(ctx, atStart.blind);
   const teardowns = new Teardowns();

@@ -73,7 +73,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult<AgentTurn
   // The table saw everything when the run started (else it would have stopped there): blind now, it was blinded
   // in the agent's turn (a tmpfs over /proc), and what the agent left running went unseen. Only an agent does that.
   const scan = record.guards.processScan;
-  if (scan && !scan.stood && ctx.guardPlan?.required.includes('processScan'))
+  if (scan && !scan.stood && ctx.guardPlan.required.includes('processScan'))
     return attempt.end('ERROR', 'GUARD_MISSING', describeMissing([{ guard: 'processScan', why: scan.why ?? scan.how }]), true);
   if (leftBehind.survivors.length > 0) {
     return attempt.end(
