@@ -428,7 +428,7 @@ interface CommandShape {
 }
 
 /** Every command of the program, with its arguments and options, as commander holds them. */
-function commandShapes(): CommandShape[] {
+async function commandShapes(): Promise<CommandShape[]> {
   const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: {}, cwd: '/', isTTY: false };
   const shapes: CommandShape[] = [];
   const walk = (command: Command, at: string[]) => {
@@ -444,10 +444,7 @@ function commandShapes(): CommandShape[] {
       walk(sub, here);
     }
   };
-  walk(
-    buildProgram(io, () => undefined),
-    [],
-  );
+  walk(await buildProgram(io, () => undefined), []);
   return shapes;
 }
 
@@ -475,7 +472,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
     setup ??= makeSetup();
     const { p, runId } = setup;
     const rnd = random(Number(process.env.FUZZ_SEED ?? 20261207));
-    const shapes = commandShapes();
+    const shapes = await commandShapes();
     expect(shapes.map((s) => s.path.join(' '))).toEqual(expect.arrayContaining(['verify', 'merge', 'attest keygen', 'restore', 'gc']));
     const good = (name: string) =>
       name.startsWith('run')
