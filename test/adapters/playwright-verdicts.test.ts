@@ -1,6 +1,6 @@
 // The Playwright verifier against a real tiny app and the system Chromium, one case per status (PASS, FAIL,
-// VERIFIER_ERROR, INCONCLUSIVE): the real-browser cases `npm test` keeps. Every other way a run can end is in
-// playwright-verify.test.ts (`npm run test:slow`), with the same bench (test/helpers/playwright-verifier.ts).
+// VERIFIER_ERROR, INCONCLUSIVE): the real-browser runs `npm test` keeps. Every other way a run can end is in
+// playwright-verify.test.ts, from Playwright's recorded runs, with the same bench (test/helpers/playwright-verifier.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
