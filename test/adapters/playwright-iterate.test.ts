@@ -12,7 +12,7 @@ import type { TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import { copyFixtureSpecs, criteria, linkNodeModules, verifyContext } from '../fixtures/playwright/verify-context.js';
 import { runCli } from '../helpers/cli.js';
 import { makeProject } from '../helpers/project.js';
-import { REPLAY_COMMAND, replayApp } from '../helpers/playwright-replay.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp } from '../helpers/playwright-replay.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('verify --headed/--grep/--debug', () => {
@@ -82,6 +82,7 @@ describe('verify --grep against a real app', { timeout: 120_000 }, () => {
       criteria: criteria(3),
       args: ['--retries=0'],
       command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
     });
     const progress: VerifierProgress[] = [];
     const result = await playwrightAdapter.verify({

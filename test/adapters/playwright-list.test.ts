@@ -17,7 +17,7 @@ import {
   linkNodeModules,
   verifyContext,
 } from '../fixtures/playwright/verify-context.js';
-import { REPLAY_COMMAND, replayApp, replayDescribe } from '../helpers/playwright-replay.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp, replayDescribe } from '../helpers/playwright-replay.js';
 import { taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 
 const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/.bin/playwright');
@@ -207,6 +207,7 @@ describe('a run maps as the listing did', { timeout: 120_000 }, () => {
       criteria: criteria(3),
       args: ['--retries=0'],
       command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
     });
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status, result.summary).toBe('PASS');

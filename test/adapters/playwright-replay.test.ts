@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { copyFixtureSpecs, criteria, linkNodeModules, listTree, REPO_ROOT, verifyContext } from '../fixtures/playwright/verify-context.js';
-import { CAPTURES, REPLAY_BIN, REPLAY_COMMAND, REPLAY_PORTS, UNKNOWN_INVOCATION } from '../helpers/playwright-replay.js';
+import { CAPTURES, REPLAY_BIN, REPLAY_BROWSER, REPLAY_COMMAND, REPLAY_PORTS, UNKNOWN_INVOCATION } from '../helpers/playwright-replay.js';
 import { tempDir, writeFiles } from '../helpers/temp.js';
 
 const RERECORD = 'node scripts/record-playwright.js';
@@ -81,6 +81,7 @@ describe.concurrent('the Playwright replay', () => {
       criteria: criteria(2),
       args: ['--retries=7'],
       command: REPLAY_BIN,
+      browserPath: REPLAY_BROWSER,
     });
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status).toBe('VERIFIER_ERROR');
@@ -100,6 +101,7 @@ describe.concurrent('the Playwright replay', () => {
       criteria: criteria(2),
       args: ['--retries=0'],
       command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
     });
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status, result.summary).toBe('FAIL');

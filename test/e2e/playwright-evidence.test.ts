@@ -7,11 +7,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { runMain } from '../helpers/cli.js';
-import { REPLAY_COMMAND, REPLAY_PORTS } from '../helpers/playwright-replay.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, REPLAY_PORTS } from '../helpers/playwright-replay.js';
 import { FIXTURES } from '../helpers/project.js';
 import { taskJson, tempDir, tempRepo } from '../helpers/temp.js';
-
-const BROWSER = process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium';
 
 const SPEC = `import { expect, test } from '@playwright/test';
 
@@ -36,7 +34,7 @@ function project(): string {
     'elenchos.config.json': JSON.stringify({
       // The port its Playwright run was recorded against (the URL is in the trace).
       app: { command: 'node app.js --port {port}', port: REPLAY_PORTS.evidence, readyTimeoutSeconds: 20 },
-      verifier: { type: 'playwright', command: REPLAY_COMMAND, browserPath: BROWSER, timeoutSeconds: 180, args: ['--retries=0'] },
+      verifier: { type: 'playwright', command: REPLAY_COMMAND, browserPath: REPLAY_BROWSER, timeoutSeconds: 180, args: ['--retries=0'] },
     }),
   });
   linkNodeModules(root);

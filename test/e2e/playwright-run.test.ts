@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
 import { FAKE_AGENT, FIXTURES, processesInside } from '../helpers/project.js';
-import { REPLAY_COMMAND, REPLAY_PORTS, replayDescribe } from '../helpers/playwright-replay.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, REPLAY_PORTS, replayDescribe } from '../helpers/playwright-replay.js';
 import { gitSync, tempRepo } from '../helpers/temp.js';
 import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
 
@@ -70,7 +70,13 @@ function makePlaywrightProject(testFile: string, spec: string, port: number, mor
     app: { command: 'node app.js --port {port}', port, readyTimeoutSeconds: 20 },
     // A short test timeout: a missing element costs seconds, not Playwright's default 30 s (5 s was too
     // short for a passing test's page setup on a loaded CI machine: UNVERIFIED instead of PASS).
-    verifier: { type: 'playwright', command: REPLAY_COMMAND, timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
+    verifier: {
+      type: 'playwright',
+      command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
+      timeoutSeconds: 120,
+      args: ['--retries=0', '--timeout=10000'],
+    },
     maxRepairAttempts: 2,
     maxVerifierRetries: 0,
     ...more,

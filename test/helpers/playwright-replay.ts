@@ -11,6 +11,12 @@ export const REPLAY_BIN = path.join(REPO_ROOT, 'test/fixtures/bin/playwright-rep
 export const RECORDING = process.env.ELENCHOS_PLAYWRIGHT_RECORD === '1';
 /** The `verifier.command` that replays (or, recording, runs the real Playwright and stores what it did). */
 export const REPLAY_COMMAND = RECORDING ? `${REPLAY_BIN} --record` : REPLAY_BIN;
+/**
+ * The browser the captures were recorded with, given as `verifier.browserPath` in every replayed case: it
+ * is in the generated config the replay keys on, so a machine whose Chromium is elsewhere (or absent)
+ * still replays them.
+ */
+export const REPLAY_BROWSER = '/usr/bin/chromium';
 /** Where the captures are, per @playwright/test version. */
 export const CAPTURES = path.join(REPO_ROOT, 'test/fixtures/playwright-replay');
 /** The exit code of the replay when it has no capture for an invocation. */

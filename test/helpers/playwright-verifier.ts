@@ -16,7 +16,7 @@ import {
   verifyContext,
   type ContextOptions,
 } from '../fixtures/playwright/verify-context.js';
-import { REPLAY_COMMAND, replayApp } from './playwright-replay.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp } from './playwright-replay.js';
 import { tempDir } from './temp.js';
 
 export const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
@@ -65,6 +65,7 @@ export function playwrightBench(settings: { replay?: boolean } = {}): Playwright
         evidenceDir,
         criteria: criteria(2),
         command,
+        ...(settings.replay ? { browserPath: REPLAY_BROWSER } : {}),
         ...options,
       });
       const result = await playwrightAdapter.verify(ctx);
