@@ -218,7 +218,7 @@ describe('elenchos doctor', () => {
     expect(check(found.stdout, 'verifier')).toEqual([
       expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) }),
     ]);
-    expect(check(found.stdout, 'playwright version')).toEqual([
+    expect(check(found.stdout, 'playwright')).toEqual([
       expect.objectContaining({ status: 'ok', message: '@playwright/test 1.58.2 (supported: >=1.58.0, tested up to 1.65.2)' }),
     ]);
     expect(check(found.stdout, 'task')).toEqual([

@@ -94,22 +94,22 @@ export async function checkPlaywrightVersion(root: string, printed: string): Pro
   const range = `>=${PLAYWRIGHT_SUPPORTED.oldest}, tested up to ${PLAYWRIGHT_SUPPORTED.newestTested}`;
   switch (playwrightSupport(version)) {
     case 'supported':
-      return ok('playwright version', `@playwright/test ${version} (supported: ${range})`);
+      return ok('playwright', `@playwright/test ${version} (supported: ${range})`);
     case 'too-old':
       return warn(
-        'playwright version',
+        'playwright',
         `@playwright/test ${version} is older than Elenchos supports (${range}): its report, listing or traces may be read wrongly`,
         'upgrade it: npm install -D @playwright/test@latest',
       );
     case 'newer-than-tested':
       return warn(
-        'playwright version',
+        'playwright',
         `@playwright/test ${version} is newer than Elenchos was tested with (${range}): a changed report or trace format may lose findings or pictures`,
         `pin the newest tested one (npm install -D @playwright/test@${PLAYWRIGHT_SUPPORTED.newestTested}), or upgrade Elenchos`,
       );
     default:
       return warn(
-        'playwright version',
+        'playwright',
         `cannot tell the @playwright/test version (${version})`,
         'add it to the project: npm install -D @playwright/test',
       );
