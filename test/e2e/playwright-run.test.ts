@@ -1,7 +1,9 @@
 // `elenchos run` with the Playwright verifier: a missing element is a product FAIL the agent can repair, and
 // a confirmed FAIL beside verifier trouble still reaches the agent. Playwright is the replay of its recorded
 // runs in the system Chromium (test/helpers/playwright-replay.ts), against the real app on a fixed port: the
-// point is what the run makes of the report, the prompt and the evidence, not the browser.
+// point is what the run makes of the report, the prompt and the evidence, not the browser. Three whole runs
+// (git worktrees, app, agent, repairs) still take tens of seconds: the slow suite.
+// @module-tag slow
 import { readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
