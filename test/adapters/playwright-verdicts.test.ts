@@ -11,8 +11,9 @@ import { hasChromium, playwrightBench, statuses } from '../helpers/playwright-ve
 const bench = playwrightBench();
 const { verify } = bench;
 
-// Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
-describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
+// Generous limits: these drive a real browser, and CI machines with two cores get slow under load. The
+// cases run together: each has its own evidence folder, and the project is only read.
+describe.runIf(hasChromium).concurrent('playwright verifier', { timeout: 120_000 }, () => {
   it('passes when every tagged test passes on its first try', async () => {
     const progress: VerifierProgress[] = [];
     const result = await verify('pass.spec.ts', { args: ['--retries=0'], onProgress: (p) => progress.push(p) });
