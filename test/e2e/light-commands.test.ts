@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, runMain } from '../helpers/cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -53,18 +53,14 @@ let traceDir: string;
 let shard: string;
 let verified: ReturnType<typeof tracedRun>;
 
-beforeAll(() => {
+beforeAll(async () => {
   project = makeProject();
   traceDir = tempDir('elenchos-trace-');
-  // A real stored run (for show, runs, report) and a real shard output (for merge); traced as the control.
+  // A real stored run (for show, runs, report) and a real shard output (for merge), made in this process
+  // (what it loads is not the question here); then a traced verify as the control.
   shard = path.join(traceDir, 'shard.json');
-  const out = spawnSync(process.execPath, [BIN, 'verify', '--json'], {
-    cwd: project.root,
-    encoding: 'utf8',
-    env: { ...process.env, ...project.env },
-    timeout: 120_000,
-  });
-  expect(out.status, out.stderr).toBe(1); // HEAD lacks the feature: FAILED, and stored
+  const out = await runMain(['verify', '--json'], project.root, project.env);
+  expect(out.code, out.stderr).toBe(1); // HEAD lacks the feature: FAILED, and stored
   writeFileSync(shard, out.stdout);
   verified = tracedRun(['verify', 'tasks/add-task.json'], project.root, project.env, traceDir);
 }, 300_000);
