@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The bad inputs of issue #10, timed and measured against the built code (docs/security.md quotes this).
+// The bad inputs Elenchos must refuse in one line (huge, deep, binary or looping JSON and the like), timed and measured against the built code (docs/security.md quotes this).
 // Usage: npm run build && node bench/bad-input.js
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';

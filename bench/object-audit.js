@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// What the object audit costs without the sandbox (#25 item 1; docs/security.md quotes this): a repository
-// of FILES files (about 2 KB each) packed, LOOSE loose objects beside (git's gc.auto is 6,700), then the
-// audit with nothing new, after a commit of 20 files, and after a gc that rewrote the whole pack; and, for
-// comparison, re-hashing every blob of HEAD's tree (what checking every object a checkout reads would cost).
+// What the object audit costs without the sandbox (the re-hash of git objects written during a run, so that
+// no forged object passes for another; docs/security.md quotes this): a repository of FILES files (about
+// 2 KB each) packed, LOOSE loose objects beside (git's gc.auto is 6,700), then the audit with nothing new,
+// after a commit of 20 files, and after a gc that rewrote the whole pack; and, for comparison, re-hashing
+// every blob of HEAD's tree (what checking every object a checkout reads would cost).
 // Usage: npm run build && node bench/object-audit.js [FILES] [LOOSE]
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

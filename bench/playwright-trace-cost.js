@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Issue #14.7: `elenchos verify` of a passing Playwright suite costs at most 1.1× a bare
+// The Playwright target: `elenchos verify` of a passing Playwright suite costs at most 1.1× a bare
 // `npx playwright test` of it. A small real todo app and a generated spec of 24 tests; the commands run
 // side by side, interleaved (the order rotates each round), and the ratios of medians are printed. A
 // third arm verifies with `--retries=0`, where Elenchos records a trace of every test
-// (`retain-on-failure`, its policy before #14): the price of tracing everything, measured beside it.
+// (`retain-on-failure`, its policy before it traced only a failed test's retry): the price of tracing everything, measured beside it.
 // Usage: npm run build && node bench/playwright-trace-cost.js [rounds=5] [tests=24]
 // ELENCHOS_BASE_BIN=<another build's bin/elenchos.js> adds an arm verifying with that build (before/after
 // side by side); BENCH_TRACE_ALL=0 leaves out the trace-every-test arm; BENCH_BARE_DIRECT=1 adds a bare arm

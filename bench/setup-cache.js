@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// #13: `elenchos verify` of 8 tasks, --workers 4, on a small web app whose setup is a real `npm ci` from
+// The setup cache and the worktree pool on a real setup: `elenchos verify` of 8 tasks, --workers 4, on a small web app whose setup is a real `npm ci` from
 // the npm cache already on this machine (--offline, no network), for each dependency set asked for:
 //   small:   5 direct packages (commander, zod, fast-glob, execa, tar), 49 installed, ~1,700 files
 //   webapp:  what a small web app declares (express; vite, vitest, typescript, eslint for its build and
@@ -8,7 +8,7 @@
 // direct dependencies, as npm resolved them), so every tarball is in the local npm cache.
 //   warm:   setup.cache entry present and the worktree pool warm (each task takes a warm worktree whose
 //           kept node_modules is checked against the entry, or restores it, instead of running npm ci)
-//   naive:  no setup.cache and --fresh (a fresh worktree + npm ci per task, as before #13)
+//   naive:  no setup.cache and --fresh (a fresh worktree + npm ci per task, as before the cache and the pool)
 //   new dependency: the lockfile changed (the agent added one), so every task's key misses:
 //           the first does npm ci and saves, the others wait for it and restore (vs naive on that commit)
 //   one-task miss: a single verify whose key misses (npm ci + save) vs the same without the cache

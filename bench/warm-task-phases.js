@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// #13: where one warm `verify` task's CPU goes, phase by phase. Builds the setup-cache bench's app for one
+// Where one warm `verify` task's CPU goes, phase by phase. Builds the setup-cache bench's app for one
 // dependency set (`npm ci --offline` setup, setup.cache on node_modules, the worktree pool), fills the cache
 // and the pool with one CLI `verify`, then verifies `tasks` tasks one after another in this process with a
 // reporter that reads this process's CPU (process.cpuUsage) and the CPU of the children it has reaped

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// #13: time to a ready worktree in a 100,000-file repository, a warm take from the pool (reset of
+// The worktree pool: time to a ready worktree in a 100,000-file repository, a warm take from the pool (reset of
 // what the last user changed) against `git worktree add`, measured side by side in one run.
 // Goal: warm at least 10x faster. Build first: npm run build && node bench/worktree-pool.js [--files N] [--rounds N]
 import { execFileSync } from 'node:child_process';

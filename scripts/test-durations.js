@@ -4,7 +4,7 @@
 // With --write it also writes test/durations.json, the order test/longest-first.ts schedules files in.
 //
 //   node scripts/test-durations.js report.json [--top 25] [--write]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,9 +38,11 @@ for (const t of tests.slice(0, top))
 
 if (args.includes('--write')) {
   // Merged into the committed file: a report of one suite (`npm test` or `npm run test:slow`) keeps the
-  // other suite's files. Slowest first, as test/longest-first.ts reads them.
+  // other suite's files, but not a file that is gone. Slowest first, as test/longest-first.ts reads them.
   const durationsFile = path.join(root, 'test/durations.json');
-  const previous = JSON.parse(readFileSync(durationsFile, 'utf8'));
+  const previous = Object.fromEntries(
+    Object.entries(JSON.parse(readFileSync(durationsFile, 'utf8'))).filter(([file]) => existsSync(path.join(root, file))),
+  );
   const measured = Object.fromEntries(files.map((f) => [f.file, Math.round(f.seconds * 10) / 10]));
   const durations = Object.fromEntries(Object.entries({ ...previous, ...measured }).sort((a, b) => b[1] - a[1]));
   writeFileSync(durationsFile, `${JSON.stringify(durations, null, 2)}\n`);

@@ -5,27 +5,62 @@ import { ElenchosError, ExitCode } from './errors.js';
 import { elenchosVersion } from './version.js';
 import { loadSigningKey } from './util/signing-key.js';
 import { withGitEnvironment } from './git/git.js';
-import { registerCheck } from './commands/check.js';
-import { registerVerify } from './commands/verify.js';
-import { registerRun } from './commands/run.js';
-import { registerRuns } from './commands/runs.js';
-import { registerReport } from './commands/report.js';
-import { registerGc } from './commands/gc.js';
-import { registerRestore } from './commands/restore.js';
-import { registerEvidence } from './commands/evidence.js';
-import { registerMcp } from './commands/mcp.js';
-import { registerMerge } from './commands/merge.js';
-import { registerJoin } from './commands/join.js';
-import { registerApply } from './commands/apply.js';
-import { registerInit } from './commands/init.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerLock } from './commands/lock.js';
-import { registerAck } from './commands/ack.js';
-import { registerAuthor } from './commands/author.js';
-import { registerAttest } from './commands/attest.js';
 
-/** Builds the program; `setExit` records the outcome's exit code. */
-export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
+
+/**
+ * Each command's module, in the order `--help` lists them, loaded only when wanted: a command's options pull
+ * in their own modules (run's pull in the evidence layout, the states, best-of's options), and a light
+ * command such as `check` should not pay for every other command's.
+ */
+const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ['check'], load: async () => (await import('./commands/check.js')).registerCheck },
+  { names: ['verify'], load: async () => (await import('./commands/verify.js')).registerVerify },
+  { names: ['run'], load: async () => (await import('./commands/run.js')).registerRun },
+  { names: ['apply'], load: async () => (await import('./commands/apply.js')).registerApply },
+  { names: ['runs', 'show'], load: async () => (await import('./commands/runs.js')).registerRuns },
+  { names: ['report'], load: async () => (await import('./commands/report.js')).registerReport },
+  { names: ['evidence'], load: async () => (await import('./commands/evidence.js')).registerEvidence },
+  { names: ['gc'], load: async () => (await import('./commands/gc.js')).registerGc },
+  { names: ['restore'], load: async () => (await import('./commands/restore.js')).registerRestore },
+  { names: ['merge'], load: async () => (await import('./commands/merge.js')).registerMerge },
+  { names: ['join'], load: async () => (await import('./commands/join.js')).registerJoin },
+  { names: ['attest'], load: async () => (await import('./commands/attest.js')).registerAttest },
+  { names: ['lock'], load: async () => (await import('./commands/lock.js')).registerLock },
+  { names: ['ack'], load: async () => (await import('./commands/ack.js')).registerAck },
+  { names: ['author'], load: async () => (await import('./commands/author.js')).registerAuthor },
+  { names: ['mcp'], load: async () => (await import('./commands/mcp.js')).registerMcp },
+  { names: ['init'], load: async () => (await import('./commands/init.js')).registerInit },
+  { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctor },
+];
+
+/** The program's own options that take a value: skipped when looking for the command's name. */
+const VALUE_OPTIONS = ['--signing-key-file'];
+
+/**
+ * The one command `args` (the words after `elenchos`) call, or null when that is not plain: no command, a
+ * program option other than the key file first (`--help`, `-V`), `help`, or a name no command has. Then
+ * every command is registered, so help lists them all and a mistyped name gets its suggestion.
+ */
+export function calledCommand(args: readonly string[]): (typeof COMMANDS)[number] | null {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (VALUE_OPTIONS.includes(arg)) {
+      i++;
+      continue;
+    }
+    if (VALUE_OPTIONS.some((name) => arg.startsWith(`${name}=`))) continue;
+    if (arg.startsWith('-')) return null;
+    return COMMANDS.find((command) => command.names.includes(arg)) ?? null;
+  }
+  return null;
+}
+
+/**
+ * Builds the program; `setExit` records the outcome's exit code. With `args` (the words after `elenchos`)
+ * only the command they call is registered when that is plain (see calledCommand); without, every command.
+ */
+export async function buildProgram(io: CliIO, setExit: (code: number) => void, args?: readonly string[]): Promise<Command> {
   const program = new Command('elenchos')
     .description("Refuses to take a coding agent's word that a task is done: the verifier decides, with evidence.")
     .version(elenchosVersion(), '-V, --version')
@@ -43,24 +78,9 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .hook('preAction', (thisCommand) => {
       loadSigningKey(io.env, (thisCommand.opts() as { signingKeyFile?: string }).signingKeyFile, io.cwd);
     });
-  registerCheck(program, io, setExit);
-  registerVerify(program, io, setExit);
-  registerRun(program, io, setExit);
-  registerApply(program, io, setExit);
-  registerRuns(program, io, setExit);
-  registerReport(program, io, setExit);
-  registerEvidence(program, io, setExit);
-  registerGc(program, io, setExit);
-  registerRestore(program, io, setExit);
-  registerMerge(program, io, setExit);
-  registerJoin(program, io, setExit);
-  registerAttest(program, io, setExit);
-  registerLock(program, io, setExit);
-  registerAck(program, io, setExit);
-  registerAuthor(program, io, setExit);
-  registerMcp(program, io, setExit);
-  registerInit(program, io, setExit);
-  registerDoctor(program, io, setExit);
+  const called = args ? calledCommand(args) : null;
+  const registers = await Promise.all((called ? [called] : COMMANDS).map((command) => command.load()));
+  for (const register of registers) register(program, io, setExit);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);
@@ -72,10 +92,14 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
 /** Runs the CLI and resolves to the exit code (never calls process.exit). */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   let exitCode: number = ExitCode.VERIFIED;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
   try {
+    const program = await buildProgram(
+      io,
+      (code) => {
+        exitCode = code;
+      },
+      argv.slice(2),
+    );
     // Every git call of the command starts from the caller's environment, never from this process's own.
     await withGitEnvironment(io.env, () => program.parseAsync([...argv]));
     return exitCode;

@@ -5,7 +5,7 @@
 // in CI does not have; without it, it keeps the glob order, and a three-minute browser file may start
 // last. So the durations come, in this order, from: vitest's cache when it has the file (this
 // machine's last run), else `test/durations.json` (committed, seconds per file, from a measured
-// run: `node scripts/test-durations.js <vitest json report>` writes it), else the median of the known
+// run: `node scripts/test-durations.js <vitest json report> --write` writes it), else the median of the known
 // files of the same folder (a new file of test/unit is short, one of test/e2e is not).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

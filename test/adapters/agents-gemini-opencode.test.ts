@@ -34,7 +34,7 @@ const gemini = (mode: string) => agentAdapter('gemini').dispatch(context('gemini
 const opencode = (mode: string) => agentAdapter('opencode').dispatch(context('opencode', { FAKE_OPENCODE_MODE: mode }).ctx);
 const GEMINI_TOKENS = { input: 3900, output: 330 };
 
-describe('gemini adapter', () => {
+describe.concurrent('gemini adapter', () => {
   it('runs gemini headless with stream-json, the prompt on stdin, and reads tokens (no dollars) from the result event', async () => {
     const { ctx, seen } = context('gemini', {}, { args: ['--approval-mode', 'yolo'], passEnv: ['GEMINI_API_KEY'] });
     const outcome = await agentAdapter('gemini').dispatch(ctx);
@@ -131,7 +131,7 @@ describe('gemini adapter', () => {
   });
 });
 
-describe('opencode adapter', () => {
+describe.concurrent('opencode adapter', () => {
   it('runs opencode run --format json with the prompt on stdin, and reads cost and tokens from step_finish', async () => {
     const { ctx, seen } = context('opencode', {}, { args: ['--model', 'anthropic/claude-sonnet-4'], passEnv: ['ANTHROPIC_API_KEY'] });
     const outcome = await agentAdapter('opencode').dispatch(ctx);

@@ -26,7 +26,7 @@ function context(type: AgentContext['config']['type'], env: Record<string, strin
   return agentContext(type, { env, extra, baseEnv: { ...BASE_ENV }, attempt: 2 });
 }
 
-describe('claude adapter', () => {
+describe.concurrent('claude adapter', () => {
   it('runs claude -p with stream-json, the prompt on stdin, and reads cost and turns from the result event', async () => {
     const { ctx, seen } = context('claude', {}, { passEnv: ['ANTHROPIC_API_KEY'] });
     const outcome = await agentAdapter('claude').dispatch(ctx);
@@ -163,13 +163,13 @@ describe('claude adapter', () => {
     expect(long).toMatchObject({ ok: true, exitCode: 1, ending: { kind: 'limit-reached' } });
   });
 
-  it('an API error result with exit 0 (builds that do so, claude-code issue #79500) ends the same', async () => {
+  it('an API error result with exit 0 (some builds of Claude Code end so) ends the same', async () => {
     const outcome = await agentAdapter('claude').dispatch(context('claude', { FAKE_CLAUDE_MODE: 'api-error-exit-0' }).ctx);
     expect(outcome).toMatchObject({ ok: true, exitCode: 0, ending: { kind: 'transient-api-error' } });
   });
 });
 
-describe('codex adapter', () => {
+describe.concurrent('codex adapter', () => {
   it('runs codex exec --json - with the prompt on stdin and counts turns', async () => {
     const { ctx, seen } = context('codex', {}, { args: ['--full-auto'], passEnv: ['OPENAI_API_KEY'] });
     const outcome = await agentAdapter('codex').dispatch(ctx);
@@ -259,7 +259,7 @@ const HANGING: [AgentContext['config']['type'], Partial<AgentContext['config']>]
   ['command', { command: process.execPath, args: [FAKE_AGENT, 'hang'] }],
 ];
 
-describe('an agent Elenchos stopped', () => {
+describe.concurrent('an agent Elenchos stopped', () => {
   it.each(HANGING)('%s killed at agent.timeoutSeconds is AGENT_TIMEOUT, ending timed-out', async (type, extra) => {
     const { ctx } = context(type, { FAKE_AGENT_HANG: '1' }, { timeoutSeconds: 1, ...extra });
     const outcome = await agentAdapter(type).dispatch(ctx);
@@ -280,7 +280,7 @@ describe('an agent Elenchos stopped', () => {
   });
 });
 
-describe('command adapter', () => {
+describe.concurrent('command adapter', () => {
   it('a command that cannot start is AGENT_FAILED naming it', async () => {
     const { ctx } = context('command', {}, { command: '/nonexistent/agent' });
     expect(await agentAdapter('command').dispatch(ctx)).toMatchObject({

@@ -11,7 +11,7 @@ async function run(scenario: string, steps = 3, extra: Record<string, string> = 
   return { ...fixture, result };
 }
 
-describe('kane adapter on generated 0.8.17 streams', () => {
+describe.concurrent('kane adapter on generated 0.8.17 streams', () => {
   it('pass: PASS, progress live, Result.md and the evidence pack copied', async () => {
     const { result, progress, evidenceDir, home } = await run('pass');
     expect(result).toMatchObject({ status: 'PASS', exitCode: 0, timedOut: false, findings: [] });
@@ -91,7 +91,7 @@ describe('kane adapter on generated 0.8.17 streams', () => {
     expect(result.summary).toContain('kane-cli exited 3');
   });
 
-  it('false-green (#93): exit 0 and "passed" with a failed step is not a PASS', async () => {
+  it('false-green: exit 0 and "passed" with a failed step is not a PASS', async () => {
     const { result } = await run('false-green');
     expect(result.exitCode).toBe(0);
     expect(result.status).toBe('INCONCLUSIVE');

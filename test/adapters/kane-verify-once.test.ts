@@ -47,7 +47,7 @@ function cli(args: string[], cwd: string): Promise<{ code: number; stdout: strin
   });
 }
 
-describe('verifyOnce', () => {
+describe.concurrent('verifyOnce', () => {
   it('loads config and task, runs kane against the app, and passes when it answers', async () => {
     const cwd = repo('pass');
     const progress: string[] = [];
@@ -90,7 +90,7 @@ describe('verifyOnce', () => {
   });
 });
 
-describe('elenchos verify --verifier-only (built CLI)', () => {
+describe.concurrent('elenchos verify --verifier-only (built CLI)', () => {
   it('prints steps, a criteria table and the verdict; exit 0 on PASS', async () => {
     const cwd = repo('pass');
     const evidence = tempDir();

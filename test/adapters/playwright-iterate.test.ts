@@ -1,19 +1,19 @@
 // `elenchos verify --verifier-only --headed/--grep/--debug`: Playwright's own flags for someone writing
-// a spec against a running app, refused everywhere else.
-import { existsSync, readFileSync } from 'node:fs';
+// a spec against a running app, refused everywhere else. The run with --grep is Playwright's recorded run
+// (the replay, test/helpers/playwright-replay.ts): the point is how its report maps to the listing's steps.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownedConfig, type PlaywrightConfigOptions } from '../../src/verifiers/playwright/generate-config.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import { iterateArgs } from '../../src/verifiers/playwright/run-playwright.js';
 import type { VerifierProgress } from '../../src/verifiers/types.js';
-import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
+import type { TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import { copyFixtureSpecs, criteria, linkNodeModules, verifyContext } from '../fixtures/playwright/verify-context.js';
 import { runCli } from '../helpers/cli.js';
 import { makeProject } from '../helpers/project.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp } from '../helpers/playwright-replay.js';
 import { tempDir } from '../helpers/temp.js';
-
-const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
 
 describe('verify --headed/--grep/--debug', () => {
   it('passes the flags to Playwright as they are, and a headed run drops the --headless switch', async () => {
@@ -59,11 +59,11 @@ describe('verify --headed/--grep/--debug', () => {
   });
 });
 
-describe.runIf(hasChromium)('verify --grep against a real app', { timeout: 120_000 }, () => {
+describe('verify --grep against a real app', { timeout: 120_000 }, () => {
   let app: TinyApp;
   let project: string;
   beforeAll(async () => {
-    app = await startTinyApp();
+    app = await replayApp();
     project = tempDir('elenchos-pw-iterate-');
     linkNodeModules(project);
     copyFixtureSpecs(project);
@@ -81,6 +81,8 @@ describe.runIf(hasChromium)('verify --grep against a real app', { timeout: 120_0
       evidenceDir,
       criteria: criteria(3),
       args: ['--retries=0'],
+      command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
     });
     const progress: VerifierProgress[] = [];
     const result = await playwrightAdapter.verify({

@@ -1,13 +1,14 @@
 // The Playwright mapping comes from `playwright test --list`: check, run and Playwright itself agree on
-// every fixture spec, including the ones a reader of the source would get wrong.
-// @module-tag slow
+// every fixture spec, including the ones a reader of the source would get wrong. Elenchos lists through the
+// replay of recorded listings (test/helpers/playwright-replay.ts); what it is compared with is the installed
+// Playwright's own listing of every fixture spec, run here.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTasks } from '../../src/core/check.js';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
-import { startTinyApp, type TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
+import type { TinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import {
   FIXTURE_SPECS,
   REPO_ROOT,
@@ -16,20 +17,30 @@ import {
   linkNodeModules,
   verifyContext,
 } from '../fixtures/playwright/verify-context.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp, replayDescribe } from '../helpers/playwright-replay.js';
 import { taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 
 const PLAYWRIGHT = path.join(REPO_ROOT, 'node_modules/.bin/playwright');
 const SPECS = readdirSync(FIXTURE_SPECS)
   .filter((name) => name.endsWith('.spec.ts'))
   .sort();
-const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
-const options = (root: string) => ({ root, command: undefined, env: {}, baseEnv: process.env });
+/** readSteps' options: the replay unless told (`null`: the Playwright the project resolves). */
+const options = (root: string, command: string | null = REPLAY_COMMAND) => ({
+  root,
+  command: command ?? undefined,
+  env: {},
+  baseEnv: process.env,
+});
+/** A project config that lists (and runs) through the replay. */
+const REPLAY_CONFIG = JSON.stringify({ verifier: { type: 'playwright', command: REPLAY_COMMAND } });
 let project: string;
 
 beforeAll(() => {
   project = tempDir('elenchos-pw-list-');
   linkNodeModules(project);
   copyFixtureSpecs(project);
+  // Before any case adds a spec to the project (the cases run together).
+  listedByPlaywright = playwrightListAll(project);
 });
 
 type Listed = { heading: string; verifies: string[] };
@@ -82,15 +93,14 @@ function playwrightListAll(dir: string): Map<string, Listed[]> {
 
 let listedByPlaywright: Map<string, Listed[]> | undefined;
 
-/** Playwright's own listing of one fixture spec: all of them listed once, on first use (before any test adds a spec). */
+/** Playwright's own listing of one fixture spec: all of them listed once, before any test adds a spec. */
 function playwrightList(spec: string): Listed[] {
-  listedByPlaywright ??= playwrightListAll(project);
-  const listed = listedByPlaywright.get(spec);
-  if (!listed) throw new Error(`playwright did not list ${spec} (it listed ${[...listedByPlaywright.keys()].join(', ')})`);
+  const listed = listedByPlaywright?.get(spec);
+  if (!listed) throw new Error(`playwright did not list ${spec} (it listed ${[...(listedByPlaywright?.keys() ?? [])].join(', ')})`);
   return listed;
 }
 
-describe('the Playwright mapping', { timeout: 120_000 }, () => {
+replayDescribe('the Playwright mapping', { timeout: 120_000 }, () => {
   it.each(SPECS)('agrees with `playwright test --list` on %s', async (spec) => {
     const steps = await playwrightAdapter.readSteps(path.join(project, 'tests', spec), options(project));
     expect(steps.map(({ heading, verifies }) => ({ heading, verifies }))).toEqual(playwrightList(spec));
@@ -120,7 +130,7 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     writeFiles(root, {
       'tests/mapping.spec.ts': spec,
       'tasks/a.json': taskJson({ verification: { testFile: 'tests/mapping.spec.ts', verifier: 'playwright' } }, 3),
-      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' } }),
+      'elenchos.config.json': REPLAY_CONFIG,
     });
     const report = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
     expect(report.tasks[0]?.problems).toEqual([]);
@@ -140,7 +150,7 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
       'tests/fixed.spec.ts':
         "import { test, expect } from '@playwright/test';\ntest('home @AC-001', async ({ page }) => {\n  await page.goto('http://localhost:5173');\n  await expect(page).toHaveTitle(/x/);\n});\n",
       'tasks/a.json': taskJson({ verification: { testFile: 'tests/fixed.spec.ts', verifier: 'playwright' } }, 1),
-      'elenchos.config.json': JSON.stringify({ verifier: { type: 'playwright' } }),
+      'elenchos.config.json': REPLAY_CONFIG,
     });
     const report = await checkTasks({ cwd: root, files: ['tasks/a.json'], env: process.env });
     expect(report.tasks[0]?.problems).toEqual([]);
@@ -160,7 +170,7 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
       'node_modules/.bin/playwright': '#!/bin/sh\necho "Error: unknown option --tsconfig" >&2\nexit 1\n',
     });
     chmodSync(path.join(old, 'node_modules/.bin/playwright'), 0o755);
-    await expect(playwrightAdapter.readSteps(path.join(old, 'tests/a.spec.ts'), options(old))).rejects.toThrow(
+    await expect(playwrightAdapter.readSteps(path.join(old, 'tests/a.spec.ts'), options(old, null))).rejects.toThrow(
       /^tests\/a\.spec\.ts: @playwright\/test 1\.29\.0 is below the supported range \(>=1\.\d+\.\d+, .*fix: upgrade it \(npm install -D @playwright\/test@latest\)$/,
     );
   });
@@ -173,15 +183,15 @@ describe('the Playwright mapping', { timeout: 120_000 }, () => {
     const bare = tempDir('elenchos-pw-bare-');
     writeFiles(bare, { 'tests/a.spec.ts': "import { test } from '@playwright/test';\ntest('x', async () => {});\n" });
     await expect(
-      playwrightAdapter.readSteps(path.join(bare, 'tests/a.spec.ts'), { ...options(bare), baseEnv: { PATH: '/usr/bin:/bin' } }),
+      playwrightAdapter.readSteps(path.join(bare, 'tests/a.spec.ts'), { ...options(bare, null), baseEnv: { PATH: '/usr/bin:/bin' } }),
     ).rejects.toThrow(/^tests\/a\.spec\.ts: .*install @playwright\/test/);
   });
 });
 
-describe.runIf(hasChromium)('a run maps as the listing did', { timeout: 120_000 }, () => {
+describe('a run maps as the listing did', { timeout: 120_000 }, () => {
   let app: TinyApp;
   beforeAll(async () => {
-    app = await startTinyApp();
+    app = await replayApp();
   });
   afterAll(async () => {
     await app?.close();
@@ -196,6 +206,8 @@ describe.runIf(hasChromium)('a run maps as the listing did', { timeout: 120_000 
       evidenceDir,
       criteria: criteria(3),
       args: ['--retries=0'],
+      command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
     });
     const result = await playwrightAdapter.verify(ctx);
     expect(result.status, result.summary).toBe('PASS');

@@ -63,7 +63,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe("the project's playwright.config", { timeout: 180_000 }, () => {
+describe.concurrent("the project's playwright.config", { timeout: 180_000 }, () => {
   it('is locked with the spec: it is code the runner loads', async () => {
     expect((await playwrightLockedInputs(project, 'tests/viewport.spec.ts')).files).toEqual(['config/sizes.ts', 'playwright.config.ts']);
   });

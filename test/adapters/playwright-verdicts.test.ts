@@ -1,6 +1,6 @@
 // The Playwright verifier against a real tiny app and the system Chromium, one case per status (PASS, FAIL,
-// VERIFIER_ERROR, INCONCLUSIVE): the real-browser cases `npm test` keeps. Every other way a run can end is in
-// playwright-verify.test.ts (`npm run test:slow`), with the same bench (test/helpers/playwright-verifier.ts).
+// VERIFIER_ERROR, INCONCLUSIVE): the real-browser runs `npm test` keeps. Every other way a run can end is in
+// playwright-verify.test.ts, from Playwright's recorded runs, with the same bench (test/helpers/playwright-verifier.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
@@ -11,8 +11,9 @@ import { hasChromium, playwrightBench, statuses } from '../helpers/playwright-ve
 const bench = playwrightBench();
 const { verify } = bench;
 
-// Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
-describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
+// Generous limits: these drive a real browser, and CI machines with two cores get slow under load. The
+// cases run together: each has its own evidence folder, and the project is only read.
+describe.runIf(hasChromium).concurrent('playwright verifier', { timeout: 120_000 }, () => {
   it('passes when every tagged test passes on its first try', async () => {
     const progress: VerifierProgress[] = [];
     const result = await verify('pass.spec.ts', { args: ['--retries=0'], onProgress: (p) => progress.push(p) });

@@ -1,22 +1,22 @@
-// The Playwright verifier against a real tiny app and the system Chromium: one status per way a run can end.
-// One case per status (the first pass, a failed assertion, a browser that cannot launch, a criterion no test
-// names) is in playwright-verdicts.test.ts, which `npm test` runs; this file runs in `npm run test:slow`.
-// @module-tag slow
+// The Playwright verifier's verdict for every way a run can end, from Playwright's recorded report and output
+// (the replay, test/helpers/playwright-replay.ts: each case was recorded against the tiny app in the system
+// Chromium). One case per status with the real browser (the first pass, a failed assertion, a browser that
+// cannot launch, a criterion no test names) is in playwright-verdicts.test.ts.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { playwrightAdapter } from '../../src/verifiers/playwright/adapter.js';
 import type { PlaywrightFinding } from '../../src/verifiers/playwright/classify.js';
-import { startTinyApp } from '../fixtures/apps/playwright-fixture-app.js';
 import { criteria, verifyContext } from '../fixtures/playwright/verify-context.js';
 import { tempDir } from '../helpers/temp.js';
-import { hasChromium, playwrightBench, statuses } from '../helpers/playwright-verifier.js';
+import { playwrightBench, statuses } from '../helpers/playwright-verifier.js';
+import { REPLAY_COMMAND, replayApp, replayDescribe } from '../helpers/playwright-replay.js';
 
-const bench = playwrightBench();
+const bench = playwrightBench({ replay: true });
 const { verify } = bench;
 
-// Generous limits: these drive a real browser, and CI machines with two cores get slow under load.
-describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
+// Generous limits for recording, when these drive a real browser.
+replayDescribe('playwright verifier', { timeout: 120_000 }, () => {
   it('writes no snapshot baseline into the project: a missing one is no PASS (updateSnapshots none)', async () => {
     // verify() checks the project tree is as it was: no screenshot.spec.ts-snapshots/ beside the spec.
     const result = await verify('screenshot.spec.ts', { args: ['--retries=0'] });
@@ -88,8 +88,7 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
   });
 
   it("is the app's failure, never FAIL, when the app refuses the connection", async () => {
-    const closed = await startTinyApp();
-    await closed.close();
+    const closed = await replayApp('closed');
     const result = await verify('pass.spec.ts', { url: closed.url, args: ['--retries=0'] });
     expect(result.status, result.summary).toBe('VERIFIER_ERROR');
     expect(result.findings[0]).toMatchObject({ kind: 'verifier_error', reasonCode: 'app_unreachable' });
@@ -147,6 +146,7 @@ describe.runIf(hasChromium)('playwright verifier', { timeout: 120_000 }, () => {
       url: bench.app.url,
       evidenceDir: path.join(tempDir(), 'v'),
       criteria: criteria(2),
+      command: REPLAY_COMMAND,
     });
     const result = await playwrightAdapter.verify({ ...ctx, command: fake });
     expect(result.status).toBe('VERIFIER_ERROR');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ATTEST_MARKER } from '../../src/core/init/github-workflow.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { processesInside } from '../helpers/project.js';
 import { tempDir, tempRepo } from '../helpers/temp.js';
 import { runs, WORKFLOW, type Step } from '../helpers/workflow.js';
@@ -55,17 +55,18 @@ const VERIFY_RUN = [
   'exit "$code"',
 ].join('\n');
 
-function writtenWorkflow(verifier: 'kane' | 'playwright'): string {
+/** The workflow `elenchos init --yes --ci github` writes (in-process: what it writes is the question). */
+async function writtenWorkflow(verifier: 'kane' | 'playwright'): Promise<string> {
   const root = tempRepo({ 'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n', 'package-lock.json': LOCKFILE });
-  const result = runCli(['init', '--yes', '--ci', 'github', '--verifier', verifier], root);
+  const result = await runMain(['init', '--yes', '--ci', 'github', '--verifier', verifier], root);
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toMatch(/wrote +\.github\/workflows\/elenchos\.yml +the CI workflow/);
   return readFileSync(path.join(root, WORKFLOW), 'utf8');
 }
 
 describe('elenchos init --ci github', () => {
-  it('writes the workflow docs/ci.md shows, and it parses into a sharded verify and a merge', () => {
-    const text = writtenWorkflow('kane');
+  it('writes the workflow docs/ci.md shows, and it parses into a sharded verify and a merge', async () => {
+    const text = await writtenWorkflow('kane');
     const blocks = [...readFileSync(DOCS, 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.filter((b) => b.startsWith('# Written by `elenchos init --ci github`'))).toEqual([text]);
     const workflow = parse(text);
@@ -149,19 +150,19 @@ describe('elenchos init --ci github', () => {
     });
   });
 
-  it('a pnpm project installs through corepack in the shards, and not at all in the job that signs', () => {
+  it('a pnpm project installs through corepack in the shards, and not at all in the job that signs', async () => {
     const root = tempRepo({
       'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" } }\n',
       'pnpm-lock.yaml': 'lockfileVersion: 9\n',
     });
-    expect(runCli(['init', '--yes', '--ci', 'github'], root).code).toBe(0);
+    expect((await runMain(['init', '--yes', '--ci', 'github'], root)).code).toBe(0);
     const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));
     expect(runs(workflow, 'verify')[2]).toBe('corepack enable && pnpm install --frozen-lockfile --ignore-scripts');
     expect(runs(workflow, 'merge').filter((r) => r.includes('pnpm'))).toEqual([]);
   });
 
-  it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', () => {
-    const workflow = parse(writtenWorkflow('playwright'));
+  it('the Playwright variant swaps the Kane steps for the one docs/ci.md shows', async () => {
+    const workflow = parse(await writtenWorkflow('playwright'));
     expect(runs(workflow, 'verify')).toEqual([
       PINNED_INSTALL,
       SANDBOX_STEP,
@@ -175,8 +176,8 @@ describe('elenchos init --ci github', () => {
     );
   });
 
-  it('a shard cancelled while verify writes leaves no output at all, so merge names it missing, never half a file', () => {
-    const workflow = parse(writtenWorkflow('kane'));
+  it('a shard cancelled while verify writes leaves no output at all, so merge names it missing, never half a file', async () => {
+    const workflow = parse(await writtenWorkflow('kane'));
     const verifyRun = (workflow.jobs.verify.steps as Step[]).find((s) => s.run?.includes('elenchos verify'))!.run!;
     const root = tempDir();
     // Stands in for an elenchos verify that the runner kills (cancel, timeout) after it printed half its JSON.
@@ -198,11 +199,11 @@ describe('elenchos init --ci github', () => {
     expect(readFileSync(path.join(root, 'elenchos-shard-2.json.partial'), 'utf8')).toBe('{ "metadata": { "formatVersion": 1,');
   });
 
-  it('with no pinned source to be found, the install step fails closed and init says to set ELENCHOS_PIN', () => {
+  it('with no pinned source to be found, the install step fails closed and init says to set ELENCHOS_PIN', async () => {
     const root = tempRepo({
       'package.json': '{ "name": "my-app", "scripts": { "dev": "vite" }, "devDependencies": { "elenchos": "^0.1.0" } }\n',
     });
-    const init = runCli(['init', '--yes', '--ci', 'github'], root);
+    const init = await runMain(['init', '--yes', '--ci', 'github'], root);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('set ELENCHOS_PIN in .github/workflows/elenchos.yml to the Elenchos CI runs');
     const workflow = parse(readFileSync(path.join(root, WORKFLOW), 'utf8'));

@@ -24,7 +24,7 @@ import { KaneStreamState } from '../../src/verifiers/kane/stream-state.js';
 import { classifyKane } from '../../src/verifiers/kane/classify.js';
 import { parseTestMd } from '../../src/verifiers/kane/test-md.js';
 import { readJsonReport } from '../../src/verifiers/playwright/json-report.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain, spawnCli } from '../helpers/cli.js';
 import { FIXTURES, makeProject } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
 
@@ -262,20 +262,25 @@ describe('fuzzed task and config files', () => {
     );
   }, 60_000);
 
-  it('a sample through the real CLI: check, run and verify exit 3 naming the file, no stack trace', () => {
+  it('a sample through the CLI, the FIFO through the built one: check, run and verify exit 3 naming the file, no stack trace', async () => {
     const sample = [7, 61, 113, 167].map((i) => `fuzz/task-${i}.json`);
     sample.push('fuzz/task-fifo.json', 'fuzz/task-zero.json');
+    // In-process (main(argv, io)), but for the FIFO: a read that blocked on it would block this worker too,
+    // where a spawned CLI that hangs is killed at its timeout and fails the case. All at once.
+    const calls = sample.flatMap((file) =>
+      (file.endsWith('-fifo.json') ? ['check', 'run', 'verify'] : ['check']).map(async (command) => {
+        const run = file.endsWith('-fifo.json') ? spawnCli : runMain;
+        return { command, file, result: await run([command, file], p.root, p.env) };
+      }),
+    );
     let cli = 0;
-    for (const file of sample) {
-      for (const command of file.endsWith('-fifo.json') ? ['check', 'run', 'verify'] : ['check']) {
-        const result = runCli([command, file], p.root, p.env);
-        const output = result.stdout + result.stderr;
-        cli++;
-        if (result.code === 0) continue; // a mutation that stayed valid
-        expect(result.code, `${command} ${file}: ${output}`).toBe(3);
-        expect(output, `${command} ${file}`).toContain(file);
-        expect(output, `${command} ${file}`).not.toMatch(/\n\s+at |unexpected error/);
-      }
+    for (const { command, file, result } of await Promise.all(calls)) {
+      const output = result.stdout + result.stderr;
+      cli++;
+      if (result.code === 0) continue; // a mutation that stayed valid
+      expect(result.code, `${command} ${file}: ${output}`).toBe(3);
+      expect(output, `${command} ${file}`).toContain(file);
+      expect(output, `${command} ${file}`).not.toMatch(/\n\s+at |unexpected error/);
     }
     expect(cli).toBe(8);
     rmSync(path.join(p.root, 'fuzz'), { recursive: true, force: true });
@@ -300,19 +305,22 @@ interface Setup {
   publicKey: string;
 }
 
-let setup: Setup;
+let made: Promise<Setup> | undefined;
+
+/** The setup below, made by the first case that needs it (`-t` may run any one of them alone). */
+const theSetup = (): Promise<Setup> => (made ??= makeSetup());
 
 /** A project with a stored VERIFIED run, a verify --json output (a shard 1/1) and its attestation; then its verifier made to be missing, so that no fuzzed `run` or `verify` gets as far as running anything. */
-function makeSetup(): Setup {
+async function makeSetup(): Promise<Setup> {
   const p = makeProject();
   const outside = tempDir('elenchos-fuzz-outside-');
-  const keys = runCli(['attest', 'keygen', '--out', path.join(outside, 'keys')], p.root, p.env);
+  const keys = await runMain(['attest', 'keygen', '--out', path.join(outside, 'keys')], p.root, p.env);
   expect(keys.code, keys.stderr).toBe(0);
-  const run = runCli(['run', 'tasks/add-task.json', '--json'], p.root, p.env);
+  const run = await runMain(['run', 'tasks/add-task.json', '--json'], p.root, p.env);
   expect(run.code, run.stderr).toBe(0);
   const record = JSON.parse(run.stdout) as { runId: string };
   const attestation = path.join(outside, 'verdict.intoto.json');
-  const verify = runCli(
+  const verify = await runMain(
     ['verify', '--json', '--attest', attestation, '--attest-key', path.join(outside, 'keys/elenchos-attest.key')],
     p.root,
     p.env,
@@ -428,7 +436,7 @@ interface CommandShape {
 }
 
 /** Every command of the program, with its arguments and options, as commander holds them. */
-function commandShapes(): CommandShape[] {
+async function commandShapes(): Promise<CommandShape[]> {
   const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: {}, cwd: '/', isTTY: false };
   const shapes: CommandShape[] = [];
   const walk = (command: Command, at: string[]) => {
@@ -444,10 +452,7 @@ function commandShapes(): CommandShape[] {
       walk(sub, here);
     }
   };
-  walk(
-    buildProgram(io, () => undefined),
-    [],
-  );
+  walk(await buildProgram(io, () => undefined), []);
   return shapes;
 }
 
@@ -472,10 +477,10 @@ const STACK = /unexpected error|\n\s+at .+[:(]\d+:\d+\)?/;
 
 describe('fuzzed command arguments and the files the commands read', () => {
   it(`${ARG_CASES} generated argument lists through main(argv, io): exit 0, 1, 3 or 4, one line, no stack trace, no hang`, async () => {
-    setup ??= makeSetup();
+    const setup = await theSetup();
     const { p, runId } = setup;
     const rnd = random(Number(process.env.FUZZ_SEED ?? 20261207));
-    const shapes = commandShapes();
+    const shapes = await commandShapes();
     expect(shapes.map((s) => s.path.join(' '))).toEqual(expect.arrayContaining(['verify', 'merge', 'attest keygen', 'restore', 'gc']));
     const good = (name: string) =>
       name.startsWith('run')
@@ -509,8 +514,8 @@ describe('fuzzed command arguments and the files the commands read', () => {
     );
   }, 600_000);
 
-  it('the reported cases, through the real CLI: exit 3 or 4 in one line, no stack trace, in time', () => {
-    setup ??= makeSetup();
+  it('the reported cases, through the real CLI: exit 3 or 4 in one line, no stack trace, in time', async () => {
+    const setup = await theSetup();
     const { p } = setup;
     const metadata = JSON.parse(readFileSync(setup.shard, 'utf8')) as { metadata: { shard: { index: number; total: number } } };
     const cases: { argv: string[]; code: number; says: RegExp }[] = [
@@ -525,9 +530,12 @@ describe('fuzzed command arguments and the files the commands read', () => {
       writeFileSync(file, JSON.stringify({ ...metadata, metadata: { ...metadata.metadata, shard: { index: 1, total } } }));
       cases.push({ argv: ['merge', file], code: 3, says: /shard\.total: .*1000/ });
     }
-    for (const { argv, code, says } of cases) {
-      const started = Date.now();
-      const result = runCli(argv, p.root, p.env);
+    // All at once: each CLI is a process of its own, timed on its own.
+    const started = Date.now();
+    const results = await Promise.all(
+      cases.map(async (c) => ({ ...c, result: await spawnCli(c.argv, p.root, p.env), ms: Date.now() - started })),
+    );
+    for (const { argv, code, says, result, ms } of results) {
       const output = result.stdout + result.stderr;
       expect(result.code, `${argv.join(' ')}: ${output}`).toBe(code);
       expect(output, argv.join(' ')).toMatch(says);
@@ -539,7 +547,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
           .filter((l) => !l.startsWith('  ')).length,
         argv.join(' '),
       ).toBe(1);
-      expect(Date.now() - started, argv.join(' ')).toBeLessThan(10_000);
+      expect(ms, argv.join(' ')).toBeLessThan(10_000);
     }
   }, 120_000);
 
@@ -568,7 +576,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
   const EXTREMES = ['5000000000', '2000000', '10000000', '-1', '0', '1.5', '1e308', '9007199254740993'];
 
   it('shard outputs: merge takes a valid one and refuses every other with exit 3 or 4, in time', async () => {
-    setup ??= makeSetup();
+    const setup = await theSetup();
     const text = readFileSync(setup.shard, 'utf8');
     const rnd = random(20261208);
     const dir = tempDir('elenchos-fuzz-shards-');
@@ -604,8 +612,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
   }, 120_000);
 
   it('a stored run with run.json, attempt.json, a manifest or an ack mutated: browsing, evidence verify, report and gc answer or refuse, in time', async () => {
-    setup ??= makeSetup();
-    const { p, runId, runDir } = setup;
+    const { p, runId, runDir } = await theSetup();
     const rnd = random(20261209);
     const ackDir = path.join(p.root, '.elenchos/acks/add-task');
     mkdirSync(ackDir, { recursive: true });
@@ -640,8 +647,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
   }, 300_000);
 
   it('a test lock mutated: check refuses it naming the lock file, or finds it valid, in time', async () => {
-    setup ??= makeSetup();
-    const { p } = setup;
+    const { p } = await theSetup();
     await lockTasks({ cwd: p.root, files: ['tasks/add-task.json'], env: p.env, update: true });
     const lock = path.join(p.root, 'tasks/add-task.lock.json');
     const original = readFileSync(lock, 'utf8');
@@ -667,7 +673,7 @@ describe('fuzzed command arguments and the files the commands read', () => {
   }, 120_000);
 
   it('an attestation mutated: attest verify refuses it (exit 1 or 3), in time', async () => {
-    setup ??= makeSetup();
+    const setup = await theSetup();
     const { p } = setup;
     const original = readFileSync(setup.attestation, 'utf8');
     const rnd = random(20261211);

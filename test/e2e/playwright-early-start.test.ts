@@ -5,9 +5,8 @@
 // @module-tag slow
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { BIN } from '../helpers/cli.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { spawnCli } from '../helpers/cli.js';
 import { processesInside } from '../helpers/project.js';
 import { attackProject } from '../helpers/playwright-attack.js';
 
@@ -46,32 +45,27 @@ test('clears the list @AC-002', async ({ page }) => {
 });
 `;
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
 // The page lists the task; WORKING adds the Clear button the spec clicks (without it the honest verdict is
 // AC-001 PASS, AC-002 FAIL, at the price of a locator timeout).
 const WORKING_PAGE =
   "<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n<button onclick=\"document.querySelector('ul').innerHTML = ''\">Clear</button>\n";
 
 // The app here waits for the runner's line in Elenchos's own evidence folder, which the app sandbox hides:
-// attackProject runs without it (the window is what these cases are about).
-function verify(app: string, files: Record<string, string> = {}) {
+// attackProject runs without it (the window is what these cases are about). The cases run together: each
+// checks, once it has finished, that nothing is left running in its own repository.
+async function verify(context: TestContext, app: string, files: Record<string, string> = {}) {
   const root = attackProject('', { 'app.js': app, ...files });
-  roots.push(root);
-  const result = spawnSync(process.execPath, [BIN, 'verify', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  context.onTestFinished(() => expect(processesInside(root), `processes left in ${root}`).toEqual([]));
+  const result = await spawnCli(['verify', 'tasks/clear-list.json'], root, {}, 120_000);
   const [run] = readdirSync(path.join(root, '.elenchos/runs'));
   const dir = path.join(root, '.elenchos/runs', run!);
   const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
   return { root, dir, record, output: result.stdout + result.stderr };
 }
 
-describe.runIf(hasChromium)('Playwright started while the app starts, in a real browser', { timeout: 150_000 }, () => {
-  it('the runner loads and compiles the spec before the app is ready, and the tests run once it is', () => {
-    const { dir, record, output } = verify(appWaitingForRunner(), { 'page.html': WORKING_PAGE });
+describe.runIf(hasChromium).concurrent('Playwright started while the app starts, in a real browser', { timeout: 150_000 }, () => {
+  it('the runner loads and compiles the spec before the app is ready, and the tests run once it is', async (context) => {
+    const { dir, record, output } = await verify(context, appWaitingForRunner(), { 'page.html': WORKING_PAGE });
     // Ready at all means the runner had loaded and compiled the spec before the app was up; both tests
     // passing (each opens the page first) means they ran once it listened.
     expect(record.state, output).toBe('VERIFIED');
@@ -85,20 +79,21 @@ describe.runIf(hasChromium)('Playwright started while the app starts, in a real 
     expect(attempt.verifier.durationMs).toBeLessThan(attempt.durationMs);
   });
 
-  it('an app that shows the waiting runner a weaker spec and puts the real one back is never VERIFIED', () => {
+  it('an app that shows the waiting runner a weaker spec and puts the real one back is never VERIFIED', async (context) => {
     const swap = `const spec = path.join('tests', 'clear-list.spec.ts');
 const real = readFileSync(spec);
 writeFileSync(spec, ${JSON.stringify(WEAK_SPEC)});`;
-    const { record, output } = verify(appWaitingForRunner(swap, 'writeFileSync(spec, real);'));
+    const { record, output } = await verify(context, appWaitingForRunner(swap, 'writeFileSync(spec, real);'));
     expect(record.state, output).not.toBe('VERIFIED');
     expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
     expect(output).toContain('the contract was rewritten while the verifier read it: tests/clear-list.spec.ts');
   });
 
-  it('an app that never gets ready: the waiting runner is stopped, and no browser ever starts', () => {
+  it('an app that never gets ready: the waiting runner is stopped, and no browser ever starts', async (context) => {
     // (Elenchos then starts the app of the base commit to see whose fault it is: there is no runner log
     // there, and it exits at once.)
-    const { dir, record, output } = verify(
+    const { dir, record, output } = await verify(
+      context,
       appWaitingForRunner('if (!existsSync(log)) process.exit(5);', "process.stderr.write('giving up\\n'); process.exit(4);"),
     );
     const attempt = JSON.parse(readFileSync(path.join(dir, 'attempts/01/attempt.json'), 'utf8'));

@@ -1,15 +1,15 @@
-// What a Playwright user expects from `elenchos verify` of a failing spec, through the built CLI with a
-// real app and a real browser: JUnit with durations and whole assertion messages, an HTML report with
-// the screenshot inline, the error's line breaks, the trace and how to open it.
+// What a Playwright user expects from `elenchos verify` of a failing spec, through the CLI with a real app:
+// JUnit with durations and whole assertion messages, an HTML report with the screenshot inline, the error's
+// line breaks, the trace and how to open it. Playwright is the replay of its run recorded in the system
+// Chromium (test/helpers/playwright-replay.ts): the point is what Elenchos makes of its report and trace.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linkNodeModules } from '../fixtures/playwright/verify-context.js';
 import { runMain } from '../helpers/cli.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, REPLAY_PORTS } from '../helpers/playwright-replay.js';
 import { FIXTURES } from '../helpers/project.js';
 import { taskJson, tempDir, tempRepo } from '../helpers/temp.js';
-
-const BROWSER = process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium';
 
 const SPEC = `import { expect, test } from '@playwright/test';
 
@@ -32,15 +32,16 @@ function project(): string {
     'tasks/list.json': taskJson({ verification: { testFile: 'tests/list.spec.ts', verifier: 'playwright' } }),
     'tests/list.spec.ts': SPEC,
     'elenchos.config.json': JSON.stringify({
-      app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
-      verifier: { type: 'playwright', browserPath: BROWSER, timeoutSeconds: 180, args: ['--retries=0'] },
+      // The port its Playwright run was recorded against (the URL is in the trace).
+      app: { command: 'node app.js --port {port}', port: REPLAY_PORTS.evidence, readyTimeoutSeconds: 20 },
+      verifier: { type: 'playwright', command: REPLAY_COMMAND, browserPath: REPLAY_BROWSER, timeoutSeconds: 180, args: ['--retries=0'] },
     }),
   });
   linkNodeModules(root);
   return root;
 }
 
-describe.runIf(existsSync(BROWSER))('Playwright evidence in JUnit and the HTML report', { timeout: 300_000 }, () => {
+describe('Playwright evidence in JUnit and the HTML report', { timeout: 300_000 }, () => {
   it("gives each criterion its tests' time and whole failure, and shows screenshot, error and trace", async () => {
     const root = project();
     const junit = path.join(tempDir(), 'junit.xml');

@@ -1,17 +1,17 @@
-// `elenchos run` with the Playwright verifier in a real Chromium: a missing element is a product FAIL the
-// agent can repair, and a confirmed FAIL beside verifier trouble still reaches the agent.
+// `elenchos run` with the Playwright verifier: a missing element is a product FAIL the agent can repair, and
+// a confirmed FAIL beside verifier trouble still reaches the agent. Playwright is the replay of its recorded
+// runs in the system Chromium (test/helpers/playwright-replay.ts), against the real app on a fixed port: the
+// point is what the run makes of the report, the prompt and the evidence, not the browser. Three whole runs
+// (git worktrees, app, agent, repairs) still take tens of seconds: the slow suite.
 // @module-tag slow
-import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { BIN, runCli } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
+import { runMain } from '../helpers/cli.js';
 import { FAKE_AGENT, FIXTURES, processesInside } from '../helpers/project.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, REPLAY_PORTS, replayDescribe } from '../helpers/playwright-replay.js';
 import { gitSync, tempRepo } from '../helpers/temp.js';
 import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
-import { freePort } from '../../src/process/free-port.js';
-
-const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
 
 const SPEC = `import { expect, test } from '@playwright/test';
 
@@ -58,21 +58,27 @@ const task = (testFile: string) =>
     2,
   )}\n`;
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
+/** Nothing left running in the case's repository (each case checks its own: they run together). */
+const nothingLeftIn = (root: string) => expect(processesInside(root), `processes left in ${root}`).toEqual([]);
 
-/** A real repository: the tiny app, the task, the spec, node_modules linked (and ignored) for @playwright/test. */
-function makePlaywrightProject(testFile: string, spec: string, more: Record<string, unknown> = {}): string {
+/**
+ * A real repository: the tiny app (on `port`, the one its Playwright runs were recorded against: the URL is
+ * in the traces), the task, the spec, node_modules linked (and ignored) for @playwright/test.
+ */
+function makePlaywrightProject(testFile: string, spec: string, port: number, more: Record<string, unknown> = {}): string {
   const config = {
     // The fake agent lives in this checkout, which may be under /tmp, hidden by the sandbox's own /tmp: unsandboxed, as written.
     agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'forget-button'], timeoutSeconds: 30, sandbox: 'none' },
-    app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 20 },
+    app: { command: 'node app.js --port {port}', port, readyTimeoutSeconds: 20 },
     // A short test timeout: a missing element costs seconds, not Playwright's default 30 s (5 s was too
     // short for a passing test's page setup on a loaded CI machine: UNVERIFIED instead of PASS).
-    verifier: { type: 'playwright', timeoutSeconds: 120, args: ['--retries=0', '--timeout=10000'] },
+    verifier: {
+      type: 'playwright',
+      command: REPLAY_COMMAND,
+      browserPath: REPLAY_BROWSER,
+      timeoutSeconds: 120,
+      args: ['--retries=0', '--timeout=10000'],
+    },
     maxRepairAttempts: 2,
     maxVerifierRetries: 0,
     ...more,
@@ -86,15 +92,11 @@ function makePlaywrightProject(testFile: string, spec: string, more: Record<stri
     'elenchos.config.json': `${JSON.stringify(config, null, 2)}\n`,
   });
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
-  roots.push(root);
   return root;
 }
 
-/** `elenchos run` with room for two real-browser verifications on a loaded machine (runCli stops at 60 s). */
-function runTask(root: string) {
-  const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], { cwd: root, encoding: 'utf8', timeout: 220_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+/** `elenchos run` of the task, in-process. */
+const runTask = (root: string) => runMain(['run', 'tasks/clear-list.json'], root);
 
 function onlyRunDir(root: string): { dir: string; record: Record<string, any> } {
   const [run] = readdirSync(path.join(root, '.elenchos/runs'));
@@ -104,10 +106,10 @@ function onlyRunDir(root: string): { dir: string; record: Record<string, any> } 
 
 const byId = (attempt: any) => Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]));
 
-describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { timeout: 240_000 }, () => {
-  it('an agent that forgets a button gets FAIL naming the locator, repairs, and ends VERIFIED', () => {
-    const root = makePlaywrightProject('tests/clear-list.spec.ts', SPEC);
-    const result = runTask(root);
+replayDescribe('elenchos run, Playwright in a real browser', { timeout: 240_000 }, () => {
+  it('an agent that forgets a button gets FAIL naming the locator, repairs, and ends VERIFIED', async () => {
+    const root = makePlaywrightProject('tests/clear-list.spec.ts', SPEC, REPLAY_PORTS.repair);
+    const result = await runTask(root);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const { dir, record } = onlyRunDir(root);
     expect(record.state).toBe('VERIFIED');
@@ -131,11 +133,11 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     );
     expect(prompt).not.toContain('.elenchos/workspaces');
     // `show` prints the finding with its repository-relative location and the call log.
-    const show = runCli(['show', 'latest'], root);
+    const show = await runMain(['show', 'latest'], root);
     expect(show.stdout).toContain('at tests/clear-list.spec.ts:10:53');
     expect(show.stdout).toContain("- waiting for getByRole('button', { name: 'Clear' })");
     // So does the HTML report, escaped, the whole message in a <pre>.
-    const html = readFileSync(runCli(['report', record.runId], root).stdout.trim(), 'utf8');
+    const html = readFileSync((await runMain(['report', record.runId], root)).stdout.trim(), 'utf8');
     expect(html).toContain('<br><code>tests/clear-list.spec.ts:10:53</code>');
     expect(html).toContain(
       'Error: locator.click: Test timeout of 10000ms exceeded.\nCall log:\n  - waiting for getByRole(&#39;button&#39;, { name: &#39;Clear&#39; })',
@@ -148,11 +150,12 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     expect(results[0].duration).toBeLessThan(20_000);
     expect(record.attempts.map((a: any) => a.kind)).toEqual(['agent', 'agent']);
     console.log(`forgotten button → VERIFIED in ${(record.durationMs / 1000).toFixed(1)} s`);
+    nothingLeftIn(root);
   });
 
-  it('a confirmed FAIL beside a test the verifier could not judge is FAIL, and the prompt names both', () => {
-    const root = makePlaywrightProject('tests/clear-mixed.spec.ts', MIXED_SPEC);
-    const result = runTask(root);
+  it('a confirmed FAIL beside a test the verifier could not judge is FAIL, and the prompt names both', async () => {
+    const root = makePlaywrightProject('tests/clear-mixed.spec.ts', MIXED_SPEC, REPLAY_PORTS.mixed);
+    const result = await runTask(root);
     const { dir, record } = onlyRunDir(root);
     expect(record.attempts[0].status, result.stdout + result.stderr).toBe('FAIL');
     expect(byId(record.attempts[0])).toEqual({ 'AC-001': 'FAIL', 'AC-002': 'UNVERIFIED' });
@@ -167,15 +170,16 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
     // Attempt 2 fixes AC-001; AC-002 still cannot be judged, and with no verifier retry left the run is ERROR, never FAILED.
     expect(record.attempts[1].status).toBe('VERIFIER_ERROR');
     expect(record.state).toBe('ERROR');
+    nothingLeftIn(root);
   });
 
   it('a spec that goes to a fixed host: VERIFIER_ERROR naming both URLs, not re-verified', async () => {
-    const port = await freePort(); // nothing listens there: the "dev server" of the spec's author
+    const port = REPLAY_PORTS.closed; // nothing listens there: the "dev server" of the spec's author
     const fixed = SPEC.replaceAll("await page.goto('/');", `await page.goto('http://localhost:${port}');`);
-    const root = makePlaywrightProject('tests/fixed.spec.ts', fixed, { maxVerifierRetries: 2 });
-    const check = runCli(['check'], root);
+    const root = makePlaywrightProject('tests/fixed.spec.ts', fixed, REPLAY_PORTS.fixedHost, { maxVerifierRetries: 2 });
+    const check = await runMain(['check'], root);
     expect(check.stdout).toContain(`tests/fixed.spec.ts:4: page.goto("http://localhost:${port}") opens a fixed host`);
-    const result = runTask(root);
+    const result = await runTask(root);
     const { record } = onlyRunDir(root);
     expect(record, result.stdout + result.stderr).toMatchObject({ state: 'ERROR', reason: 'VERIFIER_ERROR' });
     // Two retries allowed, none used: the same error again is certain.
@@ -185,5 +189,6 @@ describe.runIf(hasChromium)('elenchos run, Playwright in a real browser', { time
         `^VERIFIER_ERROR, not re-verified \\(the same error again is certain\\): .*your test went to http://localhost:${port}/, the app is at http://127\\.0\\.0\\.1:\\d+/`,
       ),
     );
+    nothingLeftIn(root);
   });
 });

@@ -2,9 +2,9 @@
 // feature Playwright honours for every file it compiles) to a shim whose tests pass without a page.
 // @module-tag slow
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processesInside } from '../helpers/project.js';
-import { attackProject, runAttack } from '../helpers/playwright-attack.js';
+import { attackProject, runAttackAsync } from '../helpers/playwright-attack.js';
 
 const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
 
@@ -27,13 +27,8 @@ fs.writeFileSync(target, JSON.stringify({ compilerOptions: { baseUrl: path.relat
 console.log('remapped @playwright/test in ' + target + ' (${config})');
 `;
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
-describe.runIf(hasChromium)('a tsconfig that remaps @playwright/test', { timeout: 240_000 }, () => {
+// The cases run together (each its own repository and CLI process); each checks that nothing is left in its own.
+describe.runIf(hasChromium).concurrent('a tsconfig that remaps @playwright/test', { timeout: 240_000 }, () => {
   // Inside the repository the tsconfig nearest to the spec is locked: a new or edited one is a contract
   // change. Outside it (above the worktree), only the pinned --tsconfig keeps Playwright from using it.
   const cases: [string, string, Record<string, string>, string][] = [
@@ -47,10 +42,10 @@ describe.runIf(hasChromium)('a tsconfig that remaps @playwright/test', { timeout
     ['a jsconfig.json nearer the spec', 'tests/jsconfig.json', { 'tsconfig.json': '{}\n' }, 'CONTRACT_CHANGED'],
     ['a tsconfig.json above the worktree, outside the repository', '../tsconfig.json', {}, 'FAIL'],
   ];
-  it.each(cases)('%s never passes the missing button', (name, where, files, expected) => {
+  it.for(cases)('%s never passes the missing button', async ([name, where, files, expected], { onTestFinished }) => {
     const root = attackProject(remapping(where, name), files);
-    roots.push(root);
-    const run = runAttack(root);
+    onTestFinished(() => expect(processesInside(root), `processes left in ${root}`).toEqual([]));
+    const run = await runAttackAsync(root);
     expect(run.output).toContain('remapped @playwright/test');
     expect(run.record.state, run.output).not.toBe('VERIFIED');
     expect(run.criteria['AC-002'] ?? 'none', run.output).not.toBe('PASS');

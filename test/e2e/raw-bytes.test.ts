@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { FIXTURES, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 
 let roots: string[] = [];
@@ -29,7 +29,7 @@ const VERIFIER_OUT = bytes([0x7b, 0xff, 0xfe, 0x7d, 0x0a, 0x61, 0x00, 0x62, 0x0d
 const VERIFIER_ERR = bytes([0x7b, 0xff, 0xfe, 0x7d, 0x0a], 'warn\r\n');
 
 describe('evidence is byte for byte', () => {
-  it('keeps the agent log and the verifier streams exactly as the children wrote them', () => {
+  it('keeps the agent log and the verifier streams exactly as the children wrote them', async () => {
     const agent = `process.stdout.write(Buffer.from('${AGENT_OUT.toString('base64')}', 'base64'))`;
     const project = makeProject({
       config: {
@@ -39,7 +39,8 @@ describe('evidence is byte for byte', () => {
       },
     });
     roots.push(project.root);
-    const result = runCli(['run', 'tasks/add-task.json'], project.root, { ...project.env, RAW_TEST_TOKEN: SECRET });
+    // In-process: the children (the agent, the verifier) are what write the bytes, and they are processes.
+    const result = await runMain(['run', 'tasks/add-task.json'], project.root, { ...project.env, RAW_TEST_TOKEN: SECRET });
     expect(result.stderr).toBe('');
     const { dir, record } = onlyRun(project.root);
     expect(record.attempts[0].status).toBe('PASS');

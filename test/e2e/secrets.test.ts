@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain, spawnCli } from '../helpers/cli.js';
 import { FAKE_AGENT, FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
 import { encodedLeak, storedForms } from '../helpers/secret-leak.js';
 import { tempDir } from '../helpers/temp.js';
@@ -33,8 +33,10 @@ function storedBytes(dir: string): { file: string; bytes: Buffer }[] {
   return out;
 }
 
-describe('secrets', () => {
-  it('keeps credentials from the app and the agent unless named, and out of the terminal and every stored file', () => {
+// Each run is a CLI process of its own: what its environment holds (and an app can read from
+// /proc/<pid>/environ) is the point. The three runs go at once.
+describe.concurrent('secrets', () => {
+  it('keeps credentials from the app and the agent unless named, and out of the terminal and every stored file', async () => {
     const outside = tempDir('elenchos-leak-');
     const p = makeProject({
       config: {
@@ -53,7 +55,7 @@ describe('secrets', () => {
         },
       },
     });
-    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ...CALLER });
+    const run = await spawnCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ...CALLER });
     expect(run.code, run.stdout + run.stderr).toBe(0);
 
     // The terminal: the [agent] lines end up in CI logs.
@@ -85,14 +87,18 @@ describe('secrets', () => {
     expect(archive.includes('*'.repeat(DEPLOY_TOKEN.length))).toBe(true);
   }, 120_000);
 
-  // A review of #25: an app (the agent's code) that reads LT_ACCESS_KEY from Elenchos's environ and prints it
+  // Found in review: an app (the agent's code) that reads LT_ACCESS_KEY from Elenchos's environ and prints it
   // through `base64` (wrapped at 76 columns) or as a hex dump spread it over lines, past a line-by-line match.
-  it('an app printing LT_ACCESS_KEY base64-wrapped and as hex dumps shows it neither in app.log nor on the terminal', () => {
+  it('an app printing LT_ACCESS_KEY base64-wrapped and as hex dumps shows it neither in app.log nor on the terminal', async () => {
     const key = 'Kq8Zr3Wm5Tx7Vn2Pb9Lc4Hd6Fg1Js0YkQw3Er5Ty7Ui9Op2As4Df6Gh8';
     const p = makeProject({
       config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 10, env: { TINY_APP_MODE: 'print-key-encoded' } } },
     });
-    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, LT_USERNAME: 'kane-user', LT_ACCESS_KEY: key });
+    const run = await spawnCli(['run', 'tasks/add-task.json', '--verbose'], p.root, {
+      ...p.env,
+      LT_USERNAME: 'kane-user',
+      LT_ACCESS_KEY: key,
+    });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // The app did print it, in every form (the [REDACTED] marks are where).
     for (const form of ['tiny-app: base64', 'tiny-app: od', 'tiny-app: xxd', 'tiny-app: hex'])
@@ -110,7 +116,7 @@ describe('secrets', () => {
   // back whole in agent.log as UTF-16LE, spelled with spaces (on the terminal too), and in two entry names of
   // untracked.tar.gz; reversed, base32, rot13 and %XX encodings got through as well. The agent here uses the
   // standard tools themselves (test/fixtures/agents/encoding-leaker.sh says which made what).
-  it('a key the agent was given, printed and stored in every encoding one standard tool makes, is in no stored byte and not on the terminal', () => {
+  it('a key the agent was given, printed and stored in every encoding one standard tool makes, is in no stored byte and not on the terminal', async () => {
     const key = 'sk-ant-api03-Zq8Wm5Tx7Vn2Pb9Lc4Hd6Fg1Js0YkQw3Er5';
     const p = makeProject({
       config: {
@@ -123,7 +129,7 @@ describe('secrets', () => {
         },
       },
     });
-    const run = runCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ANTHROPIC_API_KEY: key });
+    const run = await spawnCli(['run', 'tasks/add-task.json', '--verbose'], p.root, { ...p.env, ANTHROPIC_API_KEY: key });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // The agent did print and store it (the lines it wrote are there, with [REDACTED] where the key was).
     for (const said of ['spaced: [REDACTED]', '[agent] base32 lower, no padding:', '[agent] encoding-leaker: done'])
@@ -148,14 +154,14 @@ describe('secrets', () => {
     // file masked (its patch hunk names the masked blob, so git apply accepts it). Apply refuses: the
     // stored change is no longer the tree the verifier passed.
     const back = path.join(tempDir('elenchos-restored-'), 'tree');
-    const restored = runCli(['restore', 'latest', '--to', back], p.root, p.env);
+    const restored = await runMain(['restore', 'latest', '--to', back], p.root, p.env);
     expect(restored.code, restored.stdout + restored.stderr).toBe(0);
     expect(readFileSync(path.join(back, 'key-[REDACTED].txt'), 'utf8')).toBe('x\n');
     expect(readFileSync(path.join(back, 'dir-[REDACTED]/inside.txt'), 'utf8')).toBe('inside\n');
     const staged = readFileSync(path.join(back, 'staged-utf16.txt'));
     expect(staged.length).toBe(2 + 2 * key.length);
     expect(staged.includes('*'.repeat(2 * key.length - 1))).toBe(true);
-    const applied = runCli(['apply', 'latest'], p.root, p.env);
+    const applied = await runMain(['apply', 'latest'], p.root, p.env);
     expect(applied.code, applied.stdout + applied.stderr).toBe(3);
     expect(applied.stderr).toMatch(/does not rebuild the tree the verifier passed/);
   }, 120_000);

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { BIN } from './cli.js';
+import { BIN, spawnCli } from './cli.js';
 import { tempDir, tempRepo } from './temp.js';
 import { REPO_ROOT } from '../fixtures/playwright/verify-context.js';
 
@@ -81,6 +81,16 @@ export interface AttackRun {
 /** `elenchos run` of the task with `env` (room for a real-browser verification on a loaded machine). */
 export function runAttack(root: string, env: NodeJS.ProcessEnv = process.env): AttackRun {
   const result = spawnSync(process.execPath, [BIN, 'run', 'tasks/clear-list.json'], { cwd: root, env, encoding: 'utf8', timeout: 220_000 });
+  return attackRun(root, result.status, result.stdout + result.stderr);
+}
+
+/** runAttack without blocking the worker, for cases that run together (`describe.concurrent`). */
+export async function runAttackAsync(root: string, env: NodeJS.ProcessEnv = process.env): Promise<AttackRun> {
+  const result = await spawnCli(['run', 'tasks/clear-list.json'], root, env, 220_000);
+  return attackRun(root, result.code, result.stdout + result.stderr);
+}
+
+function attackRun(root: string, code: number | null, output: string): AttackRun {
   const [run] = readdirSync(path.join(root, '.elenchos/runs'));
   const dir = path.join(root, '.elenchos/runs', run!);
   const record = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
@@ -91,5 +101,5 @@ export function runAttack(root: string, env: NodeJS.ProcessEnv = process.env): A
     // no attempt record (the run ended before verification)
   }
   const criteria = Object.fromEntries((attempt.criteria ?? []).map((c: any) => [c.id, c.status]));
-  return { code: result.status, output: result.stdout + result.stderr, dir, record, attempt, criteria };
+  return { code, output, dir, record, attempt, criteria };
 }

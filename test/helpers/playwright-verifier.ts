@@ -16,6 +16,7 @@ import {
   verifyContext,
   type ContextOptions,
 } from '../fixtures/playwright/verify-context.js';
+import { REPLAY_BROWSER, REPLAY_COMMAND, replayApp } from './playwright-replay.js';
 import { tempDir } from './temp.js';
 
 export const hasChromium = existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium');
@@ -29,13 +30,17 @@ export interface PlaywrightBench {
   verify(spec: string, options?: Partial<ContextOptions>): Promise<VerificationResult>;
 }
 
-/** Registers the bench's beforeAll and afterAll in the calling test file. */
-export function playwrightBench(): PlaywrightBench {
+/**
+ * Registers the bench's beforeAll and afterAll in the calling test file. `replay`: Playwright is the replay
+ * of its recorded runs (test/helpers/playwright-replay.ts) and the app a fixed URL; else the real one.
+ */
+export function playwrightBench(settings: { replay?: boolean } = {}): PlaywrightBench {
   let app: TinyApp | undefined;
   let project: string | undefined;
   let before: string[] = [];
+  const command = settings.replay ? REPLAY_COMMAND : undefined;
   beforeAll(async () => {
-    app = await startTinyApp();
+    app = settings.replay ? await replayApp() : await startTinyApp();
     project = tempDir('elenchos-pw-project-');
     linkNodeModules(project);
     copyFixtureSpecs(project);
@@ -59,6 +64,8 @@ export function playwrightBench(): PlaywrightBench {
         url: bench.app.url,
         evidenceDir,
         criteria: criteria(2),
+        command,
+        ...(settings.replay ? { browserPath: REPLAY_BROWSER } : {}),
         ...options,
       });
       const result = await playwrightAdapter.verify(ctx);

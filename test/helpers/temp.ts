@@ -6,9 +6,16 @@ import path from 'node:path';
 import { afterAll } from 'vitest';
 
 const made: string[] = [];
-afterAll(() => {
+
+/** Removes every folder tempDir made so far. */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
+
+// After the test file that loaded this module. A suite that shares modules between its files (`isolate:
+// false`, as `npm test` does) loads it once per worker, so its config also names test/helpers/each-file.ts,
+// which registers the same for every file.
+afterAll(removeTempDirs);
 
 /** A fresh empty directory (real path, so symlink checks compare like with like), in `parent` (the temp folder). */
 export function tempDir(prefix = 'elenchos-test-', parent = tmpdir()): string {

@@ -21,7 +21,7 @@ function repo(): string {
 
 const write = (root: string, rel: string, content: string) => writeFiles(root, { [rel]: content });
 
-describe('snapshotWorkspace', () => {
+describe.concurrent('snapshotWorkspace', () => {
   it('is equal when nothing changed, clean or dirty', async () => {
     const root = repo();
     const clean = await snapshotWorkspace(root);
@@ -125,7 +125,7 @@ describe('snapshotWorkspace', () => {
   });
 });
 
-describe('diffSnapshots', () => {
+describe.concurrent('diffSnapshots', () => {
   it('names each difference in words', async () => {
     const root = repo();
     write(root, 'gone-soon.txt', 'x');

@@ -53,7 +53,7 @@ function baseRepo(): { root: string; base: string; work: string } {
   return { root, base: gitSync(root, 'rev-parse', 'HEAD').trim(), work: path.join(root, '.elenchos', 'workspaces', 'w') };
 }
 
-describe('saveWorkspace and restoreWorkspace', () => {
+describe.concurrent('saveWorkspace and restoreWorkspace', () => {
   for (const mode of ['scanning itself', 'reusing a snapshot'] as const) {
     it(`round-trips every kind of change byte for byte, agent commits included (${mode})`, async () => {
       const { root, base, work } = baseRepo();
@@ -159,7 +159,7 @@ describe('saveWorkspace and restoreWorkspace', () => {
   });
 });
 
-describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
+describe.concurrent('applyStoredWorkspace into a checkout (refuseExisting)', () => {
   it('writes nothing when a new file would overwrite one already there, or when the patch does not apply', async () => {
     const root = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'local/\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
@@ -189,7 +189,7 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('two\n');
     expect(readFileSync(path.join(checkout, 'new.txt'), 'utf8')).toBe('mine\n');
   });
-  it("a nested repository's .git never travels, and a stored one is refused before anything is written (#25)", async () => {
+  it("a nested repository's .git never travels, and a stored one is refused before anything is written", async () => {
     const root = tempRepo({ 'a.txt': 'one\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     for (const redact of [false, true]) {
@@ -229,13 +229,13 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     expect(readFileSync(path.join(checkout, 'a.txt'), 'utf8')).toBe('one\n');
     expect(existsSync(path.join(checkout, 'vendor'))).toBe(false);
   });
-  // A review of #25: only a lowercase `.git` was refused. `.GIT` is `.git` on macOS and Windows, `GIT~1` its
+  // Found in review: only a lowercase `.git` was refused. `.GIT` is `.git` on macOS and Windows, `GIT~1` its
   // NTFS short name, and git uses a folder laid out as a bare repository (HEAD, objects/, refs/) when run in it.
   const HOOK = '[core]\n\tfsmonitor = touch /tmp/pwned-by-the-agent\n';
   const BARE = { HEAD: 'ref: refs/heads/main\n', config: HOOK, 'objects/info/packs': '\n', 'refs/heads/main': `${'a'.repeat(40)}\n` };
   const bareAt = (dir: string) => Object.fromEntries(Object.entries(BARE).map(([k, v]) => [`${dir}/${k}`, v]));
 
-  it('a nested repository spelled .GIT, .Git or GIT~1, or laid out bare, never travels (review of #25)', async () => {
+  it('a nested repository spelled .GIT, .Git or GIT~1, or laid out bare, never travels', async () => {
     const root = tempRepo({ 'a.txt': 'one\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     for (const redact of [false, true]) {
@@ -306,7 +306,7 @@ describe('applyStoredWorkspace into a checkout (refuseExisting)', () => {
     }
   });
 
-  it('a change that adds a file under a folder the checkout has as a symlink is refused before anything is written (#25)', async () => {
+  it('a change that adds a file under a folder the checkout has as a symlink is refused before anything is written', async () => {
     const root = tempRepo({ 'a.txt': 'one\n', '.gitignore': 'node_modules\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     const work = path.join(tempDir(), 'w');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { addWorktree, ensureExcluded, listWorktrees, removeWorktree } from '../../src/git/worktree.js';
 import { gitSync, tempRepo, writeFiles } from '../helpers/temp.js';
 
-describe('worktrees', () => {
+describe.concurrent('worktrees', () => {
   it('adds a detached worktree under new parent folders and lists it', async () => {
     const root = tempRepo({ 'a.txt': 'a\n' });
     const head = gitSync(root, 'rev-parse', 'HEAD').trim();

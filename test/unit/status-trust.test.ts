@@ -26,7 +26,7 @@ async function expectHidden(root: string, ...hidden: RegExp[]): Promise<void> {
   hidden.forEach((pattern, i) => expect(found[i]).toMatch(pattern));
 }
 
-describe('what hides a difference from git status', () => {
+describe.concurrent('what hides a difference from git status', () => {
   it('nothing, in an honest checkout (files ignored by the commit’s .gitignore, and a filter no driver runs)', async () => {
     const root = tempRepo({
       '.gitignore': 'node_modules/\n',
