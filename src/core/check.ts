@@ -18,6 +18,7 @@ import { checkTestLock } from './lock/test-lock-check.js';
 import { trackedSetupCopies } from './workspace/setup-copy-tracked.js';
 import { lockedTasksLeftOut } from './lock/locked-task-set.js';
 import { resolveCommit } from '../git/commit-files.js';
+import { dirtyPaths } from '../git/status.js';
 import { verifierInvocation } from './run/verify-context.js';
 import { weakeningArgProblem } from '../verifiers/playwright/weakening-args.js';
 
@@ -177,7 +178,11 @@ async function checkOne(
       );
     }
     if (resolved.verifierType === 'playwright') result.warnings.push(...(await fixedHostWarnings(resolved)));
-    const lock = await checkTestLock(root, resolved, { base: lockBase, configFile: loaded.path ?? undefined });
+    const lock = await checkTestLock(root, resolved, {
+      base: lockBase,
+      configFile: loaded.path ?? undefined,
+      dirty: () => dirtyPaths(root),
+    });
     result.lock = lock.file;
     result.problems.push(...lock.problems);
     result.notes.push(...lock.notes);

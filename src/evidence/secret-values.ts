@@ -21,28 +21,29 @@ export interface SecretSources {
  * same in the config's env maps, the setup cache key (when the machine has one), and secret verifier variables.
  */
 export function collectSecretValues(sources: SecretSources): string[] {
-  const values: string[] = [];
-  for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV, ...credentialNames(sources.env)]) {
+  // The machine's keys first: the setup cache's authenticates what a later run restores (an app that prints
+  // it could forge a cache); a signing key read from a key file (--signing-key-file) is in no variable.
+  const values: string[] = [readCacheKey(sources.env), signingKeyOrNull(sources.env)].filter((key): key is string => key !== null);
+  for (const name of [...(sources.redactEnv ?? []), ...CREDENTIAL_ENV]) {
     const value = sources.env[name];
     if (value) values.push(value);
   }
-  // A key read from a key file (--signing-key-file) is in no environment variable.
-  try {
-    const key = signingKeyFor(sources.env);
-    if (key) values.push(key);
-  } catch {
-    // a bad key file is reported where the key is used, not here
-  }
-  // The setup cache's key authenticates what a later run restores: an app that prints it could forge a cache.
-  const cacheKey = readCacheKey(sources.env);
-  if (cacheKey) values.push(cacheKey);
-  for (const env of sources.configEnv ?? []) {
+  // Every credential-looking name, in the run's environment and in the config's env maps alike.
+  for (const env of [sources.env, ...(sources.configEnv ?? [])]) {
     for (const name of credentialNames(env)) values.push(env[name]!);
   }
   for (const variable of Object.values(sources.variables ?? {})) {
     if (typeof variable === 'object' && variable.secret) values.push(variable.value);
   }
   return [...new Set(values)];
+}
+
+function signingKeyOrNull(env: NodeJS.ProcessEnv): string | null {
+  try {
+    return signingKeyFor(env) ?? null;
+  } catch {
+    return null; // a bad key file is reported where the key is used, not here
+  }
 }
 
 /** The machine's setup cache key as its file holds it (64 hex digits), or null when there is none yet. */

@@ -1,8 +1,7 @@
-// The only place that runs git: simple-git for text answers, execa where simple-git cannot do the job
-// (raw bytes, streaming into a file). Every call, either way, starts from gitEnv, runs with SAFE_GIT_CONFIG
-// and fails through gitFailure (a caller adds only what its command needs: a reset's core.sparseCheckout=false).
-// execa alone would do all three, but the read-only commands would then load it: about twice simple-git's
-// import time.
+// The only place that runs git, through simple-git: text or the bytes git wrote. The one exception is a patch
+// streamed into a file (gitToFile), which simple-git would hold in memory whole. Every call starts from gitEnv,
+// runs with SAFE_GIT_CONFIG and fails through gitFailure (a caller adds only what its command needs: a reset's
+// core.sparseCheckout=false).
 // Failures read as one line naming the command, the folder and git's words.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
@@ -48,7 +47,7 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
   'core.multiPackIndex=false',
 ];
 
-/** The same settings as `-c` arguments, for the calls that go through execa. */
+/** The same settings as `-c` arguments, for the patch streamed through execa (gitToFile). */
 export const SAFE_GIT_ARGS: readonly string[] = SAFE_GIT_CONFIG.flatMap((setting) => ['-c', setting]);
 
 // Held object folders of this process's runs (object-quarantine.ts): every git call of ours reads them as
@@ -132,9 +131,20 @@ function gitFailure(args: readonly string[], cwd: string, stderr: string, error:
 
 /** Runs `git args` in `cwd` and returns stdout; throws GitError with git's stderr on failure. */
 export async function git(args: readonly string[], options: GitOptions): Promise<string> {
+  return (await runGit(args, options)).text;
+}
+
+/** Like `git` but returns stdout as bytes: `-z` output holds paths that are not valid UTF-8. */
+export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  return (await runGit(args, options)).bytes;
+}
+
+/** One git process through simple-git: its output as text, and as the bytes git wrote (read where simple-git hands them over). */
+async function runGit(args: readonly string[], options: GitOptions): Promise<{ text: string; bytes: Buffer }> {
   // Loaded on first use: the commands that never touch git do not pay for it.
   const { simpleGit } = await import('simple-git');
   let stderr = '';
+  let bytes = Buffer.alloc(0);
   try {
     const env = gitEnv(options);
     const client = simpleGit({
@@ -146,40 +156,27 @@ export async function git(args: readonly string[], options: GitOptions): Promise
       // The two hook settings are ours, pinned to "none": simple-git refuses any value of them unless allowed.
       unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true, allowUnsafeFsMonitor: true, allowUnsafeHooksPath: true },
       input: options.input === undefined ? undefined : () => options.input,
-      // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails.
+      // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails. Its text is
+      // UTF-8 decoded: the bytes are taken here, as git wrote them.
       errors: (error, result) => {
-        if (error === undefined && result.exitCode === 0) return undefined;
+        if (error === undefined && result.exitCode === 0) {
+          bytes = Buffer.concat(result.stdOut);
+          return undefined;
+        }
         stderr = Buffer.concat(result.stdErr).toString('utf8');
         return error ?? new Error(`exit code ${result.exitCode}`);
       },
     });
-    return await client.env(env).raw([...args]);
+    const text = await client.env(env).raw([...args]);
+    return { text, bytes };
   } catch (error) {
     throw gitFailure(args, options.cwd, stderr, error);
   }
 }
 
-/** Like `git` but returns stdout as bytes: `-z` output holds paths that are not valid UTF-8. */
-export async function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
-  // simple-git hands every task's output to its parsers as UTF-8 text: the bytes come from execa.
-  const { execa } = await import('execa');
-  const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
-    cwd: options.cwd,
-    env: gitEnv(options),
-    extendEnv: false,
-    encoding: 'buffer',
-    stripFinalNewline: false, // bytes as git wrote them (a blob's last newline is part of it)
-    maxBuffer: 512 * 1024 * 1024,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    reject: false,
-  });
-  if (result.failed) throw gitFailure(args, options.cwd, Buffer.from(result.stderr ?? []).toString('utf8'), result);
-  return Buffer.from(result.stdout.buffer, result.stdout.byteOffset, result.stdout.byteLength);
-}
-
 /** Streams `git args` stdout into `file` (a patch may be large); resolves with the bytes written. */
 export async function gitToFile(args: readonly string[], options: GitOptions & { file: string }): Promise<number> {
-  // simple-git keeps a task's whole output in memory: a patch streams to disk through execa instead.
+  // simple-git keeps a task's whole output in memory, whatever reads it: a patch streams to disk through execa.
   const { execa } = await import('execa');
   const { stat } = await import('node:fs/promises');
   const result = await execa('git', [...SAFE_GIT_ARGS, ...args], {
@@ -195,19 +192,35 @@ export async function gitToFile(args: readonly string[], options: GitOptions & {
   return (await stat(options.file)).size;
 }
 
-// The main checkout's common git folder does not move while this process runs: asked once per root
-// (the pool's reset, the worktree integrity check and info/exclude all need it, for every task).
-const commonDirs = new Map<string, Promise<string>>();
+// The main checkout's common git folder and its object format do not change while this process runs: asked
+// once per root, in one git call (the pool's reset, the worktree integrity check, info/exclude and the object
+// quarantine all need them, for every task).
+const stores = new Map<string, Promise<RepositoryStore>>();
 
-/** `root`'s common git folder (`--git-common-dir`, absolute), asked of git once per process. */
-export function commonGitDir(root: string): Promise<string> {
-  let found = commonDirs.get(root);
+/** Where `root`'s repository keeps what its worktrees share, and how it names its objects. */
+export interface RepositoryStore {
+  /** The common git folder (`--git-common-dir`, absolute). */
+  commonDir: string;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+/** `root`'s common git folder and object format, asked of git once per process. */
+export function repositoryStore(root: string): Promise<RepositoryStore> {
+  let found = stores.get(root);
   if (!found) {
-    found = git(['rev-parse', '--git-common-dir'], { cwd: root }).then((out) => path.resolve(root, out.trim()));
-    found.catch(() => commonDirs.delete(root));
-    commonDirs.set(root, found);
+    found = git(['rev-parse', '--git-common-dir', '--show-object-format'], { cwd: root }).then((out) => {
+      const [common = '', format] = out.trim().split('\n');
+      return { commonDir: path.resolve(root, common.trim()), objectFormat: format?.trim() === 'sha256' ? 'sha256' : 'sha1' };
+    });
+    found.catch(() => stores.delete(root));
+    stores.set(root, found);
   }
   return found;
+}
+
+/** `root`'s common git folder (`--git-common-dir`, absolute), asked of git once per process. */
+export async function commonGitDir(root: string): Promise<string> {
+  return (await repositoryStore(root)).commonDir;
 }
 
 /** The repository's top level containing `cwd`, or null outside a repository. */

@@ -14,7 +14,7 @@ import { constants, mkdirSync } from 'node:fs';
 import { link, mkdir, mkdtemp, open, readdir, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInflate } from 'node:zlib';
-import { commonGitDir, git, shareObjects, unshareObjects } from './git.js';
+import { git, repositoryStore, shareObjects, unshareObjects } from './git.js';
 
 /** Every run's quarantines and held objects, inside the store (a rename stays on one filesystem). */
 export const PRIVATE_OBJECTS = 'elenchos-private';
@@ -26,6 +26,8 @@ export interface ObjectQuarantine {
   dir: string;
   /** Where the checked objects go: the store itself, or the run's held folder (heldObjectsDir). */
   into: string;
+  /** How the repository names its objects: what each object is checked against. */
+  algorithm: 'sha1' | 'sha256';
 }
 
 /** `objects/elenchos-private`, made when missing: a sandbox hides it whole, which needs it to exist. */
@@ -46,13 +48,14 @@ export function heldObjectsDir(objects: string, runId: string): string {
  * settled into the store.
  */
 export async function openObjectQuarantine(root: string, runId?: string): Promise<ObjectQuarantine> {
-  const objects = path.join(await commonGitDir(root), 'objects');
-  if (runId === undefined) return { objects, dir: await mkdtemp(path.join(objects, 'incoming-')), into: objects };
+  const { commonDir, objectFormat: algorithm } = await repositoryStore(root);
+  const objects = path.join(commonDir, 'objects');
+  if (runId === undefined) return { objects, dir: await mkdtemp(path.join(objects, 'incoming-')), into: objects, algorithm };
   const into = heldObjectsDir(objects, runId);
   await mkdir(into, { recursive: true });
   privateObjectsDir(objects);
   shareObjects(into);
-  return { objects, dir: await mkdtemp(path.join(path.dirname(into), 'incoming-')), into };
+  return { objects, dir: await mkdtemp(path.join(path.dirname(into), 'incoming-')), into, algorithm };
 }
 
 /**
@@ -60,11 +63,12 @@ export async function openObjectQuarantine(root: string, runId?: string): Promis
  * removed: at the end of a run, or of a best-of run for all its candidates at once. Nothing held: nothing done.
  */
 export async function releaseHeldObjects(root: string, runId: string): Promise<SettledObjects> {
-  const objects = path.join(await commonGitDir(root), 'objects');
+  const { commonDir, objectFormat: algorithm } = await repositoryStore(root);
+  const objects = path.join(commonDir, 'objects');
   const held = heldObjectsDir(objects, runId);
   try {
     if (!(await readdir(held).catch(() => null))) return { kept: 0, known: 0, forged: [] };
-    return await settleObjectQuarantine(root, { objects, dir: held, into: objects });
+    return await settleObjectQuarantine(root, { objects, dir: held, into: objects, algorithm });
   } finally {
     unshareObjects(held);
     await rm(path.dirname(held), { recursive: true, force: true });
@@ -92,7 +96,7 @@ export const LOOSE_REST = /^[0-9a-f]{38}([0-9a-f]{24})?$/;
 export async function settleObjectQuarantine(root: string, quarantine: ObjectQuarantine): Promise<SettledObjects> {
   const settled: SettledObjects = { kept: 0, known: 0, forged: [] };
   try {
-    const algorithm = (await git(['rev-parse', '--show-object-format'], { cwd: root })).trim() === 'sha256' ? 'sha256' : 'sha1';
+    const { algorithm } = quarantine;
     for (const entry of await readdir(quarantine.dir, { withFileTypes: true })) {
       if (entry.isDirectory() && LOOSE_NAME.test(entry.name)) {
         for (const name of await readdir(path.join(quarantine.dir, entry.name))) {

@@ -70,11 +70,6 @@ export async function readStatus(cwd: string, options: { noRenames?: boolean; in
   return result;
 }
 
-/** Every staged, unstaged and untracked path of `cwd`, with git's two status letters. */
-export async function statusEntries(cwd: string, options: { noRenames?: boolean } = {}): Promise<StatusEntry[]> {
-  return (await readStatus(cwd, options)).entries;
-}
-
 /** The commit checked out in `cwd` (full sha). */
 export async function headCommit(cwd: string): Promise<string> {
   return (await git(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })).trim();
@@ -87,9 +82,32 @@ export interface DirtyPathsOptions {
 
 /** Staged, unstaged and untracked non-ignored paths, sorted; what makes a checkout "not clean". */
 export async function dirtyPaths(root: string, options: DirtyPathsOptions = {}): Promise<string[]> {
+  return dirtyAmong((await readStatus(root)).entries, options);
+}
+
+/** `root`'s HEAD and dirty paths, read once. */
+export interface CheckoutState {
+  /** HEAD's full sha; null before the first commit, or when git could not say. */
+  head: Promise<string | null>;
+  /** Staged, unstaged and untracked paths (as dirtyPaths); rejects with git's own failure. */
+  dirty: Promise<string[]>;
+}
+
+/**
+ * Starts reading the checkout's HEAD and dirty paths, both from one `git status` (a run's preflight, or
+ * every task of one `verify`, which all verify the same commit).
+ */
+export function readCheckoutState(root: string): CheckoutState {
+  const status = readStatus(root);
+  const dirty = status.then((s) => dirtyAmong(s.entries));
+  dirty.catch(() => undefined); // awaited where the answer is needed; a failure before then is not an unhandled rejection
+  return { head: status.then((s) => s.head).catch(() => null), dirty };
+}
+
+function dirtyAmong(entries: readonly StatusEntry[], options: DirtyPathsOptions = {}): string[] {
   const prefixes = [ELENCHOS_DIR, ...(options.ignore ?? [])];
   const paths = new Set<string>();
-  for (const entry of await statusEntries(root)) {
+  for (const entry of entries) {
     for (const p of entry.from === undefined ? [entry.path] : [entry.path, entry.from]) {
       if (!isUnderPrefix(p, prefixes)) paths.add(p);
     }
@@ -97,24 +115,28 @@ export async function dirtyPaths(root: string, options: DirtyPathsOptions = {}):
   return [...paths].sort();
 }
 
-/** Which of `relPaths` are in the index (tracked), in one git call. */
-export async function trackedAmong(root: string, relPaths: readonly string[]): Promise<Set<string>> {
-  if (relPaths.length === 0) return new Set();
-  const out = await git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...relPaths.map(toPosix)], { cwd: root }).catch(
-    () => '',
-  );
-  return new Set(splitNul(out));
+/** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
+export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
+  return (await gitTracking(root, relPaths, { index: false })).inHead;
+}
+
+/** What git tracks among some paths: the files in HEAD and the paths in the index. */
+export interface Tracking {
+  inHead: Set<string>;
+  inIndex: Set<string>;
+}
+
+/** Which of `relPaths` are files in HEAD and which are in the index, both asked of git at once (`index: false`: HEAD only). */
+export async function gitTracking(root: string, relPaths: readonly string[], asked: { index?: boolean } = {}): Promise<Tracking> {
+  if (relPaths.length === 0) return { inHead: new Set(), inIndex: new Set() };
+  const paths = relPaths.map(toPosix);
+  const [head, index] = await Promise.all([
+    git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...paths], { cwd: root }).catch(() => ''),
+    asked.index === false ? '' : git(['--literal-pathspecs', 'ls-files', '--cached', '-z', '--', ...paths], { cwd: root }).catch(() => ''),
+  ]);
+  return { inHead: new Set(splitNul(head)), inIndex: new Set(splitNul(index)) };
 }
 
 function toPosix(relPath: string): string {
   return relPath.replaceAll('\\', '/').replace(/^\.\//, '');
-}
-
-/** Which of `relPaths` are files in HEAD, in one git call (on a clean tree: "committed"). */
-export async function filesInHead(root: string, relPaths: readonly string[]): Promise<Set<string>> {
-  if (relPaths.length === 0) return new Set();
-  const out = await git(['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...relPaths.map(toPosix)], {
-    cwd: root,
-  }).catch(() => '');
-  return new Set(splitNul(out));
 }

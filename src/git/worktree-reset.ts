@@ -227,6 +227,19 @@ export async function worktreeGitDirs(root: string, dir: string): Promise<{ comm
   return { commonDir: await commonGitDir(root), gitDir: admin };
 }
 
+/** A worktree's git folders, proven to be `root`'s (worktreeGitDirs), and its index as it is now. */
+export interface WorktreeBaseline {
+  dirs: { commonDir: string; gitDir: string } | undefined;
+  index: TrustedIndex;
+}
+
+/** Proves `dir`'s git folders once and reads its index from them (a run's baselines); throws when they cannot be proven. */
+export async function worktreeBaseline(root: string, dir: string): Promise<WorktreeBaseline> {
+  const dirs = await worktreeGitDirs(root, dir);
+  // Not provable: readWorktreeIndex throws and says why.
+  return { dirs, index: dirs ? await readIndex(dirs.gitDir) : await readWorktreeIndex(root, dir) };
+}
+
 /** The admin folder `dir/.git` names, if and only if it is one of `root`'s and names `dir` back. */
 async function adminDir(root: string, dir: string): Promise<string | { ok: false; reason: string }> {
   const dotGit = await readFile(path.join(dir, '.git'), 'utf8').catch(() => null);

@@ -1,7 +1,10 @@
 import { rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dirtyPaths, filesInHead, headCommit, trackedAmong } from '../../src/git/status.js';
+import { dirtyPaths, filesInHead, gitTracking, headCommit } from '../../src/git/status.js';
+
+// trackedAmong became the index half of gitTracking.
+const trackedAmong = async (root: string, paths: string[]) => (await gitTracking(root, paths)).inIndex;
 import { gitSync, tempRepo, writeFiles } from '../helpers/temp.js';
 
 const files = { '.gitignore': 'node_modules/\n*.log\n', 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'tests/x_test.md': '# x\n' };

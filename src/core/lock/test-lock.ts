@@ -108,6 +108,18 @@ export async function readTestLock(root: string, taskLabel: string): Promise<{ f
   return { file, lock: parsed.data };
 }
 
+/** A lock's text (as a base commit has it), or null when it is not a lock of this format: nothing to compare with. */
+export function parseTestLock(text: string): TestLock | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = TestLockSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
 /** Writes the lock as JSON with a trailing newline (stable key order: the diff is for a reviewer). */
 export async function writeTestLock(root: string, file: string, lock: TestLock): Promise<void> {
   await writeFile(path.join(root, file), `${JSON.stringify(lock, null, 2)}\n`);

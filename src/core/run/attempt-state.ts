@@ -73,7 +73,7 @@ export class Attempt {
       appFailure: null,
       cost: { agentUsd: null, agentTurns: null, inputTokens: null, outputTokens: null, kaneCredits: null },
       stoppedProcesses: [],
-      guards: ctx.guardPlan ? { sandbox: ctx.guardPlan.sandbox } : {},
+      guards: { sandbox: ctx.guardPlan.sandbox },
     };
   }
 

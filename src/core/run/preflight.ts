@@ -11,19 +11,19 @@ import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import { checkSetupCopy } from '../../config/setup-copy.js';
 import { PreflightError } from '../../errors.js';
 import { findRepoRoot } from '../../git/git.js';
-import { dirtyPaths, filesInHead, headCommit } from '../../git/status.js';
+import { gitTracking, readCheckoutState, type CheckoutState, type Tracking } from '../../git/status.js';
 import { commandExecutable } from '../../process/command-string.js';
 import { findExecutable } from '../../process/find-executable.js';
 import { sandboxFor } from '../sandbox-probe.js';
 import { globMatcher } from '../../util/glob-match.js';
 import { checkJsonInputs } from '../json-inputs.js';
 import { frameworkSyncFor, generatedHere } from '../workspace/framework-sync.js';
-import { howToVerify } from '../lock/mapping-hint.js';
+import { checkMapping } from '../lock/mapping-hint.js';
 import { resolveTask, type ResolvedTask } from '../resolve-task.js';
 import { checkTestLock } from '../lock/test-lock-check.js';
-import { trackedSetupCopies } from '../workspace/setup-copy-tracked.js';
+import { setupCopiesTracked, setupCopyPaths } from '../workspace/setup-copy-tracked.js';
 import { findVerifierInputs } from '../lock/verifier-inputs.js';
-import { loadNeedsHuman } from '../stored-runs/needs-human.js';
+import { refuseNeedsHuman } from '../stored-runs/needs-human.js';
 import { verifierInvocation } from './verify-context.js';
 import { refuseWeakeningArgs } from '../../verifiers/playwright/weakening-args.js';
 
@@ -63,18 +63,6 @@ export interface PreflightOptions {
   checkout?: CheckoutState;
 }
 
-/** `repoRoot`'s HEAD (null: no commit) and dirty paths, read once; a failed read is asked again per task. */
-export interface CheckoutState {
-  head: Promise<string | null>;
-  dirty: Promise<string[] | null>;
-}
-
-/** Starts reading the checkout's HEAD and status, for every task of one `verify` to share. */
-export function readCheckoutState(root: string): CheckoutState {
-  const state = { head: headCommit(root).catch(() => null), dirty: dirtyPaths(root).catch(() => null) };
-  return state;
-}
-
 export interface Preflight {
   root: string;
   head: string;
@@ -97,11 +85,10 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       `${options.cwd} is not inside a git repository; run elenchos from your project's checkout`,
     );
   }
-  // The status of the whole tree is the slowest question on a large repository: asked now, while the
-  // config, the task and its lock are read, and awaited where the answer is needed (errors keep their order).
-  const dirtyAnswer = options.checkout ? options.checkout.dirty.then((d) => d ?? dirtyPaths(root)) : dirtyPaths(root);
-  dirtyAnswer.catch(() => undefined); // awaited below; a failure before then is not an unhandled rejection
-  const head = (await options.checkout?.head) ?? (await headCommit(root).catch(() => null));
+  // HEAD and the status of the whole tree come from one git process (the caller's, when it read them once
+  // for all its tasks); the dirty paths are awaited where they are needed (errors keep their order).
+  const checkout = options.checkout ?? readCheckoutState(root);
+  const head = await checkout.head;
   if (head === null)
     throw new PreflightError('NO_COMMIT', `${root} has no commit yet; commit your project first (the agent works on a worktree of HEAD)`);
   const loaded = await loadConfig({ root, file: options.configFile, env: options.env, overrides: options.overrides });
@@ -123,7 +110,11 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     );
   }
   // The lock first: a deleted or renamed step also unmaps its criterion, and the lock says which commit did it.
-  const testLock = await checkTestLock(root, resolved, { base: options.lockBase, configFile: options.configFile });
+  const testLock = await checkTestLock(root, resolved, {
+    base: options.lockBase,
+    configFile: options.configFile,
+    dirty: () => checkout.dirty,
+  });
   if (testLock.problems.length > 0) {
     throw new PreflightError(
       'TEST_WEAKENED',
@@ -133,7 +124,7 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
   }
   checkMapping(resolved);
   refuseWeakeningArgs(resolved.verifierType, verifierInvocation(config, resolved), loaded.label);
-  const dirty = await dirtyAnswer;
+  const dirty = await checkout.dirty;
   if (dirty.length > 0 && options.requireClean !== false) {
     const shown = dirty.slice(0, 10).join(', ') + (dirty.length > 10 ? `, and ${dirty.length - 10} more` : '');
     const why = options.needsAgent ? 'the agent works on HEAD' : 'verify --in-place checks the committed code';
@@ -141,15 +132,17 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
       details: dirty.length > 10 ? dirty : [],
     });
   }
-  // "Committed" is "in HEAD and not changed since": one git call for every file the run locks.
-  // The test lock is part of the contract: an agent that rewrites it is caught like one that rewrites the test.
+  // "Committed" is "in HEAD and not changed since": git is asked once for every file the run locks, and for
+  // the setup.copy entries (which must not be tracked). The test lock is part of the contract: an agent that
+  // rewrites it is caught like one that rewrites the test.
   const inputs = await findVerifierInputs(root, resolved, config);
   if (inputs.unresolved.length > 0)
     throw new PreflightError('VERIFIER_INPUT_UNRESOLVED', inputs.unresolved[0]!, { details: inputs.unresolved.slice(1) });
   const extras = [...inputs.files, ...(testLock.file ? [testLock.file] : [])];
   const broken = await checkJsonInputs(root, extras);
   if (broken.length > 0) throw new PreflightError('VERIFIER_INPUT_INVALID', broken[0]!, { details: broken.slice(1) });
-  const inHead = await filesInHead(root, [resolved.label, resolved.testFileLabel, ...extras]);
+  const tracking = await gitTracking(root, [resolved.label, resolved.testFileLabel, ...extras, ...setupCopyPaths(config.setup.copy)]);
+  const inHead = new Set(tracking.inHead);
   const changed = new Set(dirty);
   for (const [what, file] of [
     ['task file', resolved.label],
@@ -163,10 +156,9 @@ export async function preflight(options: PreflightOptions): Promise<Preflight> {
     }
   }
   for (const file of extras) if (changed.has(file)) inHead.delete(file);
-  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, inHead);
+  const extraInputs = await checkVerifierInputs(resolved, config, root, loaded.label, extras, { inHead, tracking });
   checkAppWrites(config, loaded.label, [resolved.label, resolved.testFileLabel, ...extras]);
-  if (options.needsAgent) await checkAgent(config, root, options.env);
-  await checkVerifier(resolved, config, root, options.env);
+  await checkExecutables(config, resolved, root, options.env, options.needsAgent);
   if (!config.app.command) {
     throw new PreflightError(
       'NO_APP_COMMAND',
@@ -186,15 +178,18 @@ async function checkVerifierInputs(
   root: string,
   configLabel: string,
   extra: string[],
-  inHead: ReadonlySet<string>,
+  git: { inHead: ReadonlySet<string>; tracking: Tracking },
 ): Promise<string[]> {
+  const { inHead } = git;
+  // Whether each input is there, looked at once (reported after the setup.copy problems, as before).
+  const present = new Map(await Promise.all(extra.map(async (file) => [file, await isFile(path.join(root, file))] as const)));
   const copy = await checkSetupCopy(config.setup.copy, root, configLabel);
   if (copy.problems.length > 0) throw new PreflightError('SETUP_COPY_MISSING', copy.problems[0]!, { details: copy.problems.slice(1) });
-  const tracked = await trackedSetupCopies(config.setup.copy, root, configLabel);
+  const tracked = setupCopiesTracked(config.setup.copy, configLabel, git.tracking);
   if (tracked.length > 0) throw new PreflightError('SETUP_COPY_TRACKED', tracked[0]!, { details: tracked.slice(1) });
   const copied = new Set(copy.files);
   for (const file of extra) {
-    if (!(await isFile(path.join(root, file)))) {
+    if (!present.get(file)) {
       throw new PreflightError(
         'VERIFIER_INPUT_MISSING',
         `${file}: ${resolved.testFileLabel} needs it (the verifier reads it) but it does not exist; create and commit it, or fix the reference`,
@@ -224,64 +219,40 @@ async function isFile(file: string): Promise<boolean> {
   );
 }
 
-async function checkAgent(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
-  if (config.agent.type === 'command' && !config.agent.command) {
+/** The agent's executable (when the run has an agent) and the verifier's are there, both looked up at once. */
+async function checkExecutables(
+  config: Config,
+  resolved: ResolvedTask,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  needsAgent: boolean,
+): Promise<void> {
+  if (needsAgent && config.agent.type === 'command' && !config.agent.command) {
     throw new PreflightError(
       'NO_AGENT_COMMAND',
       'agent.command is not set; agent.type "command" needs the executable to run (e.g. "./scripts/agent.sh")',
     );
   }
-  const { command } = agentAdapter(config.agent.type).command(config.agent);
-  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
-    throw new PreflightError(
-      'AGENT_NOT_FOUND',
-      `agent executable "${command}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(command)}`,
-    );
-  }
-}
-
-async function checkVerifier(resolved: ResolvedTask, config: Config, root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const agent = needsAgent ? agentAdapter(config.agent.type).command(config.agent).command : null;
   // "npx playwright" is a command and its first argument: look up the executable only.
   const configured = verifierInvocation(config, resolved).command;
-  const command = commandExecutable(configured ?? resolved.verifier.defaultCommand().command);
-  if (!(await findExecutable(command, { cwd: root, pathEnv: env.PATH }))) {
+  const verifier = commandExecutable(configured ?? resolved.verifier.defaultCommand().command);
+  const lookup = { cwd: root, pathEnv: env.PATH };
+  const [agentFound, verifierFound] = await Promise.all([
+    agent === null ? true : findExecutable(agent, lookup),
+    findExecutable(verifier, lookup),
+  ]);
+  if (agent !== null && !agentFound) {
+    throw new PreflightError(
+      'AGENT_NOT_FOUND',
+      `agent executable "${agent}" not found (agent.type ${config.agent.type}); ${agentNotFoundFix(agent)}`,
+    );
+  }
+  if (!verifierFound) {
     const hint = resolved.verifierType === 'kane' ? 'install it with `npm install -g @testmuai/kane-cli`' : 'install it';
     throw new PreflightError(
       'VERIFIER_NOT_FOUND',
-      `verifier executable "${command}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
-    );
-  }
-}
-
-/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
-async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
-  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
-  if (!flagged) return;
-  throw new PreflightError(
-    'NEEDS_HUMAN',
-    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
-    { details: flagged.reasons },
-  );
-}
-
-/** A criterion no step verifies can never be PASS: refuse before an agent spends an hour on it. */
-export function checkMapping(resolved: ResolvedTask): void {
-  const { map } = resolved;
-  const problems = [
-    ...map.unmapped.map(
-      (id) =>
-        `${resolved.label}: criterion ${id} is verified by no step; ${howToVerify(resolved.verifierType, id, resolved.testFileLabel)}`,
-    ),
-    ...map.unknown.map(
-      (u) =>
-        `${resolved.testFileLabel}: step ${u.step} says @verifies ${u.id}, which is not a criterion of ${resolved.label}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`,
-    ),
-  ];
-  if (problems.length > 0) {
-    throw new PreflightError(
-      'UNMAPPED_CRITERIA',
-      `${resolved.label}: the criteria do not map onto the test (${problems.length} problem(s)); elenchos check ${resolved.label} shows the mapping`,
-      { details: problems },
+      `verifier executable "${verifier}" not found (verifier.type ${resolved.verifierType}); ${hint} or set verifier.command`,
     );
   }
 }

@@ -22,6 +22,7 @@ import type { AttemptSeal } from '../../evidence/seal-attempt.js';
 import type { AttemptGuards } from '../../evidence/guards-record.js';
 import type { GuardPlan } from './guard-plan.js';
 import type { Redactor } from '../../evidence/redact.js';
+import type { AgentAdapter } from '../../agents/types.js';
 
 export interface RunContext {
   runId: string;
@@ -38,6 +39,8 @@ export interface RunContext {
   /** The sandbox the agent, the app and setup.command run in, and why (what each attempt records). */
   sandbox: SandboxResolution;
   resolved: ResolvedTask;
+  /** The adapter of `config.agent.type`, picked once (as `resolved.verifier` is the verifier's). */
+  agent: AgentAdapter;
   locked: LockedFile[];
   /** Verifier output paths (repo-relative prefixes) left out of every snapshot. */
   excluded: string[];
@@ -56,8 +59,8 @@ export interface RunContext {
    * baselines) share, so the final manifest lists what each attempt left (core/run/attempt-seals.ts).
    */
   readonly attemptSeals: AttemptSeal[];
-  /** Which guards the verdict needs and how the children run sandboxed (absent in contexts made by hand in tests). */
-  guardPlan?: GuardPlan;
+  /** Which guards the verdict needs and how the children run sandboxed. */
+  guardPlan: GuardPlan;
   /** A join's re-verification: the agent's turn replays this stored change instead (core/run/phases/replay-turn.ts). */
   replay?: ReplaySource;
 }

@@ -3,39 +3,34 @@ import { withGitEnvironment } from '../../git/git.js';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { appWriteGlobs, verifierReadGlobs } from '../../config/app-writes.js';
-import { DiskFullError, ElenchosError, ExitCode, InputError, InterruptedError, describeError } from '../../errors.js';
-import { attemptDir, childLogPath, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
+import { DiskFullError, ExitCode, InputError, describeError } from '../../errors.js';
+import { childLogPath, runDir as runDirOf, workspacesDir } from '../../evidence/layout.js';
 import { newRunId } from '../../evidence/run-id.js';
 import { Redactor } from '../../evidence/redact.js';
 import { isDiskFull, recordChild, withRunScope } from '../../process/run-scope.js';
 import { ensureExcluded } from '../../git/worktree.js';
 import { releaseHeldObjects } from '../../git/object-quarantine.js';
-import { takeBaselines } from './baselines.js';
-import { attemptLoop } from './loop.js';
-import { prepareWorktree } from './worktree.js';
 import { lockContract } from '../lock/contract-lock.js';
 import type { RunReporter } from '../events.js';
 import { finishRun, startRunRecord, type RunRecordDraft } from './run-record-writer.js';
-import { diskFullTerminal, exitCodeFor } from './decide.js';
-import { preflight, type CheckoutState } from './preflight.js';
-import { signingKeyExposure } from '../key-exposure.js';
+import { exitCodeFor } from './decide.js';
+import { preflight, type Preflight } from './preflight.js';
+import { buildRunContext, type RunPlace } from './shared-context.js';
+import { announceRun } from './run-start.js';
+import { setUpAndAttempt } from './set-up-and-attempt.js';
+import type { CheckoutState } from '../../git/status.js';
 import { loadSigningKey, loadedSigningKey } from '../../util/signing-key.js';
 import { redactValue, redactingReporter, runSecretValues } from './run-secrets.js';
 import { ensureMachineCacheKey } from '../workspace/setup-cache-auth.js';
 import { cacheKeyPath } from '../../util/secret-paths.js';
-import { finishWithinMs, runSetup, syncFrameworkFiles } from '../workspace/setup.js';
-import { frameworkSyncFor } from '../workspace/framework-sync.js';
-import type { AttemptRecord, ReplaySource, RunContext, Terminal } from './run-context.js';
+import type { AttemptRecord, ReplaySource, Terminal } from './run-context.js';
 import type { RunGroup } from '../../evidence/run-group.js';
 import type { GuardName, RunMode } from '../../states.js';
-import { describeMissing, holdToPlan, planGuards, summarizeGuards } from './guards-stood.js';
+import { describeMissing, holdToPlan, summarizeGuards } from './guards-stood.js';
 import { lookAtStart } from './guards-at-start.js';
-import type { BlindGuard } from '../events.js';
 import { RunGuard } from './run-guard.js';
 import { Teardowns } from './teardown.js';
 import { pauseForTest } from '../test-pause.js';
-import { appSandboxed, openWithoutSandbox } from '../app/app-sandbox.js';
 import { BudgetTracker } from './budget.js';
 
 export interface RunTaskOptions {
@@ -138,17 +133,6 @@ async function runTaskInScope(options: RunTaskOptions): Promise<RunTaskResult> {
   }
 }
 
-type Preflight = Awaited<ReturnType<typeof preflight>>;
-
-interface RunPlace {
-  runId: string;
-  dir: string;
-  workspace: string;
-  mode: RunMode;
-  inPlace: boolean;
-  guard: RunGuard;
-}
-
 async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPlace): Promise<RunTaskResult> {
   const { config, resolved } = pre;
   const { runId, dir, mode, guard } = place;
@@ -158,14 +142,25 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   const redactor = new Redactor({ values: runSecretValues(config, resolved.task, options.env) });
   const reporter = redactingReporter(options.reporter, redactor);
   recordChild(process.pid, 'elenchos');
-  const ctx = await runContext(options, pre, place, { reporter, redactor });
+  const ctx = await buildRunContext(
+    {
+      env: options.env,
+      requireGuards: options.requireGuards,
+      replay: options.replay,
+      locked: options.candidate?.locked,
+      budget: options.candidate?.budget,
+    },
+    pre,
+    place,
+    { reporter, redactor },
+  );
   const draft = await startRunRecord(ctx, {
     configFile: pre.loaded.path,
     host: hostname(),
     keep: config.retainWorkspace,
     group: options.group,
   });
-  const plan = ctx.guardPlan!;
+  const plan = ctx.guardPlan;
   const atStart = lookAtStart(plan, !place.inPlace);
   announceRun(ctx, atStart.blind);
   const teardowns = new Teardowns();
@@ -180,7 +175,7 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
     blocking.length > 0
       ? { state: 'ERROR', reason: 'GUARD_MISSING', message: describeMissing(blocking) }
       : holdToPlan(
-          await setUpAndAttempt(ctx, { options, pre, inPlace: place.inPlace, guard, teardowns, attempts, draft }),
+          await setUpAndAttempt(ctx, { signal: options.signal, inPlace: place.inPlace, guard, teardowns, attempts, draft }),
           plan,
           attempts.at(-1) ?? null,
         );
@@ -203,117 +198,6 @@ async function runInScope(options: RunTaskOptions, pre: Preflight, place: RunPla
   });
   // The record goes on to --json, JUnit and GitHub annotations: redacted like the stored run.json.
   return { record: redactValue(record, redactor), runDir: dir, exitCode };
-}
-
-/** What the run shares across its attempts, the contract locked (once per best-of run: its candidates share it). */
-async function runContext(
-  options: RunTaskOptions,
-  pre: Preflight,
-  place: RunPlace,
-  out: { reporter: RunReporter; redactor: Redactor },
-): Promise<RunContext> {
-  const { root, config, resolved } = pre;
-  const locked =
-    options.candidate?.locked ??
-    (await lockContract({ root, taskLabel: resolved.label, testLabel: resolved.testFileLabel, extra: pre.extraInputs }));
-  return {
-    runId: place.runId,
-    mode: place.mode,
-    root,
-    workspace: place.workspace,
-    base: pre.head,
-    runDir: place.dir,
-    config,
-    sandbox: pre.sandbox,
-    resolved,
-    locked,
-    excluded: await resolved.verifier.outputPaths(root, resolved.testFileLabel),
-    appWrites: appWriteGlobs(config.app.writes, verifierReadGlobs(locked.map((file) => file.path))),
-    env: options.env,
-    redactor: out.redactor,
-    signal: place.guard.signal,
-    reporter: out.reporter,
-    startedAt: Date.now(),
-    budget: options.candidate?.budget ?? new BudgetTracker(config.budget, Date.now()),
-    attemptSeals: [],
-    guardPlan: planGuards(config, place.mode, options.requireGuards, { mode: pre.sandbox.mode, why: pre.sandbox.why }),
-    ...(options.replay ? { replay: options.replay } : {}),
-  };
-}
-
-/** The run-start event (with the guards already known not to stand), and a warning when the agent could read the signing key. */
-function announceRun(ctx: RunContext, blindGuards: BlindGuard[]): void {
-  const { config, resolved } = ctx;
-  const unsandboxed = appSandboxed(config) ? {} : { unsandboxed: openWithoutSandbox(ctx.mode, ctx.sandbox) };
-  ctx.reporter.onEvent({
-    type: 'run-start',
-    runId: ctx.runId,
-    taskId: resolved.task.id,
-    taskFile: resolved.label,
-    runDir: ctx.runDir,
-    workspace: ctx.workspace,
-    mode: ctx.mode,
-    ...unsandboxed,
-    ...(blindGuards.length > 0 ? { blindGuards } : {}),
-  });
-  const exposed = ctx.mode === 'run' ? signingKeyExposure(ctx.env, ctx.sandbox.mode) : null;
-  if (exposed)
-    ctx.reporter.onEvent({ type: 'phase', attempt: null, phase: 'evidence', message: `warning: ${exposed.message}; ${exposed.fix}` });
-}
-
-interface RunSteps {
-  options: RunTaskOptions;
-  pre: Preflight;
-  inPlace: boolean;
-  guard: RunGuard;
-  /** Torn down after, on every path (the worktree, a setup cache save). */
-  teardowns: Teardowns;
-  /** Filled in as attempts end. */
-  attempts: AttemptRecord[];
-  draft: RunRecordDraft;
-}
-
-/** The worktree, setup, baselines and the attempts; how the run ends, whatever was thrown on the way. */
-async function setUpAndAttempt(ctx: RunContext, steps: RunSteps): Promise<Terminal> {
-  const { options, pre, inPlace, guard, teardowns, attempts, draft } = steps;
-  try {
-    if (!inPlace) await prepareWorktree(ctx, teardowns);
-    const firstDir = attemptDir(ctx.runDir, 1);
-    await mkdir(firstDir, { recursive: true });
-    await pauseForTest('setup', options.env);
-    // A cache miss's copy goes on while the agent works; it must end (published or abandoned) before the worktree goes.
-    const setupProblem = await runSetup(
-      ctx,
-      firstDir,
-      ctx.workspace,
-      (save) => {
-        teardowns.add('finish the setup cache save', async () => void (await save.finish(finishWithinMs(save), ctx.signal)));
-      },
-      inPlace ? undefined : pre.head,
-    );
-    if (setupProblem) return { state: 'ERROR', reason: 'SETUP_FAILED', message: setupProblem };
-    const generated = ctx.locked.map((file) => file.path).filter((file) => frameworkSyncFor(file));
-    const syncProblem = await syncFrameworkFiles(ctx, firstDir, [...new Set(generated)]);
-    if (syncProblem) return { state: 'ERROR', reason: 'SETUP_FAILED', message: syncProblem };
-    const baselines = await takeBaselines(ctx, inPlace);
-    await pauseForTest('baseline', options.env);
-    return await attemptLoop({ ...ctx, baselines }, attempts, draft);
-  } catch (error) {
-    if (guard.diskFull || isDiskFull(error)) {
-      // A git command that could not write (DiskFullError from src/git/git.ts) already names itself and its folder.
-      return diskFullTerminal(
-        guard.diskFull ?? (error instanceof DiskFullError ? error.message : `the disk is full (${describeError(error)})`),
-      );
-    }
-    if (error instanceof InterruptedError || options.signal.aborted)
-      return { state: 'ERROR', reason: 'INTERRUPTED', message: 'interrupted (Ctrl-C): children stopped, evidence kept' };
-    draft.internalError = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    return {
-      state: 'ERROR',
-      reason: 'INTERNAL_ERROR',
-      message: `unexpected error: ${error instanceof ElenchosError ? error.message : describeError(error)}`,
-    };
-  }
 }
 
 function signingKeyOrLoad(env: NodeJS.ProcessEnv, cwd: string): void {

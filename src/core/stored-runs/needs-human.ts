@@ -4,6 +4,8 @@ import { loadConfig } from '../../config/load-config.js';
 import { readAcks, type Ack } from '../../evidence/acks.js';
 import { listRuns, type RunRecord } from '../../evidence/run-record.js';
 import type { RunReason } from '../../states.js';
+import type { Config } from '../../config/config-schema.js';
+import { PreflightError } from '../../errors.js';
 
 export interface NeedsHuman {
   taskId: string;
@@ -82,4 +84,15 @@ export async function needsHumanIn(root: string, env?: NodeJS.ProcessEnv): Promi
     .then(({ config }) => config.needsHuman.afterFailedRuns)
     .catch(() => ConfigSchema.parse({}).needsHuman.afterFailedRuns);
   return loadNeedsHuman(root, threshold);
+}
+
+/** A task whose runs caught tampering, or failed too often in a row, gets no agent until a person acknowledges it. */
+export async function refuseNeedsHuman(root: string, config: Config, label: string, taskId: string): Promise<void> {
+  const flagged = (await loadNeedsHuman(root, config.needsHuman.afterFailedRuns)).get(taskId);
+  if (!flagged) return;
+  throw new PreflightError(
+    'NEEDS_HUMAN',
+    `${label}: NEEDS_HUMAN (${flagged.reasons.length} reason(s)); read the evidence (elenchos show ${flagged.lastRunId}), then elenchos ack ${label} to let agents run it again`,
+    { details: flagged.reasons },
+  );
 }

@@ -1,4 +1,4 @@
-// Authoring a `_test.md` through kane-cli's assurance commands (reference §3.4, §10): ingest the
+// Authoring a `_test.md` through kane-cli's assurance commands (docs/author.md#kane-through-kane-clis-assurance-commands): ingest the
 // contract as a PRD, extract use cases, design tests, and keep exactly one test whose steps name the
 // contract's own criterion ids.
 import { readdir, readFile, writeFile } from 'node:fs/promises';

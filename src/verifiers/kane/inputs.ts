@@ -19,7 +19,7 @@ export async function kaneLockedInputs(root: string, testFileLabel: string): Pro
       ...parsed.steps.flatMap((s) => (s.importPath ? [relative(s.importPath)] : [])),
     ];
   });
-  // Read from the cwd on every run: variables files and the default local context (kane-cli.md §1.1, §8.3).
+  // Read from the cwd on every run: .testmuai/variables/*.json and the default local context .testmuai/context.md.
   // Without a .testmuai folder there is nothing to match: fast-glob is loaded only when there is.
   const hasFolder = await stat(path.join(root, '.testmuai')).then(
     (s) => s.isDirectory(),

@@ -19,7 +19,7 @@ export function kaneChildEnv(
   extra: Record<string, string>,
 ): { env: NodeJS.ProcessEnv; authArgs: string[]; accessKey: string | undefined } {
   // What Kane needs to run anywhere, and its own KANE_CLI_* settings: the `kane` rule of process/child-env.ts.
-  // Kane never reads LT_* itself (kane-cli.md §11): they become flags, and the rule keeps them out of its environment.
+  // Kane never reads LT_* itself (docs/kane.md#running-kane): they become flags, and the rule keeps them out of its environment.
   const env = childEnv('kane', { baseEnv, set: [extra] });
   const lookup = { ...baseEnv, ...extra };
   const username = lookup.LT_USERNAME;

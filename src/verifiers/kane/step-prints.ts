@@ -25,7 +25,7 @@ export function printTestMdSteps(text: string): TestPrint {
       navigation: [],
     };
   });
-  // Kane ignores the text before the first step (reference/kane-cli.md §9.1) except the frontmatter, but
+  // Kane ignores the text before the first `## ` step except the frontmatter, but
   // its title names the test in Kane's evidence, and a future Kane (or the agent reading it) may not ignore
   // a preamble: every line of it is locked like a step's, at no cost to an honest test.
   const frontmatter = parsed.frontmatter === null ? [] : [`frontmatter sha256:${hashText(parsed.frontmatter)}`];

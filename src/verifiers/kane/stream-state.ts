@@ -164,7 +164,7 @@ export class KaneStreamState {
   private runEnd(event: Record<string, unknown>): void {
     const step = this.current;
     if (!step) return this.orphan('run_end outside any step');
-    // A run's own credits; a failing replay reports only its investigation's, inside the verdict (reference §4).
+    // A run's own credits; a failing replayed step has none of its own, only its investigation's, inside the verdict.
     const credits = readNumber(event.credits_consumed) ?? readNumber(readObject(event.verdict)?.credits_consumed);
     if (credits !== null && credits >= 0) this.facts.creditsConsumed = (this.facts.creditsConsumed ?? 0) + credits;
     const failed = event.status === 'failed';

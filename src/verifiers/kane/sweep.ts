@@ -1,6 +1,6 @@
 // The exploratory defect sweep: after a PASS, one bounded `kane-cli run "<objective>"` against the same
-// app, looking for bugs the test did not ask about. Only a confirmed product bug counts (reference §7.4:
-// the exit code can be 0 while run_end.verdict reports one, so the verdict decides).
+// app, looking for bugs the test did not ask about. Only a confirmed product bug counts: with --bug-detection
+// stop the exit code can be 0 while run_end.verdict reports one, so the verdict decides (docs/sweep.md#what-it-decides).
 import type { Task } from '../../contract/task-schema.js';
 import { runProcess } from '../../process/spawn.js';
 import { NdjsonReader } from '../../util/ndjson-reader.js';
@@ -107,7 +107,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   if (verdict === null && end.status === 'passed')
     return { ...base, outcome: 'clean', message: 'the sweep found nothing wrong', finding: null, credits };
   const finding = sweepFinding(end, verdict, resultCode);
-  // Family before confirmed (reference §4.1): only an application issue that Kane confirmed (or coded 740) is the product's.
+  // Family before confirmed: a replay's investigation can leave an application issue unconfirmed at high confidence
+  // (its citations not verified), so only an application issue that Kane confirmed (or coded 740) is the product's.
   const confirmed = verdict?.family === 'application_issue' && (verdict.confirmed === true || resultCode === 740);
   if (confirmed)
     return {

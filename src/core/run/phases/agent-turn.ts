@@ -2,7 +2,6 @@
 // whatever it left running and check what only an agent could have changed (git's settings, the pool).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { agentAdapter } from '../../../agents/registry.js';
 import { sandboxOn } from '../../../agents/sandbox-mode.js';
 import type { AgentOutcome } from '../../../agents/types.js';
 import { describeEnding } from '../../../agents/ending.js';
@@ -74,7 +73,7 @@ export async function agentTurn(attempt: Attempt): Promise<PhaseResult<AgentTurn
   // The table saw everything when the run started (else it would have stopped there): blind now, it was blinded
   // in the agent's turn (a tmpfs over /proc), and what the agent left running went unseen. Only an agent does that.
   const scan = record.guards.processScan;
-  if (scan && !scan.stood && ctx.guardPlan?.required.includes('processScan'))
+  if (scan && !scan.stood && ctx.guardPlan.required.includes('processScan'))
     return attempt.end('ERROR', 'GUARD_MISSING', describeMissing([{ guard: 'processScan', why: scan.why ?? scan.how }]), true);
   if (leftBehind.survivors.length > 0) {
     return attempt.end(
@@ -93,7 +92,7 @@ async function dispatchAgent(
   say: (message: string) => void,
   quarantine: ObjectQuarantine | null,
 ): Promise<{ outcome: AgentOutcome; cost: ReturnType<BudgetTracker['recordAgent']> }> {
-  const adapter = agentAdapter(ctx.config.agent.type);
+  const adapter = ctx.agent;
   const prompt = buildPrompt(
     {
       task: ctx.resolved.task,
