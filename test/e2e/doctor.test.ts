@@ -5,8 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { runMain } from '../helpers/cli.js';
+import { leftoversOf } from '../helpers/leftovers.js';
 import { startCli } from '../helpers/live-cli.js';
-import { checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
+import { checkoutFingerprint, makeProject } from '../helpers/project.js';
 import { freePort } from '../../src/process/free-port.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
 
@@ -14,15 +15,8 @@ import { gitSync, taskJson } from '../helpers/temp.js';
  * The case's doctor, and what it checks when the case ends, whatever the outcome: the probe's app and
  * worktree are gone from every project it ran in. Per case, so that cases can run together.
  */
-function doctorOf({ onTestFinished }: TestContext) {
-  const roots: string[] = [];
-  onTestFinished(() => {
-    for (const root of roots) {
-      expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-      expect(gitSync(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
-    }
-  });
-  const watch = (root: string) => roots.push(root);
+function doctorOf(ctx: TestContext) {
+  const watch = leftoversOf(ctx, (root) => expect(gitSync(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1));
   const doctor = async (project: ReturnType<typeof makeProject>, args: string[] = [], env: NodeJS.ProcessEnv = {}) => {
     watch(project.root);
     const before = checkoutFingerprint(project.root);
