@@ -247,7 +247,7 @@ describe.concurrent('elenchos apply refuses (exit 3, one line)', () => {
     expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
   });
 
-  // A review of #25: only a symlinked folder was checked before writing; anything else in the way failed
+  // A review of the apply: only a symlinked folder was checked before writing; anything else in the way failed
   // after `git apply` had already changed the checkout.
   it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', async (ctx) => {
     const watch = leftoversOf(ctx);

@@ -90,7 +90,7 @@ describe.concurrent('npm pack → install into another project', { timeout: 600_
     });
     const installed = path.join(root, 'node_modules/elenchos');
     // Nothing dev-only came along, and the built code imports only what the package declares.
-    // (typescript is a runtime dependency: the test lock reads specs with its parser, #25 item 3.)
+    // (typescript is a runtime dependency: the test lock reads specs with its parser.)
     expect(existsSync(path.join(root, 'node_modules/eslint'))).toBe(false);
     expect(existsSync(path.join(root, 'node_modules/vitest'))).toBe(false);
     const declared = Object.keys(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).dependencies);
