@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { readAcks } from '../../src/evidence/acks.js';
 import { runMain } from '../helpers/cli.js';
-import { leftoversOf } from '../helpers/leftovers.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { giveTo, spawnCliAs, WHO, type Who } from '../helpers/as-user.js';
 import { killWithWatchdog, processesOwnedBy, startCli, waitForFile, waitUntil } from '../helpers/live-cli.js';
 import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
@@ -95,7 +95,7 @@ const cacheKey = (root: string) => readdirSync(path.join(root, '.elenchos/cache'
 const cachedFile = (root: string) =>
   readFileSync(path.join(root, '.elenchos/cache', cacheKey(root), 'files/node_modules/x/index.js'), 'utf8');
 
-describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', { concurrent: true }, () => {
+describe.skipIf(!existsSync('/usr/bin/bwrap'))('the app runs like the agent', { concurrent: true, timeout: CONCURRENT_TIMEOUT }, () => {
   it('without the sandbox, the app forges an ack, poisons the setup cache, reads Elenchos’s environment and writes .git', async (ctx) => {
     const p = project(ctx, 'none');
     const first = await verify(p); // fills the setup cache

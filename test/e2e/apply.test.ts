@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
 import { BIN, runMain, type CliRun } from '../helpers/cli.js';
-import { leftoversOf } from '../helpers/leftovers.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { checkoutFingerprint, GIT_IDENTITY, makeProject, onlyRun } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -85,7 +85,7 @@ function expectRichTree(root: string, rev: string) {
   expect(gitSync(root, 'show', `${rev}:renamed.txt`)).toBe('a file the agent renames\n');
 }
 
-describe.concurrent('elenchos apply', () => {
+describe.concurrent('elenchos apply', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', async (ctx) => {
     const watch = leftoversOf(ctx);
     const { project, result } = await verifiedRun(watch);
@@ -180,7 +180,7 @@ describe.concurrent('elenchos apply', () => {
   });
 });
 
-describe.concurrent('elenchos apply refuses (exit 3, one line)', () => {
+describe.concurrent('elenchos apply refuses (exit 3, one line)', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('a run that is not VERIFIED', async (ctx) => {
     const watch = leftoversOf(ctx);
     const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 0 } });

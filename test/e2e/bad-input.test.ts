@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
 import { runMain, spawnCli } from '../helpers/cli.js';
 import { makeProject } from '../helpers/project.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
@@ -36,7 +37,7 @@ function commit(root: string): void {
   gitSync(root, 'commit', '-qm', 'bad input');
 }
 
-describe.concurrent('bad task and config files', () => {
+describe.concurrent('bad task and config files', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('runs a task file that starts with a UTF-8 BOM (check already accepted it)', async () => {
     const p = makeProject();
     writeFileSync(path.join(p.root, 'tasks/add-task.json'), `\uFEFF${taskJson()}`);
@@ -103,7 +104,7 @@ describe.concurrent('bad task and config files', () => {
   }, 60_000);
 });
 
-describe.concurrent('Kane variables files', () => {
+describe.concurrent('Kane variables files', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('refuses a broken .testmuai/variables/*.json in check and run, before Kane would', async () => {
     const p = makeProject();
     mkdirSync(path.join(p.root, '.testmuai/variables'), { recursive: true });
@@ -123,7 +124,7 @@ describe.concurrent('Kane variables files', () => {
   }, 60_000);
 });
 
-describe.concurrent('test files', () => {
+describe.concurrent('test files', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('refuses a test file over 4 MiB (one 50 MB line took 1.1 GB to read)', async () => {
     const p = makeProject();
     writeFileSync(
@@ -142,7 +143,7 @@ describe.concurrent('test files', () => {
   }, 60_000);
 });
 
-describe.concurrent('values check must refuse because run cannot use them', () => {
+describe.concurrent('values check must refuse because run cannot use them', { timeout: CONCURRENT_TIMEOUT }, () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['a NUL byte in agent.args', { agent: { args: ['a\u0000b'] } }, /agent\.args\[0\]: must not contain a NUL byte/],
     ['a NUL byte in verifier.args', { verifier: { type: 'kane', args: ['\u0000'] } }, /verifier\.args\[0\]: must not contain a NUL byte/],
@@ -186,7 +187,7 @@ describe.concurrent('values check must refuse because run cannot use them', () =
   }, 60_000);
 });
 
-describe.concurrent('untrusted text in human output', () => {
+describe.concurrent('untrusted text in human output', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('escapes terminal control sequences and cuts very long text in check, run and show', async () => {
     const ansi = 'Add \u001b[2J\u001b[31mred\u001b[0m \u001b]8;;http://evil.example\u0007link\u001b]8;;\u0007 \u202eevil\u202c';
     const p = makeProject();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { leftoversOf } from '../helpers/leftovers.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { startCli } from '../helpers/live-cli.js';
 import { checkoutFingerprint, makeProject } from '../helpers/project.js';
 import { freePort } from '../../src/process/free-port.js';
@@ -30,7 +30,7 @@ function doctorOf(ctx: TestContext) {
 
 const check = (stdout: string, name: string) => JSON.parse(stdout).checks.filter((c: any) => c.name === name);
 
-describe.concurrent('elenchos doctor', () => {
+describe.concurrent('elenchos doctor', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('all well on a good project: exit 0, and the app really answered on HEAD', async (ctx) => {
     const { doctor } = doctorOf(ctx);
     const project = makeProject();

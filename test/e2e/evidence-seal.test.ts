@@ -5,6 +5,7 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
 import { writeManifest } from '../../src/evidence/manifest.js';
 import { runMain, spawnCli } from '../helpers/cli.js';
 import { FIXTURES, makeProject, onlyRun } from '../helpers/project.js';
@@ -27,7 +28,7 @@ function keyFile(key = KEY): string {
   return file;
 }
 
-describe.concurrent('each attempt sealed when it ends', () => {
+describe.concurrent('each attempt sealed when it ends', { timeout: CONCURRENT_TIMEOUT }, () => {
   it("a repair agent that rewrites attempt 1's agent.log: evidence verify names the attempt and the file", async () => {
     const p = forger(['rewrite-log']);
     const file = keyFile();
@@ -71,7 +72,7 @@ describe.concurrent('each attempt sealed when it ends', () => {
   });
 });
 
-describe.concurrent('apply checks what evidence verify checks', () => {
+describe.concurrent('apply checks what evidence verify checks', { timeout: CONCURRENT_TIMEOUT }, () => {
   it("an attempt file changed and the run's manifest re-written to match: evidence verify and apply both refuse", async () => {
     const p = makeProject();
     const run = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
@@ -88,7 +89,7 @@ describe.concurrent('apply checks what evidence verify checks', () => {
   });
 });
 
-describe.concurrent('the signing key out of the environment', () => {
+describe.concurrent('the signing key out of the environment', { timeout: CONCURRENT_TIMEOUT }, () => {
   it("an agent reading its parents' /proc/<pid>/environ finds the key when it is in the environment, and none with a key file", async () => {
     const outside = tempDir('elenchos-environ-');
     const inEnv = path.join(outside, 'env.json');

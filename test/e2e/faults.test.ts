@@ -3,6 +3,7 @@
 import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
 import { runMain, spawnCli } from '../helpers/cli.js';
 import { allRuns, liveRecordedPids, release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
@@ -26,7 +27,7 @@ function workspaces(root: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-describe.concurrent('killed while sealing', () => {
+describe.concurrent('killed while sealing', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('shows no final state before the manifest; gc seals it ABANDONED with the secret redacted', { timeout: TIMEOUT }, async () => {
     const project = secretProject();
     const pause = tempDir('elenchos-pause-');
@@ -114,7 +115,7 @@ describe.concurrent('killed while sealing', () => {
   });
 });
 
-describe.concurrent('signals around the verdict', () => {
+describe.concurrent('signals around the verdict', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('SIGINT after the verdict, before sealing: exit 130, sealed ERROR INTERRUPTED, no worktree', { timeout: TIMEOUT }, async () => {
     const project = makeProject();
     const pause = tempDir('elenchos-pause-');
@@ -179,7 +180,7 @@ describe.concurrent('signals around the verdict', () => {
 
 const canMount = canMountSmallDisk();
 
-describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', { concurrent: true }, () => {
+describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', { concurrent: true, timeout: CONCURRENT_TIMEOUT }, () => {
   it(
     'an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed',
     { timeout: TIMEOUT },

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync, write
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
 import { BIN, runMain } from '../helpers/cli.js';
 import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
@@ -18,7 +19,7 @@ const read = (root: string, file: string) => readFileSync(path.join(root, file),
 const manifest = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) =>
   `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
 
-describe.concurrent('elenchos init', () => {
+describe.concurrent('elenchos init', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', async () => {
     const root = tempRepo({
       'package.json': manifest({ dev: 'vite', start: 'node server.js' }),

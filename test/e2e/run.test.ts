@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { BIN, runMain } from '../helpers/cli.js';
-import { leftoversOf } from '../helpers/leftovers.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { FAKE_KANE, FIXTURES, TEST_MD, checkoutFingerprint, makeProject, onlyRun } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
@@ -32,7 +32,7 @@ function runOf(ctx: TestContext) {
 const statuses = (record: Record<string, any>) => record.attempts.map((a: any) => a.status);
 const criteria = (attempt: any) => Object.fromEntries(attempt.criteria.map((c: any) => [c.id, c.status]));
 
-describe.concurrent('elenchos run', () => {
+describe.concurrent('elenchos run', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('VERIFIED in one attempt when the agent implements the task', async (ctx) => {
     const { run } = runOf(ctx);
     const project = makeProject({ agent: 'implement' });
@@ -267,7 +267,7 @@ describe.concurrent('elenchos run', () => {
   });
 });
 
-describe.concurrent('elenchos run refuses before a run exists (exit 3, no run created)', () => {
+describe.concurrent('elenchos run refuses before a run exists (exit 3, no run created)', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('a dirty main checkout, listing the paths', async (ctx) => {
     const { watch } = runOf(ctx);
     const project = makeProject();
@@ -335,7 +335,7 @@ describe.concurrent('elenchos run refuses before a run exists (exit 3, no run cr
   });
 });
 
-describe.concurrent('elenchos run: the app URL', () => {
+describe.concurrent('elenchos run: the app URL', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('ERROR APP_URL_IN_USE when something already serves the URL', async (ctx) => {
     const { watch } = runOf(ctx);
     const http = await import('node:http');
@@ -356,7 +356,7 @@ describe.concurrent('elenchos run: the app URL', () => {
   });
 });
 
-describe.concurrent('elenchos run: Ctrl-C', () => {
+describe.concurrent('elenchos run: Ctrl-C', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('the first SIGINT stops children, records ERROR INTERRUPTED, removes the worktree and exits 130', async (ctx) => {
     const { watch } = runOf(ctx);
     const project = makeProject({

@@ -5,7 +5,7 @@ import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utime
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { leftoversOf } from '../helpers/leftovers.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { makeProject } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
@@ -42,7 +42,7 @@ const setupLogs = (root: string) =>
     .sort()
     .map((run) => readFileSync(path.join(root, '.elenchos/runs', run, 'attempts/01/setup.log'), 'utf8'));
 
-describe.concurrent('setup.cache', () => {
+describe.concurrent('setup.cache', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('misses once, then restores a pristine node_modules although the first agent poisoned its copy', async (ctx) => {
     const watch = leftoversOf(ctx);
     // The agent poisons its copy once the entry is published (the copy runs while the agent works):

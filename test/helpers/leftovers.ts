@@ -23,3 +23,10 @@ export function leftoversOf(
     return root;
   };
 }
+
+/**
+ * A case's time limit in a file whose cases run together: each shares the two cores with its neighbours
+ * (five at once, vitest's maxConcurrency) and the other worker, so it takes several times what it takes
+ * alone. A limit for a hang, not a speed check.
+ */
+export const CONCURRENT_TIMEOUT = 240_000;
