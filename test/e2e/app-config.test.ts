@@ -3,20 +3,15 @@
 // @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/process/free-port.js';
 import { runMain, type CliRun } from '../helpers/cli.js';
-import { makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
+import { makeProject, onlyRun } from '../helpers/project.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
-async function runProject(project: ReturnType<typeof makeProject>, command = 'run') {
-  roots.push(project.root);
+async function runProject(watch: (root: string) => string, project: ReturnType<typeof makeProject>, command = 'run') {
+  watch(project.root);
   return await runMain([command, 'tasks/add-task.json'], project.root, project.env);
 }
 
@@ -32,13 +27,14 @@ function expectBrokenOnBase(project: ReturnType<typeof makeProject>, result: Cli
   return { dir, record };
 }
 
-describe('elenchos run: an app that does not come up on the base either', () => {
-  it('exits early: ERROR APP_BROKEN_ON_BASE, its log in the terminal, show and the report, the agent dispatched once', async () => {
+describe.concurrent('elenchos run: an app that does not come up on the base either', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('exits early: ERROR APP_BROKEN_ON_BASE, its log in the terminal, show and the report, the agent dispatched once', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({
       agent: 'implement',
       config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } },
     });
-    const result = await runProject(project);
+    const result = await runProject(watch, project);
     const { dir, record } = expectBrokenOnBase(project, result);
     expect(record.message).toMatch(/does not come up on the unchanged base commit [0-9a-f]{12} either \(the app exited with code 3/);
     expect(record.message).toContain('the configuration or the environment is at fault');
@@ -55,32 +51,35 @@ describe('elenchos run: an app that does not come up on the base either', () => 
     expect(html).toContain('tiny-app: cannot start: missing configuration (TINY_APP_MODE=exit-early)');
   });
 
-  it('app.url on a fixed port the app does not listen on: ERROR APP_BROKEN_ON_BASE, not PRODUCT_FAILURE', async () => {
+  it('app.url on a fixed port the app does not listen on: ERROR APP_BROKEN_ON_BASE, not PRODUCT_FAILURE', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const [listens, waited] = [await freePort(), await freePort()];
     const project = makeProject({
       agent: 'implement',
       config: { app: { command: `node app.js --port ${listens}`, url: `http://127.0.0.1:${waited}/`, readyTimeoutSeconds: 2 } },
     });
-    const result = await runProject(project);
+    const result = await runProject(watch, project);
     const { record } = expectBrokenOnBase(project, result);
     expect(record.message).toContain(`http://127.0.0.1:${waited}/ did not become ready within app.readyTimeoutSeconds`);
     expect(result.stdout).toContain(`| tiny-app listening on ${listens}`);
   });
 
-  it('never gets ready: ERROR APP_BROKEN_ON_BASE', async () => {
+  it('never gets ready: ERROR APP_BROKEN_ON_BASE', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({
       agent: 'implement',
       config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } },
     });
-    const result = await runProject(project);
+    const result = await runProject(watch, project);
     const { record } = expectBrokenOnBase(project, result);
     expect(record.message).toContain('did not become ready within app.readyTimeoutSeconds (2s');
     expect(result.stdout).toContain('| tiny-app: warming up forever');
   });
 
-  it('verify: the commit under test is the base, so no probe is needed', async () => {
+  it('verify: the commit under test is the base, so no probe is needed', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({ config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
-    const result = await runProject(project, 'verify');
+    const result = await runProject(watch, project, 'verify');
     expect(result.code, result.stdout).toBe(2);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'APP_BROKEN_ON_BASE' });
@@ -89,10 +88,11 @@ describe('elenchos run: an app that does not come up on the base either', () => 
   });
 });
 
-describe('elenchos run: an app broken by the agent stays a product failure', () => {
-  it("once the app came up in this run, a later failure to start is the change's: FAILED PRODUCT_FAILURE, no base probe", async () => {
+describe.concurrent('elenchos run: an app broken by the agent stays a product failure', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it("once the app came up in this run, a later failure to start is the change's: FAILED PRODUCT_FAILURE, no base probe", async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({ agent: 'buggy-then-break-app', config: { maxRepairAttempts: 1 } });
-    const result = await runProject(project);
+    const result = await runProject(watch, project);
     expect(result.code, result.stdout).toBe(1);
     const { dir, record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
@@ -103,10 +103,11 @@ describe('elenchos run: an app broken by the agent stays a product failure', () 
   });
 });
 
-describe('elenchos run and check: app.command and app.url must agree on the port', () => {
-  it('app.command ignoring {port} while app.url waits on it: refused before anything runs (exit 3)', async () => {
+describe.concurrent('elenchos run and check: app.command and app.url must agree on the port', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('app.command ignoring {port} while app.url waits on it: refused before anything runs (exit 3)', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({ config: { app: { command: 'node app.js --port 3000' } } });
-    const result = await runProject(project);
+    const result = await runProject(watch, project);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       'elenchos: elenchos.config.json: app.command "node app.js --port 3000" does not use {port}, but app.url waits on {port} (a free port each run); pass it to the app, e.g. "npm run dev -- --port {port}" or "PORT={port} npm start"\n',
@@ -118,11 +119,12 @@ describe('elenchos run and check: app.command and app.url must agree on the port
     expect(check.stdout).toContain('app.command "node app.js --port 3000" does not use {port}');
   });
 
-  it('the reverse, app.url on a fixed port while app.command takes {port}: refused by check and run', async () => {
+  it('the reverse, app.url on a fixed port while app.command takes {port}: refused by check and run', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({ config: { app: { command: 'node app.js --port {port}', url: 'http://127.0.0.1:3000/' } } });
     const check = await runMain(['check', 'tasks/add-task.json'], project.root, project.env);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain('app.url "http://127.0.0.1:3000/" has no {port}, but app.command starts the app on {port}');
-    expect((await runProject(project)).code).toBe(3);
+    expect((await runProject(watch, project)).code).toBe(3);
   });
 });

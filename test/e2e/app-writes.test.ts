@@ -4,9 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { makeProject, onlyRun, processesInside, TEST_MD } from '../helpers/project.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
+import { makeProject, onlyRun, TEST_MD } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
 // A real HTTP app that keeps data in the repository: every request counts itself in data/db.json (tracked),
@@ -36,13 +37,7 @@ http.createServer((request, response) => {
 `;
 const BASE_DB = '{"hits":0}\n';
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
-function project(options: { writes?: string[]; mode?: string; agent?: string[] } = {}) {
+function project(watch: (root: string) => string, options: { writes?: string[]; mode?: string; agent?: string[] } = {}) {
   const p = makeProject({
     files: { 'app.js': APP, 'data/db.json': BASE_DB, 'vite.config.js': 'export default {};\n' },
     config: {
@@ -55,16 +50,17 @@ function project(options: { writes?: string[]; mode?: string; agent?: string[] }
       ...(options.agent ? { agent: { type: 'command', command: process.execPath, args: options.agent, timeoutSeconds: 30 } } : {}),
     },
   });
-  roots.push(p.root);
+  watch(p.root);
   return p;
 }
 
 const needsHuman = async (root: string) => JSON.parse((await runMain(['runs', '--json'], root)).stdout).needsHuman;
 
-describe('writes of the verifier and the app (#23)', () => {
-  it("a Kane run in a repository with no .testmuai/ yet: Kane's cwd store is Kane's, VERIFIED, nothing flagged", async () => {
+describe.concurrent('writes of the verifier and the app', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it("a Kane run in a repository with no .testmuai/ yet: Kane's cwd store is Kane's, VERIFIED, nothing flagged", async (ctx) => {
+    const watch = leftoversOf(ctx);
     const p = makeProject({ agent: 'implement' });
-    roots.push(p.root);
+    watch(p.root);
     expect(existsSync(path.join(p.root, '.testmuai'))).toBe(false);
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
@@ -79,13 +75,14 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
   }, 120_000);
 
-  it('a Kane test that @imports a helper, in a fresh repository: every folder Kane writes is its own, VERIFIED, nothing flagged', async () => {
+  it('a Kane test that @imports a helper, in a fresh repository: every folder Kane writes is its own, VERIFIED, nothing flagged', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // Step 1 runs the helper; Kane writes tests/helpers/helper-output-open-form-add-task-1/ beside it
     // (kane-cli.md §8.1), besides output-add-task/, the cwd store and the session folder under HOME.
     const IMPORTING = TEST_MD.replace(/(## Step 1 — the form is there @verifies AC-001\n\n)[^\n]+\n/, '$1@import ./helpers/open-form.md\n');
     const HELPER = '# Open the form\n\n## Open the page\n\nOpen {{start_url}} and verify the page shows "New task".\n';
     const p = makeProject({ agent: 'implement', files: { 'tests/add-task_test.md': IMPORTING, 'tests/helpers/open-form.md': HELPER } });
-    roots.push(p.root);
+    watch(p.root);
     expect(IMPORTING).toContain('@import ./helpers/open-form.md');
     for (const absent of ['.testmuai', 'tests/output-add-task', 'tests/helpers/helper-output-open-form-add-task-1'])
       expect(existsSync(path.join(p.root, absent)), absent).toBe(false);
@@ -110,8 +107,9 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(readdirSync(path.join(p.home, '.testmuai/kaneai/sessions/active'))).toEqual([]);
   }, 120_000);
 
-  it('an undeclared data file written by the app: UNSTABLE_WORKSPACE naming the path and app.writes, not NEEDS_HUMAN', async () => {
-    const p = project();
+  it('an undeclared data file written by the app: UNSTABLE_WORKSPACE naming the path and app.writes, not NEEDS_HUMAN', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(2);
     const { record } = onlyRun(p.root);
@@ -124,8 +122,9 @@ describe('writes of the verifier and the app (#23)', () => {
     expect((await runMain(['run', 'tasks/add-task.json'], p.root, p.env)).stderr).not.toContain('NEEDS_HUMAN');
   }, 120_000);
 
-  it('declared in app.writes: VERIFIED, and the data file is in no stored change, apply leaves it as committed', async () => {
-    const p = project({ writes: ['data/db.json'] });
+  it('declared in app.writes: VERIFIED, and the data file is in no stored change, apply leaves it as committed', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, { writes: ['data/db.json'] });
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -140,7 +139,8 @@ describe('writes of the verifier and the app (#23)', () => {
     expect(readFileSync(path.join(p.root, 'page.html'), 'utf8')).toContain('Buy milk');
   }, 120_000);
 
-  it('an agent that does the work in a declared data file gets no credit: it is put back before the app starts', async () => {
+  it('an agent that does the work in a declared data file gets no credit: it is put back before the app starts', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // The agent "implements" the page by editing what the app reads from its data file.
     const agent = path.join(tempDir('elenchos-agent-'), 'data-agent.js');
     writeFileSync(
@@ -151,7 +151,7 @@ writeFileSync('data/db.json', JSON.stringify({ hits: 0, extra: '<form>New task</
 console.log('implemented the page through the data file');
 `,
     );
-    const p = project({ writes: ['data/db.json'], agent: [agent] });
+    const p = project(watch, { writes: ['data/db.json'], agent: [agent] });
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(1);
     const { record } = onlyRun(p.root);
@@ -162,23 +162,26 @@ console.log('implemented the page through the data file');
     expect(record.reason).toBe('REPAIR_UNCHANGED');
   }, 120_000);
 
-  it("Vite's config timestamp file, written and removed as the app starts: VERIFIED", async () => {
-    const p = project({ writes: ['data/db.json'], mode: 'vite' });
+  it("Vite's config timestamp file, written and removed as the app starts: VERIFIED", async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, { writes: ['data/db.json'], mode: 'vite' });
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.stderr).toBe('');
     expect(onlyRun(p.root).record.state).toBe('VERIFIED');
   }, 120_000);
 
-  it("a file the app puts into Kane's store beside Kane's output is the app's write: UNSTABLE_WORKSPACE", async () => {
-    const p = project({ writes: ['data/db.json'], mode: 'store' });
+  it("a file the app puts into Kane's store beside Kane's output is the app's write: UNSTABLE_WORKSPACE", async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, { writes: ['data/db.json'], mode: 'store' });
     expect((await runMain(['run', 'tasks/add-task.json'], p.root, p.env)).code).toBe(2);
     const { record } = onlyRun(p.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
     expect(record.message).toContain('.testmuai/notes.md');
   }, 120_000);
 
-  it('app.writes may not cover a locked file: refused before any run (exit 3)', async () => {
-    const p = project({ writes: ['tests/**'] });
+  it('app.writes may not cover a locked file: refused before any run (exit 3)', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, { writes: ['tests/**'] });
     const result = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code).toBe(3);
     expect(result.stderr.trim()).toBe(

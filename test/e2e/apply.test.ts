@@ -3,18 +3,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/evidence/manifest.js';
 import { BIN, runMain, type CliRun } from '../helpers/cli.js';
-import { checkoutFingerprint, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
+import { checkoutFingerprint, GIT_IDENTITY, makeProject, onlyRun } from '../helpers/project.js';
 import { gitSync } from '../helpers/temp.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
-
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
 
 const RICH_FILES = {
   'rename-me.txt': 'a file the agent renames\n',
@@ -28,10 +23,10 @@ const LOGO = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256));
 // The machine has no git identity: the tests give one, as a user's ~/.gitconfig would.
 const IDENTITY = GIT_IDENTITY;
 
-async function verifiedRun(agent = 'rich-change', extra: string[] = []) {
+async function verifiedRun(watch: (root: string) => string, agent = 'rich-change', extra: string[] = []) {
   const made = makeProject({ agent, files: RICH_FILES });
   const project = { ...made, env: { ...made.env, ...IDENTITY } };
-  roots.push(project.root);
+  watch(project.root);
   const result = await runMain(['run', 'tasks/add-task.json', ...extra], project.root, project.env);
   return { project, result };
 }
@@ -90,9 +85,10 @@ function expectRichTree(root: string, rev: string) {
   expect(gitSync(root, 'show', `${rev}:renamed.txt`)).toBe('a file the agent renames\n');
 }
 
-describe('elenchos apply', () => {
-  it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', async () => {
-    const { project, result } = await verifiedRun();
+describe.concurrent('elenchos apply', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('round trip: run → apply --commit → verify on the new HEAD is VERIFIED; binary, rename, deletion, exec bit and symlink survive', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project, result } = await verifiedRun(watch);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const { record } = onlyRun(project.root);
     expect(result.stdout).toContain(`take the change: elenchos apply ${record.runId}`);
@@ -115,8 +111,9 @@ describe('elenchos apply', () => {
     expect(verified.stdout).toContain('1/1 VERIFIED');
   });
 
-  it('HEAD moved since the run: a branch from the base, the checkout untouched, and how to merge it', async () => {
-    const { project, result } = await verifiedRun();
+  it('HEAD moved since the run: a branch from the base, the checkout untouched, and how to merge it', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project, result } = await verifiedRun(watch);
     expect(result.code).toBe(0);
     const base = gitSync(project.root, 'rev-parse', 'HEAD').trim();
     writeFileSync(path.join(project.root, 'NOTES.md'), 'someone else committed meanwhile\n');
@@ -146,8 +143,9 @@ describe('elenchos apply', () => {
     );
   });
 
-  it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', async () => {
-    const { project } = await verifiedRun();
+  it('without --commit the change is left unstaged in the checkout, exactly; --commit without a git identity is refused first', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project } = await verifiedRun(watch);
     const anonymous = await runMain(['apply', '--commit'], project.root, {
       ...project.env,
       GIT_AUTHOR_NAME: '',
@@ -169,8 +167,9 @@ describe('elenchos apply', () => {
     expectRichTree(project.root, gitSync(project.root, 'write-tree').trim());
   });
 
-  it('run --apply --commit and run --branch take the change at the end of a VERIFIED run', async () => {
-    const { project, result } = await verifiedRun('implement', ['--apply', '--commit']);
+  it('run --apply --commit and run --branch take the change at the end of a VERIFIED run', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project, result } = await verifiedRun(watch, 'implement', ['--apply', '--commit']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/committed [0-9a-f]{12}: the verified change of run /);
     expect(gitSync(project.root, 'show', 'HEAD:page.html')).toContain('Buy milk');
@@ -181,10 +180,11 @@ describe('elenchos apply', () => {
   });
 });
 
-describe('elenchos apply refuses (exit 3, one line)', () => {
-  it('a run that is not VERIFIED', async () => {
+describe.concurrent('elenchos apply refuses (exit 3, one line)', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('a run that is not VERIFIED', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({ agent: 'never-fix', config: { maxRepairAttempts: 0 } });
-    roots.push(project.root);
+    watch(project.root);
     expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(1);
     const applied = await runMain(['apply', 'latest'], project.root, project.env);
     expect(applied.code).toBe(3);
@@ -193,8 +193,9 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     );
   });
 
-  it('a dirty tree, and evidence altered after the run (a patched diff.patch, then a resealed manifest too)', async () => {
-    const { project } = await verifiedRun('implement');
+  it('a dirty tree, and evidence altered after the run (a patched diff.patch, then a resealed manifest too)', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project } = await verifiedRun(watch, 'implement');
     writeFileSync(path.join(project.root, 'scratch.txt'), 'work in progress\n');
     const dirty = await runMain(['apply', 'latest'], project.root, project.env);
     expect(dirty.code).toBe(3);
@@ -230,8 +231,9 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(leakedWorktrees(project.root)).toEqual([]);
   });
 
-  it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', async () => {
-    const { project } = await verifiedRun();
+  it('a new file of the change that the checkout now ignores (and has a file of its own at): nothing is written', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project } = await verifiedRun(watch);
     writeFileSync(path.join(project.root, '.git/info/exclude'), 'new.bin\n', { flag: 'a' });
     writeFileSync(path.join(project.root, 'new.bin'), 'my own file\n');
     const before = checkoutFingerprint(project.root);
@@ -245,12 +247,13 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     expect(readFileSync(path.join(project.root, 'new.bin'), 'utf8')).toBe('my own file\n');
   });
 
-  // A review of #25: only a symlinked folder was checked before writing; anything else in the way failed
+  // A review of the apply: only a symlinked folder was checked before writing; anything else in the way failed
   // after `git apply` had already changed the checkout.
-  it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', async () => {
+  it('an ignored file where the change needs a folder (.env here, the change adds .env/settings.txt): nothing is written', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const made = makeProject({ agent: 'unignore-env', files: { '.gitignore': '.env\n' } });
     const project = { ...made, env: { ...made.env, ...IDENTITY } };
-    roots.push(project.root);
+    watch(project.root);
     writeFileSync(path.join(project.root, '.env'), 'API_TOKEN=mine\n');
     expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     const before = checkoutFingerprint(project.root, { folders: true });
@@ -265,10 +268,11 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
 
   it.skipIf(!existsSync('/usr/bin/bwrap'))(
     'a folder of the checkout that cannot be written (a read-only mount): nothing is written',
-    async () => {
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
       const made = makeProject({ agent: 'rich-change', files: { ...RICH_FILES, 'src/keep.txt': 'kept\n' } });
       const project = { ...made, env: { ...made.env, ...IDENTITY } };
-      roots.push(project.root);
+      watch(project.root);
       expect((await runMain(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
       const before = checkoutFingerprint(project.root, { folders: true });
       const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['src']);
@@ -282,8 +286,9 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
 
   it.skipIf(!existsSync('/usr/bin/bwrap'))(
     'a write that fails half-way (page.html on a read-only mount, after git apply wrote logo.bin) is rolled back to the byte',
-    async () => {
-      const { project, result } = await verifiedRun();
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
+      const { project, result } = await verifiedRun(watch);
       expect(result.code).toBe(0);
       const before = checkoutFingerprint(project.root, { folders: true });
       const applied = runCliWithReadOnly(['apply', 'latest'], project.root, project.env, ['page.html']);
@@ -297,12 +302,13 @@ describe('elenchos apply refuses (exit 3, one line)', () => {
     },
   );
 
-  it('a verify run: it made no change', async () => {
+  it('a verify run: it made no change', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const project = makeProject({
       agent: 'implement',
       files: { 'page.html': '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n' },
     });
-    roots.push(project.root);
+    watch(project.root);
     expect((await runMain(['verify', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     const applied = await runMain(['apply', 'latest'], project.root, project.env);
     expect(applied.code).toBe(3);

@@ -3,35 +3,31 @@
 // @module-tag slow
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { commandAgent, FIXTURES, GIT_IDENTITY, makeProject, onlyRun, processesInside } from '../helpers/project.js';
+import { leftoversOf } from '../helpers/leftovers.js';
+import { commandAgent, FIXTURES, GIT_IDENTITY, makeProject, onlyRun } from '../helpers/project.js';
 import { leakedWorktrees } from '../helpers/worktrees.js';
-
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
 
 const agent = commandAgent;
 
 /** Several candidates take a while on a loaded machine (in-process: the case's own timeout bounds it). */
 const runLong = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => runMain(args, cwd, env);
 
-function project(config: Record<string, unknown>) {
+function project(watch: (root: string) => string, config: Record<string, unknown>) {
   const made = makeProject({ config });
-  roots.push(made.root);
+  watch(made.root);
   return { ...made, env: { ...made.env, ...GIT_IDENTITY } };
 }
 
 const own = (dir: string, name: string) => JSON.parse(readFileSync(path.join(dir, 'candidates', name, 'run.json'), 'utf8'));
 
-describe('best-of outcomes', { timeout: 300_000 }, () => {
-  it('no candidate VERIFIED: FAILED, no winner, and show and the report give each one criterion by criterion', async () => {
+describe.concurrent('best-of outcomes', { timeout: 300_000 }, () => {
+  it('no candidate VERIFIED: FAILED, no winner, and show and the report give each one criterion by criterion', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // never-fix gets AC-001 (the form) and never AC-002 (the item); forget-button misses the form, the first
     // step, so Kane stops there and AC-002 stays UNVERIFIED.
-    const p = project({ agents: { items: agent('never-fix'), form: agent('forget-button') } });
+    const p = project(watch, { agents: { items: agent('never-fix'), form: agent('forget-button') } });
     const result = await runLong(
       ['run', 'tasks/add-task.json', '--agents', 'items,form', '--parallel', '2', '--max-repairs', '0'],
       p.root,
@@ -72,8 +68,9 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     expect(leakedWorktrees(p.root)).toEqual([]);
   });
 
-  it('a candidate that edits the test flags the task NEEDS_HUMAN, as a plain run would, even though another won', async () => {
-    const p = project({ agents: { honest: agent('implement'), cheat: agent('edit-test') } });
+  it('a candidate that edits the test flags the task NEEDS_HUMAN, as a plain run would, even though another won', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, { agents: { honest: agent('implement'), cheat: agent('edit-test') } });
     const result = await runLong(['run', 'tasks/add-task.json', '--agents', 'honest,cheat', '--parallel', '2', '--json'], p.root, p.env);
     const record = JSON.parse(result.stdout);
     expect(record.winner?.name).toBe('honest');
@@ -96,9 +93,10 @@ describe('best-of outcomes', { timeout: 300_000 }, () => {
     expect(again.stderr).toContain('NEEDS_HUMAN');
   });
 
-  it('--max-cost-usd over the whole run (a fake claude reporting $0.30 a turn): BUDGET_EXCEEDED, the rest stopped, nothing left running', async () => {
+  it('--max-cost-usd over the whole run (a fake claude reporting $0.30 a turn): BUDGET_EXCEEDED, the rest stopped, nothing left running', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const claude = { type: 'claude', command: path.join(FIXTURES, 'bin/claude'), timeoutSeconds: 30, env: { FAKE_CLAUDE_COST_USD: '0.3' } };
-    const p = project({
+    const p = project(watch, {
       agent: claude,
       // Step 2 always fails: every candidate needs a repair, and the second turn of anyone passes $0.50.
       verifier: {

@@ -3,38 +3,38 @@
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { runMain } from '../helpers/cli.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { startCli } from '../helpers/live-cli.js';
-import { checkoutFingerprint, makeProject, processesInside } from '../helpers/project.js';
+import { checkoutFingerprint, makeProject } from '../helpers/project.js';
 import { freePort } from '../../src/process/free-port.js';
 import { gitSync, taskJson } from '../helpers/temp.js';
 
-let roots: string[] = [];
-afterEach(() => {
-  // The probe's app and worktree are gone whatever the outcome.
-  for (const root of roots) {
-    expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-    expect(gitSync(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
-  }
-  roots = [];
-});
-
-function doctor(project: ReturnType<typeof makeProject>, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  roots.push(project.root);
-  const before = checkoutFingerprint(project.root);
-  const result = runCli(['doctor', ...args], project.root, { ...project.env, ...env });
-  expect(checkoutFingerprint(project.root)).toEqual(before);
-  // Lines are printed as each check ends, padded to a fixed width: two spaces after the name here.
-  return { ...result, stdout: result.stdout.replace(/^([✓✗!]) (.+?) {2,}/gm, '$1 $2  ') };
+/**
+ * The case's doctor, and what it checks when the case ends, whatever the outcome: the probe's app and
+ * worktree are gone from every project it ran in. Per case, so that cases can run together.
+ */
+function doctorOf(ctx: TestContext) {
+  const watch = leftoversOf(ctx, (root) => expect(gitSync(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1));
+  const doctor = async (project: ReturnType<typeof makeProject>, args: string[] = [], env: NodeJS.ProcessEnv = {}) => {
+    watch(project.root);
+    const before = checkoutFingerprint(project.root);
+    const result = await runMain(['doctor', ...args], project.root, { ...project.env, ...env });
+    expect(checkoutFingerprint(project.root)).toEqual(before);
+    // Lines are printed as each check ends, padded to a fixed width: two spaces after the name here.
+    return { ...result, stdout: result.stdout.replace(/^([✓✗!]) (.+?) {2,}/gm, '$1 $2  ') };
+  };
+  return { doctor, watch };
 }
 
 const check = (stdout: string, name: string) => JSON.parse(stdout).checks.filter((c: any) => c.name === name);
 
-describe('elenchos doctor', () => {
-  it('all well on a good project: exit 0, and the app really answered on HEAD', () => {
+describe.concurrent('elenchos doctor', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('all well on a good project: exit 0, and the app really answered on HEAD', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = makeProject();
-    const result = doctor(project);
+    const result = await doctor(project);
     expect(result.code, result.stdout).toBe(0);
     for (const name of ['node', 'git', 'config', 'task', 'verifier', 'kane login', 'agent', 'port', 'app'])
       expect(result.stdout).toMatch(new RegExp(`^✓ ${name} `, 'm'));
@@ -43,17 +43,18 @@ describe('elenchos doctor', () => {
     );
     expect(result.stdout).toContain('kane login  logged in: fake-user (prod)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('all well');
-    const json = doctor(project, ['--json']);
+    const json = await doctor(project, ['--json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, root: project.root });
   });
 
-  it('prints each line as its check ends: the first at once, the app probe announced before it starts', async () => {
+  it('prints each line as its check ends: the first at once, the app probe announced before it starts', async (ctx) => {
+    const { watch } = doctorOf(ctx);
     // An app that never gets ready: doctor is still in its probe when the test looks.
     const project = makeProject({
       config: { app: { command: `${JSON.stringify(process.execPath)} -e "setInterval(() => {}, 1000)"`, readyTimeoutSeconds: 600 } },
     });
-    roots.push(project.root);
+    watch(project.root);
     const cli = startCli(['doctor'], project.root, project.env);
     await cli.waitFor('… app');
     const { stdout, stderr } = cli.output();
@@ -66,19 +67,21 @@ describe('elenchos doctor', () => {
     expect(await cli.exited).toBe(130);
   });
 
-  it("each doctor run starts .elenchos/doctor/app.log and setup.log afresh: one run's lines, not every run's", () => {
+  it("each doctor run starts .elenchos/doctor/app.log and setup.log afresh: one run's lines, not every run's", async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = makeProject({ config: { setup: { command: 'echo setting up' } } });
     const logs = path.join(project.root, '.elenchos/doctor');
     const count = (file: string, text: string) => readFileSync(path.join(logs, file), 'utf8').split(text).length - 1;
-    for (let i = 0; i < 2; i++) expect(doctor(project).code).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await doctor(project)).code).toBe(0);
     expect(count('app.log', 'tiny-app listening on')).toBe(1); // before: 2, piled up with nothing between them
     expect(count('setup.log', 'setting up')).toBe(1);
   });
 
-  it('an app that ignores {port}: exit 1, its log tail, and the fix', async () => {
+  it('an app that ignores {port}: exit 1, its log tail, and the fix', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const fixed = await freePort();
     const project = makeProject({ config: { app: { command: `node app.js --port ${fixed}`, readyTimeoutSeconds: 3 } } });
-    const result = doctor(project);
+    const result = await doctor(project);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /^✗ app +http:\/\/127\.0\.0\.1:\d+\/ did not become ready within app\.readyTimeoutSeconds \(3s; .*\); fix: app\.command has no \{port\}: make app\.command in elenchos\.config\.json listen on \{port\}/m,
@@ -88,11 +91,12 @@ describe('elenchos doctor', () => {
     expect(result.stdout.trim().split('\n').at(-1)).toBe('1 problem(s)');
   });
 
-  it('an app that never gets ready, and one that exits at once: each with its log tail and fix', () => {
+  it('an app that never gets ready, and one that exits at once: each with its log tail and fix', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const never = makeProject({
       config: { app: { command: 'node app.js --port {port}', readyTimeoutSeconds: 2, env: { TINY_APP_MODE: 'never-ready' } } },
     });
-    const slow = doctor(never, ['--json']);
+    const slow = await doctor(never, ['--json']);
     expect(slow.code).toBe(1);
     const [app] = check(slow.stdout, 'app');
     expect(app).toMatchObject({
@@ -104,7 +108,7 @@ describe('elenchos doctor', () => {
     expect(app.details).toContain('app log: tiny-app: warming up forever');
 
     const broken = makeProject({ config: { app: { command: 'node app.js --port {port}', env: { TINY_APP_MODE: 'exit-early' } } } });
-    const exited = doctor(broken);
+    const exited = await doctor(broken);
     expect(exited.code).toBe(1);
     expect(exited.stdout).toMatch(
       /^✗ app +the app exited with code 3 before http:\/\/127\.0\.0\.1:\d+\/ answered; fix: fix app\.command in elenchos\.config\.json/m,
@@ -112,9 +116,10 @@ describe('elenchos doctor', () => {
     expect(exited.stdout).toContain('app log: tiny-app: cannot start: missing configuration');
   });
 
-  it('a failing setup is named with its own tail, and the app is not started', () => {
+  it('a failing setup is named with its own tail, and the app is not started', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = makeProject({ config: { setup: { command: 'echo installing; echo "no lockfile" >&2; exit 7' } } });
-    const result = doctor(project, ['--json']);
+    const result = await doctor(project, ['--json']);
     expect(result.code).toBe(1);
     expect(check(result.stdout, 'setup')).toEqual([
       expect.objectContaining({
@@ -126,16 +131,17 @@ describe('elenchos doctor', () => {
     expect(check(result.stdout, 'app')).toEqual([]);
   });
 
-  it('a missing verifier, a logged-out Kane and a missing agent: one line each naming the fix', () => {
+  it('a missing verifier, a logged-out Kane and a missing agent: one line each naming the fix', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const missing = makeProject({ config: { verifier: { type: 'kane', command: '/nonexistent/kane-cli' } } });
-    const result = doctor(missing, ['--no-app']);
+    const result = await doctor(missing, ['--no-app']);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '✗ verifier  verifier executable "/nonexistent/kane-cli" not found (verifier.type kane); fix: install it with `npm install -g @testmuai/kane-cli` (or set verifier.command)',
     );
 
     const loggedOut = makeProject({ scenario: 'no-credentials', config: { agent: { type: 'claude', command: 'no-such-claude' } } });
-    const out = doctor(loggedOut, ['--no-app']);
+    const out = await doctor(loggedOut, ['--no-app']);
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(
       /^✗ kane login +kane-cli is not logged in \(whoami: exit code 2: error: Not logged in\..*\); fix: run `kane-cli login`, or set LT_USERNAME and LT_ACCESS_KEY$/m,
@@ -145,18 +151,19 @@ describe('elenchos doctor', () => {
     );
     // A shell line in agent.command (an executable, unlike app.command): the fix says how to split it.
     const shellLine = makeProject({ config: { agent: { type: 'command', command: 'sh agent/fix.sh --fast' } } });
-    expect(doctor(shellLine, ['--no-app']).stdout).toMatch(
+    expect((await doctor(shellLine, ['--no-app'])).stdout).toMatch(
       /^✗ agent +agent executable "sh agent\/fix\.sh --fast" not found \(agent\.type command\); fix: agent\.command is one executable and its arguments go in agent\.args: set "command": "sh", "args": \["agent\/fix\.sh", "--fast"\]/m,
     );
     // Basic auth from the environment is a login too (CI), without asking kane-cli.
-    const withKeys = doctor(loggedOut, ['--no-app', '--json'], { LT_USERNAME: 'u', LT_ACCESS_KEY: 'k' });
+    const withKeys = await doctor(loggedOut, ['--no-app', '--json'], { LT_USERNAME: 'u', LT_ACCESS_KEY: 'k' });
     expect(check(withKeys.stdout, 'kane login')).toEqual([
       expect.objectContaining({ status: 'ok', message: 'credentials from LT_USERNAME and LT_ACCESS_KEY' }),
     ]);
     expect(withKeys.stdout).not.toContain('"k"');
   });
 
-  it('an invalid contract and a fixed port in use fail; an invalid config stops before the rest', async () => {
+  it('an invalid contract and a fixed port in use fail; an invalid config stops before the rest', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const port = await freePort();
     const project = makeProject({
       config: { app: { command: 'node app.js --port {port}', url: `http://127.0.0.1:${port}/`, port } },
@@ -167,7 +174,7 @@ describe('elenchos doctor', () => {
     const server = createServer().listen(port, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
-      const result = doctor(project, ['--no-app', '--json']);
+      const result = await doctor(project, ['--no-app', '--json']);
       expect(result.code).toBe(1);
       expect(check(result.stdout, 'task').map((c: any) => c.status)).toContain('fail');
       expect(check(result.stdout, 'task').find((c: any) => c.status === 'fail').message).toContain('tasks/bad.json');
@@ -176,7 +183,7 @@ describe('elenchos doctor', () => {
       server.close();
     }
     const invalid = makeProject({ config: { maxRepairAttempts: 'two' } });
-    const bad = doctor(invalid, ['--json']);
+    const bad = await doctor(invalid, ['--json']);
     expect(bad.code).toBe(1);
     const checks = JSON.parse(bad.stdout).checks;
     expect(checks.at(-1)).toMatchObject({ name: 'config', status: 'fail', message: expect.stringContaining('maxRepairAttempts') });
@@ -184,17 +191,19 @@ describe('elenchos doctor', () => {
     expect(path.isAbsolute(JSON.parse(bad.stdout).root)).toBe(true);
   });
 
-  it('a secret the app prints never reaches the terminal or the kept log', () => {
+  it('a secret the app prints never reaches the terminal or the kept log', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const secret = 'hunter2-very-secret-value';
     const project = makeProject({ config: { redact: ['DB_PASSWORD'], app: { command: `echo "connecting with ${secret}"; exit 4` } } });
-    const result = doctor(project, [], { DB_PASSWORD: secret });
+    const result = await doctor(project, [], { DB_PASSWORD: secret });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('app log: connecting with [REDACTED]');
     expect(result.stdout).not.toContain(secret);
     expect(readFileSync(path.join(project.root, '.elenchos/doctor/app.log'), 'utf8')).not.toContain(secret);
   });
 
-  it('the Playwright verifier: found in the project and answering --version, or the fix to add it', () => {
+  it('the Playwright verifier: found in the project and answering --version, or the fix to add it', async (ctx) => {
+    const { doctor, watch } = doctorOf(ctx);
     const spec =
       "import { test } from '@playwright/test';\ntest('form', { tag: '@AC-001' }, async () => {});\ntest('list', { tag: '@AC-002' }, async () => {});\n";
     const files = {
@@ -203,7 +212,7 @@ describe('elenchos doctor', () => {
     };
     const config = { verifier: { type: 'playwright', browserPath: '/nonexistent/chromium' } };
     const without = makeProject({ config, files });
-    const missing = doctor(without, ['--no-app']);
+    const missing = await doctor(without, ['--no-app']);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(
       /^✗ verifier +playwright does not run \(.*\); fix: add it to the project: npm install -D @playwright\/test \(or set verifier\.command\)$/m,
@@ -213,8 +222,8 @@ describe('elenchos doctor', () => {
     const withIt = makeProject({ config: { verifier: { type: 'playwright' } }, files });
     symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(withIt.root, 'node_modules'));
     // (not through doctor(): the fingerprint cannot walk a symlinked node_modules)
-    roots.push(withIt.root);
-    const found = runCli(['doctor', '--no-app', '--json'], withIt.root, withIt.env);
+    watch(withIt.root);
+    const found = await runMain(['doctor', '--no-app', '--json'], withIt.root, withIt.env);
     expect(check(found.stdout, 'verifier')).toEqual([
       expect.objectContaining({ status: 'ok', message: expect.stringMatching(/^playwright: Version \d+\.\d+/) }),
     ]);
@@ -249,9 +258,10 @@ http.createServer((request, response) => {
       files: { 'writer.mjs': WRITER, ...files },
     });
 
-  it('an app that writes its data while it starts and answers: each path with the app.writes line to add', () => {
+  it('an app that writes its data while it starts and answers: each path with the app.writes line to add', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = writer({ WRITER_ON_REQUEST: 'data/db.json,var/log/today.log,log/app/today.log' }, [], { 'data/seed.json': '{}\n' });
-    const result = doctor(project);
+    const result = await doctor(project);
     // A warning: the app works; the first run would end UNSTABLE_WORKSPACE until it is declared.
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toMatch(
@@ -275,18 +285,19 @@ http.createServer((request, response) => {
     config.app.writes = ['data/db.json', 'log/app/**', 'var/**'];
     writeFileSync(path.join(project.root, 'elenchos.config.json'), `${JSON.stringify(config, null, 2)}\n`);
     gitSync(project.root, 'commit', '-qam', 'declare the app data');
-    expect(check(doctor(project, ['--json']).stdout, 'app writes')).toEqual([
+    expect(check((await doctor(project, ['--json'])).stdout, 'app writes')).toEqual([
       expect.objectContaining({ status: 'ok', message: expect.stringContaining('the app wrote nothing') }),
     ]);
   });
 
-  it("a dev server's known writes (Vite's timestamped config, written and removed) are no finding", () => {
+  it("a dev server's known writes (Vite's timestamped config, written and removed) are no finding", async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = writer({ WRITER_AT_START: 'vite.config.js.timestamp-1-abc.mjs' }, [], { 'vite.config.js': 'export default {};\n' });
-    const result = doctor(project, ['--json']);
+    const result = await doctor(project, ['--json']);
     expect(result.code, result.stdout).toBe(0);
     expect(check(result.stdout, 'app writes')).toEqual([expect.objectContaining({ status: 'ok' })]);
     // Not so for an undeclared one: written and gone again is still a write, and doctor says so.
-    const tmp = doctor(writer({ WRITER_AT_START: 'cache.tmp' }), ['--json']);
+    const tmp = await doctor(writer({ WRITER_AT_START: 'cache.tmp' }), ['--json']);
     expect(check(tmp.stdout, 'app writes')).toEqual([
       expect.objectContaining({
         status: 'warn',
@@ -296,11 +307,12 @@ http.createServer((request, response) => {
     ]);
   });
 
-  it('an app that rewrites a file the run locks (a variables file Kane reads): commit what it writes, not an app.writes line', () => {
+  it('an app that rewrites a file the run locks (a variables file Kane reads): commit what it writes, not an app.writes line', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = writer({ WRITER_ON_REQUEST: '.testmuai/variables/app.json' }, [], {
       '.testmuai/variables/app.json': '{"a":{"value":"1"}}\n',
     });
-    const found = check(doctor(project, ['--json']).stdout, 'app writes');
+    const found = check((await doctor(project, ['--json'])).stdout, 'app writes');
     expect(found).toEqual([
       expect.objectContaining({
         status: 'warn',
@@ -312,18 +324,20 @@ http.createServer((request, response) => {
     expect(found[0].fix).toContain('app.writes cannot cover a file the run locks');
   });
 
-  it('attack: a file beside the declared one, in a folder the app may create, is still reported', () => {
+  it('attack: a file beside the declared one, in a folder the app may create, is still reported', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = writer({ WRITER_ON_REQUEST: 'data/db.json,data/other.json' }, ['data/db.json']);
-    const found = check(doctor(project, ['--json']).stdout, 'app writes');
+    const found = check((await doctor(project, ['--json'])).stdout, 'app writes');
     expect(found.map((c: any) => c.message)).toEqual([expect.stringContaining('the app wrote data/other.json while it started')]);
     expect(found[0].fix).toContain('add "data/other.json" to app.writes');
     expect(found[0].details).toEqual(['in elenchos.config.json, under "app": "writes": ["data/db.json","data/other.json"]']);
   });
 
-  it('a dependency on a path outside the repository fails where runs install; inside the repository or absolute is fine', () => {
+  it('a dependency on a path outside the repository fails where runs install; inside the repository or absolute is fine', async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const manifest = (deps: Record<string, string>) => `${JSON.stringify({ name: 'my-app', devDependencies: deps }, null, 2)}\n`;
     const outside = makeProject({ config: { setup: { command: 'true' } }, files: { 'package.json': manifest({ x: 'file:../x.tgz' }) } });
-    const result = doctor(outside, ['--no-app']);
+    const result = await doctor(outside, ['--no-app']);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '✗ dependencies  package.json devDependencies.x is "file:../x.tgz", a path outside the repository: a run\'s worktree (.elenchos/workspaces/<run>/) and a CI checkout resolve it elsewhere, so their install fails; fix: copy it into the repository (e.g. vendor/x.tgz), commit it and depend on "file:./vendor/x.tgz"; ' +
@@ -333,7 +347,7 @@ http.createServer((request, response) => {
     const noSetup = makeProject({
       files: { 'package.json': `${JSON.stringify({ dependencies: { a: 'link:../a' }, optionalDependencies: { b: '../../b' } })}\n` },
     });
-    const warned = doctor(noSetup, ['--no-app', '--json']);
+    const warned = await doctor(noSetup, ['--no-app', '--json']);
     expect(warned.code).toBe(0);
     expect(check(warned.stdout, 'dependencies').map((c: any) => [c.status, c.message.split(',')[0]])).toEqual([
       ['warn', 'package.json dependencies.a is "link:../a"'],
@@ -355,7 +369,7 @@ http.createServer((request, response) => {
         }),
       },
     });
-    const ok = doctor(fine, ['--no-app', '--json']);
+    const ok = await doctor(fine, ['--no-app', '--json']);
     expect(ok.code, ok.stdout).toBe(0);
     expect(check(ok.stdout, 'dependencies')).toEqual([]);
     // A path that only looks inside: file:./../x climbs out all the same.
@@ -363,15 +377,18 @@ http.createServer((request, response) => {
       config: { setup: { command: 'true' } },
       files: { 'package.json': manifest({ s: 'file:./vendor/../../x' }) },
     });
-    expect(check(doctor(sneaky, ['--no-app', '--json']).stdout, 'dependencies')).toEqual([expect.objectContaining({ status: 'fail' })]);
+    expect(check((await doctor(sneaky, ['--no-app', '--json'])).stdout, 'dependencies')).toEqual([
+      expect.objectContaining({ status: 'fail' }),
+    ]);
   });
 
-  it("doctor runs run's preflight: all well, then verify starts; a verifier input run would refuse is doctor's ✗ too", () => {
+  it("doctor runs run's preflight: all well, then verify starts; a verifier input run would refuse is doctor's ✗ too", async (ctx) => {
+    const { doctor } = doctorOf(ctx);
     const project = makeProject();
-    const well = doctor(project, ['--no-app']);
+    const well = await doctor(project, ['--no-app']);
     expect(well.code, well.stdout).toBe(0);
     expect(well.stdout).toMatch(/^✓ preflight +tasks\/add-task\.json: run and verify start/m);
-    const verified = runCli(['verify', 'tasks/add-task.json'], project.root, project.env);
+    const verified = await runMain(['verify', 'tasks/add-task.json'], project.root, project.env);
     // Not refused (exit 3): the verifier looked (the page lacks the feature, so NOT_VERIFIED is fine here).
     expect(verified.stdout + verified.stderr).not.toContain('REFUSED');
     expect(verified.code, verified.stdout).not.toBe(3);
@@ -388,12 +405,12 @@ http.createServer((request, response) => {
       config: { verifier: { inputs: ['fixtures/data.json'] } },
       files: { '.gitignore': '.elenchos/\nfixtures/\n', 'fixtures/data.json': '{}\n' },
     });
-    const caught = doctor(ignored, ['--no-app']);
+    const caught = await doctor(ignored, ['--no-app']);
     expect(caught.code, caught.stdout).toBe(1);
     expect(caught.stdout).toMatch(
       /^✗ preflight +tasks\/add-task\.json: fixtures\/data\.json: the verifier reads it but it is not committed, so the worktree would not have it; fix: commit it, or list it in setup\.copy if it must stay git-ignored$/m,
     );
-    const refused = runCli(['run', 'tasks/add-task.json'], ignored.root, ignored.env);
+    const refused = await runMain(['run', 'tasks/add-task.json'], ignored.root, ignored.env);
     expect(refused.code).toBe(3);
     expect(refused.stdout + refused.stderr).toContain('fixtures/data.json: the verifier reads it but it is not committed');
   });

@@ -1,9 +1,10 @@
-// Faults around the end of a run (issue #10): killed while sealing, signals after the verdict, a full disk.
+// Faults around the end of a run: killed while sealing, signals after the verdict, a full disk.
 // @module-tag slow
 import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
+import { runMain, spawnCli } from '../helpers/cli.js';
 import { allRuns, liveRecordedPids, release, startCli, waitForFile } from '../helpers/live-cli.js';
 import { FAKE_AGENT, makeProject, onlyRun, processesInside } from '../helpers/project.js';
 import { canMountSmallDisk, mountSmallDisk, unmount } from '../helpers/small-disk.js';
@@ -26,7 +27,7 @@ function workspaces(root: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-describe('killed while sealing', () => {
+describe.concurrent('killed while sealing', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('shows no final state before the manifest; gc seals it ABANDONED with the secret redacted', { timeout: TIMEOUT }, async () => {
     const project = secretProject();
     const pause = tempDir('elenchos-pause-');
@@ -43,11 +44,11 @@ describe('killed while sealing', () => {
     // The verdict was reached, but it is not what run.json says: it is only an outcome being sealed.
     expect(killed.record).toMatchObject({ state: 'RUNNING', sealing: { state: 'VERIFIED', reason: null } });
     expect(existsSync(path.join(killed.dir, 'manifest.json'))).toBe(false);
-    // The attempt was sealed (and redacted) when it ended (#25 item 8), before the run's own sealing began.
+    // The attempt was sealed (and redacted) when it ended, before the run's own sealing began.
     expect(readFileSync(path.join(killed.dir, 'attempts/01/setup.log'), 'utf8')).not.toContain(SECRET);
-    expect(runCli(['runs'], project.root).stdout).not.toContain('VERIFIED');
+    expect((await runMain(['runs'], project.root)).stdout).not.toContain('VERIFIED');
 
-    const gc = runCli(['gc'], project.root, project.env);
+    const gc = await runMain(['gc'], project.root, project.env);
     expect(gc.code, gc.stderr).toBe(0);
     expect(gc.stdout).toContain(`marked ${killed.record.runId} ERROR ABANDONED`);
     const after = onlyRun(project.root);
@@ -55,9 +56,9 @@ describe('killed while sealing', () => {
     expect(after.record.message).toContain('killed while sealing its evidence (it had ended VERIFIED');
     expect(after.record.sealing).toBeUndefined();
     expect(readFileSync(path.join(after.dir, 'attempts/01/setup.log'), 'utf8')).not.toContain(SECRET);
-    expect(runCli(['evidence', 'verify', 'latest'], project.root)).toMatchObject({ code: 0 });
+    expect(await runMain(['evidence', 'verify', 'latest'], project.root)).toMatchObject({ code: 0 });
     expect(workspaces(project.root)).toEqual([]);
-    expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
+    expect((await runMain(['gc'], project.root)).stdout).toBe('nothing to clean\n');
   });
 
   it('without any test hook: the moment run.json shows a final state, the manifest already covers it', { timeout: TIMEOUT }, async () => {
@@ -84,9 +85,9 @@ describe('killed while sealing', () => {
     expect(seen).toEqual({ state: 'VERIFIED', manifest: true });
   });
 
-  it('a sealed run: the manifest covers the final run.json, and runs/show/evidence verify read it', { timeout: TIMEOUT }, () => {
+  it('a sealed run: the manifest covers the final run.json, and runs/show/evidence verify read it', { timeout: TIMEOUT }, async () => {
     const project = secretProject();
-    const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+    const run = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { dir, record } = onlyRun(project.root);
     expect(record.state).toBe('VERIFIED');
@@ -94,26 +95,27 @@ describe('killed while sealing', () => {
     const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     const bytes = readFileSync(path.join(dir, 'run.json'));
     expect(manifest.files['run.json'].size).toBe(bytes.length);
-    expect(runCli(['evidence', 'verify', 'latest'], project.root)).toMatchObject({ code: 0 });
-    expect(runCli(['runs'], project.root).stdout).toContain('VERIFIED');
-    expect(runCli(['show', 'latest'], project.root).code).toBe(0);
+    expect(await runMain(['evidence', 'verify', 'latest'], project.root)).toMatchObject({ code: 0 });
+    expect((await runMain(['runs'], project.root)).stdout).toContain('VERIFIED');
+    expect((await runMain(['show', 'latest'], project.root)).code).toBe(0);
     expect(readFileSync(path.join(dir, 'attempts/01/setup.log'), 'utf8')).not.toContain(SECRET);
-    expect(runCli(['gc'], project.root).stdout).toBe('nothing to clean\n');
+    expect((await runMain(['gc'], project.root)).stdout).toBe('nothing to clean\n');
   });
 
-  it('gc seals a legacy run left VERIFIED without a manifest (killed mid-sealing by an older Elenchos)', { timeout: TIMEOUT }, () => {
+  it('gc seals a legacy run left VERIFIED without a manifest (killed mid-sealing by an older Elenchos)', { timeout: TIMEOUT }, async () => {
     const project = secretProject();
-    expect(runCli(['run', 'tasks/add-task.json'], project.root, project.env).code).toBe(0);
+    // Spawned: gc seals only a run whose process is gone (one in this process would be left alone, alive).
+    expect((await spawnCli(['run', 'tasks/add-task.json'], project.root, project.env)).code).toBe(0);
     const { dir } = onlyRun(project.root);
     rmSync(path.join(dir, 'manifest.json'));
-    const gc = runCli(['gc'], project.root, project.env);
+    const gc = await runMain(['gc'], project.root, project.env);
     expect(gc.stdout).toContain('ERROR ABANDONED');
     expect(onlyRun(project.root).record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
-    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
   });
 });
 
-describe('signals around the verdict', () => {
+describe.concurrent('signals around the verdict', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('SIGINT after the verdict, before sealing: exit 130, sealed ERROR INTERRUPTED, no worktree', { timeout: TIMEOUT }, async () => {
     const project = makeProject();
     const pause = tempDir('elenchos-pause-');
@@ -123,7 +125,8 @@ describe('signals around the verdict', () => {
       ELENCHOS_TEST_PAUSE_DIR: pause,
     });
     await waitForFile(path.join(pause, 'teardown.reached'));
-    expect(cli.output().stdout).toContain('→ PASS');
+    // Printed before the pause, but the pipe may deliver it after the marker file appeared.
+    await cli.waitFor('→ PASS');
     cli.child.kill('SIGINT');
     await cli.waitFor('SIGINT received');
     release(pause, 'teardown');
@@ -131,7 +134,7 @@ describe('signals around the verdict', () => {
     const { record } = onlyRun(project.root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
     expect(record.message).toContain('after the run had ended VERIFIED');
-    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
     expect(workspaces(project.root)).toEqual([]);
   });
 
@@ -149,7 +152,7 @@ describe('signals around the verdict', () => {
     release(pause, 'sealing');
     expect(await cli.exited).toBe(130);
     expect(onlyRun(project.root).record).toMatchObject({ state: 'ERROR', reason: 'INTERRUPTED' });
-    expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+    expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
   });
 
   it('a second SIGINT during teardown: children killed, still no RUNNING record and no worktree', { timeout: TIMEOUT }, async () => {
@@ -177,44 +180,49 @@ describe('signals around the verdict', () => {
 
 const canMount = canMountSmallDisk();
 
-describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', () => {
-  it('an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed', { timeout: TIMEOUT }, () => {
-    const project = makeProject({
-      config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk'], timeoutSeconds: 60 } },
-    });
-    const disk = mountSmallDisk(project.root, '3m')!;
-    try {
-      const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
-      expect(run.code, run.stdout + run.stderr).toBe(2);
-      expect(run.stderr).not.toMatch(/ENOSPC.*\n\s+at /);
-      const { dir, record } = onlyRun(project.root);
-      expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
-      expect(record.message).toContain('no space left on the device');
-      expect(liveRecordedPids(dir)).toEqual([]);
-      expect(processesInside(project.root)).toEqual([]);
-      expect(workspaces(project.root)).toEqual([]);
-      expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
-    } finally {
-      unmount(disk, project.root);
-    }
-  });
+describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', { concurrent: true, timeout: CONCURRENT_TIMEOUT }, () => {
+  it(
+    'an agent filling the disk: ERROR DISK_FULL, exit 2, children stopped, worktree gone, record sealed',
+    { timeout: TIMEOUT },
+    async () => {
+      const project = makeProject({
+        config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk'], timeoutSeconds: 60 } },
+      });
+      const disk = mountSmallDisk(project.root, '3m')!;
+      try {
+        // Spawned: the record lists the run's own process too, which must be gone with the rest.
+        const run = await spawnCli(['run', 'tasks/add-task.json'], project.root, project.env);
+        expect(run.code, run.stdout + run.stderr).toBe(2);
+        expect(run.stderr).not.toMatch(/ENOSPC.*\n\s+at /);
+        const { dir, record } = onlyRun(project.root);
+        expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
+        expect(record.message).toContain('no space left on the device');
+        expect(liveRecordedPids(dir)).toEqual([]);
+        expect(processesInside(project.root)).toEqual([]);
+        expect(workspaces(project.root)).toEqual([]);
+        expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
+      } finally {
+        unmount(disk, project.root);
+      }
+    },
+  );
 
   it(
     'an agent that fails silently on a full disk: ERROR DISK_FULL (the next evidence write tells), not AGENT_FAILED',
     { timeout: TIMEOUT },
-    () => {
+    async () => {
       const project = makeProject({
         config: { agent: { type: 'command', command: process.execPath, args: [FAKE_AGENT, 'fill-disk-quiet'], timeoutSeconds: 60 } },
       });
       const disk = mountSmallDisk(project.root, '3m')!;
       try {
-        const run = runCli(['run', 'tasks/add-task.json'], project.root, project.env);
+        const run = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
         expect(run.code, run.stdout + run.stderr).toBe(2);
         const { record } = onlyRun(project.root);
         expect(record).toMatchObject({ state: 'ERROR', reason: 'DISK_FULL' });
         expect(record.message).toContain('no space left on device');
         expect(workspaces(project.root)).toEqual([]);
-        expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+        expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
       } finally {
         unmount(disk, project.root);
       }
@@ -248,10 +256,10 @@ describe.skipIf(!canMount)('a full disk (a real 3 MB tmpfs over .elenchos)', () 
       expect(processesInside(project.root)).toEqual([]);
       expect(workspaces(project.root)).toEqual([]);
       rmSync(filler);
-      const gc = runCli(['gc'], project.root);
+      const gc = await runMain(['gc'], project.root);
       expect(gc.code, gc.stderr).toBe(0);
       expect(onlyRun(project.root).record).toMatchObject({ state: 'ERROR', reason: 'ABANDONED' });
-      expect(runCli(['evidence', 'verify', 'latest'], project.root).code).toBe(0);
+      expect((await runMain(['evidence', 'verify', 'latest'], project.root)).code).toBe(0);
     } finally {
       unmount(disk, project.root);
     }

@@ -4,23 +4,18 @@
 // @module-tag slow
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { allRuns } from '../helpers/live-cli.js';
-import { makeProject, processesInside } from '../helpers/project.js';
+import { makeProject } from '../helpers/project.js';
 import { FORGE_INDEX } from '../helpers/forge-index.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
 const GOOD = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
 /** A project whose command agent is `script` (sh), run in the worktree; `dir` is a scratch folder outside the repository. */
-function attackProject(script: string, config: Record<string, unknown> = {}) {
+function attackProject(watch: (root: string) => string, script: string, config: Record<string, unknown> = {}) {
   const dir = tempDir('elenchos-git-attack-');
   writeFileSync(path.join(dir, 'good.html'), GOOD);
   writeFileSync(path.join(dir, 'forge.js'), FORGE_INDEX);
@@ -34,7 +29,7 @@ function attackProject(script: string, config: Record<string, unknown> = {}) {
       ...config,
     },
   });
-  roots.push(project.root);
+  watch(project.root);
   return { project, dir };
 }
 
@@ -50,9 +45,12 @@ const gitConfig = (root: string, key: string) => {
   }
 };
 
-describe('git settings the agent plants', () => {
-  it('core.fsmonitor: never run by our git calls after the agent, and put back in the common config', async () => {
-    const { project, dir } = attackProject(`
+describe.concurrent('git settings the agent plants', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('core.fsmonitor: never run by our git calls after the agent, and put back in the common config', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project, dir } = attackProject(
+      watch,
+      `
 cat > "$D/fsmonitor.sh" <<EOF
 #!/bin/sh
 echo "ran in \\$PWD" >> "$D/fsmonitor-ran"
@@ -60,7 +58,8 @@ exit 1
 EOF
 chmod +x "$D/fsmonitor.sh"
 git config core.fsmonitor "$D/fsmonitor.sh"
-`);
+`,
+    );
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // Without the pins, our own ls-files / diff ran the agent's command after its processes were swept.
@@ -71,9 +70,12 @@ git config core.fsmonitor "$D/fsmonitor.sh"
     expect(gitConfig(project.root, 'core.fsmonitor')).toBeNull();
   }, 120_000);
 
-  it('a post-checkout hook cannot plant the work in a later run: that run is not VERIFIED', async () => {
+  it('a post-checkout hook cannot plant the work in a later run: that run is not VERIFIED', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // Run 1 installs a hook that writes the finished page into whatever worktree git checks out next.
-    const { project, dir } = attackProject(`
+    const { project, dir } = attackProject(
+      watch,
+      `
 hooks="$(git rev-parse --path-format=absolute --git-common-dir)/hooks"
 mkdir -p "$hooks"
 cat > "$hooks/post-checkout" <<EOF
@@ -82,7 +84,8 @@ cp "$D/good.html" page.html
 echo ran >> "$D/hook-ran"
 EOF
 chmod +x "$hooks/post-checkout"
-`);
+`,
+    );
     await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     expect(runs(project.root)[0]!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
     expect(runs(project.root)[0]!.record.message).toContain('.git/hooks/post-checkout added');
@@ -97,10 +100,11 @@ chmod +x "$hooks/post-checkout"
     expect(existsSync(path.join(project.root, '.git/hooks/post-checkout'))).toBe(false);
   }, 180_000);
 
-  it('a hook planted while git is told to ignore hooks still counts, and our own worktree add never runs it', async () => {
+  it('a hook planted while git is told to ignore hooks still counts, and our own worktree add never runs it', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // The pin alone: the hook exists before the run (the user's own, or an earlier agent's); the run's
     // `git worktree add` must not run it, and a no-op agent must not be VERIFIED by it.
-    const { project, dir } = attackProject('true');
+    const { project, dir } = attackProject(watch, 'true');
     const hook = path.join(project.root, '.git/hooks/post-checkout');
     writeFileSync(
       hook,
@@ -112,8 +116,11 @@ chmod +x "$hooks/post-checkout"
     expect(runs(project.root)[0]!.record.state, result.stdout).toBe('FAILED');
   }, 120_000);
 
-  it('a smudge filter that puts the work in while git status reports nothing changed', async () => {
-    const { project } = attackProject(`
+  it('a smudge filter that puts the work in while git status reports nothing changed', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project } = attackProject(
+      watch,
+      `
 cp page.html "$D/orig.html"
 git config filter.hide.smudge "cat $D/good.html"
 git config filter.hide.clean "cat $D/orig.html"
@@ -121,7 +128,8 @@ echo 'page.html filter=hide' >> "$(git rev-parse --git-common-dir)/info/attribut
 rm page.html
 git checkout -- page.html
 test -z "$(git status --porcelain)"
-`);
+`,
+    );
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // On main: VERIFIED with nothing changed — the verifier saw a page no diff holds.
@@ -133,14 +141,18 @@ test -z "$(git status --porcelain)"
     expect(existsSync(path.join(project.root, '.git/info/attributes'))).toBe(false);
   }, 120_000);
 
-  it('a replace ref that makes the committed page read as the finished one, so the stored patch is empty', async () => {
+  it('a replace ref that makes the committed page read as the finished one, so the stored patch is empty', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // The work is done, and HEAD's page.html is replaced by the finished page: `git diff` then shows no
     // change, the stored patch is empty and `elenchos apply` would bring nothing of what was verified.
-    const { project } = attackProject(`
+    const { project } = attackProject(
+      watch,
+      `
 cp "$D/good.html" page.html
 git replace "$(git rev-parse HEAD:page.html)" "$(git hash-object -w page.html)"
 test -z "$(git diff HEAD)"
-`);
+`,
+    );
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record.state, result.stdout).toBe('ERROR');
@@ -153,13 +165,17 @@ test -z "$(git diff HEAD)"
     );
   }, 120_000);
 
-  it('a file hidden from the evidence through .git/info/exclude', async () => {
+  it('a file hidden from the evidence through .git/info/exclude', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // The work is done, and one more served file is made "ignored": never compared, watched or stored.
-    const { project } = attackProject(`
+    const { project } = attackProject(
+      watch,
+      `
 cp "$D/good.html" page.html
 echo 'alert(1)' > extra.js
 echo extra.js >> "$(git rev-parse --git-common-dir)/info/exclude"
-`);
+`,
+    );
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record.state, result.stdout).toBe('ERROR');
@@ -167,11 +183,15 @@ echo extra.js >> "$(git rev-parse --git-common-dir)/info/exclude"
     expect(readFileSync(path.join(project.root, '.git/info/exclude'), 'utf8')).not.toContain('extra.js');
   }, 120_000);
 
-  it('assume-unchanged on an edited tracked file (regression: already caught by the index flag check)', async () => {
-    const { project } = attackProject(`
+  it('assume-unchanged on an edited tracked file (regression: already caught by the index flag check)', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project } = attackProject(
+      watch,
+      `
 cp "$D/good.html" page.html
 git update-index --assume-unchanged page.html
-`);
+`,
+    );
     await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     expect(only!.record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
@@ -179,18 +199,22 @@ git update-index --assume-unchanged page.html
   }, 120_000);
 });
 
-describe('the index the agent leaves', () => {
-  it('a forged index entry (committed blob, stat data of the edited file) that hides an edit from git status', async () => {
+describe.concurrent('the index the agent leaves', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('a forged index entry (committed blob, stat data of the edited file) that hides an edit from git status', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // No setting changes: the agent edits page.html, backdates its mtime (out of git's racy window),
     // stages it, then writes HEAD's blob id back into the entry, keeping the new file's stat data.
-    const { project } = attackProject(`
+    const { project } = attackProject(
+      watch,
+      `
 cp "$D/good.html" page.html
 touch -d '2001-01-01' page.html
 git add page.html
 node "$D/forge.js"
 grep -q 'Buy milk' page.html
 test -z "$(git status --porcelain)"
-`);
+`,
+    );
     const result = await runMain(['run', 'tasks/add-task.json'], project.root, project.env);
     const [only] = runs(project.root);
     // On main: VERIFIED, "0 changed path(s)", an empty diff.patch — the verified page is nowhere in the evidence.
@@ -200,9 +224,10 @@ test -z "$(git status --porcelain)"
   }, 120_000);
 });
 
-describe('an idle warm worktree', () => {
-  it('an agent that plants the work in an idle pool slot and forges its trusted index does not make a later run VERIFIED', async () => {
-    const { project, dir } = attackProject('cat >/dev/null');
+describe.concurrent('an idle warm worktree', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('an agent that plants the work in an idle pool slot and forges its trusted index does not make a later run VERIFIED', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const { project, dir } = attackProject(watch, 'cat >/dev/null');
     const noop = readFileSync(path.join(dir, 'agent.sh'), 'utf8');
     // Run 1 does nothing and leaves its worktree idle in .elenchos/pool/0.
     await runMain(['run', 'tasks/add-task.json'], project.root, project.env);

@@ -5,7 +5,8 @@ import { existsSync, readFileSync, readdirSync, readlinkSync, symlinkSync, write
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
+import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
+import { BIN, runMain } from '../helpers/cli.js';
 import { FIXTURES, checkoutFingerprint } from '../helpers/project.js';
 import { gitSync, tempDir, tempRepo } from '../helpers/temp.js';
 import { probeSandbox } from '../../src/core/sandbox-probe.js';
@@ -18,7 +19,7 @@ const read = (root: string, file: string) => readFileSync(path.join(root, file),
 const manifest = (scripts: Record<string, string>, devDependencies: Record<string, string> = {}) =>
   `${JSON.stringify({ name: 'my-app', version: '1.0.0', scripts, devDependencies }, null, 2)}\n`;
 
-describe('elenchos init', () => {
+describe.concurrent('elenchos init', { timeout: CONCURRENT_TIMEOUT }, () => {
   it('scaffolds a Kane project from its scripts, and the scaffold passes elenchos check', async () => {
     const root = tempRepo({
       'package.json': manifest({ dev: 'vite', start: 'node server.js' }),
@@ -26,7 +27,7 @@ describe('elenchos init', () => {
       '.gitignore': 'node_modules/\ndist',
     });
     const before = checkoutFingerprint(root);
-    const result = runCli(['init', '--yes'], root, WITH_KANE);
+    const result = await runMain(['init', '--yes'], root, WITH_KANE);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`verifier  kane (kane-cli is on PATH (${path.join(FIXTURES, 'bin/kane-cli')}))`);
     expect(result.stdout).toMatch(/wrote +elenchos\.config\.json/);
@@ -58,16 +59,16 @@ describe('elenchos init', () => {
     // Nothing else moved.
     const after = checkoutFingerprint(root);
     for (const [file, hash] of Object.entries(before)) if (file !== '.gitignore') expect(after[file], file).toBe(hash);
-    const check = runCli(['check', 'tasks/example.json'], root);
+    const check = await runMain(['check', 'tasks/example.json'], root);
     expect(check.code, check.stdout).toBe(0);
     expect(check.stdout).toContain('AC-002  step 2');
   });
 
-  it('a second init writes nothing and says what it skipped', () => {
+  it('a second init writes nothing and says what it skipped', async () => {
     const root = tempRepo({ 'package.json': manifest({ start: 'node server.js' }) });
-    expect(runCli(['init', '--yes'], root, NO_TOOLS).code).toBe(0);
+    expect((await runMain(['init', '--yes'], root, NO_TOOLS)).code).toBe(0);
     const before = checkoutFingerprint(root);
-    const again = runCli(['init', '--json'], root, NO_TOOLS);
+    const again = await runMain(['init', '--json'], root, NO_TOOLS);
     expect(again.code).toBe(0);
     const report = JSON.parse(again.stdout);
     expect(report.files.map((f: any) => [f.path, f.action])).toEqual([
@@ -86,11 +87,11 @@ describe('elenchos init', () => {
     expect(checkoutFingerprint(root)).toEqual(before);
   });
 
-  it('never overwrites: a user config is kept byte for byte, and a dangling symlink is not followed', () => {
+  it('never overwrites: a user config is kept byte for byte, and a dangling symlink is not followed', async () => {
     const outside = path.join(tempDir('elenchos-outside-'), 'written-through-symlink.json');
     const root = tempRepo({ 'elenchos.config.json': '{ "verifier": { "type": "command" } }\n' });
     symlinkSync(outside, path.join(root, '.gitignore'));
-    const result = runCli(['init', '--yes', '--json'], root, NO_TOOLS);
+    const result = await runMain(['init', '--yes', '--json'], root, NO_TOOLS);
     expect(result.code, result.stderr).toBe(0);
     const files = Object.fromEntries(JSON.parse(result.stdout).files.map((f: any) => [f.path, f.action]));
     expect(files['elenchos.config.json']).toBe('skip');
@@ -102,13 +103,13 @@ describe('elenchos init', () => {
     expect(readlinkSync(path.join(root, '.gitignore'))).toBe(outside);
   });
 
-  it('picks Playwright when the project has it, and puts a tagged spec in its testDir', () => {
+  it('picks Playwright when the project has it, and puts a tagged spec in its testDir', async () => {
     const root = tempRepo({
       'package.json': manifest({ dev: 'next dev' }, { '@playwright/test': '1.58.2' }),
       'pnpm-lock.yaml': 'lockfileVersion: 9\n',
       'playwright.config.ts': "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: './e2e/' });\n",
     });
-    const result = runCli(['init', '--yes', '--json'], root, NO_TOOLS);
+    const result = await runMain(['init', '--yes', '--json'], root, NO_TOOLS);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.choices).toMatchObject({
@@ -123,14 +124,14 @@ describe('elenchos init', () => {
     expect(JSON.parse(read(root, 'tasks/example.json')).verification.testFile).toBe('e2e/example.spec.ts');
     // check asks the project's Playwright which tests the spec has: installed, as `pnpm install` would.
     symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(root, 'node_modules'));
-    const check = runCli(['check', 'tasks/example.json'], root);
+    const check = await runMain(['check', 'tasks/example.json'], root);
     expect(check.code, check.stdout).toBe(0);
     expect(check.stdout).toContain('verifier playwright, test e2e/example.spec.ts, 2 step(s)');
   });
 
-  it('--verifier, --agent and --app-command override what it detects; bad values are usage errors', () => {
+  it('--verifier, --agent and --app-command override what it detects; bad values are usage errors', async () => {
     const root = tempRepo({ 'README.md': '# no package.json here\n' });
-    const result = runCli(
+    const result = await runMain(
       ['init', '--json', '--verifier', 'playwright', '--agent', 'codex', '--app-command', 'python3 -m http.server {port}'],
       root,
       NO_TOOLS,
@@ -150,23 +151,23 @@ describe('elenchos init', () => {
       ['opencode', 'npm install -g opencode-ai'],
     ]) {
       const other = tempRepo({ 'README.md': '# no package.json here\n' });
-      const chosen = runCli(['init', '--agent', agent!], other, NO_TOOLS);
+      const chosen = await runMain(['init', '--agent', agent!], other, NO_TOOLS);
       expect(chosen.code, chosen.stderr).toBe(0);
       expect(JSON.parse(read(other, 'elenchos.config.json')).agent).toEqual({ type: agent, sandbox: 'auto' });
       expect(chosen.stdout).toContain(install);
     }
-    const bad = runCli(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));
+    const bad = await runMain(['init', '--verifier', 'selenium'], tempRepo({ 'a.txt': 'a\n' }));
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain("argument 'selenium' is invalid");
   });
 
-  it('without a start script it says to set app.command, and doctor names the same fix', () => {
+  it('without a start script it says to set app.command, and doctor names the same fix', async () => {
     const root = tempRepo({ 'index.html': '<h1>hi</h1>\n' });
-    const result = runCli(['init'], root, NO_TOOLS);
+    const result = await runMain(['init'], root, NO_TOOLS);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('app       not found: set app.command');
     expect(result.stdout).toContain('set app.command in elenchos.config.json');
-    const doctor = runCli(['doctor', '--json'], root, NO_TOOLS);
+    const doctor = await runMain(['doctor', '--json'], root, NO_TOOLS);
     expect(doctor.code).toBe(1);
     const app = JSON.parse(doctor.stdout).checks.find((c: any) => c.name === 'app');
     expect(app).toMatchObject({ status: 'fail', message: 'app.command is not set' });
@@ -199,9 +200,9 @@ describe('elenchos init', () => {
     expect(existsSync(path.join(root, 'tests/example_test.md'))).toBe(true);
   });
 
-  it('outside a git repository it still scaffolds, and says to git init first', () => {
+  it('outside a git repository it still scaffolds, and says to git init first', async () => {
     const dir = tempDir('elenchos-plain-');
-    const result = runCli(['init', '--json'], dir, NO_TOOLS);
+    const result = await runMain(['init', '--json'], dir, NO_TOOLS);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).next[0]).toBe(
       'this folder is not in a git repository: git init and commit your project (runs work on a worktree of HEAD)',
@@ -210,7 +211,7 @@ describe('elenchos init', () => {
   });
 
   // The example is a working test, not a placeholder: Playwright in a real Chromium verifies it against a real app.
-  it('the Playwright scaffold is VERIFIED by elenchos verify against a real app', { timeout: 240_000 }, () => {
+  it('the Playwright scaffold is VERIFIED by elenchos verify against a real app', { timeout: 240_000 }, async () => {
     const root = tempRepo({
       'package.json': manifest({ start: 'node app.js' }, { '@playwright/test': '1.58.2' }),
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
@@ -219,7 +220,9 @@ describe('elenchos init', () => {
     });
     // This repository's @playwright/test, as the project's installed dependency.
     symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(root, 'node_modules'));
-    expect(runCli(['init', '--yes', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root, NO_TOOLS).code).toBe(0);
+    expect(
+      (await runMain(['init', '--yes', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root, NO_TOOLS)).code,
+    ).toBe(0);
     // Dependencies are already there: no setup (a user's would install them in each worktree).
     const config = JSON.parse(read(root, 'elenchos.config.json'));
     delete config.setup;

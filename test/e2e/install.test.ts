@@ -1,10 +1,10 @@
 // Installable: the packed tarball, installed offline into a fresh project, gives a working `npx elenchos`.
 // @module-tag slow
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { CLEAR_SPEC, CLEAR_TASK } from '../helpers/playwright-attack.js';
 import { FAKE_AGENT, FAKE_KANE, FIXTURES, TEST_MD, onlyRun, processesInside } from '../helpers/project.js';
@@ -12,16 +12,29 @@ import { npm, npxElenchos, packElenchos, writeInstallableProject, type Packed } 
 import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
 
 let packed: Packed;
+/** A project with the tarball installed, once: each case works in a copy of it. */
+let installed: string;
 beforeAll(() => {
   packed = packElenchos(tempDir('elenchos-pack-'));
+  installed = tempDir('elenchos-installed-');
+  writeInstallableProject(installed, packed.tarball);
+  const install = npm(['ci', '--offline'], installed);
+  expect(install.status, `npm ci --offline failed (is the npm cache filled by npm ci in this checkout?)\n${install.stderr}`).toBe(0);
+}, 300_000);
+const projects: string[] = [];
+// The install and its copies (each with the runs' worktrees, and their own installs): tens of thousands of
+// files, more than the temp folders' common clean-up can remove within a hook's minute on a busy machine.
+afterAll(() => {
+  for (const dir of [installed, ...projects]) if (dir) rmSync(dir, { recursive: true, force: true });
 }, 300_000);
 
-/** A fresh project with the tarball installed and committed (node_modules ignored), like a user's. */
+/** A fresh project with the tarball installed (a copy of the one install) and committed (node_modules ignored), like a user's. */
 function installedProject(files: Record<string, string>): string {
-  const root = tempDir('elenchos-user-');
-  writeInstallableProject(root, packed.tarball);
-  const install = npm(['ci', '--offline'], root);
-  expect(install.status, `npm ci --offline failed (is the npm cache filled by npm ci in this checkout?)\n${install.stderr}`).toBe(0);
+  const root = path.join(tempDir('elenchos-user-'), 'my-app');
+  projects.push(root);
+  // Links (node_modules/.bin) and modes as npm left them; the files hard-linked, not copied (about 10,000
+  // of them): nothing writes into node_modules, and removing the copies afterwards is as quick.
+  execFileSync('cp', ['-a', '--link', installed, root]);
   writeFiles(root, { '.gitignore': 'node_modules/\n', ...files });
   gitSync(root, 'init', '-q', '-b', 'main');
   gitSync(root, 'add', '-A');
@@ -51,7 +64,7 @@ function importedModules(code: string): string[] {
   return specs;
 }
 
-describe('npm pack → install into another project', { timeout: 600_000 }, () => {
+describe.concurrent('npm pack → install into another project', { timeout: 600_000 }, () => {
   it('the tarball holds the shim, the built CLI and the schemas, and no sources or tests', () => {
     for (const file of [
       'bin/elenchos.js',
@@ -68,7 +81,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect(packed.files.filter((f) => /^(src|test|bench|demo)\//.test(f))).toEqual([]);
   });
 
-  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED → apply --commit → verify', () => {
+  it('npx elenchos works with only the runtime dependencies: init → doctor → a real run that repairs to VERIFIED → apply --commit → verify', async () => {
     const root = installedProject({
       'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
       'page.html': '<h1>Tasks</h1>\n',
@@ -77,7 +90,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     });
     const installed = path.join(root, 'node_modules/elenchos');
     // Nothing dev-only came along, and the built code imports only what the package declares.
-    // (typescript is a runtime dependency: the test lock reads specs with its parser, #25 item 3.)
+    // (typescript is a runtime dependency: the test lock reads specs with its parser.)
     expect(existsSync(path.join(root, 'node_modules/eslint'))).toBe(false);
     expect(existsSync(path.join(root, 'node_modules/vitest'))).toBe(false);
     const declared = Object.keys(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).dependencies);
@@ -91,12 +104,12 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     expect([...imported]).toEqual(expect.arrayContaining(['commander', 'zod', 'fast-glob', 'tar', '@modelcontextprotocol/sdk']));
     expect([...imported].filter((name) => !declared.includes(name))).toEqual([]);
 
-    const version = npxElenchos(['--version'], root);
+    const version = await npxElenchos(['--version'], root);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')).version);
 
     // init, as a user would, then the two lines a user edits: which agent, and (here) the fake Kane.
-    const init = npxElenchos(['init', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root);
+    const init = await npxElenchos(['init', '--agent', 'command', '--app-command', 'node app.js --port {port}'], root);
     expect(init.status, init.stderr).toBe(0);
     expect(init.stdout).toContain('wrote     elenchos.config.json');
     const config = JSON.parse(readFileSync(path.join(root, 'elenchos.config.json'), 'utf8'));
@@ -117,12 +130,12 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
     gitSync(root, 'commit', '-q', '-m', 'elenchos');
 
     const env = { HOME: tempDir('elenchos-home-') };
-    const doctor = npxElenchos(['doctor'], root, env);
+    const doctor = await npxElenchos(['doctor'], root, env);
     expect(doctor.status, doctor.stdout).toBe(0);
     expect(doctor.stdout).toMatch(/✓ task +tasks\/example\.json/);
     expect(doctor.stdout).toMatch(/✓ app +`node app\.js --port \d+` answered/);
 
-    const run = npxElenchos(['run', 'tasks/add-task.json'], root, env);
+    const run = await npxElenchos(['run', 'tasks/add-task.json'], root, env);
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const { record } = onlyRun(root);
     expect(record).toMatchObject({ state: 'VERIFIED', reason: null });
@@ -137,11 +150,11 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
       GIT_COMMITTER_NAME: 'Ada',
       GIT_COMMITTER_EMAIL: 'ada@example.com',
     };
-    const apply = npxElenchos(['apply', 'latest', '--commit'], root, who);
+    const apply = await npxElenchos(['apply', 'latest', '--commit'], root, who);
     expect(apply.status, `${apply.stdout}\n${apply.stderr}`).toBe(0);
     expect(gitSync(root, 'log', '-1', '--format=%B')).toContain(`Elenchos-Run: ${record.runId}`);
     expect(readFileSync(path.join(root, 'page.html'), 'utf8')).toContain('Buy milk');
-    const verify = npxElenchos(['verify', 'tasks/add-task.json'], root, env);
+    const verify = await npxElenchos(['verify', 'tasks/add-task.json'], root, env);
     expect(verify.status, `${verify.stdout}\n${verify.stderr}`).toBe(0);
     expect(verify.stdout).toContain('1/1 VERIFIED');
     expect(processesInside(root)).toEqual([]);
@@ -149,7 +162,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
 
   it.runIf(existsSync(process.env.ELENCHOS_BROWSER_PATH ?? '/usr/bin/chromium'))(
     "a Playwright verify loads the progress reporter from the installed package's dist/, with no dev dependency of Elenchos",
-    () => {
+    async () => {
       const root = installedProject({
         'app.js': readFileSync(path.join(FIXTURES, 'apps/tiny-app.js'), 'utf8'),
         'page.html': '<h1>Tasks</h1>\n<ul><li>Buy milk</li></ul>\n',
@@ -166,7 +179,7 @@ describe('npm pack → install into another project', { timeout: 600_000 }, () =
         mkdirSync(path.dirname(path.join(root, 'node_modules', name)), { recursive: true });
         symlinkSync(path.join(modules, name), path.join(root, 'node_modules', name));
       }
-      const verify = npxElenchos(['verify', 'tasks/clear-list.json'], root, { HOME: tempDir('elenchos-home-') });
+      const verify = await npxElenchos(['verify', 'tasks/clear-list.json'], root, { HOME: tempDir('elenchos-home-') });
       expect(verify.status, `${verify.stdout}\n${verify.stderr}`).toBe(1);
       // Progress lines came from the reporter: a missing one would have ended Playwright before any test.
       expect(verify.stdout).toMatch(/step 2 clears the list @AC-002/);

@@ -9,9 +9,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { gitRead, giveTo, runCliAs, WHO, type Who } from '../helpers/as-user.js';
-import { checkoutFingerprint, FIXTURES, GIT_IDENTITY, makeProject, processesInside } from '../helpers/project.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { gitRead, giveTo, spawnCliAs, WHO, type Who } from '../helpers/as-user.js';
+import { leftoversOf } from '../helpers/leftovers.js';
+import { checkoutFingerprint, FIXTURES, GIT_IDENTITY, makeProject } from '../helpers/project.js';
 import { gitSync, tempDir } from '../helpers/temp.js';
 
 const OUTSIDE_TMP = '/var/tmp';
@@ -19,14 +20,12 @@ const ORIGINAL = '<h1>Tasks</h1>\n';
 const FINISHED = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n';
 const SECRET = { PROBE_SECRET_TOKEN: 'caller-secret-token-value' };
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
-/** A project under /var/tmp whose agent or app is a fixture committed into it; `probe` gives that one's env (what it aims at). */
+/**
+ * A project under /var/tmp whose agent or app is a fixture committed into it; `probe` gives that one's env
+ * (what it aims at). `ctx`'s case checks it for leftover processes when it ends.
+ */
 function project(
+  ctx: TestContext,
   who: Who,
   target: 'agent' | 'app',
   config: Record<string, unknown>,
@@ -34,7 +33,7 @@ function project(
   probe: (root: string, home: string, keys: string) => Record<string, string>,
 ) {
   const p = makeProject({ parent: OUTSIDE_TMP, config, files });
-  roots.push(p.root);
+  leftoversOf(ctx)(p.root);
   const keys = tempDir('elenchos-keys-', OUTSIDE_TMP);
   const file = path.join(p.root, 'elenchos.config.json');
   const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
@@ -55,10 +54,11 @@ function keyFile(who: Who, file: string, content: string): string {
 
 const refused = (outcome: unknown) => outcome !== 'ok';
 
-describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts Elenchos', { timeout: 240_000 }, () => {
+describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts Elenchos', { timeout: 240_000, concurrent: true }, () => {
   describe.each(WHO)('as %s', (who) => {
-    it('the agent cannot unmount, remount or escape through a nested namespace: the checkout, $HOME, the key file and the base blob stay untouched, and verify --fresh stays FAILED', () => {
+    it('the agent cannot unmount, remount or escape through a nested namespace: the checkout, $HOME, the key file and the base blob stay untouched, and verify --fresh stays FAILED', async (ctx) => {
       const p = project(
+        ctx,
         who,
         'agent',
         {
@@ -73,7 +73,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts
       const blob = gitRead(p.root, 'rev-parse', 'HEAD:page.html').trim();
       const before = checkoutFingerprint(p.root);
 
-      const run = runCliAs(who, ['run', 'tasks/add-task.json', '--signing-key-file', signing], p.root, p.env);
+      const run = await spawnCliAs(who, ['run', 'tasks/add-task.json', '--signing-key-file', signing], p.root, p.env);
       const line = /\[agent\] ESCAPE (\{.*\})/.exec(run.stdout)?.[1];
       expect(line, run.stdout + run.stderr).toBeDefined();
       const escape = JSON.parse(line!) as Record<string, any>;
@@ -95,15 +95,16 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts
       expect(readFileSync(path.join(p.home, '.bashrc'), 'utf8')).toBe('echo original\n');
       expect(gitRead(p.root, 'cat-file', 'blob', blob)).toBe(ORIGINAL);
       // Before: VERIFIED, the fresh worktree of the unchanged commit checked out the finished page from the forged blob.
-      const fresh = runCliAs(who, ['verify', '--fresh', 'tasks/add-task.json'], p.root, p.env);
+      const fresh = await spawnCliAs(who, ['verify', '--fresh', 'tasks/add-task.json'], p.root, p.env);
       expect(fresh.code, fresh.stdout + fresh.stderr).toBe(1);
       expect(fresh.stdout).toContain('FAILED');
     });
 
-    it('the app under verify --attest cannot unmount /proc to reach the attestation key, which no child of Elenchos holds either', () => {
+    it('the app under verify --attest cannot unmount /proc to reach the attestation key, which no child of Elenchos holds either', async (ctx) => {
       const { privateKey } = generateKeyPairSync('ed25519');
       const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       const p = project(
+        ctx,
         who,
         'app',
         {
@@ -121,10 +122,10 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts
         (_root, _home, keys) => ({ PROBE_ATTEST_FILE: path.join(keys, 'elenchos-attest.key') }),
       );
       const attestFile = keyFile(who, path.join(p.keys, 'elenchos-attest.key'), pem);
-      const verify = (...flags: string[]) => {
+      const verify = async (...flags: string[]) => {
         const seen = new Set(existsSync(path.join(p.root, '.elenchos/runs')) ? readdirSync(path.join(p.root, '.elenchos/runs')) : []);
         const out = path.join(p.keys, `att-${seen.size}.json`);
-        const run = runCliAs(who, ['verify', 'tasks/add-task.json', '--json', '--attest', out, ...flags], p.root, {
+        const run = await spawnCliAs(who, ['verify', 'tasks/add-task.json', '--json', '--attest', out, ...flags], p.root, {
           ...p.env,
           ELENCHOS_ATTEST_KEY: pem,
         });
@@ -136,7 +137,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts
         expect(probe, run.stdout + run.stderr).toBeDefined();
         return { run, probe: JSON.parse(probe!) as Record<string, unknown>, setup: JSON.parse(setup ?? 'null') as Record<string, unknown> };
       };
-      const byEnv = verify('--attest-key', 'env:ELENCHOS_ATTEST_KEY');
+      const byEnv = await verify('--attest-key', 'env:ELENCHOS_ATTEST_KEY');
       expect(byEnv.run.code, byEnv.run.stdout + byEnv.run.stderr).toBe(0);
       expect(byEnv.probe.umountProc).not.toBe('ok');
       expect(byEnv.probe.nestedUmountProc).not.toBe('ok');
@@ -145,7 +146,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('the sandbox holds whoever starts
       // Before: true for every verify --attest-key env:…, sandbox or not (setup inherited Elenchos's environment).
       expect(byEnv.setup).toEqual({ attestKeyInEnv: false });
 
-      const byFile = verify('--attest-key', attestFile);
+      const byFile = await verify('--attest-key', attestFile);
       expect(byFile.run.code, byFile.run.stdout + byFile.run.stderr).toBe(0);
       // Before: "ok" (the file was readable through the read-only root, as root or as its owner): now /dev/null is over it.
       expect(byFile.probe).toMatchObject({ attestKeyInProc: false, attestKeyInOwnEnv: false });

@@ -3,17 +3,12 @@
 // @module-tag slow
 import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
 import { release, startCli, waitForFile } from '../helpers/live-cli.js';
-import { makeProject, processesInside } from '../helpers/project.js';
+import { makeProject } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
-
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
 
 // A stand-in for `npm ci`: node_modules from the lockfile, and one line per run in a file outside the repo.
 const INSTALL = `const fs = require('fs');
@@ -27,7 +22,7 @@ const KEY = 'e2e-signing-key-0123456789abcdef';
 const GOOD_PAGE = '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>';
 
 /** A project whose setup is cached on package-lock.json; `agentScript` is the agent (sh -c, in the worktree). */
-function project(agentScript: string, extraFiles: Record<string, string> = {}) {
+function project(watch: (root: string) => string, agentScript: string, extraFiles: Record<string, string> = {}) {
   const outside = tempDir('elenchos-cache-e2e-');
   const count = path.join(outside, 'setup-count');
   const p = makeProject({
@@ -37,7 +32,7 @@ function project(agentScript: string, extraFiles: Record<string, string> = {}) {
     },
     files: { 'install.js': INSTALL, 'package-lock.json': '{"x":"1.0.0"}\n', '.gitignore': 'node_modules\n', ...extraFiles },
   });
-  roots.push(p.root);
+  watch(p.root);
   const setups = () => (existsSync(count) ? readFileSync(count, 'utf8').split('\n').filter(Boolean).length : 0);
   return { ...p, outside, setups };
 }
@@ -47,11 +42,13 @@ const setupLogs = (root: string) =>
     .sort()
     .map((run) => readFileSync(path.join(root, '.elenchos/runs', run, 'attempts/01/setup.log'), 'utf8'));
 
-describe('setup.cache', () => {
-  it('misses once, then restores a pristine node_modules although the first agent poisoned its copy', async () => {
+describe.concurrent('setup.cache', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('misses once, then restores a pristine node_modules although the first agent poisoned its copy', async (ctx) => {
+    const watch = leftoversOf(ctx);
     // The agent poisons its copy once the entry is published (the copy runs while the agent works):
     // the entry is what setup left, not what the agent made of it.
     const p = project(
+      watch,
       `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ${AFTER_PUBLISH} echo 'module.exports = "poisoned";' > node_modules/x/index.js`,
     );
     const first = await runMain(['run', 'tasks/add-task.json'], p.root, p.env);
@@ -70,8 +67,9 @@ describe('setup.cache', () => {
     expect(log2).toMatch(/\[elenchos\] setup cache hit: restored 1 files/);
   });
 
-  it('a tampered entry is rejected with a warning in the terminal and setup.log, and setup runs', async () => {
-    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+  it('a tampered entry is rejected with a warning in the terminal and setup.log, and setup runs', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, 'true', { 'page.html': `${GOOD_PAGE}\n` });
     expect((await runMain(['verify', 'tasks/add-task.json'], p.root, p.env)).code).toBe(0);
     const cache = path.join(p.root, '.elenchos/cache');
     const key = readdirSync(cache).find((name) => /^[0-9a-f]{64}$/.test(name)) ?? '';
@@ -88,8 +86,10 @@ describe('setup.cache', () => {
     expect(readFileSync(stored, 'utf8')).toBe('module.exports = "{\\"x\\":\\"1.0.0\\"}\\n";\n');
   });
 
-  it('an agent adding a dependency: its run is not cached, verifying the change does a fresh setup', async () => {
+  it('an agent adding a dependency: its run is not cached, verifying the change does a fresh setup', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const p = project(
+      watch,
       `printf '%s' '${GOOD_PAGE}' > page.html; echo '{"x":"1.0.0","left-pad":"1.3.0"}' > package-lock.json; node install.js $OUT/agent-install`,
     );
     expect((await runMain(['run', 'tasks/add-task.json'], p.root, p.env)).code).toBe(0);
@@ -106,8 +106,9 @@ describe('setup.cache', () => {
     expect(p.setups()).toBe(2);
   });
 
-  it("verify --in-place never uses the cache: the checkout is the user's, its node_modules too", async () => {
-    const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+  it("verify --in-place never uses the cache: the checkout is the user's, its node_modules too", async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, 'true', { 'page.html': `${GOOD_PAGE}\n` });
     const result = await runMain(['verify', '--in-place', 'tasks/add-task.json'], p.root, p.env);
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(p.setups()).toBe(1);
@@ -115,8 +116,9 @@ describe('setup.cache', () => {
     expect(setupLogs(p.root)[0]).not.toContain('setup cache');
   });
 
-  it('verify --workers 2 of tasks sharing a key runs the setup once', async () => {
-    const p = project('true', {
+  it('verify --workers 2 of tasks sharing a key runs the setup once', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch, 'true', {
       'page.html': `${GOOD_PAGE}\n`,
       'tasks/other.json': taskJson({ id: 'other', verification: { testFile: 'tests/add-task_test.md' } }),
     });
@@ -131,10 +133,12 @@ describe('setup.cache', () => {
   it(
     'an agent that poisons node_modules before the copy reads it (mtime put back): nothing is saved, the next run sets up afresh',
     { timeout: 300_000 },
-    async () => {
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
       const pause = tempDir('elenchos-pause-');
       // Held at the copy's start (after the snapshot) until the agent has done its edit and lets it go.
       const p = project(
+        watch,
         `printf '%s' '${GOOD_PAGE}' > page.html; cat node_modules/x/index.js > $OUT/seen-$(date +%s%N); ` +
           `touch -r node_modules/x/index.js $OUT/stamp; echo 'module.exports = "poisoned";' > node_modules/x/index.js; ` +
           `touch -r $OUT/stamp node_modules/x/index.js; touch ${pause}/cache-copy.go`,
@@ -159,9 +163,10 @@ describe('setup.cache', () => {
   it(
     "a copy still held when the run ends is abandoned within the wait, the run's verdict untouched, the key free",
     { timeout: 300_000 },
-    async () => {
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
       const pause = tempDir('elenchos-pause-'); // never let go
-      const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
+      const p = project(watch, `printf '%s' '${GOOD_PAGE}' > page.html`);
       const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy', ELENCHOS_TEST_PAUSE_DIR: pause };
       const first = await runMain(['run', 'tasks/add-task.json'], p.root, env);
       expect(first.code, first.stderr + first.stdout).toBe(0);
@@ -177,9 +182,10 @@ describe('setup.cache', () => {
   it(
     "a copy that ends after attempt 1 was sealed: its line in attempt 1's setup.log, the evidence intact, apply takes it",
     { timeout: 300_000 },
-    async () => {
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
       const pause = tempDir('elenchos-pause-');
-      const p = project(`printf '%s' '${GOOD_PAGE}' > page.html`);
+      const p = project(watch, `printf '%s' '${GOOD_PAGE}' > page.html`);
       const env = { ...p.env, ELENCHOS_TEST_PAUSE_AT: 'cache-copy,teardown', ELENCHOS_TEST_PAUSE_DIR: pause, ELENCHOS_SIGNING_KEY: KEY };
       const cli = startCli(['run', 'tasks/add-task.json'], p.root, env);
       // The verdict is in and attempt 1 sealed; the copy, held since setup, goes on only now.
@@ -202,8 +208,9 @@ describe('setup.cache', () => {
   it(
     'gc keeps the current key, removes an old entry of another lockfile, and gc --cache removes every idle one',
     { timeout: 300_000 },
-    async () => {
-      const p = project('true', { 'page.html': `${GOOD_PAGE}\n` });
+    async (ctx) => {
+      const watch = leftoversOf(ctx);
+      const p = project(watch, 'true', { 'page.html': `${GOOD_PAGE}\n` });
       expect((await runMain(['verify', 'tasks/add-task.json'], p.root, p.env)).code).toBe(0);
       const cache = path.join(p.root, '.elenchos/cache');
       const keys = () => readdirSync(cache).filter((name) => /^[0-9a-f]{64}$/.test(name));

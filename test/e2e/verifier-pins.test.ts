@@ -5,8 +5,8 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { giveTo, runCliAs, WHO } from '../helpers/as-user.js';
-import { runCli } from '../helpers/cli.js';
+import { giveTo, spawnCliAs, WHO } from '../helpers/as-user.js';
+import { runMain } from '../helpers/cli.js';
 import { FIXTURES, GIT_IDENTITY, TEST_MD, onlyRun } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
@@ -79,15 +79,15 @@ function pythonProject(config: Record<string, unknown> = {}, files: Record<strin
 
 const agent = (script: string) => ({ agent: { type: 'command', command: 'sh', args: ['-c', script], timeoutSeconds: 30 } });
 
-describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, () => {
-  it('the honest verifier fails the page that lacks the item (the control)', () => {
+describe('a command verifier’s modules and bytecode', { timeout: 120_000, concurrent: true }, () => {
+  it('the honest verifier fails the page that lacks the item (the control)', async () => {
     const root = pythonProject();
-    const verify = runCli(['verify', 'tasks/add-task.json'], root);
+    const verify = await runMain(['verify', 'tasks/add-task.json'], root);
     expect(verify.code, verify.stdout + verify.stderr).toBe(1);
     expect(onlyRun(root).record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
   });
 
-  it('a module named at run time is refused by check naming its line, unless verifier.inputs lists what it may load', () => {
+  it('a module named at run time is refused by check naming its line, unless verifier.inputs lists what it may load', async () => {
     const dynamic = {
       'tests/verify.py': VERIFY_PY.replace(
         'from checks import page_has',
@@ -95,27 +95,27 @@ describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, ()
       ),
     };
     const refused = pythonProject({}, dynamic);
-    const check = runCli(['check'], refused);
+    const check = await runMain(['check'], refused);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain(
       'tests/verify.py:4: `import_module(os.environ.get("CHECKS", "checks"))` names what it loads at run time, so it cannot be pinned; write it as a literal path or module name, or list the files it may load in verifier.inputs',
     );
     const config = { verifier: { type: 'command', command: './tests/verify.py', timeoutSeconds: 30, inputs: ['tests/*.py'] } };
     const listed = pythonProject(config, dynamic);
-    expect(runCli(['check'], listed)).toMatchObject({ code: 0 });
-    expect(runCli(['lock'], listed).code).toBe(0);
+    expect(await runMain(['check'], listed)).toMatchObject({ code: 0 });
+    expect((await runMain(['lock'], listed)).code).toBe(0);
     const lock = JSON.parse(readFileSync(path.join(listed, 'tasks/add-task.lock.json'), 'utf8')) as { inputs: Record<string, string> };
     expect(Object.keys(lock.inputs)).toEqual(['tests/checks.py', 'tests/verify.py']);
   });
 
-  it('a commit that changes only a verifier module fails verify against the lock', () => {
+  it('a commit that changes only a verifier module fails verify against the lock', async () => {
     const root = pythonProject();
-    expect(runCli(['lock', 'tasks/add-task.json'], root).code).toBe(0);
+    expect((await runMain(['lock', 'tasks/add-task.json'], root)).code).toBe(0);
     gitSync(root, 'add', '-A');
     gitSync(root, 'commit', '-q', '-m', 'lock');
     writeFiles(root, { 'tests/checks.py': LENIENT_PY });
     gitSync(root, 'commit', '-q', '-am', 'agent: make it pass');
-    const verify = runCli(['verify', 'tasks/add-task.json'], root);
+    const verify = await runMain(['verify', 'tasks/add-task.json'], root);
     expect(verify.code, verify.stdout + verify.stderr).toBe(3);
     expect(verify.stdout + verify.stderr).toContain('tests/checks.py changed: the verifier reads it with tests/add.md');
   });
@@ -123,26 +123,26 @@ describe('a command verifier’s modules and bytecode', { timeout: 120_000 }, ()
 
 // The guards are the same whoever starts Elenchos: CI runs as root (who can read and write anything, so a
 // guard that trusts permissions would differ), users mostly do not.
-describe.each(WHO)('a command verifier’s modules and bytecode, as %s', { timeout: 120_000 }, (who) => {
+describe.each(WHO)('a command verifier’s modules and bytecode, as %s', { timeout: 120_000, concurrent: true }, (who) => {
   /** `elenchos args` as `who` in `root`, which is handed over with a HOME of its own. */
   function cliAs(args: string[], root: string) {
     const home = tempDir('elenchos-home-');
     giveTo(who, root, home);
-    return runCliAs(who, args, root, { HOME: home, ...GIT_IDENTITY });
+    return spawnCliAs(who, args, root, { HOME: home, ...GIT_IDENTITY });
   }
 
-  it('an agent that edits only a module the verifier imports ends the run CONTRACT_CHANGED', () => {
+  it('an agent that edits only a module the verifier imports ends the run CONTRACT_CHANGED', async () => {
     const root = pythonProject(agent(`printf '${LENIENT_PY.replaceAll('\n', '\\n')}' > tests/checks.py`));
-    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    const run = await cliAs(['run', 'tasks/add-task.json'], root);
     expect(run.code, run.stdout + run.stderr).toBe(2);
     const { record } = onlyRun(root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });
     expect(record.message).toContain('tests/checks.py changed in the worktree');
   });
 
-  it('bytecode an agent plants beside the module never runs in the verifier', () => {
+  it('bytecode an agent plants beside the module never runs in the verifier', async () => {
     const root = pythonProject(agent('python3 plant.py && ls tests/__pycache__/'));
-    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    const run = await cliAs(['run', 'tasks/add-task.json'], root);
     expect(run.stdout).toMatch(/checks\.cpython-\d+\.pyc/); // planted, and ignored by git
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(onlyRun(root).record).toMatchObject({ state: 'FAILED', reason: 'PRODUCT_FAILURE' });
@@ -150,10 +150,10 @@ describe.each(WHO)('a command verifier’s modules and bytecode, as %s', { timeo
 
   // A repository that does not ignore __pycache__/: the built-in app.writes entry covers it (Django writes
   // there), but never the bytecode of a module the verifier imports.
-  it('bytecode the app writes for a verifier module during the window is a write, not the app’s data', () => {
+  it('bytecode the app writes for a verifier module during the window is a write, not the app’s data', async () => {
     const app = { command: 'python3 plant.py && exec node app.js --port {port}', readyTimeoutSeconds: 10 };
     const root = pythonProject({ app }, { '.gitignore': '' });
-    const verify = cliAs(['verify', 'tasks/add-task.json'], root);
+    const verify = await cliAs(['verify', 'tasks/add-task.json'], root);
     expect(verify.code, verify.stdout + verify.stderr).toBe(2);
     const { record } = onlyRun(root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'UNSTABLE_WORKSPACE' });
@@ -162,9 +162,9 @@ describe.each(WHO)('a command verifier’s modules and bytecode, as %s', { timeo
 
   // A module its owner can no longer read: root reads it anyway, an ordinary user's Elenchos cannot. Either
   // way the pin must not take an unreadable file for an unchanged one.
-  it('a module the agent rewrites and makes unreadable (chmod 000) is never taken for unchanged', () => {
+  it('a module the agent rewrites and makes unreadable (chmod 000) is never taken for unchanged', async () => {
     const root = pythonProject(agent(`printf '${LENIENT_PY.replaceAll('\n', '\\n')}' > tests/checks.py && chmod 000 tests/checks.py`));
-    const run = cliAs(['run', 'tasks/add-task.json'], root);
+    const run = await cliAs(['run', 'tasks/add-task.json'], root);
     expect(run.code, run.stdout + run.stderr).toBe(2);
     const { record } = onlyRun(root);
     expect(record).toMatchObject({ state: 'ERROR', reason: 'CONTRACT_CHANGED' });

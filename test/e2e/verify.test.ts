@@ -2,27 +2,14 @@
 // @module-tag slow
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import {
-  checkoutFingerprint,
-  FORM_PAGE,
-  FORM_TASK,
-  KANE_CHECK_PAGE,
-  makeProject,
-  processesInside,
-  TITLE_TASK,
-} from '../helpers/project.js';
+import { CONCURRENT_TIMEOUT, leftoversOf } from '../helpers/leftovers.js';
+import { checkoutFingerprint, FORM_PAGE, FORM_TASK, KANE_CHECK_PAGE, makeProject, TITLE_TASK } from '../helpers/project.js';
 import { gitSync, taskJson, tempDir } from '../helpers/temp.js';
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) expect(processesInside(root), `processes left in ${root}`).toEqual([]);
-  roots = [];
-});
-
 /** Three tasks against one app whose committed page has the form but not the list item. */
-function project() {
+function project(watch: (root: string) => string) {
   const p = makeProject({
     config: { verifier: KANE_CHECK_PAGE },
     files: {
@@ -34,13 +21,14 @@ function project() {
   });
   gitSync(p.root, 'rm', '-q', 'tasks/add-task.json');
   gitSync(p.root, 'commit', '-qm', 'only the three tasks');
-  roots.push(p.root);
+  watch(p.root);
   return p;
 }
 
-describe('elenchos verify', () => {
-  it('verifies every task of the config in parallel: JSON, JUnit, exit 1 on a product failure, checkout untouched', async () => {
-    const p = project();
+describe.concurrent('elenchos verify', { timeout: CONCURRENT_TIMEOUT }, () => {
+  it('verifies every task of the config in parallel: JSON, JUnit, exit 1 on a product failure, checkout untouched', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     const before = checkoutFingerprint(p.root);
     const junit = path.join(tempDir(), 'junit.xml');
     const result = await runMain(['verify', '--workers', '3', '--json', '--junit', junit], p.root, p.env);
@@ -66,8 +54,9 @@ describe('elenchos verify', () => {
     expect(gitSync(p.root, 'status', '--porcelain')).toBe('');
   });
 
-  it('--in-place verifies the clean checkout itself, task after task, without a worktree', async () => {
-    const p = project();
+  it('--in-place verifies the clean checkout itself, task after task, without a worktree', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     const result = await runMain(['verify', '--in-place', '--json', 'tasks/form.json', 'tasks/title.json'], p.root, p.env);
     expect(result.code, result.stderr).toBe(0);
     const { runs } = JSON.parse(result.stdout);
@@ -81,9 +70,10 @@ describe('elenchos verify', () => {
     });
   });
 
-  it('--workers refuses a fixed app port (parallel apps would answer for each other)', async () => {
+  it('--workers refuses a fixed app port (parallel apps would answer for each other)', async (ctx) => {
+    const watch = leftoversOf(ctx);
     const p = makeProject({ config: { app: { command: 'node app.js --port {port}', port: 4999 } } });
-    roots.push(p.root);
+    watch(p.root);
     expect(await runMain(['verify', '--workers', '2'], p.root, p.env)).toMatchObject({
       code: 3,
       stderr:
@@ -91,8 +81,9 @@ describe('elenchos verify', () => {
     });
   });
 
-  it('--shard i/n splits the task list deterministically, every task in exactly one shard', async () => {
-    const p = project();
+  it('--shard i/n splits the task list deterministically, every task in exactly one shard', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     const dir = tempDir();
     const ids = async (shard: string, i: number) => {
       const { stdout } = await runMain(['verify', '--shard', shard, '--json'], p.root, p.env);
@@ -122,8 +113,9 @@ describe('elenchos verify', () => {
     });
   });
 
-  it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', async () => {
-    const p = project();
+  it('on GitHub Actions: an error annotation per task not VERIFIED and a job-summary table', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     const summary = path.join(tempDir(), 'summary.md');
     const result = await runMain(['verify', 'tasks/milk.json', 'tasks/form.json'], p.root, {
       ...p.env,
@@ -140,8 +132,9 @@ describe('elenchos verify', () => {
     expect(table).toMatch(/\| milk \| FAILED \(PRODUCT_FAILURE\) \| ✅ AC-001 ❌ AC-002 \| \d{8}-/);
   });
 
-  it('verifies HEAD in a worktree despite uncommitted changes, refuses them with --in-place, and refuses bad contracts with exit 3', async () => {
-    const p = project();
+  it('verifies HEAD in a worktree despite uncommitted changes, refuses them with --in-place, and refuses bad contracts with exit 3', async (ctx) => {
+    const watch = leftoversOf(ctx);
+    const p = project(watch);
     writeFileSync(path.join(p.root, 'page.html'), '<h1>Tasks</h1><form>New task</form><ul><li>Buy milk</li></ul>\n');
     const worktree = await runMain(['verify', 'tasks/milk.json', '--json'], p.root, p.env);
     expect(JSON.parse(worktree.stdout).runs[0].state).toBe('FAILED'); // HEAD has no milk: the uncommitted fix does not count

@@ -70,6 +70,27 @@ export function runCliAs(who: Who, args: string[], cwd: string, env: NodeJS.Proc
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Like runCliAs, without blocking the worker: other concurrent cases run while this child does. */
+export function spawnCliAs(who: Who, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliRun> {
+  const spawned = commandAs(who, process.execPath, [BIN, ...args]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(spawned.command, spawned.args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** git as the test in a repository that may be the test user's: read-only questions, whoever owns it. */
 export function gitRead(cwd: string, ...args: string[]): string {
   return gitSync(cwd, '-c', 'safe.directory=*', ...args);

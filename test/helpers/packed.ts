@@ -1,6 +1,6 @@
 // Elenchos as a user gets it: `npm pack` of this checkout, installed into a fresh project from the
 // npm cache alone (no network), so only what the tarball and its runtime dependencies hold is there.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,12 +74,27 @@ export function writeInstallableProject(root: string, tarball: string): void {
   );
 }
 
-/** `npx elenchos …` in `cwd`, never falling back to the registry (`--no`). */
-export function npxElenchos(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  return spawnSync('npx', ['--no', '--', 'elenchos', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env },
-    timeout: 300_000,
+/** `npx elenchos …` in `cwd`, never falling back to the registry (`--no`); awaited, so other cases run meanwhile. */
+export function npxElenchos(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['--no', '--', 'elenchos', ...args], {
+      cwd,
+      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
