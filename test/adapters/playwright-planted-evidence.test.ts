@@ -1,6 +1,7 @@
 // What the verifier reads back from the attempt's evidence folder is only what Playwright wrote in this
 // run: an agent (same user) can find the run's folder under .elenchos/runs/ and plant a passing
 // report.json in the next attempt's verifier/ before it exists, hoping the runner never writes its own.
+// @module-tag slow
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

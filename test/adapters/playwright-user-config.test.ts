@@ -1,5 +1,6 @@
 // The project's own playwright.config: use, timeout, expect and projects kept; what Elenchos must own
 // (baseURL, reporters, outputDir, retries, workers, the browser) set over it, each override said once.
+// @module-tag slow
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,6 +3,7 @@
 // process's own. process.env holds a decoy of each here. Before, the setup cache entry was signed with the
 // decoy's key (made in the decoy's state folder) while redaction and the sandbox used the given one's, and
 // `applyRun` committed with the decoy's identity.
+// @module-tag slow
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
 // agent.sandbox "bwrap": what a hostile agent can reach with and without it (needs /usr/bin/bwrap: CI installs it).
+// @module-tag slow
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

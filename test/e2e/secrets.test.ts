@@ -1,5 +1,6 @@
 // Planted secrets: none reaches the terminal, any stored file (text, binary or archived), the app or
 // the agent, unless the config names it. Each assertion failed on the build before this test.
+// @module-tag slow
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';

@@ -1,6 +1,7 @@
 // Which tasks count: a commit that only narrows the config's `tasks` to the passing ones leaves every lock
 // and every test as it was, and `check`, `verify` and `attest verify` passed it while a locked task still
 // failed. A task whose lock is in the commit (or in --lock-base) cannot leave the set in silence.
+// @module-tag slow
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 // What a new user's walkthrough (a Vite app, a Next.js 16 app, a Kane task) met, each fixed: a Next.js dev
 // server that blocked its own client JavaScript named as the likely cause of a FAIL; `show` speaking of Kane
 // credits for a run Kane never saw.
+// @module-tag slow
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
