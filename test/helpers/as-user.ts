@@ -3,7 +3,7 @@
 // `setpriv` (util-linux); as anyone else, the tests run as that user only.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { BIN, type CliRun } from './cli.js';
+import { BIN, spawnCollected, type CliRun } from './cli.js';
 import { gitSync } from './temp.js';
 
 export type Who = 'root' | 'user';
@@ -73,22 +73,7 @@ export function runCliAs(who: Who, args: string[], cwd: string, env: NodeJS.Proc
 /** Like runCliAs, without blocking the worker: other concurrent cases run while this child does. */
 export function spawnCliAs(who: Who, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliRun> {
   const spawned = commandAs(who, process.execPath, [BIN, ...args]);
-  return new Promise((resolve, reject) => {
-    const child = spawn(spawned.command, spawned.args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return spawnCollected(spawned.command, spawned.args, cwd, env, timeoutMs);
 }
 
 /** git as the test in a repository that may be the test user's: read-only questions, whoever owns it. */

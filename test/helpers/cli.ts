@@ -31,8 +31,13 @@ export function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {},
 
 /** Like runCli, without blocking the worker: other concurrent cases run while this child does. */
 export function spawnCli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<CliRun> {
+  return spawnCollected(process.execPath, [BIN, ...args], cwd, env, timeoutMs);
+}
+
+/** `command args` in `cwd` with this environment plus `env`, its output collected, killed after `timeoutMs`. */
+export function spawnCollected(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -2,6 +2,7 @@
 // baselines (the guards judge the real disk), a verifier and an agent that are functions of the test.
 // No CLI process, no app: what a guard finds is read from the attempt's record.
 import { mkdirSync } from 'node:fs';
+import { afterEach } from 'vitest';
 import path from 'node:path';
 import type { AgentAdapter, AgentContext, AgentOutcome } from '../../src/agents/types.js';
 import { judgeCriteria, type CriterionResult } from '../../src/contract/criteria-map.js';
@@ -87,7 +88,7 @@ export async function phaseRun(doubles: { verifier: VerifierDouble; agent?: Agen
   const teardowns = new Teardowns();
   await prepareWorktree(ctx0, teardowns);
   const ctx: AttemptContext = { ...ctx0, baselines: await takeBaselines(ctx0, false) };
-  return {
+  const run: PhaseRun = {
     root,
     workspace: ctx.workspace,
     ctx,
@@ -99,8 +100,43 @@ export async function phaseRun(doubles: { verifier: VerifierDouble; agent?: Agen
       return runAttempt(ctx, { number: 1, kind, previous: null, previousSnapshot: null, dir, maxAttempts: 1 });
     },
     close: async () => {
+      open.delete(run);
       await teardowns.runAll();
       guard.dispose();
     },
   };
+  open.add(run);
+  return run;
+}
+
+/** The phase runs not closed yet: closeAfterEach closes them when their case ends, passed or failed. */
+const open = new Set<PhaseRun>();
+
+/**
+ * Call at the top of a test file: after each case its phase runs are closed and the pids it pushed on
+ * `strays` (processes a double started) are killed, so a failed assertion leaves nothing running.
+ */
+export function closeAfterEach(): { strays: number[] } {
+  const strays: number[] = [];
+  afterEach(async () => {
+    for (const pid of strays.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
+    for (const run of [...open]) await run.close();
+  });
+  return { strays };
+}
+
+/** Whether the process `pid` still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,33 +5,13 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROCESS_TAG_ENV } from '../../src/process/escaped-processes.js';
-import { phaseRun, type PhaseRun } from '../helpers/phase-context.js';
+import { alive, closeAfterEach, phaseRun, type PhaseRun } from '../helpers/phase-context.js';
 import { gitSync } from '../helpers/temp.js';
 
 let run: PhaseRun | null = null;
-const strays: number[] = [];
-afterEach(async () => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-  await run?.close();
-  run = null;
-});
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const { strays } = closeAfterEach();
 
 const honestVerifier = async () => undefined;
 const hook = () => path.join(run!.root, '.git', 'hooks', 'post-checkout');

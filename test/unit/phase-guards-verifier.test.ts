@@ -5,32 +5,12 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { phaseRun, type PhaseRun } from '../helpers/phase-context.js';
+import { describe, expect, it } from 'vitest';
+import { alive, closeAfterEach, phaseRun, type PhaseRun } from '../helpers/phase-context.js';
 import { gitSync } from '../helpers/temp.js';
 
 let run: PhaseRun | null = null;
-const strays: number[] = [];
-afterEach(async () => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-  await run?.close();
-  run = null;
-});
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const { strays } = closeAfterEach();
 
 describe('the guards after the verifier (phase level, doubles)', () => {
   it('an honest verifier: the attempt is its PASS, and the window, the process scan and the pinned inputs stood', async () => {
