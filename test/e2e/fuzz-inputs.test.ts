@@ -1,6 +1,7 @@
 // A generated fuzz test over task and config files: a few hundred malformed inputs (seeded, so every
 // run tries the same ones) through `check` and the loaders in-process, and a sample through the real
 // CLI. Each must be refused in one line naming the file, with no stack trace and no hang.
+// @module-tag slow
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
