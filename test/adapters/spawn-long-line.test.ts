@@ -1,4 +1,4 @@
-// A child printing one 50 MB line without a newline (issue #10): the spawn helper's line listener gets
+// A child printing one 50 MB line without a newline: the spawn helper's line listener gets
 // it cut at MAX_LINE_LENGTH, the files keep every byte, and the reading process's memory stays bounded.
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';

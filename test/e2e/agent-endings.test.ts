@@ -144,7 +144,7 @@ describe.concurrent('agent endings', { timeout: 180_000 }, () => {
     );
   });
 
-  // Named agents (#28): the cap reaches over every agent a run would use.
+  // Named agents: the cap reaches over every agent a run would use.
   it('--max-cost-usd over named agents none of which reports dollars refuses to start, in one line', async () => {
     const project = makeProject({ config: { ...codex(), agents: { cx: codex().agent, gem: { ...codex().agent, type: 'gemini' } } } });
     const result = await runMain(['run', 'tasks/add-task.json', '--agents', 'cx,gem', '--max-cost-usd', '1'], project.root, project.env);

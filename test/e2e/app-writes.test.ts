@@ -1,4 +1,4 @@
-// Issue #23, end to end: what the verifier and the app write by design is theirs, not the agent's; an
+// End to end: what the verifier and the app write by design is theirs, not the agent's; an
 // undeclared write still ends the attempt, says how to declare it, and does not flag the task at once.
 // @module-tag slow
 import { execFileSync } from 'node:child_process';

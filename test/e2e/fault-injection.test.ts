@@ -1,4 +1,4 @@
-// Fault injection (issue #10): SIGKILL Elenchos (and its watchdog) at each phase of a run, then `elenchos gc`: no process,
+// Fault injection: SIGKILL Elenchos (and its watchdog) at each phase of a run, then `elenchos gc`: no process,
 // no worktree and no unsealed record may be left, and the checkout must be exactly as it was.
 // @module-tag slow
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// A full disk reported by git (#23): git says it in words and exits 128 (no errno reaches us), so the
+// A full disk reported by git: git says it in words and exits 128 (no errno reaches us), so the
 // run must read the words. Injected through a `git` first on PATH that prints git's own message for one
 // command and runs the real git for every other; and, where a tmpfs can be mounted, on a real full disk.
 // @module-tag slow
@@ -64,7 +64,7 @@ describe('git reports a full disk', () => {
     expect(run.stdout).not.toContain('INTERNAL_ERROR');
   });
 
-  // Before #23 the archive's failure was a note on the attempt ("workspace archive failed") and the run
+  // Before, the archive's failure was a note on the attempt ("workspace archive failed") and the run
   // went on to VERIFIED with no patch kept of what was verified.
   it("the workspace archive's git diff after the agent: ERROR DISK_FULL, the agent's children stopped", { timeout: TIMEOUT }, () => {
     const project = makeProject();

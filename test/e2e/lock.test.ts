@@ -162,7 +162,7 @@ describe.concurrent('elenchos lock (Playwright spec, real git history)', { timeo
     expect((await runMain(['lock'], root)).stdout).toBe('✓ tasks/add-task.lock.json  unchanged\n');
   });
 
-  // Issue #25 item 3: each of these passed `check --lock-base` on a test that no longer proves its criterion.
+  // Each of these passed `check --lock-base` on a test that no longer proves its criterion.
   const COUNT = "  await expect(page.getByRole('listitem')).toHaveCount(1);\n";
   // One row through `check --lock-base` (the table: test/unit/test-lock-attacks.test.ts).
   it.each([
@@ -325,7 +325,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', { timeout: 180_000 }, () =>
     );
   });
 
-  // A review of #25: with no lock file the lock was off, so deleting it (and weakening the test) passed
+  // A review found: with no lock file the lock was off, so deleting it (and weakening the test) passed
   // `check --lock-base` although the base held the task to a lock.
   it('fails check and verify --lock-base when an agent commit deletes the lock and weakens the test', async () => {
     const project = makeProject();
@@ -349,7 +349,7 @@ describe.concurrent('elenchos lock (Kane _test.md)', { timeout: 180_000 }, () =>
     expect((await runMain(['check', 'tasks/add-task.json'], root)).code).toBe(0);
   });
 
-  // A review of #25: the rest of a line after `@verifies AC-002`, and the text before the first step, were not locked.
+  // A review found: the rest of a line after `@verifies AC-002`, and the text before the first step, were not locked.
   it('fails check --lock-base when an agent commit hides an instruction after the @verifies ids or in the preamble', async () => {
     const root = kaneRepo();
     await lockAndCommit(root);

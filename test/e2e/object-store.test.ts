@@ -1,4 +1,4 @@
-// The repository's object store is out of the sandboxed agent's reach (issue #25 item 1): an object it
+// The repository's object store is out of the sandboxed agent's reach: an object it
 // writes goes to a quarantine folder, is checked against its id, and never replaces one the store has.
 // @module-tag slow
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

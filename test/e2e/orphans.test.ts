@@ -1,4 +1,4 @@
-// No child outlives a dead Elenchos (issue #23): a SIGKILL runs no handler of ours, so the watchdog
+// No child outlives a dead Elenchos: a SIGKILL runs no handler of ours, so the watchdog
 // (src/process/watchdog.ts) stops what we started; and `gc` stops what carries the owner tag of an
 // Elenchos that is gone, where the watchdog could not (killed with it). Synchronised on pid files.
 // @module-tag slow

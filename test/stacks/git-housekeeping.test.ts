@@ -1,7 +1,7 @@
 // git's own housekeeping while the verifier looks. A commit of thousands of files leaves more loose
 // objects than `gc.auto` allows, so git's next command runs `gc --auto` (in the background after a
 // commit): it packs the objects and refs, and its repack runs `update-server-info`, which writes
-// `.git/info/refs` (#23). Here it runs inside the verifier window of both attempts, on the main
+// `.git/info/refs`. Here it runs inside the verifier window of both attempts, on the main
 // repository that every worktree shares, while the app is up and the browser is about to look.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ describe.runIf(hasChromium)('git housekeeping during the verifier window', () =>
   it('gc --auto, then gc, on the shared repository while the verifier looks: VERIFIED, nothing flagged', async () => {
     const files = assets();
     // The first commit of so many files would start git's gc --auto at once, in the background (as it
-    // did for the user of #23); here it is held back (gc.auto 0 for the commands that build the
+    // did for a user); here it is held back (gc.auto 0 for the commands that build the
     // repository, as environment config: nothing is written to the repository's own config) so that
     // it runs inside the verifier window, with git's defaults.
     Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'gc.auto', GIT_CONFIG_VALUE_0: '0' });

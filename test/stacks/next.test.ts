@@ -6,7 +6,7 @@
 // Telemetry is off (NEXT_TELEMETRY_DISABLED=1 in the app's env): no test may call out, and `next dev`
 // would post its events otherwise.
 //
-// What made its first run a false alarm, and how each is handled (#23):
+// What made its first run a false alarm, and how each is handled:
 // - in CI or a container, Next's telemetry creates `cache/` at the project root, telemetry off or not
 //   (next 16.5.0 dist/telemetry/storage.js: its preferences store in `<cwd>/cache/`, whose folder `conf`
 //   creates as it first reads; `cache/config.json` only once a preference is set): a built-in app write

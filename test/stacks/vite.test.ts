@@ -1,5 +1,5 @@
 // Vite 5 through the whole loop. Vite bundles vite.config.js to vite.config.js.timestamp-<n>.mjs beside it
-// at every start, imports it and deletes it: inside the verifier window, in the tracked tree (#23).
+// at every start, imports it and deletes it: inside the verifier window, in the tracked tree.
 import { describe, it } from 'vitest';
 import { expectVerifiedLoop, hasChromium, makeStack } from './stack.js';
 

@@ -1,4 +1,4 @@
-// What an app writes by design (#23): the built-in dev-server writes, the folders an app may create, and
+// What an app writes by design: the built-in dev-server writes, the folders an app may create, and
 // the reset of its data to the base commit, on a real git repository.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // How far a dollar cap reaches over the agents a run would use: refused when none reports dollars, the
-// silent ones named when some do (a plain run's one agent, a best-of run's candidates' agents, #28).
+// silent ones named when some do (a plain run's one agent, a best-of run's candidates' agents).
 import { describe, expect, it } from 'vitest';
 import { costCapCoverage, costCapProblem } from '../../src/agents/cost-cap.js';
 

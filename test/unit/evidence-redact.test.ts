@@ -99,7 +99,7 @@ describe('Redactor.redactText', () => {
     expect(new Redactor({ values: ['hunter2'] }).redactText(Buffer.from('hunter2').toString('hex'))).toBe('68756e74657232');
   });
 
-  // A review of #25: an app that prints the environment through `base64` (wrapped at 76 columns) or a hex
+  // A review found: an app that prints the environment through `base64` (wrapped at 76 columns) or a hex
   // dump spreads the secret over lines, which a line-by-line match never saw whole.
   describe('a secret spread over lines by base64 wrapping or a hex dump', () => {
     const secret = 'Zq7Xw2Lp9Rt4Vb8Nk3Mj6Hs1Gd5Fc0Yt';
@@ -316,7 +316,7 @@ describe('collectSecretValues', () => {
 });
 
 describe('collectSecretValues and the setup cache key', () => {
-  // A review of #25: the key that authenticates the setup cache was never a secret, so an app that printed it
+  // A review found: the key that authenticates the setup cache was never a secret, so an app that printed it
   // (or a sandbox-free agent) left it in app.log, and with it the power to re-sign a poisoned cache.
   it('gathers the machine’s setup cache key once it exists', () => {
     const home = tempDir();

@@ -1,5 +1,5 @@
 // A full disk as git reports it (exit 128 and words, no errno): a DiskFullError that names the git
-// command and says to free space, so a run ends ERROR DISK_FULL and not INTERNAL_ERROR (#23).
+// command and says to free space, so a run ends ERROR DISK_FULL and not INTERNAL_ERROR.
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

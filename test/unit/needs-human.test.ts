@@ -54,7 +54,7 @@ describe('judgeNeedsHuman', () => {
     ['one tampering run is enough', [run('ERROR', 'CONTRACT_CHANGED')], 1],
     ['tampering caught in verify mode flags too', [run('ERROR', 'UNSTABLE_WORKSPACE', 'verify')], 1],
     ['a later VERIFIED does not clear tampering', [run('ERROR', 'UNSTABLE_WORKSPACE'), run('VERIFIED', null)], 1],
-    // Records that say whether the run caught tampering are judged by that (issue #23), not by the reason.
+    // Records that say whether the run caught tampering are judged by that, not by the reason.
     ['an agent-only act (tampering: true) flags at once', [run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', true)], 1],
     ['a window write (tampering: false) does not flag at once', [run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 't', false)], 0],
     ['nor in verify mode', [run('ERROR', 'UNSTABLE_WORKSPACE', 'verify', 't', false)], 0],

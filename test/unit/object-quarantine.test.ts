@@ -1,4 +1,4 @@
-// The sandbox's quarantine for new git objects (#25 item 1): what the agent writes there reaches the store only
+// The sandbox's quarantine for new git objects: what the agent writes there reaches the store only
 // when its content hashes to its name, and never replaces an object the store has.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The process layer under faults: a log on a full device, pids reused, zombies (issue #10).
+// The process layer under faults: a log on a full device, pids reused, zombies.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

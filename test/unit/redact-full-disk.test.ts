@@ -1,4 +1,4 @@
-// Redaction on a disk that fills (issue #9): a real small tmpfs (root only; skipped where mounting is not
+// Redaction on a disk that fills: a real small tmpfs (root only; skipped where mounting is not
 // allowed). The temporary copy cannot be written whole, whether the disk fills in the middle of the copy or
 // on its very last write: the call rejects with ENOSPC, the file is left as it was (never a cut copy in its
 // place), no temporary copy is left, and reading stops where writing failed.

@@ -1,4 +1,4 @@
-// Lines over 1 MB (issue #9): a file is read 256 KB at a time and a line longer than 1 MB is written in
+// Lines over 1 MB: a file is read 256 KB at a time and a line longer than 1 MB is written in
 // pieces, so one huge line cannot exhaust memory. A piece must never end inside a secret: the file comes out
 // as the whole line would, whatever sits where it is cut, and memory stays bounded.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The setup cache poisoned by a process of the same user (the app is the agent's code: issue #25, item 2):
+// The setup cache poisoned by a process of the same user (the app is the agent's code):
 // it rewrites a cached file and recomputes the plain sha256 manifest, or forges a stamp. Each attack
 // succeeded on the build before the cache was signed with a per-machine key kept outside the repository.
 import { execFileSync, spawn } from 'node:child_process';
@@ -118,7 +118,7 @@ describe('the setup cache, authenticated with a per-machine key', () => {
     expect(secretPathsToHide({ XDG_STATE_HOME: STATE })).toContain(path.dirname(keyFile));
   });
 
-  // A review of #25: the key is made by the first cache save, while the agent (and then the app) already run
+  // A review found: the key is made by the first cache save, while the agent (and then the app) already run
   // in their sandboxes; the hide list held only paths that existed when a sandbox started, so the key written
   // a moment later was in plain sight inside it.
   it.skipIf(!existsSync(BWRAP))('a key made after a sandbox started is hidden from it all the same', async () => {

@@ -408,7 +408,7 @@ describe('stamps of a kept cache path', () => {
   });
 });
 
-// The save of a miss is copied while the agent works (#13): what setup left is recorded before the
+// The save of a miss is copied while the agent works: what setup left is recorded before the
 // agent starts (structure, modes, link targets, stat signatures) and each file is copied only if it
 // still has its recorded signature. Every attack below must end with no entry or the pre-agent tree.
 describe('the background save of a miss, against an agent working meanwhile', () => {

@@ -1,5 +1,5 @@
 // The test-weakening lock against an agent that knows it: each edit below leaves a locked test that
-// passes on an app lacking the criterion, and each must be a problem (issue #25, "lock misses").
+// passes on an app lacking the criterion, and each must be a problem.
 import { describe, expect, it } from 'vitest';
 import type { TestLock } from '../../src/contract/test-lock-schema.js';
 import type { TestPrint } from '../../src/contract/step-print.js';
@@ -178,7 +178,7 @@ describe('the lock catches a Playwright test weakened as an agent would', () => 
   });
 });
 
-// A review of #25 found each of these passing the lock on main: the same weakenings spelled another way,
+// A review found each of these passing the lock on main: the same weakenings spelled another way,
 // page-writing calls the list missed, a goto whose target is built at run time, a value an assertion reads
 // changed through a method, and a matcher redefined inside the test.
 describe('the lock catches the review’s Playwright bypasses', () => {
@@ -507,7 +507,7 @@ describe('the lock catches a Kane step or a config weakened as an agent would', 
     );
   });
 
-  // A review of #25: the lock dropped the rest of a line after `@verifies AC-002`, and all of the preamble.
+  // A review found: the lock dropped the rest of a line after `@verifies AC-002`, and all of the preamble.
   it('words after the @verifies ids on a step line', () => {
     const tagged = MD.replace('Verify the list shows "Buy milk".', 'Verify the list shows "Buy milk". @verifies AC-002');
     const weakened = tagged.replace(

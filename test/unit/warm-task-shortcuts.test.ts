@@ -1,4 +1,4 @@
-// The shortcuts a warm `verify` task takes (#13, docs/performance.md "What a warm task is made of"),
+// The shortcuts a warm `verify` task takes (docs/performance.md "What a warm task is made of"),
 // each attacked the way an agent would try to get a tampered tree or a hidden process past it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
