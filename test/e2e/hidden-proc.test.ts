@@ -9,7 +9,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { CONCURRENT_TIMEOUT } from '../helpers/leftovers.js';
-import { BIN, runMain, type CliRun } from '../helpers/cli.js';
+import { BIN, runMain, spawnCollected, type CliRun } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/live-cli.js';
 import { commandAgent, FIXTURES, makeProject } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
@@ -87,19 +87,7 @@ function hiddenProcArgs(as: Hidden, cli: string[]): string[] {
 
 /** The CLI where /proc shows nothing, awaited (not blocking the worker: the other cases run meanwhile). */
 function runHidden(as: Hidden, cli: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', hiddenProcArgs(as, cli), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return spawnCollected('unshare', hiddenProcArgs(as, cli), cwd, env, 90_000);
 }
 
 /** A project whose agent leaves a daemon (setsid, in the worktree), owned by the user the CLI runs as. */

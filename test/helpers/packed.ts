@@ -1,10 +1,11 @@
 // Elenchos as a user gets it: `npm pack` of this checkout, installed into a fresh project from the
 // npm cache alone (no network), so only what the tarball and its runtime dependencies hold is there.
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnCollected } from './cli.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -75,26 +76,17 @@ export function writeInstallableProject(root: string, tarball: string): void {
 }
 
 /** `npx elenchos …` in `cwd`, never falling back to the registry (`--no`); awaited, so other cases run meanwhile. */
-export function npxElenchos(
+export async function npxElenchos(
   args: string[],
   cwd: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--no', '--', 'elenchos', ...args], {
-      cwd,
-      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
+  const run = await spawnCollected(
+    'npx',
+    ['--no', '--', 'elenchos', ...args],
+    cwd,
+    { npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env },
+    300_000,
+  );
+  return { status: run.code, stdout: run.stdout, stderr: run.stderr };
 }
