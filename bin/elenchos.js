@@ -25,7 +25,7 @@ const BUILD_ID = '\n//# elenchos-build ';
  * (Node 20 has no module.enableCompileCache, and its CommonJS loader takes no cached data.)
  */
 function loadBundle() {
-  const source = readFileSync(bundle, 'latin1');
+  const source = readFileSync(bundle, 'utf8');
   const at = source.lastIndexOf(BUILD_ID);
   const id = Buffer.from(at === -1 ? '' : source.slice(at + BUILD_ID.length).trim(), 'hex');
   const cacheFile = `${bundle}.v8cache`;

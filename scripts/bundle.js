@@ -83,8 +83,6 @@ const result = await build({
     js: "(function (exports, require, module, __filename, __dirname) {const __elenchosBundleUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   footer: { js: '})' },
-  // One byte per character, read as latin1 by the shim.
-  charset: 'ascii',
   plugins: [dynamicToRequire],
   metafile: true,
   logLevel: 'warning',
