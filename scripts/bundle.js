@@ -3,7 +3,7 @@
 // bin/elenchos.js runs: a CommonJS module body wrapped in one function expression, then a last line with the
 // build's id (the sha256 of the code above it), which keys V8's code cache. Node's ES module loader pays for every file it loads (resolving, reading,
 // linking): a light command such as `check` reached about 200 of them, zod's 64 locales included, and its
-// start-up cost about 4× node's own (docs/performance.md#start-up). One file, compiled once with V8's code
+// start-up cost about 4× node's own (docs/performance.md#what-each-command-loads). One file, compiled once with V8's code
 // cache (bin/elenchos.js), brings it near 2×.
 //
 // What stays outside, loaded by `require` from node_modules when first used: the large CommonJS packages
