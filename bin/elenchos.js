@@ -18,8 +18,9 @@ const BUILD_ID = '\n//# elenchos-build ';
 
 /**
  * Runs the bundle (one function expression around a CommonJS module body) compiled through vm.Script with
- * V8's code cache kept beside it, `cli.cjs.v8cache`: the bundle's build id, then V8's data. That spares most
- * of the compile at every start. The data is used only for the build it was made from, and V8 itself
+ * V8's code cache kept beside it, `cli.cjs.v8cache`: a header (the bundle's build id and its path), then
+ * V8's data. That spares most of the compile at every start. The data is used only for the build it was
+ * made from, at the path it was made at (V8 keeps the path in the data, for stack traces), and V8 itself
  * refuses data from another Node or V8. Missing, stale or refused, it is made again after the command and
  * replaced atomically; where the install is not writable the command runs the same, compiled afresh.
  * (Node 20 has no module.enableCompileCache, and its CommonJS loader takes no cached data.)
@@ -28,11 +29,12 @@ function loadBundle() {
   const source = readFileSync(bundle, 'utf8');
   const at = source.lastIndexOf(BUILD_ID);
   const id = Buffer.from(at === -1 ? '' : source.slice(at + BUILD_ID.length).trim(), 'hex');
+  const header = Buffer.concat([id, Buffer.from(`${bundle}\0`)]);
   const cacheFile = `${bundle}.v8cache`;
   let cachedData;
   try {
     const cache = readFileSync(cacheFile);
-    if (id.length === 32 && cache.subarray(0, id.length).equals(id)) cachedData = cache.subarray(id.length);
+    if (id.length === 32 && cache.subarray(0, header.length).equals(header)) cachedData = cache.subarray(header.length);
   } catch {
     // no cache yet: compiled afresh, and made after the command
   }
@@ -43,7 +45,7 @@ function loadBundle() {
     if (id.length !== 32 || (cachedData !== undefined && !script.cachedDataRejected)) return;
     const temporary = `${cacheFile}.${process.pid}`;
     try {
-      writeFileSync(temporary, Buffer.concat([id, script.createCachedData()]));
+      writeFileSync(temporary, Buffer.concat([header, script.createCachedData()]));
       renameSync(temporary, cacheFile);
     } catch {
       try {

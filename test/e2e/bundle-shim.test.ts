@@ -109,14 +109,28 @@ describe('the shim and its code cache', () => {
     expect(stale.stdout).toContain('all 1 task(s) OK');
   });
 
-  it('a cache V8 refuses (garbage under the right id) is compiled afresh and replaced', () => {
+  it('a cache V8 refuses (garbage under the right header) is compiled afresh and replaced', () => {
     const pkg = packageCopy();
-    writeFileSync(cacheOf(pkg), Buffer.concat([idOf(pkg), Buffer.alloc(4096, 7)]));
+    const header = Buffer.concat([idOf(pkg), Buffer.from(`${path.join(pkg, 'dist/cli.cjs')}\0`)]);
+    writeFileSync(cacheOf(pkg), Buffer.concat([header, Buffer.alloc(4096, 7)]));
     const run = check(pkg);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('all 1 task(s) OK');
-    expect(readFileSync(cacheOf(pkg)).subarray(32).equals(Buffer.alloc(4096, 7))).toBe(false);
+    expect(readFileSync(cacheOf(pkg)).subarray(header.length).equals(Buffer.alloc(4096, 7))).toBe(false);
+  });
+
+  it('a package moved with its cache makes it again for its new place (V8 keeps the path, for stack traces)', () => {
+    const pkg = packageCopy();
+    expect(check(pkg).code).toBe(0);
+    const moved = packageCopy();
+    copyFileSync(cacheOf(pkg), cacheOf(moved));
+    const run = check(moved);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('all 1 task(s) OK');
+    const cache = readFileSync(cacheOf(moved));
+    const bundle = path.join(moved, 'dist/cli.cjs');
+    expect(cache.subarray(32, 32 + bundle.length + 1).toString()).toBe(`${bundle}\0`);
   });
 
   it('a bundle without its build id runs, and no cache is made for it', () => {
