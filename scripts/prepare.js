@@ -25,4 +25,18 @@ if (tsc === null) {
   process.exit(1);
 }
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+// The one-file bundle bin/elenchos.js prefers (scripts/bundle.js) needs esbuild, a development dependency:
+// without it (an install that left those out), the CLI runs from the compiled modules, only slower to start.
+let esbuild = true;
+try {
+  createRequire(import.meta.url).resolve('esbuild');
+} catch {
+  esbuild = false;
+}
+if (!esbuild) {
+  console.error('elenchos: esbuild is not installed here; the CLI runs from dist/cli.js, unbundled (slower to start)');
+  process.exit(0);
+}
+const bundled = spawnSync(process.execPath, [fileURLToPath(new URL('bundle.js', import.meta.url))], { cwd: root, stdio: 'inherit' });
+process.exit(bundled.status ?? 1);

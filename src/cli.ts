@@ -122,6 +122,13 @@ export function handleError(error: unknown, io: CliIO): number {
     for (const line of error.details) writeHuman(io.stderr, `  ${line}`);
     return error.exitCode;
   }
+  // A package the bundle leaves outside (scripts/bundle.js), required when first used, is not installed:
+  // Elenchos was installed without its dependencies. Named in one line, as the shim names a missing one.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND')) {
+    writeLine(io.stderr, `elenchos: ${error.message.split('\n')[0]}; reinstall elenchos with its dependencies (npm install)`);
+    return ExitCode.ERROR;
+  }
   writeLine(io.stderr, 'elenchos: unexpected error (a bug in Elenchos; please report it with this trace):');
   writeLine(io.stderr, error instanceof Error ? (error.stack ?? error.message) : String(error));
   return ExitCode.ERROR;

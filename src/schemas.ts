@@ -1,5 +1,5 @@
 // Renders the published JSON Schemas from the zod schemas.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigSchema } from './config/config-schema.js';
 import { TaskSchema } from './contract/task-schema.js';
 import { RunRecordSchema } from './evidence/run-record.js';

@@ -2,7 +2,7 @@
 import type { AgentConfigSchema } from '../config/config-schema.js';
 import type { AgentFailureReason } from '../states.js';
 import type { AgentEnding } from './ending.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

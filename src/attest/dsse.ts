@@ -1,7 +1,7 @@
 // DSSE (Dead Simple Signing Envelope, github.com/secure-systems-lab/dsse): the signature is over the
 // pre-authentication encoding of type and payload, so any DSSE verifier (or plain openssl) can check it.
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 

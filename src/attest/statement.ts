@@ -1,6 +1,6 @@
 // The in-toto Statement v1 an attestation holds, with the test-result predicate
 // (github.com/in-toto/attestation, spec/predicates/test-result.md).
-import { z } from 'zod';
+import * as z from 'zod';
 import { GUARD_NAMES, type GuardName } from '../states.js';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';

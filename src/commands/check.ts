@@ -18,9 +18,13 @@ export function registerCheck(program: Command, io: CliIO, setExit: (code: numbe
     .option('--lock-base <ref>', 'also refuse a test lock changed since <ref> without its contract')
     .option('--json', 'print the report as JSON')
     .action(async (files: string[], options: CheckCommandOptions) => {
+      // Asked first, so that git runs while the check's modules load (their schemas take longer than git).
+      const { repoRootOrCwd, withGitEnvironment } = await import('../git/git.js');
+      const root = withGitEnvironment(io.env, () => repoRootOrCwd(io.cwd));
+      root.catch(() => undefined); // awaited by the check; a failure is reported there, never unhandled
       const { checkTasks } = await import('../core/check.js');
       const { renderCheckReport } = await import('../reporters/check-report.js');
-      const report = await checkTasks({ cwd: io.cwd, files, configFile: options.config, env: io.env, lockBase: options.lockBase });
+      const report = await checkTasks({ cwd: io.cwd, files, configFile: options.config, env: io.env, lockBase: options.lockBase, root });
       if (options.json) writeLine(io.stdout, JSON.stringify(report, null, 2));
       else renderCheckReport(report, io);
       setExit(report.ok ? ExitCode.VERIFIED : ExitCode.INPUT);

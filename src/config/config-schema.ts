@@ -1,5 +1,5 @@
 // elenchos.config.json: the one zod schema that schemas/config.schema.json is generated from.
-import { z } from 'zod';
+import * as z from 'zod';
 import { VERIFIER_TYPES, VariableSchema } from '../contract/task-schema.js';
 import { commandStringProblem } from '../process/command-string.js';
 import { CREDENTIAL_ENV } from '../util/credentials.js';

@@ -1,5 +1,5 @@
 // The task contract: the one zod schema that schemas/task.schema.json is generated from.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const CRITERION_ID_PATTERN = /^[A-Za-z][A-Za-z0-9]*-\d+$/;

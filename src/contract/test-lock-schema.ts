@@ -1,5 +1,5 @@
 // The committed test-weakening lock file (`tasks/<name>.lock.json`): one zod schema, the source of truth.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ELENCHOS_DIR_NAME } from '../git/layout-names.js';
 
 // 2: assertions read with the TypeScript parser (each with its path), what they read, the file's shared

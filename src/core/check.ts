@@ -33,6 +33,8 @@ export interface CheckOptions {
   lockBase?: string;
   /** Each task's result as soon as it is checked (doctor prints a line per task as it goes). */
   onTask?: (task: TaskCheck) => void;
+  /** The repository root (else cwd), when the caller already asked git for it (the check command does, first). */
+  root?: Promise<string>;
 }
 
 export interface TaskCheck {
@@ -67,7 +69,7 @@ export function checkTasks(options: CheckOptions): Promise<CheckReport> {
 }
 
 async function checkTasksInScope(options: CheckOptions): Promise<CheckReport> {
-  const root = await repoRootOrCwd(options.cwd);
+  const root = await (options.root ?? repoRootOrCwd(options.cwd));
   let loaded: LoadedConfig | null = null;
   const configProblems: string[] = [];
   try {

@@ -1,7 +1,7 @@
 // `.elenchos/acks/<task-id>/<time>.json`: who looked at a task flagged NEEDS_HUMAN, kept as evidence.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readJsonFile } from '../util/json-file.js';
 import { acksDir } from './layout.js';
 

@@ -1,6 +1,6 @@
 // attempt.json: what one attempt did and found, and the source of schemas/attempt.schema.json. Written
 // by the run loop (core/run/run-record-writer.ts), read back by show, report, apply and verify's JUnit.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';

@@ -1,7 +1,7 @@
 // What stood behind a verdict (docs/verification.md#what-stood-behind-a-verdict): each guard an attempt ran
 // and how, in attempt.json `guards`, and the run's summary in run.json `guards`. Written by Elenchos from what
 // it observed; no child writes it, and the manifest and the attestation seal it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { GUARD_NAMES, PROCESS_TABLE_BLIND_SPOTS, PROCESS_TABLE_SOURCES, SANDBOX_MODES } from '../states.js';
 
 const count = z.number().int().nonnegative();

@@ -2,7 +2,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVIDENCE_FILES, manifestPath } from './layout.js';
 import { listFiles } from './redact.js';
 import { writeJsonAtomic } from './write-json.js';

@@ -1,7 +1,7 @@
 // What ties runs together beyond one task (docs/scale.md): the group of one `run <task…>` command, a share's
 // place in a plan split across machines, and a joined run's shares and re-verification. Kept apart from the
 // run record's core fields (run-record.ts adds them as optional keys).
-import { z } from 'zod';
+import * as z from 'zod';
 
 const shareSchema = z.strictObject({
   index: z.number().int().positive(),

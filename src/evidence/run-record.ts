@@ -1,6 +1,6 @@
 // run.json: the run record, the machine-readable result, and the source of schemas/run.schema.json.
 import { readdir } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeError, ValidationError } from '../errors.js';
 import { EVIDENCE_FILE_LIMIT, readJsonFile } from '../util/json-file.js';
 import { formatZodIssues } from '../util/zod-issues.js';

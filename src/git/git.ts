@@ -156,6 +156,10 @@ async function runGit(args: readonly string[], options: GitOptions): Promise<{ t
       // The two hook settings are ours, pinned to "none": simple-git refuses any value of them unless allowed.
       unsafe: { allowUnsafeConfigPaths: true, allowUnsafeConfigEnvCount: true, allowUnsafeFsMonitor: true, allowUnsafeHooksPath: true },
       input: options.input === undefined ? undefined : () => options.input,
+      // Done when git's output is closed, as with any child process here. simple-git would otherwise also
+      // take "exited 50 ms ago" for done, and that 50 ms timer outlived every git call: a command whose
+      // last act was asking git waited it out before exiting.
+      completion: { onClose: true, onExit: false },
       // By default simple-git calls a non-zero exit with a silent stderr a success; here it fails. Its text is
       // UTF-8 decoded: the bytes are taken here, as git wrote them.
       errors: (error, result) => {

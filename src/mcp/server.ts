@@ -1,7 +1,7 @@
 // `elenchos mcp`: a stdio MCP server (official SDK) over the same core the CLI uses. Read-only unless
 // the config's `mcp.allowVerify` lets a client start a verify.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../config/load-config.js';
 import { checkTasks } from '../core/check.js';
 import { listStoredRuns, showStoredRun } from '../core/stored-runs/inspect-runs.js';

@@ -5,14 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../version.js';
 import { ownerTag } from './owner-tag.js';
 
 /**
- * The compiled program, reached the same way from dist/process/ and from src/process/ (tests run the
- * sources): a source checkout never built has none, and then its children go unwatched (gc still finds them).
+ * The compiled program, the same from dist/, from the bundle and from src/ (tests run the sources): a source
+ * checkout never built has none, and then its children go unwatched (gc still finds them).
  */
-export const WATCHDOG_MAIN = fileURLToPath(new URL('../../dist/process/watchdog-main.js', import.meta.url));
+export const WATCHDOG_MAIN = packageFile('dist/process/watchdog-main.js');
 
 /** Groups the watchdog must stop if we die now: pgid → its leader's start time (process-table.ts). */
 const watched = new Map<number, string>();

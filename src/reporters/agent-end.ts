@@ -1,5 +1,5 @@
 // How an attempt's agent ended and what it cost, read back from attempt.json (`show`, the HTML report).
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeEnding } from '../agents/ending.js';
 import { AGENT_ENDINGS } from '../states.js';
 

@@ -1,6 +1,6 @@
 // The keys a zod schema allows at a JSON path, and the one a misspelt key most likely meant: an unknown
 // key's line names its fix (`agent.timeout` → `agent.timeoutSeconds`).
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def | null => (schema as { _zod?: { def?: Def } } | null)?._zod?.def ?? null;

@@ -1,5 +1,5 @@
 // Turns zod issues into `file: json.path: message` lines, every issue at once.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestKey, knownKeysAt } from './known-keys.js';
 
 /** Formats a JSON path the way a user would type it: `acceptanceCriteria[1].id`. */

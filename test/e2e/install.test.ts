@@ -9,7 +9,7 @@ import { BIN } from '../helpers/cli.js';
 import { CLEAR_SPEC, CLEAR_TASK } from '../helpers/playwright-attack.js';
 import { FAKE_AGENT, FAKE_KANE, FIXTURES, TEST_MD, onlyRun, processesInside } from '../helpers/project.js';
 import { npm, npxElenchos, packElenchos, writeInstallableProject, type Packed } from '../helpers/packed.js';
-import { gitSync, taskJson, tempDir, writeFiles } from '../helpers/temp.js';
+import { gitSync, taskJson, tempDir, tempRepo, writeFiles } from '../helpers/temp.js';
 
 let packed: Packed;
 /** A project with the tarball installed, once: each case works in a copy of it. */
@@ -199,17 +199,28 @@ describe.concurrent('npm pack → install into another project', { timeout: 600_
   it('a copy that was never built says so in one line, not an ERR_MODULE_NOT_FOUND stack', () => {
     const copy = tempDir('elenchos-unbuilt-');
     mkdirSync(path.join(copy, 'bin'));
-    copyFileSync(BIN, path.join(copy, 'bin/elenchos.js'));
-    writeFiles(copy, { 'package.json': '{ "type": "module" }\n' });
+    for (const file of ['elenchos.js', 'package.json']) copyFileSync(path.join(path.dirname(BIN), file), path.join(copy, 'bin', file));
+    writeFiles(copy, { 'package.json': '{ "type": "module", "version": "0.0.0" }\n' });
     const result = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringContaining('dist/cli.js is missing: this copy was never built; run `npm run build` in'),
     ]);
     expect(result.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
-    // Built, but installed without its dependencies: the missing package is named, in one line (`--version`
-    // alone is the shim's own answer and loads no package).
+    // Built, but installed without its dependencies. The bundle holds what help needs, so help works; a
+    // command that needs a package the bundle leaves outside names it, in one line.
     cpSync(path.join(path.dirname(path.dirname(BIN)), 'dist'), path.join(copy, 'dist'), { recursive: true });
+    const help = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--help'], { encoding: 'utf8' });
+    expect(help.stderr).toBe('');
+    expect(help.status).toBe(0);
+    const repo = tempRepo({ 'elenchos.config.json': '{ "tasks": ["tasks/*.json"] }\n', 'tasks/.keep': '' });
+    const globbed = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), 'check'], { cwd: repo, encoding: 'utf8' });
+    expect(globbed.status).toBe(2);
+    expect(globbed.stderr).toMatch(
+      /^elenchos: Cannot find module 'fast-glob'; reinstall elenchos with its dependencies \(npm install\)\n$/,
+    );
+    // Without the bundle the shim loads the compiled modules, and the first package missing stops it there.
+    rmSync(path.join(copy, 'dist/cli.cjs'));
     const bare = spawnSync(process.execPath, [path.join(copy, 'bin/elenchos.js'), '--help'], { encoding: 'utf8' });
     expect(bare.status).toBe(2);
     expect(bare.stderr).toMatch(

@@ -1,7 +1,11 @@
 // The commands that only read (or only print) load none of the heavy packages a run needs: execa and
 // wait-on (axios, joi, rxjs) cost more CPU and memory to load than such a command itself
-// (docs/performance.md); those that find the repository ask git through simple-git, the one way to git. Each command runs as a user runs it, with a preload that records every module
-// loaded; `verify` in the same project is the control that proves the record sees those packages.
+// (docs/performance.md); those that find the repository ask git through simple-git, the one way to git.
+// Each command runs from the compiled modules (dist/cli.js, as the shim runs them without a bundle) with a
+// preload that records every module loaded; `verify` in the same project is the control that proves the
+// record sees those packages. The bundle the shim runs (dist/cli.cjs) reaches its modules through the same
+// lazy imports; what it leaves outside (the TypeScript parser, Sigstore, the MCP SDK…) it must `require`,
+// and the last cases trace that through the shim itself.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +16,8 @@ import { FIXTURES, makeProject, processesInside } from '../helpers/project.js';
 import { tempDir } from '../helpers/temp.js';
 
 const PRELOAD = path.join(FIXTURES, 'module-trace/preload.mjs');
+/** The CLI from its compiled modules, unbundled. */
+const UNBUNDLED = path.join(FIXTURES, 'module-trace/unbundled.mjs');
 /**
  * How many of its own modules `check` of one Kane task may load: 82 while the CLI registered every command
  * (each command's options and what they import), 58 once it registers only the one called.
@@ -30,10 +36,11 @@ function tracedRun(
   cwd: string,
   env: NodeJS.ProcessEnv,
   traceDir: string,
+  entry = UNBUNDLED,
 ): { code: number | null; packages: Set<string>; own: Set<string>; stdout: string } {
-  const trace = path.join(traceDir, `${args.join('_').replace(/[^\w.-]/g, '-')}.txt`);
+  const trace = path.join(traceDir, `${path.basename(entry)}-${args.join('_').replace(/[^\w.-]/g, '-')}.txt`);
   writeFileSync(trace, '');
-  const result = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
+  const result = spawnSync(process.execPath, ['--import', PRELOAD, entry, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, ...env, ELENCHOS_TEST_MODULE_TRACE: trace },
@@ -135,7 +142,7 @@ describe('light commands load only what they use', () => {
   for (const { args, code, may, maxOwn } of cases) {
     it(`${args.join(' ')} loads ${may.join(', ')} and no other dependency`, () => {
       const filled = args.map((arg) => arg.replace('{shard}', shard).replace('{dir}', traceDir));
-      const run = tracedRun(filled, project.root, project.env, traceDir);
+      const run = tracedRun(filled, project.root, project.env, traceDir, maxOwn === 0 ? BIN : UNBUNDLED);
       expect(run.code).toBe(code);
       if (may.includes('commander')) expect(run.packages).toContain('commander'); // the trace worked for this call too
       if (maxOwn !== undefined) expect([...run.own].sort().length, [...run.own].sort().join(' ')).toBeLessThanOrEqual(maxOwn);
@@ -144,4 +151,43 @@ describe('light commands load only what they use', () => {
       for (const heavy of ['axios', 'joi', 'rxjs']) expect(run.packages.has(heavy), heavy).toBe(false);
     });
   }
+});
+
+describe('the bundle the shim runs', () => {
+  /** The packages the bundle leaves outside (scripts/bundle.js EXTERNAL), by the names the trace gives them. */
+  const OUTSIDE = [
+    'typescript',
+    'sigstore',
+    '@sigstore/verify',
+    '@sigstore/tuf',
+    '@modelcontextprotocol/sdk',
+    'tar',
+    'fast-glob',
+    'wait-on',
+    'yauzl',
+    'picomatch',
+  ];
+
+  it('check of a Kane task runs the bundle, not the compiled modules, and requires nothing it leaves outside', () => {
+    const checked = tracedRun(['check', 'tasks/add-task.json'], project.root, project.env, traceDir, BIN);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('all 1 task(s) OK');
+    expect([...checked.own], 'compiled modules loaded beside the bundle').toEqual([]);
+    expect(OUTSIDE.filter((name) => checked.packages.has(name))).toEqual([]);
+  });
+
+  it('a Kane run through the bundle requires no TypeScript parser, Sigstore, MCP SDK or wait-on', () => {
+    const ran = tracedRun(['run', 'tasks/add-task.json'], project.root, project.env, traceDir, BIN);
+    expect(ran.code).toBe(0);
+    expect([...ran.own]).toEqual([]);
+    for (const name of ['typescript', 'sigstore', '@sigstore/verify', '@sigstore/tuf', '@modelcontextprotocol/sdk', 'wait-on'])
+      expect(ran.packages, name).not.toContain(name);
+  }, 120_000);
+
+  it('the trace sees what the bundle requires from outside (the control: check expands the config task globs)', () => {
+    const checked = tracedRun(['check'], project.root, project.env, traceDir, BIN);
+    expect(checked.code).toBe(0);
+    expect([...checked.own]).toEqual([]);
+    expect(checked.packages).toContain('fast-glob');
+  });
 });

@@ -138,7 +138,7 @@ describe('resetAppData', () => {
     expect(await resetAppData(root, base, ['data/**'])).toEqual({ restored: [], removed: [] });
   });
 
-  it('never goes through a symlinked folder: data -> elsewhere is not followed out of the worktree (review of #23)', async () => {
+  it('never goes through a symlinked folder: data -> elsewhere is not followed out of the worktree', async () => {
     const root = tempRepo({ 'data/db.json': '{"hits":0}\n', 'tmp/cache/keep.txt': 'base\n' });
     const base = gitSync(root, 'rev-parse', 'HEAD').trim();
     const outside = tempDir();

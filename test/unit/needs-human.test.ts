@@ -92,7 +92,7 @@ describe('judgeNeedsHuman', () => {
     expect(judgeNeedsHuman(after, [ack(after[2]!.runId), ack(before[0]!.runId)], 3).has('t')).toBe(false);
   });
 
-  it('an ack that names no stored run of its task counts for nothing (a forged one far in the future, #25)', () => {
+  it('an ack that names no stored run of its task counts for nothing (a forged one far in the future)', () => {
     const runs = [run('ERROR', 'CONTRACT_CHANGED'), run('ERROR', 'UNSTABLE_WORKSPACE', 'run', 'other')];
     expect(judgeNeedsHuman(runs, [ack('99999999-999999-999-ffffff')], 3).has('t')).toBe(true);
     // Another task's run does not do either.

@@ -399,7 +399,7 @@ describe('worktree pool: a returned worktree is reset at once, not at the next t
     expect(entryless.back.dropped).toBe('node_modules (no setup cache entry vouches for them)');
   });
 
-  it('what git cannot see is gone too: an unreadable folder (mode 0311), a FIFO, a socket, an empty folder (#25)', async () => {
+  it('what git cannot see is gone too: an unreadable folder (mode 0311), a FIFO, a socket, an empty folder', async () => {
     const { root, base } = repo();
     const { back } = await use(root, base, (dir) => {
       mkdirSync(path.join(dir, 'src/hidden/deeper'), { recursive: true });

@@ -2,7 +2,7 @@
 // inputs, the whole plan and this share's place in it, and each run folder with the digest of its manifest.
 // `join` reads it with zod alone, and believes none of it without checking (core/join/).
 import { createHmac } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RUN_ID_PATTERN } from '../../evidence/run-id.js';
 import { sameHex } from '../../evidence/manifest.js';
 import { canonicalJson } from '../lock/contract-lock.js';

@@ -1,6 +1,6 @@
 // The format of the metadata block of `verify --json` (zod only: `merge` reads it without loading the
 // task selection or git).
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_SHARDS } from '../shard-limit.js';
 
 /** Bumped when a field changes meaning; `merge` refuses a newer format rather than misread it. */

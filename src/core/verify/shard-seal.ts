@@ -7,7 +7,7 @@
 import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InputError, ShardSetError } from '../../errors.js';
 import { parseJsonBytes, EVIDENCE_FILE_LIMIT } from '../../util/json-file.js';
 import { readRegularFile } from '../../util/regular-file.js';

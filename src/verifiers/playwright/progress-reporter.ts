@@ -1,12 +1,11 @@
 // Where the generated Playwright config finds Elenchos's progress reporter: the compiled module
-// reporter/progress-reporter.ts, by its absolute path in dist/ (the same from dist/ and from src/,
-// where tests run; installed, it is inside node_modules/elenchos/dist/).
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// reporter/progress-reporter.ts, by its absolute path in dist/ (the same from dist/, from the bundle and
+// from src/, where tests run; installed, it is inside node_modules/elenchos/dist/).
+import { pathToFileURL } from 'node:url';
+import { packageFile } from '../../version.js';
 
 /** The compiled reporter Playwright's runner loads. */
-export const PROGRESS_REPORTER_MODULE = fileURLToPath(
-  new URL('../../../dist/verifiers/playwright/reporter/progress-reporter.js', import.meta.url),
-);
+export const PROGRESS_REPORTER_MODULE = packageFile('dist/verifiers/playwright/reporter/progress-reporter.js');
 
 /**
  * `progress-reporter.mjs`, written beside the generated config and named by it: one line pointing at the
