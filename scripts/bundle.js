@@ -17,20 +17,9 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { EXTERNAL } from './bundle-external.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-/** Required from node_modules when first used, as the compiled modules import them. */
-export const EXTERNAL = [
-  'typescript',
-  'sigstore',
-  '@sigstore/*',
-  '@modelcontextprotocol/sdk',
-  'tar',
-  'fast-glob',
-  'wait-on',
-  'yauzl',
-  'picomatch',
-];
 
 for (const name of EXTERNAL) {
   const base = name.replace('/*', '');
