@@ -26,9 +26,12 @@ export const UNKNOWN_INVOCATION = 86;
  * Fixed loopback ports of the recorded apps: a URL is in the captured report and inside the traces (the
  * last URL a failed test showed), so a replayed case must give Playwright the URL it was recorded with.
  * `app` and `closed` are the adapter tests' tiny app (replayApp); the others are `app.port` of the
- * end-to-end runs, one per case so that they can run together.
+ * end-to-end runs, one per case so that they can run together. Below every system's range of ephemeral
+ * ports (Linux 32768–60999, macOS and Windows 49152–65535): a port in it can be taken at any moment by the
+ * local end of some other test's connection, and the app then fails with EADDRINUSE (it did, once the slow
+ * suite ran three files at once).
  */
-export const REPLAY_PORTS = { app: 47_391, closed: 47_392, repair: 47_393, mixed: 47_394, fixedHost: 47_395, evidence: 47_396 } as const;
+export const REPLAY_PORTS = { app: 31_391, closed: 31_392, repair: 31_393, mixed: 31_394, fixedHost: 31_395, evidence: 31_396 } as const;
 
 /** Independent replayed cases run together; recording runs them one at a time (a loaded browser times out). */
 export function replayDescribe(name: string, options: TestOptions, cases: () => void): void {
