@@ -1,5 +1,5 @@
 // The packages the bundle (scripts/bundle.js) leaves outside: only some commands use them, and they are
-// large, so the bundle \`require\`s them from node_modules when first used. test/e2e/light-commands.test.ts
+// large, so the bundle `require`s them from node_modules when first used. test/e2e/light-commands.test.ts
 // checks that a light command requires none of them.
 export const EXTERNAL = [
   'typescript',
@@ -13,5 +13,11 @@ export const EXTERNAL = [
   'picomatch',
 ];
 
-/** Whether the package \`name\` (as a trace names it) is one the bundle leaves outside. */
-export const isExternal = (name) => EXTERNAL.some((entry) => (entry.endsWith('/*') ? name.startsWith(entry.slice(0, -1)) : name === entry));
+/** Whether an entry of EXTERNAL covers `specifier`: a package name (`@sigstore/tuf`) or a path in it (`tar/lib/x.js`). */
+export function covers(entry, specifier) {
+  const base = entry.replace(/\/\*$/, '');
+  return specifier === base || specifier.startsWith(`${base}/`);
+}
+
+/** Whether the bundle leaves `specifier` (a package, or a path in one) outside. */
+export const isExternal = (specifier) => EXTERNAL.some((entry) => covers(entry, specifier));

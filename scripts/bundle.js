@@ -17,13 +17,12 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { EXTERNAL } from './bundle-external.js';
+import { EXTERNAL, covers, isExternal } from './bundle-external.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 for (const name of EXTERNAL) {
-  const base = name.replace('/*', '');
-  if (!Object.keys(packageJson.dependencies).some((dependency) => dependency === base || dependency.startsWith(`${base}/`)))
+  if (!Object.keys(packageJson.dependencies).some((dependency) => covers(name, dependency)))
     throw new Error(`scripts/bundle.js: ${name} is not a dependency of elenchos: drop it from EXTERNAL`);
 }
 
@@ -38,8 +37,7 @@ const dynamicToRequire = {
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind !== 'dynamic-import') return undefined;
-      const builtin = args.path.startsWith('node:');
-      if (!builtin && !EXTERNAL.some((name) => args.path === name || args.path.startsWith(`${name.replace('/*', '')}/`))) return undefined;
+      if (!args.path.startsWith('node:') && !isExternal(args.path)) return undefined;
       return { path: args.path, namespace: 'required' };
     });
     pluginBuild.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({

@@ -121,10 +121,11 @@ describe('light commands load only what they use', () => {
 
   // Of the design's runtime packages, each command may load only these (their own dependencies aside).
   // {shard} and {dir} are filled in once the project exists.
-  const cases: { args: string[]; code: number; may: string[]; maxOwn?: number }[] = [
+  // `entry`: the shim itself where the shim is what answers; else the compiled modules (UNBUNDLED).
+  const cases: { args: string[]; code: number; may: string[]; maxOwn?: number; entry?: string }[] = [
     // The shim answers `--version` alone: no package, none of Elenchos's own modules.
-    { args: ['--version'], code: 0, may: [], maxOwn: 0 },
-    { args: ['-V'], code: 0, may: [], maxOwn: 0 },
+    { args: ['--version'], code: 0, may: [], maxOwn: 0, entry: BIN },
+    { args: ['-V'], code: 0, may: [], maxOwn: 0, entry: BIN },
     { args: ['--help'], code: 0, may: ['commander'] },
     { args: ['verify', '--help'], code: 0, may: ['commander'] },
     { args: ['runs'], code: 0, may: ['commander', 'zod', 'simple-git'] },
@@ -141,10 +142,10 @@ describe('light commands load only what they use', () => {
     // One Kane task named: no glob to expand, so no fast-glob; and no more of Elenchos than checking it needs.
     { args: ['check', 'tasks/add-task.json'], code: 0, may: ['commander', 'zod', 'picomatch', 'simple-git'], maxOwn: MAX_CHECK_OWN },
   ];
-  for (const { args, code, may, maxOwn } of cases) {
+  for (const { args, code, may, maxOwn, entry } of cases) {
     it(`${args.join(' ')} loads ${may.join(', ')} and no other dependency`, () => {
       const filled = args.map((arg) => arg.replace('{shard}', shard).replace('{dir}', traceDir));
-      const run = tracedRun(filled, project.root, project.env, traceDir, maxOwn === 0 ? BIN : UNBUNDLED);
+      const run = tracedRun(filled, project.root, project.env, traceDir, entry);
       expect(run.code).toBe(code);
       if (may.includes('commander')) expect(run.packages).toContain('commander'); // the trace worked for this call too
       if (maxOwn !== undefined) expect([...run.own].sort().length, [...run.own].sort().join(' ')).toBeLessThanOrEqual(maxOwn);
